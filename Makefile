@@ -1,0 +1,111 @@
+# threadlens build.
+#
+#   make            build build/threadlens (installs missing Debian packages as root)
+#   make demo       build, record the bundled demo, print its report
+#   make check      build and run every test tier, ends with a summary line
+#   make bench      benchmarks against perf (not part of check)
+#   make fuzz       longer fuzzing runs (FUZZ_SECONDS per target)
+#   make SANITIZE=address,undefined check    the suite under ASan + UBSan
+#   make CC=clang   build with clang (both compilers must stay warning-free)
+#
+# Library code (lib/) is built into build/libtlcore.a; the CLI (src/) links it.
+# Every tests/unit/test_*.c becomes its own test program, every
+# tests/live/wl_*.c a workload, every tests/fuzz/fuzz_*.c a libFuzzer target.
+
+VERSION := 0.1.0
+CC ?= cc
+BUILD ?= build
+SANITIZE ?=
+
+PKGS := libtraceevent libtracefs libzstd
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+CFLAGS ?= -O2 -g
+BASE_CFLAGS := -std=c17 -D_GNU_SOURCE $(WARN) -fvisibility=hidden -Ilib -DTL_VERSION='"$(VERSION)"'
+ifneq ($(SANITIZE),)
+CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
+LIBS = $(PKG_LIBS) -lpthread -lm
+
+LIB_SRC := $(sort $(wildcard lib/*.c))
+CLI_SRC := $(sort $(wildcard src/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+WL_SRC := $(sort $(wildcard tests/live/wl_*.c))
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+DEMO_SRC := $(sort $(wildcard demo/*.c))
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+WL_BIN := $(WL_SRC:tests/live/%.c=$(BUILD)/tests/%)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+DEMO_BIN := $(DEMO_SRC:demo/%.c=$(BUILD)/demo/%)
+CORE_LIB := $(BUILD)/libtlcore.a
+TL := $(BUILD)/threadlens
+
+.PHONY: all deps demo check unit cli live fuzz-short fuzz bench clean format
+all: deps $(TL) $(DEMO_BIN)
+
+# Installs what is missing (as root) or says what to install; see the script.
+deps:
+	@scripts/deps.sh build
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(CORE_LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(TL): $(CLI_OBJ) $(CORE_LIB)
+	$(CC) $(LDFLAGS) $(CLI_OBJ) $(CORE_LIB) $(LIBS) -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/harness.h $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) $< $(CORE_LIB) $(LIBS) -o $@
+
+$(BUILD)/tests/wl_%: tests/live/wl_%.c tests/live/workload.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/live $(LDFLAGS) $< -lpthread -lm -o $@
+
+$(BUILD)/demo/%: demo/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -lpthread -lm -o $@
+
+# Fuzz targets always use clang's libFuzzer with ASan + UBSan, in their own objects.
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(FUZZ_FLAGS) $< $(LIB_SRC) $(PKG_LIBS) -lpthread -lm -o $@
+
+demo: all
+	@scripts/demo.sh $(TL) $(BUILD)
+
+check: all
+	@scripts/deps.sh check
+	@$(MAKE) --no-print-directory $(UNIT_BIN) $(WL_BIN)
+	@scripts/check.sh $(BUILD)
+
+fuzz: all
+	@scripts/deps.sh check
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@scripts/fuzz.sh $(BUILD) $${FUZZ_SECONDS:-60}
+
+bench: all
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory $(WL_BIN)
+	@bench/run.sh $(BUILD)
+
+format:
+	clang-format -i lib/*.[ch] src/*.[ch] tests/*/*.[ch] demo/*.c
+
+clean:
+	rm -rf $(BUILD) build-*
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

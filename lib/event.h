@@ -1,0 +1,135 @@
+/*
+ * event.h - the one event model shared by the recorder, the importers,
+ * the trace reader and every analysis.
+ *
+ * An event is a small fixed-size struct.  Its meaning depends on `type`;
+ * the table below says which fields each type uses.  Fields a type does not
+ * use are zero.  Analyses never see a file format or a kernel layout: the
+ * recorder and the importers translate kernel data (field offsets, the
+ * kernel's prev_state bits) into this model, and the trace file stores it.
+ *
+ * Thread ids are kernel tids.  `cpu` is the CPU the event happened on, or
+ * -1 for events that belong to no CPU (thread snapshots, user markers).
+ * Names (thread names, IRQ handler names, file names) are ids into the
+ * trace's string table; 0 means "no name".
+ *
+ *   type                tid        arg        name       a            b            c
+ *   SWITCH              prev       next       -          prev_state   prev_prio    next_prio
+ *   WAKING/WAKEUP       woken      waker      -          target_cpu   prio         -
+ *   WAKEUP_NEW          woken      waker      -          target_cpu   prio         -
+ *   FORK                child      parent     child comm -            -            -
+ *   EXEC                pid        old_pid    filename   -            -            -
+ *   EXIT                tid        -          -          -            -            -
+ *   FREE                tid        -          -          -            -            -   (reaped)
+ *   MIGRATE             tid        -          -          orig_cpu     dest_cpu     -
+ *   RENAME              tid        -          new comm   -            -            -
+ *   IRQ_ENTRY           cur tid    -          handler    irq          -            -
+ *   IRQ_EXIT            cur tid    -          -          irq          ret          -
+ *   SOFTIRQ_ENTRY/EXIT  cur tid    -          -          vec          -            -
+ *   FUTEX_ENTER         tid        -          -          op           uaddr        -
+ *   FUTEX_EXIT          tid        -          -          ret          -            -
+ *   BLOCK_ISSUE         submitter  -          -          dev          sector       bytes
+ *   BLOCK_COMPLETE      cur tid    -          -          dev          sector       bytes
+ *   THREAD              tid        tgid       comm       snap_state   -            -
+ *   LOST                -          -          -          count        -            -
+ *
+ * THREAD is the recorder's statement of a thread's identity (its process
+ * and name), emitted when the thread first shows up, when it is found in
+ * the /proc snapshot at the start of -p/-a recordings (then snap_state
+ * holds TL_PS_* bits of its state at that moment, with TL_PS_SNAPSHOT set),
+ * and whenever the identity changes.
+ */
+#ifndef TL_EVENT_H
+#define TL_EVENT_H
+
+#include <stdint.h>
+
+enum tl_event_type {
+	TL_EV_NONE = 0,
+	TL_EV_SWITCH,
+	TL_EV_WAKING,
+	TL_EV_WAKEUP,
+	TL_EV_WAKEUP_NEW,
+	TL_EV_FORK,
+	TL_EV_EXEC,
+	TL_EV_EXIT,
+	TL_EV_FREE,
+	TL_EV_MIGRATE,
+	TL_EV_RENAME,
+	TL_EV_IRQ_ENTRY,
+	TL_EV_IRQ_EXIT,
+	TL_EV_SOFTIRQ_ENTRY,
+	TL_EV_SOFTIRQ_EXIT,
+	TL_EV_FUTEX_ENTER,
+	TL_EV_FUTEX_EXIT,
+	TL_EV_BLOCK_ISSUE,
+	TL_EV_BLOCK_COMPLETE,
+	TL_EV_THREAD,
+	TL_EV_LOST,
+	TL_EV__COUNT /* keep last; new types go above and get a format doc line */
+};
+
+/*
+ * Portable task-state bits for SWITCH.a (prev_state) and THREAD.a.
+ * The kernel's own bit values changed between releases; the recorder and
+ * the importers translate into these.  No bit set means runnable ("R").
+ */
+enum tl_prev_state {
+	TL_PS_RUNNING = 0,
+	TL_PS_S = 1 << 0,        /* interruptible sleep */
+	TL_PS_D = 1 << 1,        /* uninterruptible sleep */
+	TL_PS_T = 1 << 2,        /* stopped */
+	TL_PS_TRACED = 1 << 3,   /* "t": traced */
+	TL_PS_X = 1 << 4,        /* dead */
+	TL_PS_Z = 1 << 5,        /* zombie */
+	TL_PS_P = 1 << 6,        /* parked */
+	TL_PS_I = 1 << 7,        /* idle kernel thread (uninterruptible but not loading) */
+	TL_PS_PREEMPT = 1 << 8,  /* the "+" of "R+": switched out by preemption */
+	TL_PS_SNAPSHOT = 1 << 9, /* THREAD only: state read from /proc at trace start */
+};
+
+/* Context flags (tl_event.flags): where the event fired. */
+enum tl_event_flags {
+	TL_EVF_HARDIRQ = 1 << 0, /* fired inside a hard interrupt handler */
+	TL_EVF_SOFTIRQ = 1 << 1, /* fired inside softirq processing */
+	TL_EVF_NMI = 1 << 2,
+};
+
+/* Futex operation codes that we care about (FUTEX_CMD_MASK applied). */
+enum tl_futex_cmd {
+	TL_FUTEX_WAIT = 0,
+	TL_FUTEX_WAKE = 1,
+	TL_FUTEX_LOCK_PI = 6,
+	TL_FUTEX_UNLOCK_PI = 7,
+	TL_FUTEX_TRYLOCK_PI = 8,
+	TL_FUTEX_WAIT_BITSET = 9,
+	TL_FUTEX_WAKE_BITSET = 10,
+	TL_FUTEX_WAIT_REQUEUE_PI = 11,
+	TL_FUTEX_LOCK_PI2 = 13,
+	TL_FUTEX_WAITV = 100, /* futex_waitv(2): our own code, not a kernel op */
+};
+#define TL_FUTEX_CMD_MASK 0x7f /* ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME) */
+
+struct tl_event {
+	uint64_t ts;    /* nanoseconds, CLOCK_MONOTONIC */
+	uint16_t type;  /* enum tl_event_type */
+	int16_t cpu;    /* -1: no CPU */
+	uint16_t flags; /* enum tl_event_flags */
+	uint16_t reserved;
+	int32_t tid;
+	int32_t arg;
+	uint32_t name; /* string id, 0 = none */
+	uint32_t reserved2;
+	int64_t a, b, c;
+};
+
+/* "switch", "waking", ...; "?" for an unknown type.  Never NULL. */
+const char *tl_event_type_name(unsigned type);
+
+/* 1 if a futex op (after TL_FUTEX_CMD_MASK) is one that puts the caller to sleep. */
+int tl_futex_op_waits(int64_t op);
+
+/* Format prev_state bits as the kernel prints them ("R+", "S", "D|K"...) into buf. */
+const char *tl_prev_state_str(int64_t state, char *buf, unsigned len);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * record.h - the recorder: kernel scheduler events into a trace file.
+ *
+ * tl_record() opens one perf_event_open() tracepoint event per (event, CPU),
+ * redirects all events of a CPU into a single mmap ring buffer on that CPU,
+ * and drains the rings into a tl_trace_writer until the command exits, the
+ * duration is over, or *stop becomes non-zero.  Timestamps are taken by the
+ * kernel on CLOCK_MONOTONIC (perf's use_clockid), the clock that user-space
+ * markers use too.  Field layouts come from the kernel's format files via
+ * libtraceevent; nothing about a tracepoint's layout is hard-coded.
+ *
+ * The recorder never prints: progress goes through the callback, errors
+ * through tl_error.  It does not install signal handlers; the caller points
+ * `stop` at a flag that its SIGINT/SIGTERM handler sets.
+ */
+#ifndef TL_RECORD_H
+#define TL_RECORD_H
+
+#include <signal.h>
+#include <stdint.h>
+
+/* Optional event groups (all on by default). */
+enum tl_record_groups {
+	TL_REC_IRQ = 1 << 0,   /* irq_handler_entry/exit, softirq_entry/exit */
+	TL_REC_FUTEX = 1 << 1, /* sys_enter/exit_futex (and futex_waitv): SYNC_WAIT */
+	TL_REC_BLOCK = 1 << 2, /* block I/O issue/complete: IO_WAIT evidence */
+	TL_REC_ALL = TL_REC_IRQ | TL_REC_FUTEX | TL_REC_BLOCK,
+};
+
+struct tl_record_progress {
+	double elapsed_s;
+	uint64_t events;
+	uint64_t lost;
+	uint64_t bytes_written;
+};
+
+struct tl_record_opts {
+	const char *output;      /* trace file path */
+	char *const *argv;       /* command to run (NULL-terminated), or NULL */
+	const int *pids;         /* -p: processes to attach to */
+	int npids;
+	int system_wide;         /* -a */
+	double duration_s;       /* stop after this long; 0 = no limit (needs argv or a stop flag) */
+	unsigned ring_pages;     /* data pages per CPU ring (power of 2); 0 = default */
+	unsigned groups;         /* enum tl_record_groups; 0 = TL_REC_ALL */
+	volatile sig_atomic_t *stop; /* recording stops when *stop != 0; may be NULL */
+	void (*progress)(const struct tl_record_progress *p, void *ctx); /* may be NULL */
+	void *progress_ctx;
+};
+
+struct tl_record_result {
+	uint64_t events;
+	uint64_t lost;
+	uint64_t bytes;
+	double elapsed_s;
+	double recorder_cpu_s;   /* CPU time the recorder itself used (user + sys) */
+	int child_status;        /* wait status of the command, if one was run */
+	int child_ran;           /* 1 if a command was started */
+};
+
+/*
+ * Record until done.  Returns 0 on success (the trace file is complete and
+ * valid), -1 with tl_error set on failure.  A missing privilege gives a
+ * message that says what is needed.  If recording has started, the file is
+ * closed properly even on errors.
+ */
+int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res);
+
+#endif

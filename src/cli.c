@@ -1,0 +1,110 @@
+/*
+ * cli.c - helpers shared by the subcommands (see cli.h).
+ */
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+
+int cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("threadlens: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+int cli_lib_error(void)
+{
+	return cli_error("%s", tl_error_msg());
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("threadlens: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *cmd)
+{
+	fprintf(stderr, "threadlens: see 'threadlens %s --help'\n", cmd);
+	return 2;
+}
+
+int64_t cli_parse_duration_ns(const char *s)
+{
+	char *end;
+	double v, mult = 1e9;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	if (!strcmp(end, "") || !strcmp(end, "s"))
+		mult = 1e9;
+	else if (!strcmp(end, "ms"))
+		mult = 1e6;
+	else if (!strcmp(end, "us"))
+		mult = 1e3;
+	else if (!strcmp(end, "ns"))
+		mult = 1;
+	else
+		return -1;
+	if (v * mult > 9e18)
+		return -1;
+	return (int64_t)(v * mult + 0.5);
+}
+
+int cli_parse_time_ns(const char *s, int64_t *out)
+{
+	int64_t v = cli_parse_duration_ns(s);
+	if (v < 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_int_list(const char *s, int *out, int max)
+{
+	int n = 0;
+	const char *p = s;
+
+	while (*p) {
+		char *end;
+		long v;
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || v <= 0 || v > 0x7fffffff || n >= max)
+			return -1;
+		out[n++] = (int)v;
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return n ? n : -1;
+}
+
+int cli_stderr_is_tty(void)
+{
+	return isatty(2);
+}

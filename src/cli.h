@@ -1,0 +1,53 @@
+/*
+ * cli.h - what the subcommands share: the command table entry, error and
+ * usage printing, and small option parsers.
+ *
+ * Only command code prints and chooses exit statuses.  Exit statuses:
+ * 0 success, 1 the job failed (bad input, I/O, missing privilege),
+ * 2 bad usage (unknown option, missing argument).
+ */
+#ifndef TL_CLI_H
+#define TL_CLI_H
+
+#include <stdint.h>
+
+struct cli_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary; /* one line for `threadlens --help` */
+};
+
+/* Every subcommand: argv[0] is the subcommand's name. */
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+/* "threadlens: <msg>" on stderr.  Returns 1 (the failure exit status). */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "threadlens: <the library's last error>" on stderr.  Returns 1. */
+int cli_lib_error(void);
+
+/* "threadlens: warning: <msg>" on stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * For getopt's '?' case: getopt already printed its message; add a hint
+ * "see 'threadlens <cmd> --help'" and return 2.
+ */
+int cli_usage_error(const char *cmd);
+
+/* Parse "1.5", "250ms", "2s", "10us", "100ns" into nanoseconds.  -1 if bad. */
+int64_t cli_parse_duration_ns(const char *s);
+
+/* Parse a time for --from/--to: seconds from trace start ("1.5", "250ms"). */
+int cli_parse_time_ns(const char *s, int64_t *out);
+
+/* Parse "12,13,20" into out[0..max); returns the count, or -1 if bad. */
+int cli_parse_int_list(const char *s, int *out, int max);
+
+/* 1 if stderr is a terminal (progress is shown only then). */
+int cli_stderr_is_tty(void);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * main.c - the `threadlens` entry point: dispatch to a subcommand.
+ *
+ * To add a command: write src/cmd-NAME.c with `int cmd_NAME(int argc, char
+ * **argv)` that handles its own options (including --help with an example),
+ * declare it in cli.h, and add a line to the table below.  Nothing else in
+ * this file needs to change.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct cli_command commands[] = {
+	{ "record", cmd_record, "record a program's (or the system's) scheduling into a trace file" },
+	{ "report", cmd_report, "where each thread's time went: states, CPUs, processes" },
+	{ "import", cmd_import, "convert a perf.data ('perf sched record') into a threadlens trace" },
+	{ "dump", cmd_dump, "print a trace's events as text, one per line" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: threadlens <command> [options] [args]\n\n"
+		     "Shows where every thread of a multi-threaded program spends its time.\n\n"
+		     "commands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nexample:\n"
+		     "  threadlens record -o app.tl -- ./app --frames 100\n"
+		     "  threadlens report app.tl\n\n"
+		     "'threadlens <command> --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("threadlens %s\n", TL_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "threadlens: '%s' is not a threadlens command; see 'threadlens --help'\n", argv[1]);
+	return 2;
+}
