@@ -23,7 +23,7 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS ?= -O2 -g
-BASE_CFLAGS := -std=c17 -D_GNU_SOURCE $(WARN) -fvisibility=hidden -Ilib -DTL_VERSION='"$(VERSION)"'
+BASE_CFLAGS := -std=c17 -D_GNU_SOURCE $(WARN) -fvisibility=hidden -iquote lib -DTL_VERSION='"$(VERSION)"'
 ifneq ($(SANITIZE),)
 CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=$(SANITIZE)
@@ -47,14 +47,16 @@ DEMO_BIN := $(DEMO_SRC:demo/%.c=$(BUILD)/demo/%)
 CORE_LIB := $(BUILD)/libtlcore.a
 TL := $(BUILD)/threadlens
 
-.PHONY: all deps demo check unit cli live fuzz-short fuzz bench clean format
+.PHONY: all deps demo check tests fuzz bench clean format
 all: deps $(TL) $(DEMO_BIN)
 
 # Installs what is missing (as root) or says what to install; see the script.
 deps:
 	@scripts/deps.sh build
 
-$(BUILD)/%.o: %.c
+# deps first: on a fresh machine the libraries (and their pkg-config flags,
+# read when a recipe runs) appear only once scripts/deps.sh installed them.
+$(BUILD)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -87,10 +89,16 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
 demo: all
 	@scripts/demo.sh $(TL) $(BUILD)
 
+# Everything the test tiers run, for one build directory.
+tests: $(TL) $(DEMO_BIN) $(UNIT_BIN) $(WL_BIN)
+
+# The whole suite on this build, then again on an ASan + UBSan build in
+# build-san (fuzz targets are sanitized anyway and run once).
 check: all
 	@scripts/deps.sh check
-	@$(MAKE) --no-print-directory $(UNIT_BIN) $(WL_BIN)
-	@scripts/check.sh $(BUILD)
+	@$(MAKE) --no-print-directory tests $(FUZZ_BIN)
+	@$(MAKE) --no-print-directory BUILD=build-san SANITIZE=address,undefined tests
+	@scripts/check.sh $(BUILD) build-san
 
 fuzz: all
 	@scripts/deps.sh check

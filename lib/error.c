@@ -35,14 +35,14 @@ int tl_error_errno(const char *fmt, ...)
 
 int tl_error_prefix(const char *fmt, ...)
 {
-	char prefix[256], old[sizeof(last_msg)];
+	char prefix[256], joined[sizeof(prefix) + sizeof(last_msg) + 2];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);
-	memcpy(old, last_msg, sizeof(old));
-	snprintf(last_msg, sizeof(last_msg), "%s: %s", prefix, old);
+	snprintf(joined, sizeof(joined), "%s: %s", prefix, last_msg);
+	snprintf(last_msg, sizeof(last_msg), "%.*s", (int)sizeof(last_msg) - 1, joined);
 	return -1;
 }
 

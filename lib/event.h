@@ -32,12 +32,19 @@
  *   BLOCK_COMPLETE      cur tid    -          -          dev          sector       bytes
  *   THREAD              tid        tgid       comm       snap_state   -            -
  *   LOST                -          -          -          count        -            -
+ *   RUNTIME             cur tid    -          -          runtime_ns   -            -
+ *   YIELD_ENTER/EXIT    tid        -          -          -            -            -
  *
  * THREAD is the recorder's statement of a thread's identity (its process
  * and name), emitted when the thread first shows up, when it is found in
  * the /proc snapshot at the start of -p/-a recordings (then snap_state
  * holds TL_PS_* bits of its state at that moment, with TL_PS_SNAPSHOT set),
  * and whenever the identity changes.
+ *
+ * RUNTIME is kept by the recorder only where it shows a task running that
+ * no recorded switch put on the CPU: some kernels (seen on a 6.18 VM) drop
+ * the sched_switch out of the idle task, and the runtime since the task's
+ * last accounting update tells when it really got the CPU.
  */
 #ifndef TL_EVENT_H
 #define TL_EVENT_H
@@ -66,6 +73,9 @@ enum tl_event_type {
 	TL_EV_BLOCK_COMPLETE,
 	TL_EV_THREAD,
 	TL_EV_LOST,
+	TL_EV_RUNTIME,     /* sched_stat_runtime: the current task ran runtime_ns since its last update */
+	TL_EV_YIELD_ENTER, /* sys_enter_sched_yield */
+	TL_EV_YIELD_EXIT,  /* sys_exit_sched_yield */
 	TL_EV__COUNT /* keep last; new types go above and get a format doc line */
 };
 

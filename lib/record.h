@@ -24,7 +24,9 @@ enum tl_record_groups {
 	TL_REC_IRQ = 1 << 0,   /* irq_handler_entry/exit, softirq_entry/exit */
 	TL_REC_FUTEX = 1 << 1, /* sys_enter/exit_futex (and futex_waitv): SYNC_WAIT */
 	TL_REC_BLOCK = 1 << 2, /* block I/O issue/complete: IO_WAIT evidence */
-	TL_REC_ALL = TL_REC_IRQ | TL_REC_FUTEX | TL_REC_BLOCK,
+	TL_REC_YIELD = 1 << 3, /* sys_enter/exit_sched_yield: READY_YIELD */
+	TL_REC_ALL = TL_REC_IRQ | TL_REC_FUTEX | TL_REC_BLOCK | TL_REC_YIELD,
+	TL_REC_EXPLICIT = 1 << 15, /* the group bits are a choice, even if none is set */
 };
 
 struct tl_record_progress {
@@ -42,8 +44,10 @@ struct tl_record_opts {
 	int system_wide;         /* -a */
 	double duration_s;       /* stop after this long; 0 = no limit (needs argv or a stop flag) */
 	unsigned ring_pages;     /* data pages per CPU ring (power of 2); 0 = default */
-	unsigned groups;         /* enum tl_record_groups; 0 = TL_REC_ALL */
-	volatile sig_atomic_t *stop; /* recording stops when *stop != 0; may be NULL */
+	unsigned groups;         /* enum tl_record_groups; 0 = TL_REC_ALL; TL_REC_EXPLICIT alone = none */
+	volatile sig_atomic_t *stop; /* recording stops when *stop != 0; may be NULL.  If the
+				      * value is SIGINT or SIGTERM it is the signal forwarded
+				      * to a command still running (else SIGTERM) */
 	void (*progress)(const struct tl_record_progress *p, void *ctx); /* may be NULL */
 	void *progress_ctx;
 };
@@ -56,6 +60,8 @@ struct tl_record_result {
 	double recorder_cpu_s;   /* CPU time the recorder itself used (user + sys) */
 	int child_status;        /* wait status of the command, if one was run */
 	int child_ran;           /* 1 if a command was started */
+	int nwarnings;           /* things the user should know; the recording is still valid */
+	char warnings[8][160];   /* e.g. "tracepoint 'block:block_rq_complete' is missing: ..." */
 };
 
 /*
@@ -65,5 +71,24 @@ struct tl_record_result {
  * closed properly even on errors.
  */
 int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res);
+
+/* One tracepoint as tl_record_list_events() reports it. */
+struct tl_record_tp_status {
+	const char *system, *name;
+	int id;          /* the kernel's tracepoint id, -1 if this kernel lacks it */
+	int required;    /* recording fails without it */
+	int used;        /* tl_record() with these groups would record it */
+	unsigned group;  /* enum tl_record_groups bit, 0 = always on */
+};
+
+/*
+ * Look up every tracepoint the recorder knows in tracefs and call fn for
+ * each, in a fixed order.  `groups` as in tl_record_opts.  If state_desc is
+ * not NULL it receives the prev_state mapping derived from this kernel's
+ * sched_switch format ("S=0x1 D=0x2 ... preempt=0x100 (...)").  Returns 0,
+ * or -1 with tl_error set if tracefs cannot be read.
+ */
+int tl_record_list_events(unsigned groups, void (*fn)(const struct tl_record_tp_status *st, void *ctx),
+			  void *ctx, char *state_desc, unsigned state_desc_len);
 
 #endif

@@ -49,7 +49,9 @@ struct tl_interval {
 	uint64_t start, end;
 	uint16_t state;   /* enum tl_state */
 	int16_t cpu;      /* CPU for on-CPU states; for ready states the CPU it waits on; -1 otherwise */
-	int32_t waker;    /* for asleep/RUNNABLE/NEW intervals: tid that woke it (0 unknown, -1 interrupt) */
+	int32_t by;       /* asleep, NEW and RUNNABLE: the waker that ended or began the wait
+			   * (-1 interrupt context, 0 unknown); READY_PREEMPT/QUANTUM: the
+			   * thread that took the CPU; otherwise 0 */
 	uint16_t next;    /* the state that follows (TL_ST__COUNT at the end of its life) */
 };
 
@@ -89,6 +91,8 @@ struct tl_sched_counters {
 	uint64_t lost;            /* LOST counts seen */
 	uint64_t anomalies;       /* events that contradict the model (after lost data, clock skew) */
 	uint64_t late_wakeups;    /* wakeups that arrived before the switch-out they end (cross-CPU race) */
+	uint64_t inferred_switches; /* switch-ins the kernel did not report, inferred from later events */
+	uint64_t inferred_wakeups;  /* wakeups the kernel did not report (a sleeper showed up running) */
 };
 
 struct tl_sched;

@@ -117,6 +117,23 @@ uint64_t tl_trace_writer_bytes(const struct tl_trace_writer *w);
  */
 int tl_trace_writer_close(struct tl_trace_writer *w, const struct tl_trace_end *end);
 
+/*
+ * Free the writer without finishing the file, for error paths: events not
+ * yet flushed are dropped and no END block is written, so the file reads as
+ * an interrupted recording.  w may be NULL.
+ */
+void tl_trace_writer_abort(struct tl_trace_writer *w);
+
+/*
+ * zstd level for the chunks that follow (default 3; 1 is faster, higher
+ * packs tighter).  0 stores chunks uncompressed (tests, fuzz seeds).
+ * Returns 0, or -1 with tl_error set if the level is out of range.
+ */
+int tl_trace_writer_set_level(struct tl_trace_writer *w, int level);
+
+/* Events added so far that went back in time on their CPU (stored as given). */
+uint64_t tl_trace_writer_backwards(const struct tl_trace_writer *w);
+
 /* ---- reading ---- */
 
 struct tl_trace;
@@ -149,5 +166,16 @@ const char *tl_trace_string(const struct tl_trace *t, uint32_t id);
 const struct tl_trace_stats *tl_trace_stats(const struct tl_trace *t);
 
 void tl_trace_close(struct tl_trace *t);
+
+/*
+ * What the reader holds in memory: events decoded from chunks but not yet
+ * returned, and the bytes of the decompressed chunks they live in.  The
+ * maxima show that memory depends on the chunk size, not the file size.
+ */
+struct tl_trace_memstats {
+	uint64_t queued_events, max_queued_events;
+	uint64_t pending_bytes, max_pending_bytes;
+};
+void tl_trace_memstats(const struct tl_trace *t, struct tl_trace_memstats *out);
 
 #endif

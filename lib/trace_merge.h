@@ -1,0 +1,57 @@
+/*
+ * trace_merge.h - private to the trace reader: event chunks in, one stream
+ * of events in (timestamp, cpu, file order) out.
+ *
+ * The reader (trace_reader.c) deals with blocks, checksums and metadata;
+ * it hands every EVENTS payload to tl_merge_add_chunk(), which checks the
+ * whole chunk and queues its per-CPU sections without decoding them, and
+ * asks tl_merge_next() for events.  The merge holds a chunk until every
+ * one of its events has been returned, and only decodes the head event of
+ * each CPU's queue, so its memory is the decompressed chunks it holds.
+ */
+#ifndef TL_TRACE_MERGE_H
+#define TL_TRACE_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "trace.h"
+
+/* Held chunks past this size are returned regardless of the watermark. */
+#define TL_MERGE_MAX_PENDING (64u << 20)
+
+struct tl_merge_stream;
+
+struct tl_merge {
+	struct tl_merge_stream **streams; /* index cpu + 1 */
+	int nstreams;
+	struct tl_merge_stream **heap;    /* streams with a head event, by (ts, cpu) */
+	unsigned nheap, heapcap, nstream_objs;
+	uint64_t watermark;               /* the highest watermark of the chunks so far */
+	uint64_t unknown_events;          /* well-formed events of unknown types, skipped */
+	struct tl_trace_memstats mem;
+};
+
+void tl_merge_init(struct tl_merge *m);
+
+/* Free everything still queued. */
+void tl_merge_release(struct tl_merge *m);
+
+/*
+ * Check a whole raw EVENTS payload (string ids must be < nstrings) and
+ * queue it.  Takes ownership of data (a malloc()ed buffer) in every case.
+ * Returns 0, -1 if the chunk is malformed (nothing of it is queued), or -2
+ * on allocation failure.
+ */
+int tl_merge_add_chunk(struct tl_merge *m, uint8_t *data, size_t len, uint32_t nstrings);
+
+/*
+ * The next event, if it can be returned now: it is below the watermark, or
+ * drain is set (no more chunks will come), or the held chunks passed
+ * TL_MERGE_MAX_PENDING.  Returns 1 with *ev filled, 0 if the next chunk
+ * must be added first (or, with drain, when nothing is left).
+ */
+int tl_merge_next(struct tl_merge *m, int drain, struct tl_event *ev);
+
+#endif

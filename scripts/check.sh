@@ -1,0 +1,144 @@
+#!/bin/bash
+# check.sh - run every test tier against a build and print one summary line.
+#
+#   scripts/check.sh BUILD_DIR [SANITIZER_BUILD_DIR]
+#
+# With a second build directory (an ASan + UBSan build: `make check` makes
+# one in build-san), the unit, command-line and live tiers run once more on
+# that build, their test names prefixed with "san/"; a sanitizer report makes
+# the test fail (the sanitizers are built to abort on the first error).
+#
+# Tiers, in order: unit tests (every BUILD_DIR/tests/test_* program), the
+# command-line tests (tests/cli/test_*.sh), the live tests (tests/live/run.sh:
+# record the wl_states workloads and compare with their ground truth), and a
+# short fuzz run (scripts/fuzz.sh BUILD_DIR 10, when the script and some
+# BUILD_DIR/fuzz/ targets exist).  Every test prints "ok NAME", "FAIL NAME"
+# or "skip NAME: REASON" ("skip: REASON" for a whole tier); this script
+# passes those lines through, counts them, treats a test program that dies
+# or exits non-zero without saying FAIL as a failure, lists the failures at
+# the end, and ends with
+#
+#   check: 142 passed, 0 failed, 3 skipped (12.3 s)
+#
+# Exit status 1 if anything failed, or if anything was skipped while
+# TL_REQUIRE_LIVE=1 (CI sets it: there, a skipped live test hides a bug).
+# Invariant: the summary line is always the last line printed.
+set -u
+
+BUILD=${1:-build}
+SAN=${2:-}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# Tests find their data relative to the repository root: run from there.
+[ -d "$BUILD" ] && BUILD=$(cd "$BUILD" && pwd)
+[ -n "$SAN" ] && [ -d "$SAN" ] && SAN=$(cd "$SAN" && pwd)
+cd "$ROOT" || exit 1
+LOG=$(mktemp "${TMPDIR:-/tmp}/tl-check.XXXXXX") || exit 1
+trap 'rm -f "$LOG" "$LOG.out"' EXIT
+start=$(date +%s%N)
+passed=0
+failed=0
+skipped=0
+failures=()
+
+# count_lines FILE: add FILE's result lines to the totals.
+count_lines() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) passed=$((passed + 1)) ;;
+		"FAIL"*)
+			failed=$((failed + 1))
+			failures+=("${line#FAIL }")
+			;;
+		"skip"*) skipped=$((skipped + 1)) ;;
+		esac
+	done <"$1"
+}
+
+# run_tier NAME PREFIX TIMEOUT CMD...: run CMD, show and count its lines
+# (with PREFIX put before each test name).  A command that fails without
+# printing a FAIL line (a crash, a hang, a missing file) counts as one
+# failure named NAME.  Sets LAST_RC.
+run_tier() {
+	local name=$1 prefix=$2 limit=$3 rc fails
+	shift 3
+	timeout -k 10 "$limit" "$@" 2>&1 | sed -u -E "s#^(ok|FAIL) #\1 $prefix#" | tee "$LOG.out"
+	rc=${PIPESTATUS[0]}
+	LAST_RC=$rc
+	count_lines "$LOG.out"
+	fails=$(grep -c '^FAIL' "$LOG.out")
+	# A signal or a timeout is a failure of its own even after FAIL lines:
+	# the tests after the crash never ran.
+	if [ "$rc" -ne 0 ] && { [ "$fails" -eq 0 ] || [ "$rc" -ge 124 ]; }; then
+		if [ "$rc" -ge 124 ]; then
+			case $rc in
+			124 | 137) why="timed out after $limit s" ;;
+			*) why="died of signal $((rc - 128))" ;;
+			esac
+		else
+			why="exited $rc without a FAIL line"
+		fi
+		echo "FAIL $name ($why)"
+		failed=$((failed + 1))
+		failures+=("$name ($why)")
+	fi
+}
+
+# run_tiers BUILD PREFIX: the unit, command-line and live tiers on one build.
+run_tiers() {
+	local b=$1 p=$2 t found=0
+	if [ ! -x "$b/threadlens" ]; then
+		echo "check: '$b/threadlens' is not built; run 'make' first" >&2
+	fi
+	echo "== ${p}unit tests"
+	for t in "$b"/tests/test_*; do
+		[ -x "$t" ] && [ -f "$t" ] || continue
+		found=1
+		run_tier "${p}unit/$(basename "$t")" "$p$(basename "$t")/" 120 "$t"
+	done
+	[ $found = 1 ] || echo "(no unit test programs in $b/tests)"
+
+	echo "== ${p}command-line tests"
+	for t in "$ROOT"/tests/cli/test_*.sh; do
+		[ -f "$t" ] || continue
+		run_tier "${p}cli/$(basename "$t" .sh)" "$p" 300 bash "$t" "$b"
+	done
+
+	echo "== ${p}live tests"
+	run_tier "${p}live" "$p" 600 sh "$ROOT/tests/live/run.sh" "$b"
+}
+
+run_tiers "$BUILD" ""
+[ -n "$SAN" ] && run_tiers "$SAN" "san/"
+
+echo "== fuzz (short)"
+fuzz_skipped=0
+if [ -x "$ROOT/scripts/fuzz.sh" ] && ls "$BUILD"/fuzz/fuzz_* >/dev/null 2>&1; then
+	run_tier fuzz "" 600 "$ROOT/scripts/fuzz.sh" "$BUILD" 10
+	# A fuzz script that prints no ok/FAIL lines counts as one test.
+	if [ "$LAST_RC" = 0 ] && ! grep -Eq '^(ok|FAIL)' "$LOG.out"; then
+		echo "ok fuzz"
+		passed=$((passed + 1))
+	fi
+else
+	# Not a live skip: TL_REQUIRE_LIVE does not turn this one into a failure.
+	echo "skip fuzz: no scripts/fuzz.sh or no fuzz targets in $BUILD/fuzz (make $BUILD/fuzz/NAME builds one)"
+	skipped=$((skipped + 1))
+	fuzz_skipped=1
+fi
+
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+status=0
+if [ $failed -gt 0 ]; then
+	echo
+	echo "failed:"
+	printf '  %s\n' "${failures[@]}"
+	status=1
+fi
+if [ "${TL_REQUIRE_LIVE:-0}" = 1 ] && [ $((skipped - fuzz_skipped)) -gt 0 ]; then
+	echo "check: $((skipped - fuzz_skipped)) skipped while TL_REQUIRE_LIVE=1"
+	status=1
+fi
+printf 'check: %d passed, %d failed, %d skipped (%d.%d s)\n' $passed $failed $skipped \
+	$((elapsed_ms / 1000)) $((elapsed_ms % 1000 / 100))
+exit $status

@@ -1,0 +1,59 @@
+#!/bin/sh
+# fuzz.sh - run every libFuzzer target of a build for a while.
+#
+#   scripts/fuzz.sh BUILD_DIR SECONDS
+#
+# Each BUILD_DIR/fuzz/fuzz_* target runs for SECONDS, starting from its
+# committed seeds in tests/fuzz/corpus/<target>/ (if any).  New inputs go to
+# a scratch corpus under BUILD_DIR/fuzz/work/, never into the repository;
+# crash reproducers go to BUILD_DIR/fuzz/artifacts/.  One line per target:
+#   ok fuzz/fuzz_reader (123456 runs in 10 s)
+#   FAIL fuzz/fuzz_reader: crash-<sha1> (reproduce: BUILD_DIR/fuzz/fuzz_reader FILE)
+# Exit status 1 if any target crashed, leaked, hung or ran out of memory.
+set -u
+
+if [ $# -ne 2 ]; then
+	echo "usage: scripts/fuzz.sh BUILD_DIR SECONDS" >&2
+	exit 2
+fi
+BUILD=$1
+SECS=$2
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+case $SECS in
+'' | *[!0-9]*)
+	echo "fuzz.sh: SECONDS must be a whole number, not '$SECS'" >&2
+	exit 2
+	;;
+esac
+
+status=0
+found=0
+for bin in "$BUILD"/fuzz/fuzz_*; do
+	[ -f "$bin" ] && [ -x "$bin" ] || continue
+	found=1
+	name=$(basename "$bin")
+	work="$BUILD/fuzz/work/$name"
+	art="$BUILD/fuzz/artifacts/$name/"
+	seeds="$ROOT/tests/fuzz/corpus/$name"
+	log="$BUILD/fuzz/$name.log"
+	mkdir -p "$work" "$art"
+	set -- "$work"
+	[ -d "$seeds" ] && set -- "$@" "$seeds"
+	"$bin" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$art" "$@" >"$log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	if [ $rc -eq 0 ]; then
+		echo "ok fuzz/$name (${runs:-?} runs in $SECS s)"
+	else
+		status=1
+		crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
+		what=$(grep -m1 -E 'ERROR: (AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log")
+		echo "FAIL fuzz/$name: ${what:-exit status $rc} (reproduce: $bin ${crash:-?}; log: $log)"
+	fi
+done
+if [ $found = 0 ]; then
+	echo "fuzz.sh: no fuzz targets in $BUILD/fuzz (make $BUILD/fuzz/fuzz_reader builds one)" >&2
+	exit 1
+fi
+exit $status

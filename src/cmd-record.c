@@ -1,0 +1,256 @@
+/*
+ * cmd-record.c - `threadlens record`: options into struct tl_record_opts,
+ * SIGINT/SIGTERM/SIGHUP into its stop flag, progress and the summary onto
+ * stderr.  The recording itself is lib/record.c.
+ *
+ * The stop flag is the one piece of global state: a signal handler can
+ * reach nothing else.  It holds the signal's number, which the recorder
+ * forwards to a command that is still running.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cli.h"
+#include "error.h"
+#include "record.h"
+#include "trace.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: threadlens record [options] -- COMMAND [ARGS...]\n"
+		"   or: threadlens record [options] -p PID[,PID...]\n"
+		"   or: threadlens record [options] -a --duration TIME\n"
+		"   or: threadlens record --list-events\n"
+		"\n"
+		"Records the scheduler events of a program (all its threads and children), of\n"
+		"running processes, or of the whole system into a trace file.  Needs root, or\n"
+		"CAP_PERFMON and read access to /sys/kernel/tracing.\n"
+		"\n"
+		"options:\n"
+		"  -o, --output FILE      trace file to write (default: threadlens.tl; - for stdout)\n"
+		"  -p, --pid PID[,PID]    attach to running processes; record until they are gone\n"
+		"  -a, --all              record the whole system (stop with Ctrl-C or --duration)\n"
+		"  -d, --duration TIME    stop after TIME (\"10\", \"2.5s\", \"500ms\")\n"
+		"  -m, --mmap-pages N     ring buffer pages per CPU, a power of two (default: 1024\n"
+		"                         on up to 8 CPUs, down to 256 on 32 and more)\n"
+		"      --no-irq           leave out interrupt and softirq events\n"
+		"      --no-futex         leave out futex syscalls (no lock-wait state)\n"
+		"      --no-block         leave out block I/O events\n"
+		"      --no-yield         leave out sched_yield syscalls (no READY_YIELD state)\n"
+		"      --list-events      show which tracepoints this kernel has and which are used\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"examples:\n"
+		"  threadlens record -o app.tl -- ./app --frames 100\n"
+		"  threadlens record -p 1234 --duration 5s\n"
+		"  threadlens record -a -d 500ms -o system.tl\n");
+}
+
+static void show_progress(const struct tl_record_progress *p, void *ctx)
+{
+	int *shown = ctx;
+
+	fprintf(stderr, "\rthreadlens: recording %.1f s, %llu events, %llu lost, %.1f MB written\033[K", p->elapsed_s,
+		(unsigned long long)p->events, (unsigned long long)p->lost, (double)p->bytes_written / 1e6);
+	*shown = 1;
+}
+
+static void list_one(const struct tl_record_tp_status *st, void *ctx)
+{
+	static const char *const groups[] = { "--no-irq", "--no-futex", "--no-block", "--no-yield" };
+	const char *off = "";
+	char name[96], id[16];
+	int *header_done = ctx;
+
+	if (!*header_done)
+		printf("%-34s %6s  %s\n", "tracepoint", "id", "status");
+	*header_done = 1;
+	for (int i = 0; i < 4; i++)
+		if (st->group == 1u << i)
+			off = groups[i];
+	snprintf(name, sizeof(name), "%s:%s", st->system, st->name);
+	snprintf(id, sizeof(id), st->id >= 0 ? "%d" : "-", st->id);
+	printf("%-34s %6s  ", name, id);
+	if (st->id < 0)
+		printf("missing%s\n", st->required ? " (required!)" : "");
+	else if (st->used)
+		printf("used%s\n", st->required ? " (required)" : "");
+	else
+		printf("off (%s)\n", off);
+}
+
+static int list_events(unsigned groups)
+{
+	char desc[256] = "";
+	int header_done = 0;
+
+	if (tl_record_list_events(groups, list_one, &header_done, desc, sizeof(desc)))
+		return cli_lib_error();
+	printf("\nsched_switch prev_state bits: %s\n", desc);
+	return 0;
+}
+
+/* What became of the command, as a note; nothing if it exited with 0. */
+static void child_note(const char *cmd, int status)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		fprintf(stderr, "threadlens: note: '%s' exited with status %d\n", cmd, WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		fprintf(stderr, "threadlens: note: '%s' was killed by signal %d (%s)\n", cmd, WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal; /* no SA_RESTART: poll() must return to see the flag */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A shell that starts us in the background with SIGINT ignored means it. */
+	if (!sigaction(SIGINT, NULL, &old) && old.sa_handler != SIG_IGN)
+		sigaction(SIGINT, &sa, NULL);
+	/*
+	 * SIGPIPE keeps its default: an ignored signal would be inherited by the
+	 * command across exec.  If the reader of -o - goes away, the trace has
+	 * nowhere to go; the command then gets its parent-death signal.
+	 */
+}
+
+enum { OPT_NO_IRQ = 256, OPT_NO_FUTEX, OPT_NO_BLOCK, OPT_NO_YIELD, OPT_LIST };
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "no-irq", no_argument, NULL, OPT_NO_IRQ },
+		{ "no-futex", no_argument, NULL, OPT_NO_FUTEX },
+		{ "no-block", no_argument, NULL, OPT_NO_BLOCK },
+		{ "no-yield", no_argument, NULL, OPT_NO_YIELD },
+		{ "list-events", no_argument, NULL, OPT_LIST },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tl_record_opts o;
+	struct tl_record_result res;
+	int pids[TL_TRACE_MAX_TARGETS], npids = 0, list = 0, shown = 0, c;
+	unsigned off = 0;
+	int64_t ns;
+	char *end;
+
+	memset(&o, 0, sizeof(o));
+	o.output = "threadlens.tl";
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:p:ad:m:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'p': {
+			int n = cli_parse_int_list(optarg, pids + npids, TL_TRACE_MAX_TARGETS - npids);
+			if (n < 0) {
+				cli_error("invalid process id list '%s' (at most %d ids)", optarg, TL_TRACE_MAX_TARGETS);
+				return cli_usage_error("record");
+			}
+			npids += n;
+			break;
+		}
+		case 'a':
+			o.system_wide = 1;
+			break;
+		case 'd':
+			ns = cli_parse_duration_ns(optarg);
+			if (ns <= 0) {
+				cli_error("invalid duration '%s' (e.g. 10, 2.5s, 500ms)", optarg);
+				return cli_usage_error("record");
+			}
+			o.duration_s = (double)ns / 1e9;
+			break;
+		case 'm': {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !v || v > (1ul << 20) || (v & (v - 1))) {
+				cli_error("invalid ring size '%s': a power of two number of pages", optarg);
+				return cli_usage_error("record");
+			}
+			o.ring_pages = (unsigned)v;
+			break;
+		}
+		case OPT_NO_IRQ:
+			off |= TL_REC_IRQ;
+			break;
+		case OPT_NO_FUTEX:
+			off |= TL_REC_FUTEX;
+			break;
+		case OPT_NO_BLOCK:
+			off |= TL_REC_BLOCK;
+			break;
+		case OPT_NO_YIELD:
+			off |= TL_REC_YIELD;
+			break;
+		case OPT_LIST:
+			list = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return cli_usage_error("record");
+		}
+	}
+	o.groups = (TL_REC_ALL & ~off) | TL_REC_EXPLICIT;
+	if (list)
+		return list_events(o.groups);
+	if (optind < argc)
+		o.argv = argv + optind;
+	o.pids = pids;
+	o.npids = npids;
+	if (!!o.argv + !!npids + o.system_wide > 1) {
+		cli_error("give one of a command, -p or -a, not several");
+		return cli_usage_error("record");
+	}
+	if (!o.argv && !npids && !o.system_wide) {
+		cli_error("nothing to record: give a command after '--', -p PID or -a");
+		return cli_usage_error("record");
+	}
+
+	catch_signals();
+	o.stop = &stop_signal;
+	if (cli_stderr_is_tty()) {
+		o.progress = show_progress;
+		o.progress_ctx = &shown;
+	}
+	c = tl_record(&o, &res);
+	if (shown)
+		fputs("\r\033[K", stderr);
+	for (int i = 0; i < res.nwarnings; i++)
+		cli_warn("%s", res.warnings[i]);
+	if (c)
+		return cli_lib_error();
+	if (res.lost)
+		cli_warn("the kernel dropped %llu events; a larger ring (-m %u) or fewer event groups (--no-futex, --no-irq) may help",
+			 (unsigned long long)res.lost, o.ring_pages ? 2 * o.ring_pages : 2048);
+	fprintf(stderr, "threadlens: recorded %llu events (%llu lost) in %.2f s into '%s' (%.*f MB)\n",
+		(unsigned long long)res.events, (unsigned long long)res.lost, res.elapsed_s, o.output,
+		res.bytes < 1000000 ? 2 : 1, (double)res.bytes / 1e6);
+	if (res.child_ran)
+		child_note(o.argv[0], res.child_status);
+	return 0;
+}

@@ -1,0 +1,309 @@
+/*
+ * cmd-report.c - `threadlens report`: where each thread's time went.
+ *
+ * Parses options into a tl_analysis_opts and a tl_report_opts, opens the
+ * trace, runs tl_analyze() and hands the model to one writer (text, JSON or
+ * CSV).  It analyses nothing itself and formats nothing itself.  Exit
+ * status: 0 when a report was printed (even from a damaged trace: the
+ * reader's warnings go to stderr), 1 when the trace cannot be read or the
+ * output cannot be written, 2 for bad usage.  Nothing but warnings reaches
+ * stderr on success, and the progress line only when stderr is a terminal.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "error.h"
+#include "model.h"
+#include "report.h"
+
+#define MAX_IDS 1024
+
+enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
+
+struct report_args {
+	const char *trace_path;
+	const char *output;
+	int format;
+	int csv_table;
+	int width;
+	int pids[MAX_IDS], tids[MAX_IDS];
+	struct tl_analysis_opts an;
+	struct tl_report_opts rep;
+};
+
+enum {
+	OPT_JSON = 256,
+	OPT_CSV,
+	OPT_SORT,
+	OPT_TOP,
+	OPT_FROM,
+	OPT_TO,
+	OPT_PID,
+	OPT_TID,
+	OPT_COMM,
+	OPT_ALL,
+	OPT_PREEMPT_WINDOW,
+	OPT_WIDTH,
+};
+
+static const struct option long_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "csv", optional_argument, NULL, OPT_CSV },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "preempt-window", required_argument, NULL, OPT_PREEMPT_WINDOW },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: threadlens report [options] FILE\n"
+	      "\n"
+	      "Where each thread's time went: the share of its lifetime in every state\n"
+	      "(executing, waiting for a CPU, lock wait, sleep, I/O...), its scheduling\n"
+	      "(switches, latency, bursts, who woke it), per-CPU utilization and a\n"
+	      "per-process summary.  docs/REPORT.md explains every column.\n"
+	      "\n"
+	      "output:\n"
+	      "  -o, --output FILE      write the report to FILE instead of stdout\n"
+	      "      --json             the JSON document of docs/JSON.md (schema version 1)\n"
+	      "      --csv[=TABLE]      one CSV table: threads (default), states, transitions,\n"
+	      "                         cpus, processes, wakers\n"
+	      "      --sort KEY         order threads by time in a state (EXECUTING, SYNC_WAIT,\n"
+	      "                         ...; the default), or by name, tid, pid, lifetime\n"
+	      "      --top N            at most N threads and processes (default: all threads\n"
+	      "                         of the program; 30 for system-wide traces and --all)\n"
+	      "      --width COLS       fit the tables in COLS columns (default: the terminal's, or 100)\n"
+	      "\n"
+	      "what to analyse:\n"
+	      "      --from TIME        start of the window, from the trace start (1.5, 250ms)\n"
+	      "      --to TIME          end of the window, from the trace start\n"
+	      "      --pid LIST         only these processes (12,13)\n"
+	      "      --tid LIST         only these threads\n"
+	      "      --comm TEXT        only threads whose name or process name contains TEXT\n"
+	      "      --all              include threads outside the recorded program\n"
+	      "      --preempt-window DURATION\n"
+	      "                         how recent a wakeup on the CPU must be to count a\n"
+	      "                         switch-out as a preemption rather than an expired\n"
+	      "                         quantum (default 1ms; see docs/STATES.md)\n"
+	      "\n"
+	      "examples:\n"
+	      "  threadlens report app.tl\n"
+	      "  threadlens report --sort SYNC_WAIT --top 10 app.tl\n"
+	      "  threadlens report --from 2s --to 2.5s --comm worker app.tl\n"
+	      "  threadlens report --json -o app.json app.tl\n"
+	      "  threadlens report --csv=states app.tl > states.csv\n",
+	      out);
+}
+
+static int bad_value(const char *opt, const char *value, const char *want)
+{
+	cli_error("invalid %s '%s' (%s)", opt, value, want);
+	return cli_usage_error("report");
+}
+
+/* Returns 0 to go on, or the exit status (2 usage, 0 after --help). */
+static int parse_args(int argc, char **argv, struct report_args *a)
+{
+	int c, n;
+	int64_t v;
+
+	a->an.to_ns = -1;
+	a->rep.sort = TL_REPORT_SORT_DEFAULT;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+ho:", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return -1;
+		case 'o':
+			a->output = optarg;
+			break;
+		case OPT_JSON:
+			a->format = FMT_JSON;
+			break;
+		case OPT_CSV:
+			a->format = FMT_CSV;
+			a->csv_table = optarg ? tl_report_csv_table_parse(optarg) : TL_CSV_THREADS;
+			if (a->csv_table < 0)
+				return bad_value("--csv table", optarg,
+						 "threads, states, transitions, cpus, processes or wakers");
+			break;
+		case OPT_SORT:
+			a->rep.sort = tl_report_sort_parse(optarg);
+			if (a->rep.sort == -2)
+				return bad_value("--sort key", optarg, "a state name, name, tid, pid or lifetime");
+			break;
+		case OPT_TOP:
+			v = strtoll(optarg, NULL, 10);
+			if (!*optarg || strspn(optarg, "0123456789") != strlen(optarg) || v < 1 || v > 1000000000)
+				return bad_value("--top", optarg, "a number of rows, at least 1");
+			a->rep.top = (int)v;
+			break;
+		case OPT_WIDTH:
+			v = strtoll(optarg, NULL, 10);
+			if (!*optarg || strspn(optarg, "0123456789") != strlen(optarg) || v < 60 || v > 1000)
+				return bad_value("--width", optarg, "a number of columns, 60 to 1000");
+			a->width = (int)v;
+			break;
+		case OPT_FROM:
+			if (cli_parse_time_ns(optarg, &a->an.from_ns))
+				return bad_value("--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+			break;
+		case OPT_TO:
+			if (cli_parse_time_ns(optarg, &a->an.to_ns))
+				return bad_value("--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+			break;
+		case OPT_PID:
+			n = cli_parse_int_list(optarg, a->pids, MAX_IDS);
+			if (n < 0)
+				return bad_value("--pid list", optarg, "process ids separated by commas");
+			a->an.pids = a->pids;
+			a->an.npids = n;
+			break;
+		case OPT_TID:
+			n = cli_parse_int_list(optarg, a->tids, MAX_IDS);
+			if (n < 0)
+				return bad_value("--tid list", optarg, "thread ids separated by commas");
+			a->an.tids = a->tids;
+			a->an.ntids = n;
+			break;
+		case OPT_COMM:
+			a->an.name_filter = optarg;
+			break;
+		case OPT_ALL:
+			a->an.all_threads = 1;
+			break;
+		case OPT_PREEMPT_WINDOW:
+			v = cli_parse_duration_ns(optarg);
+			if (v <= 0)
+				return bad_value("--preempt-window", optarg, "a duration like 1ms or 500us");
+			a->an.preempt_window_ns = (uint64_t)v;
+			break;
+		default:
+			return cli_usage_error("report");
+		}
+	}
+	if (optind >= argc) {
+		cli_error("report needs a trace file");
+		return cli_usage_error("report");
+	}
+	if (optind + 1 < argc) {
+		cli_error("report reads one trace file, but got '%s' too", argv[optind + 1]);
+		return cli_usage_error("report");
+	}
+	if (a->an.to_ns >= 0 && a->an.to_ns <= a->an.from_ns) {
+		cli_error("the window is empty: --to must be after --from");
+		return cli_usage_error("report");
+	}
+	a->trace_path = argv[optind];
+	return 0;
+}
+
+struct progress {
+	int last; /* last percentage shown, -1 before the first */
+};
+
+static void show_progress(double fraction, void *ctx)
+{
+	struct progress *p = ctx;
+	int pct = (int)(fraction * 100);
+
+	if (pct == p->last)
+		return;
+	p->last = pct;
+	fprintf(stderr, "\rthreadlens: analysing %3d%%", pct);
+}
+
+/* The terminal's width when the report goes to one, else 0 (the writer's default). */
+static int terminal_width(const char *output)
+{
+	struct winsize ws;
+
+	if (output || !isatty(1) || ioctl(1, TIOCGWINSZ, &ws) || !ws.ws_col)
+		return 0;
+	return ws.ws_col;
+}
+
+static int write_report(FILE *out, const struct report_args *a, const struct tl_model *m)
+{
+	switch (a->format) {
+	case FMT_JSON: return tl_report_json(out, m, &a->rep);
+	case FMT_CSV: return tl_report_csv(out, m, a->csv_table, &a->rep);
+	default: return tl_report_text(out, m, &a->rep);
+	}
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { 0 };
+	struct progress prog = { -1 };
+	struct tl_model m;
+	struct tl_trace *t;
+	FILE *out = stdout;
+	int rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+
+	t = tl_trace_open(a.trace_path);
+	if (!t)
+		return cli_lib_error();
+	if (cli_stderr_is_tty()) {
+		a.an.progress = show_progress;
+		a.an.progress_ctx = &prog;
+	}
+	rc = tl_analyze(t, &a.an, &m);
+	if (prog.last >= 0)
+		fputs("\r\033[K", stderr);
+	if (rc) {
+		tl_trace_close(t);
+		return cli_lib_error();
+	}
+	tl_trace_close(t);
+
+	for (int i = 0; i < m.read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
+		cli_warn("%s", m.read.warnings[i]);
+	/* the text report shows lost events in its header; other outputs need a word here */
+	if (m.lost_total && (a.format != FMT_TEXT || a.output))
+		cli_warn("the kernel dropped %" PRIu64 " events; states near the gaps are uncertain",
+			 m.lost_total);
+
+	a.rep.path = a.trace_path;
+	a.rep.width = a.width ? a.width : terminal_width(a.output);
+	if (a.output) {
+		out = fopen(a.output, "w");
+		if (!out) {
+			rc = cli_error("cannot write '%s': %s", a.output, strerror(errno));
+			tl_model_release(&m);
+			return rc;
+		}
+	}
+	rc = write_report(out, &a, &m);
+	tl_model_release(&m);
+	if (rc) {
+		if (out != stdout)
+			fclose(out);
+		return cli_error("cannot write '%s': %s", a.output ? a.output : "stdout", tl_error_msg());
+	}
+	if (out != stdout && fclose(out))
+		return cli_error("cannot write '%s': %s", a.output, strerror(errno));
+	return 0;
+}

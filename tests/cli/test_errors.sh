@@ -1,0 +1,100 @@
+#!/bin/bash
+# test_errors.sh - what `report` and `dump` say about bad trace files.
+#
+#   tests/cli/test_errors.sh BUILD_DIR
+#
+# A missing or foreign file is a failure (status 1) with exactly one line on
+# stderr that names the file.  A damaged trace is not a failure: the reader
+# stops at the last good chunk, a warning names the offset where the damage
+# starts and how many bytes were lost, and the report is printed (status 0).
+# The damaged traces are made from a short recording, so those tests need
+# root; the rest run anywhere.
+. "$(dirname "$0")/lib.sh"
+cli_init "$1"
+
+for c in report dump; do
+	tl "$c" "$TMP/missing.tl"
+	expect_err "$c-missing-file" 1 "^threadlens: cannot [a-z]+ '$TMP/missing.tl'" "[Nn]o such file"
+done
+
+printf 'this is not a trace, just some text\n%.0s' $(seq 100) >"$TMP/text.tl"
+for c in report dump; do
+	tl "$c" "$TMP/text.tl"
+	expect_err "$c-not-a-trace" 1 "'$TMP/text.tl'" "not a threadlens trace" "offset [0-9]+"
+done
+
+: >"$TMP/empty.tl"
+tl report "$TMP/empty.tl"
+expect_err report-empty-file 1 "'$TMP/empty.tl'"
+
+mkdir "$TMP/dir.tl"
+tl report "$TMP/dir.tl"
+expect_err report-directory 1 "'$TMP/dir.tl'"
+
+if ! can_record; then
+	for t in truncated corrupted; do
+		skip "report-$t" "need root and tracefs to record a trace to damage"
+	done
+	cli_done
+fi
+
+full=$TMP/full.tl
+if ! record_short "$full"; then
+	fail record-for-damage "record exited $?" "stderr: $(head -c 600 "$TMP/rec.err")"
+	cli_done
+fi
+size=$(stat -c %s "$full")
+
+# report_damaged NAME FILE: status 0, a report on stdout, one warning naming
+# the offset and how much was lost, and "complete": false in the JSON.
+report_damaged() {
+	name=$1
+	file=$2
+	tl report "$file"
+	problems=
+	[ "$RC" = 0 ] || problems="exit status $RC, expected 0"
+	[ -s "$OUT" ] || problems="$problems${problems:+; }no report on stdout"
+	warn=$(grep '^threadlens: warning: ' "$ERR")
+	if [ -z "$warn" ]; then
+		problems="$problems${problems:+; }no 'threadlens: warning: ' line"
+	else
+		printf '%s\n' "$warn" | grep -Eq 'offset [0-9]+' ||
+			problems="$problems${problems:+; }warning does not name the offset"
+		printf '%s\n' "$warn" | grep -Eq '[0-9][0-9.]* ?(bytes?|[kKMG]i?B)' ||
+			problems="$problems${problems:+; }warning does not say how many bytes were lost"
+		style=$(printf '%s\n' "$warn" | while read -r l; do msg_style "$l"; done)
+		[ -n "$style" ] && problems="$problems${problems:+; }$style"
+	fi
+	other=$(grep -v '^threadlens: warning: ' "$ERR")
+	[ -n "$other" ] && problems="$problems${problems:+; }other stderr lines: $other"
+	tl report --json "$file"
+	if [ "$RC" != 0 ] || ! python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["trace"]
+sys.exit(0 if t["complete"] is False and t["warnings"] else 1)' "$OUT" 2>/dev/null; then
+		problems="$problems${problems:+; }report --json: want exit 0, trace.complete false and a warning (exit $RC)"
+	fi
+	if [ -n "$problems" ]; then
+		fail "$name" "$problems" "trace of $size bytes; stderr: $(head -c 600 "$ERR")"
+	else
+		pass "$name"
+	fi
+}
+
+head -c $((size * 2 / 3)) "$full" >"$TMP/truncated.tl"
+report_damaged report-truncated "$TMP/truncated.tl"
+
+# One flipped byte in the middle: the chunk that holds it fails its checksum.
+cp "$full" "$TMP/corrupted.tl"
+python3 - "$TMP/corrupted.tl" <<'EOF'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    data = bytearray(f.read())
+    mid = len(data) // 2
+    data[mid] ^= 0x5A
+    f.seek(0)
+    f.write(data)
+EOF
+report_damaged report-corrupted "$TMP/corrupted.tl"
+
+cli_done

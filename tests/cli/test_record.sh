@@ -1,0 +1,144 @@
+#!/bin/bash
+# test_record.sh - `record` error paths and interruptions.
+#
+#   tests/cli/test_record.sh BUILD_DIR
+#
+# Without privilege, record fails with one line that says what is needed; a
+# command that cannot be run is a failure, not a hang.  A recorded program
+# killed with SIGKILL, and a recorder stopped with SIGINT, both leave a
+# complete trace (END block present: `dump` gives no warning), and the
+# recorder leaves no child behind.  All but the privilege test need root.
+. "$(dirname "$0")/lib.sh"
+cli_init "$1"
+
+# pid_gone PID: 0 if no such process (or only a zombie nobody waits for).
+pid_gone() {
+	[ -z "$1" ] && return 0
+	kill -0 "$1" 2>/dev/null || return 0
+	[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]
+}
+
+# wait_file FILE: wait up to 10 s for FILE to be non-empty.
+wait_file() {
+	for _ in $(seq 100); do
+		[ -s "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_pid PID SECONDS: wait for a background job; sets $WRC, or 255 if it
+# had to be killed.
+wait_pid() {
+	for _ in $(seq $(($2 * 10))); do
+		if ! kill -0 "$1" 2>/dev/null; then
+			wait "$1"
+			WRC=$?
+			return 0
+		fi
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null
+	wait "$1"
+	WRC=255
+	return 1
+}
+
+# trace_complete NAME FILE [DETAIL]: `dump` reads FILE without any warning.
+trace_complete() {
+	tl dump "$2"
+	if [ "$RC" = 0 ] && [ ! -s "$ERR" ] && [ -s "$OUT" ]; then
+		tl report "$2"
+		if [ "$RC" = 0 ] && [ -s "$OUT" ] && [ ! -s "$ERR" ]; then
+			pass "$1"
+			return
+		fi
+		fail "$1" "report exited $RC" "stderr: $(head -c 400 "$ERR")" ${3:+"$3"}
+		return
+	fi
+	fail "$1" "dump exited $RC (want 0, no warning: the END block must be there)" \
+		"stderr: $(head -c 400 "$ERR")" ${3:+"$3"}
+}
+
+# ---- without privilege ----
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	# A copy in a directory nobody can reach: the build tree may not be.
+	nobody_dir=$TMP/nobody
+	mkdir "$nobody_dir" && chmod 777 "$nobody_dir" && chmod 755 "$TMP" && cp "$TL" "$nobody_dir/threadlens"
+	timeout -k 5 30 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$nobody_dir/threadlens" record -o "$nobody_dir/x.tl" -- /bin/true >"$OUT" 2>"$ERR"
+	RC=$?
+	expect_err record-unprivileged 1 "root|CAP_PERFMON"
+elif [ "$(id -u)" != 0 ]; then
+	tl record -o "$TMP/x.tl" -- /bin/true
+	expect_err record-unprivileged 1 "root|CAP_PERFMON"
+else
+	skip record-unprivileged "setpriv is missing"
+fi
+
+if ! can_record; then
+	for t in nonexistent-command child-killed sigint sigint-child; do
+		skip "record-$t" "need root and tracefs"
+	done
+	cli_done
+fi
+
+# ---- a command that cannot be run ----
+tl record -o "$TMP/ne.tl" -- /nonexistent/command
+expect_err record-nonexistent-command 1 "cannot (run|execute|exec|start)" "'/nonexistent/command'"
+
+# ---- the recorded program dies by SIGKILL ----
+rm -f "$TMP/pid"
+timeout -k 5 60 "$TL" record -o "$TMP/k.tl" -- sh -c "echo \$\$ >'$TMP/pid'; exec sleep 20" \
+	>"$TMP/k.out" 2>"$TMP/k.err" &
+rec=$!
+if wait_file "$TMP/pid"; then
+	sleep 0.3
+	kill -9 "$(cat "$TMP/pid")"
+	if wait_pid "$rec" 15; then
+		trace_complete record-child-killed "$TMP/k.tl" "record exited $WRC; its stderr: $(head -c 300 "$TMP/k.err")"
+	else
+		fail record-child-killed "the recorder did not stop within 15 s after its command was killed"
+	fi
+else
+	kill -9 "$rec" 2>/dev/null
+	wait "$rec"
+	fail record-child-killed "the command did not start" "record stderr: $(head -c 400 "$TMP/k.err")"
+fi
+
+# ---- the recorder gets SIGINT ----
+# Job control gives the background recorder the default SIGINT disposition
+# (a non-interactive shell would start it with SIGINT ignored).
+set -m
+rm -f "$TMP/pid"
+"$TL" record -o "$TMP/i.tl" -- sh -c "echo \$\$ >'$TMP/pid'; exec sleep 30" >"$TMP/i.out" 2>"$TMP/i.err" &
+rec=$!
+set +m
+if wait_file "$TMP/pid"; then
+	child=$(cat "$TMP/pid")
+	sleep 0.5
+	kill -INT "$rec"
+	if wait_pid "$rec" 15; then
+		sleep 0.2
+		if ! pid_gone "$child"; then
+			kill -9 "$child" 2>/dev/null
+			fail record-sigint-child "the recorded command (pid $child) is still running after the recorder exited"
+		else
+			pass record-sigint-child
+		fi
+		case $WRC in
+		0 | 130) trace_complete record-sigint "$TMP/i.tl" ;;
+		*) fail record-sigint "record exited $WRC after SIGINT (want 0, or 130)" \
+			"stderr: $(head -c 400 "$TMP/i.err")" ;;
+		esac
+	else
+		kill -9 "$child" 2>/dev/null
+		fail record-sigint "the recorder did not stop within 15 s of SIGINT"
+	fi
+else
+	kill -9 "$rec" 2>/dev/null
+	wait "$rec"
+	fail record-sigint "the command did not start" "record stderr: $(head -c 400 "$TMP/i.err")"
+fi
+
+cli_done

@@ -1,0 +1,244 @@
+/*
+ * test_analysis.c - tl_analyze() on a hand-written trace: the model's
+ * per-thread, per-CPU and per-process numbers, the recorded program's
+ * process tree, filters and the time window, all with exact expectations.
+ *
+ * The trace is written with the real writer and read back with the real
+ * reader, so the test also covers the path the report takes.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "model.h"
+
+#define US 1000ull
+#define T0 (1000 * US)
+
+static struct tl_trace_writer *W;
+static char path[] = "/tmp/tl-test-analysis-XXXXXX";
+
+static void ev(uint64_t ts_us, int cpu, unsigned type, int32_t tid, int32_t arg, int64_t a, int64_t b, int64_t c,
+	       uint16_t flags, const char *name)
+{
+	struct tl_event e = { 0 };
+	e.ts = ts_us * US;
+	e.cpu = (int16_t)cpu;
+	e.type = (uint16_t)type;
+	e.tid = tid;
+	e.arg = arg;
+	e.a = a;
+	e.b = b;
+	e.c = c;
+	e.flags = flags;
+	e.name = name ? tl_trace_writer_intern(W, name) : 0;
+	CHECK(tl_trace_writer_add(W, &e) == 0);
+}
+
+static void sw(uint64_t t, int cpu, int32_t prev, int64_t state, int32_t next)
+{
+	ev(t, cpu, TL_EV_SWITCH, prev, next, state, 120, 120, 0, NULL);
+}
+
+/*
+ * app (100) runs on cpu0 and starts thread worker (101) and process
+ * helper (200).  other (300), not part of the program, preempts the worker.
+ *
+ *  cpu0: idle | 100 1000-1050 | 200 1050-1060 | idle ... 1100
+ *  cpu1: idle 1000-1012 | 101 1012-1030 | 300 1030-1040 | 101 1040-1070 | idle
+ */
+static void write_trace(void)
+{
+	struct tl_trace_info info = { 0 };
+	struct tl_trace_end end = { 0 };
+	uint64_t lost[2] = { 0, 0 };
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	close(fd);
+	snprintf(info.clock, sizeof(info.clock), "monotonic");
+	snprintf(info.source, sizeof(info.source), "test");
+	info.ncpus = 2;
+	info.target_mode = TL_TARGET_COMMAND;
+	info.ntargets = 1;
+	info.targets[0] = 100;
+	info.start_ns = T0;
+	W = tl_trace_writer_create(path, &info);
+	CHECK(W != NULL);
+	ev(1000, -1, TL_EV_THREAD, 100, 100, 0, 0, 2, 0, "app");
+	ev(1000, -1, TL_EV_THREAD, 300, 300, 0, 0, 0, 0, "other");
+	sw(1000, 0, 0, 0, 100);
+	ev(1010, 0, TL_EV_FORK, 101, 100, 0, 0, 0, 0, "worker");
+	ev(1010, 0, TL_EV_THREAD, 101, 100, 0, 0, 0, 0, "worker");
+	ev(1010, 0, TL_EV_WAKEUP_NEW, 101, 100, 1, 120, 0, 0, NULL);
+	sw(1012, 1, 0, 0, 101);
+	ev(1020, 0, TL_EV_FORK, 200, 100, 0, 0, 0, 0, "helper");
+	ev(1020, 0, TL_EV_THREAD, 200, 200, 0, 0, 0, 0, "helper");
+	ev(1020, 0, TL_EV_WAKEUP_NEW, 200, 100, 0, 120, 0, 0, NULL);
+	ev(1030, 1, TL_EV_WAKING, 300, 0, 1, 120, 0, TL_EVF_HARDIRQ, NULL);
+	sw(1030, 1, 101, TL_PS_PREEMPT, 300);
+	sw(1040, 1, 300, TL_PS_S, 101);
+	ev(1045, 1, TL_EV_MIGRATE, 101, 0, 1, 0, 0, 0, NULL);
+	sw(1050, 0, 100, TL_PS_S, 200);
+	ev(1055, 0, TL_EV_EXIT, 200, 0, 0, 0, 0, 0, NULL);
+	sw(1060, 0, 200, TL_PS_Z, 0);
+	ev(1065, 1, TL_EV_WAKING, 100, 101, 0, 120, 0, 0, NULL);
+	sw(1070, 1, 101, TL_PS_S, 0);
+	CHECK(tl_trace_writer_flush(W, 1070 * US) == 0);
+	end.end_ns = 1100 * US;
+	end.ncpus = 2;
+	end.lost_per_cpu = lost;
+	CHECK(tl_trace_writer_close(W, &end) == 0);
+}
+
+static const struct tl_thread_stats *thread(const struct tl_model *m, int32_t tid)
+{
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (m->threads[i].tid == tid)
+			return &m->threads[i];
+	return NULL;
+}
+
+static const struct tl_process_stats *proc(const struct tl_model *m, int32_t pid)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].pid == pid)
+			return &m->procs[i];
+	return NULL;
+}
+
+static int analyze(struct tl_model *m, const struct tl_analysis_opts *o)
+{
+	struct tl_trace *t = tl_trace_open(path);
+	int r;
+
+	CHECK(t != NULL);
+	if (!t)
+		return -1;
+	r = tl_analyze(t, o, m);
+	tl_trace_close(t);
+	return r;
+}
+
+TEST(whole_trace)
+{
+	struct tl_analysis_opts o = { .to_ns = -1 };
+	struct tl_model m;
+	const struct tl_thread_stats *w;
+	const struct tl_process_stats *p;
+
+	CHECK_EQ_INT(analyze(&m, &o), 0);
+	CHECK_EQ_INT(m.win_end - m.win_start, 100 * US);
+	/* the program: app, worker and the helper process it started; not "other" */
+	CHECK_EQ_INT(m.nthreads, 3);
+	CHECK(thread(&m, 300) == NULL);
+	w = thread(&m, 101);
+	CHECK(w != NULL);
+	if (w) {
+		CHECK_EQ_STR(w->name, "worker");
+		CHECK_EQ_STR(w->process, "app");
+		CHECK_EQ_INT(w->pid, 100);
+		CHECK_EQ_INT(w->start, 1010 * US);
+		CHECK_EQ_INT(w->end, 1100 * US);
+		CHECK_EQ_INT(w->state_ns[TL_ST_NEW], 0);
+		CHECK_EQ_INT(w->state_ns[TL_ST_RUNNABLE], 2 * US);
+		CHECK_EQ_INT(w->state_ns[TL_ST_EXECUTING], 48 * US);
+		CHECK_EQ_INT(w->state_ns[TL_ST_READY_PREEMPT], 10 * US); /* "other" was woken and took the CPU at once */
+		CHECK_EQ_INT(w->state_ns[TL_ST_SLEEPING], 30 * US);
+		CHECK_EQ_INT(w->invol_switches, 1);
+		CHECK_EQ_INT(w->vol_switches, 1);
+		CHECK_EQ_INT(w->migrations, 1);
+		CHECK_EQ_INT(w->bursts.count, 2);
+		CHECK_EQ_INT(w->bursts.max, 30 * US);
+		CHECK_EQ_INT(w->sched_latency.count, 1);
+		CHECK_EQ_INT(w->sched_latency.max, 2 * US);
+		CHECK_EQ_INT(w->trans[TL_ST_EXECUTING][TL_ST_SLEEPING], 1);
+		CHECK_EQ_INT(w->entries[TL_ST_EXECUTING], 2);
+	}
+	w = thread(&m, 100);
+	if (w) {
+		CHECK_EQ_INT(w->nwakers, 1);
+		CHECK_EQ_INT(w->wakers[0].tid, 101);
+		CHECK_EQ_STR(w->wakers[0].name, "worker");
+		CHECK_EQ_INT(w->wakers[0].wait_ns, 15 * US);
+		CHECK_EQ_INT(w->state_ns[TL_ST_EXECUTING], 50 * US);
+	}
+	w = thread(&m, 200);
+	CHECK(w && w->is_target);
+	if (w)
+		CHECK_EQ_INT(w->state_ns[TL_ST_ZOMBIE], 40 * US);
+	p = proc(&m, 100);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ_INT(p->nthreads, 2);
+		CHECK_EQ_INT(p->cpu_ns, 98 * US);
+		CHECK_EQ_INT(p->available_cpus, 2);
+		CHECK_EQ_INT(p->cpus_used, 2);
+		CHECK(p->cpu_pct_machine > 48.99 && p->cpu_pct_machine < 49.01);
+		CHECK(p->cpu_pct_available > 48.99 && p->cpu_pct_available < 49.01);
+	}
+	/* cpu1: idle 12 + 30 (1070-1100), busy 18 + 10 + 30 */
+	CHECK_EQ_INT(m.cpus[1].busy_ns, 58 * US);
+	CHECK_EQ_INT(m.cpus[1].idle_ns, 42 * US);
+	CHECK_EQ_INT(m.cpus[1].nprocs, 2);
+	CHECK_EQ_INT(m.cpus[1].procs[0].pid, 100);
+	CHECK_EQ_INT(m.cpus[1].procs[0].ns, 48 * US);
+	CHECK_EQ_STR(m.cpus[1].procs[1].name, "other");
+	CHECK_EQ_INT(m.cpus[0].busy_ns, 60 * US);
+	CHECK_EQ_INT(m.lost_total, 0);
+	CHECK_EQ_INT(m.read.complete, 1);
+	tl_model_release(&m);
+}
+
+TEST(window_and_filters)
+{
+	struct tl_analysis_opts o = { .from_ns = 20 * US, .to_ns = 60 * US };
+	struct tl_model m;
+	const struct tl_thread_stats *w;
+	uint64_t sum = 0;
+
+	CHECK_EQ_INT(analyze(&m, &o), 0);
+	CHECK_EQ_INT(m.win_start, 1020 * US);
+	CHECK_EQ_INT(m.win_end, 1060 * US);
+	CHECK_EQ_INT(m.trace_end, 1100 * US); /* the whole file was still read */
+	CHECK_EQ_INT(m.read.complete, 1);
+	w = thread(&m, 101);
+	CHECK(w != NULL);
+	if (w) {
+		for (int s = 0; s < TL_ST__COUNT; s++)
+			sum += w->state_ns[s];
+		CHECK_EQ_INT(sum, 40 * US);
+		CHECK_EQ_INT(w->state_ns[TL_ST_EXECUTING], 30 * US);
+		CHECK_EQ_INT(w->entries[TL_ST_EXECUTING], 1); /* only the run that began inside */
+		CHECK_EQ_INT(w->bursts.count, 2);             /* one ended inside, one is cut by the window's end */
+	}
+	tl_model_release(&m);
+
+	/* --all brings in "other"; --comm filters by thread or process name */
+	o = (struct tl_analysis_opts){ .to_ns = -1, .all_threads = 1, .name_filter = "oth" };
+	CHECK_EQ_INT(analyze(&m, &o), 0);
+	CHECK_EQ_INT(m.nthreads, 1);
+	CHECK(thread(&m, 300) != NULL);
+	tl_model_release(&m);
+	{
+		int tids[] = { 200 };
+		o = (struct tl_analysis_opts){ .to_ns = -1, .tids = tids, .ntids = 1 };
+		CHECK_EQ_INT(analyze(&m, &o), 0);
+		CHECK_EQ_INT(m.nthreads, 1);
+		CHECK_EQ_INT(m.nprocs, 1);
+		CHECK_EQ_INT(m.procs[0].pid, 200);
+		tl_model_release(&m);
+	}
+}
+
+static void remove_trace(void)
+{
+	unlink(path);
+}
+
+int main(void)
+{
+	write_trace();
+	atexit(remove_trace);
+	RUN_TESTS(whole_trace, window_and_filters);
+}

@@ -1,0 +1,549 @@
+/*
+ * test_sched.c - the thread-state machine on hand-written event sequences.
+ *
+ * Each test feeds a short sequence of events (times in microseconds from a
+ * trace start of 1000 us) and checks the exact time each thread spent in
+ * each state, the transitions and the CPU activity.  Every test also checks
+ * the invariant that a thread's intervals are gapless and sum to its life.
+ */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "sched.h"
+
+#define US 1000ull
+#define T0 (1000 * US)
+#define MAXT 8
+
+struct rec {
+	int32_t tid[MAXT];
+	uint32_t serial[MAXT];
+	uint64_t ns[MAXT][TL_ST__COUNT];
+	uint64_t entries[MAXT][TL_ST__COUNT];
+	uint64_t last_end[MAXT];
+	uint64_t born[MAXT], died[MAXT];
+	int32_t last_by[MAXT][TL_ST__COUNT];
+	int gaps;
+	int n;
+	uint64_t cpu_ns[2][5];
+};
+
+static struct rec R;
+static struct tl_sched *S;
+
+static int slot(const struct tl_thread *th)
+{
+	for (int i = 0; i < R.n; i++)
+		if (R.serial[i] == th->serial)
+			return i;
+	R.tid[R.n] = th->tid;
+	R.serial[R.n] = th->serial;
+	R.last_end[R.n] = th->born;
+	return R.n++;
+}
+
+static void on_iv(void *ctx, struct tl_thread *th, const struct tl_interval *iv)
+{
+	int i = slot(th);
+	if (iv->start != R.last_end[i])
+		R.gaps++;
+	R.last_end[i] = iv->end;
+	R.ns[i][iv->state] += iv->end - iv->start;
+	R.entries[i][iv->state]++;
+	R.last_by[i][iv->state] = iv->by;
+}
+
+static void on_cpu(void *ctx, const struct tl_cpu_interval *iv)
+{
+	if (iv->cpu < 2)
+		R.cpu_ns[iv->cpu][iv->what] += iv->end - iv->start;
+}
+
+static void on_end(void *ctx, struct tl_thread *th)
+{
+	int i = slot(th);
+	R.born[i] = th->born;
+	R.died[i] = th->died;
+	if (R.last_end[i] != th->died)
+		R.gaps++;
+}
+
+static void start(void)
+{
+	struct tl_sched_opts o = { 0 };
+	memset(&R, 0, sizeof(R));
+	o.start_ns = T0;
+	o.ncpus = 2;
+	o.on_interval = on_iv;
+	o.on_cpu_interval = on_cpu;
+	o.on_thread_end = on_end;
+	S = tl_sched_new(&o);
+}
+
+static void finish(uint64_t end_us)
+{
+	tl_sched_finish(S, end_us * US);
+}
+
+/* state time (us) of the n-th thread instance with this tid (n = 0 first) */
+static uint64_t st(int32_t tid, int n, unsigned state)
+{
+	for (int i = 0; i < R.n; i++)
+		if (R.tid[i] == tid && n-- == 0)
+			return R.ns[i][state] / US;
+	return 999999;
+}
+
+static uint64_t life(int32_t tid)
+{
+	for (int i = 0; i < R.n; i++)
+		if (R.tid[i] == tid) {
+			uint64_t sum = 0;
+			for (int s = 0; s < TL_ST__COUNT; s++)
+				sum += R.ns[i][s];
+			CHECK_EQ_INT(sum, R.died[i] - R.born[i]);
+			return sum / US;
+		}
+	return 999999;
+}
+
+static int32_t by(int32_t tid, unsigned state)
+{
+	for (int i = 0; i < R.n; i++)
+		if (R.tid[i] == tid)
+			return R.last_by[i][state];
+	return -99;
+}
+
+static void ev(uint64_t ts_us, int cpu, unsigned type, int32_t tid, int32_t arg, int64_t a, int64_t b, int64_t c,
+	       uint16_t flags, const char *name)
+{
+	struct tl_event e = { 0 };
+	e.ts = ts_us * US;
+	e.cpu = (int16_t)cpu;
+	e.type = (uint16_t)type;
+	e.tid = tid;
+	e.arg = arg;
+	e.a = a;
+	e.b = b;
+	e.c = c;
+	e.flags = flags;
+	tl_sched_feed(S, &e, name);
+}
+
+static void sw(uint64_t t, int cpu, int32_t prev, int64_t state, int32_t next)
+{
+	ev(t, cpu, TL_EV_SWITCH, prev, next, state, 120, 120, 0, NULL);
+}
+static void sw_prio(uint64_t t, int cpu, int32_t prev, int64_t state, int prev_prio, int32_t next, int next_prio)
+{
+	ev(t, cpu, TL_EV_SWITCH, prev, next, state, prev_prio, next_prio, 0, NULL);
+}
+static void waking(uint64_t t, int cpu, int32_t tid, int32_t waker)
+{
+	ev(t, cpu, TL_EV_WAKING, tid, waker, cpu, 120, 0, 0, NULL);
+}
+static void wakeup(uint64_t t, int cpu, int32_t tid, int32_t waker)
+{
+	ev(t, cpu, TL_EV_WAKEUP, tid, waker, cpu, 120, 0, 0, NULL);
+}
+static void fork_(uint64_t t, int cpu, int32_t parent, int32_t child, const char *name)
+{
+	ev(t, cpu, TL_EV_FORK, child, parent, 0, 0, 0, 0, name);
+}
+static void wakeup_new(uint64_t t, int cpu, int32_t tid, int32_t waker)
+{
+	ev(t, cpu, TL_EV_WAKEUP_NEW, tid, waker, cpu, 120, 0, 0, NULL);
+}
+
+/* fork, first run, sleep, wakeup by another thread, exit, reap */
+TEST(life_cycle)
+{
+	start();
+	sw(1010, 0, 0, 0, 100);            /* A (100) runs on cpu0 from 1010 */
+	fork_(1020, 0, 100, 101, "child");
+	wakeup_new(1021, 0, 101, 100);
+	sw(1030, 0, 100, TL_PS_S, 101);    /* A sleeps, B runs */
+	waking(1050, 1, 100, 0);           /* woken by an unknown waker context on cpu1? no: waker 0 */
+	sw(1060, 0, 101, TL_PS_S, 100);    /* B sleeps, A runs */
+	waking(1070, 0, 101, 100);         /* A wakes B */
+	sw(1080, 0, 100, TL_PS_S, 101);
+	ev(1090, 0, TL_EV_EXIT, 101, 0, 0, 0, 0, 0, NULL);
+	sw(1095, 0, 101, TL_PS_X, 0);
+	ev(1100, 1, TL_EV_FREE, 101, 0, 0, 0, 0, 0, NULL);
+	finish(1200);
+	CHECK_EQ_INT(st(101, 0, TL_ST_NEW), 1);
+	CHECK_EQ_INT(st(101, 0, TL_ST_RUNNABLE), 9 + 10);
+	CHECK_EQ_INT(st(101, 0, TL_ST_EXECUTING), 30 + 15);
+	CHECK_EQ_INT(st(101, 0, TL_ST_SLEEPING), 10);
+	CHECK_EQ_INT(st(101, 0, TL_ST_ZOMBIE), 5);
+	CHECK_EQ_INT(life(101), 80);
+	CHECK_EQ_INT(by(101, TL_ST_RUNNABLE), 100);
+	/* A: unknown before its first run at 1010 (the CPU's occupant was unknown: UNKNOWN until then) */
+	CHECK_EQ_INT(st(100, 0, TL_ST_UNKNOWN), 10);
+	CHECK_EQ_INT(st(100, 0, TL_ST_EXECUTING), 20 + 20);
+	CHECK_EQ_INT(st(100, 0, TL_ST_SLEEPING), 20 + 120);
+	CHECK_EQ_INT(st(100, 0, TL_ST_RUNNABLE), 10);
+	CHECK_EQ_INT(life(100), 200);
+	CHECK_EQ_INT(R.gaps, 0);
+	/* cpu0: idle 0..10 (its first switch says so), threads 10..95, idle 95..200 */
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_UNKNOWN] / US, 0);
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_THREAD] / US, 85);
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_IDLE] / US, 115);
+	tl_sched_free(S);
+}
+
+/* a thread running when the trace starts: its first event is a switch-out */
+TEST(running_before_trace)
+{
+	start();
+	sw(1040, 1, 200, TL_PS_S, 0);
+	finish(1100);
+	CHECK_EQ_INT(st(200, 0, TL_ST_EXECUTING), 40);
+	CHECK_EQ_INT(st(200, 0, TL_ST_SLEEPING), 60);
+	CHECK_EQ_INT(st(200, 0, TL_ST_UNKNOWN), 0);
+	CHECK_EQ_INT(life(200), 100);
+	CHECK_EQ_INT(R.cpu_ns[1][TL_CPU_THREAD] / US, 40);
+	CHECK_EQ_INT(tl_sched_counters(S)->anomalies, 0);
+	tl_sched_free(S);
+}
+
+/* futex wait -> SYNC_WAIT; the waker is named */
+TEST(sync_wait)
+{
+	start();
+	sw(1000, 0, 0, 0, 300);
+	sw(1000, 1, 0, 0, 301);
+	ev(1010, 0, TL_EV_FUTEX_ENTER, 300, 0, TL_FUTEX_WAIT | 128, 0, 0, 0, NULL);
+	sw(1011, 0, 300, TL_PS_S, 0);
+	waking(1061, 1, 300, 301);
+	sw(1063, 0, 0, 0, 300);
+	ev(1064, 0, TL_EV_FUTEX_EXIT, 300, 0, 0, 0, 0, 0, NULL);
+	sw(1070, 0, 300, TL_PS_S, 0); /* a plain sleep after the futex returned */
+	waking(1080, 1, 300, 301);
+	sw(1081, 0, 0, 0, 300);
+	finish(1100);
+	CHECK_EQ_INT(st(300, 0, TL_ST_SYNC_WAIT), 50);
+	CHECK_EQ_INT(st(300, 0, TL_ST_SLEEPING), 10);
+	CHECK_EQ_INT(st(300, 0, TL_ST_RUNNABLE), 2 + 1);
+	CHECK_EQ_INT(by(300, TL_ST_SYNC_WAIT), 301);
+	CHECK_EQ_INT(life(300), 100);
+	tl_sched_free(S);
+}
+
+/* D sleeps: after block I/O or woken from an interrupt -> IO_WAIT; else BLOCKED */
+TEST(io_wait_and_blocked)
+{
+	start();
+	sw(1000, 0, 0, 0, 400);
+	ev(1005, 0, TL_EV_BLOCK_ISSUE, 400, 0, 8, 2048, 4096, 0, NULL);
+	sw(1010, 0, 400, TL_PS_D, 0);
+	ev(1030, 0, TL_EV_WAKING, 400, 0, 0, 120, 0, TL_EVF_HARDIRQ, NULL);
+	sw(1031, 0, 0, 0, 400);
+	sw(1040, 0, 400, TL_PS_D, 0);        /* no I/O this run, woken by a thread */
+	waking(1060, 1, 400, 401);
+	sw(1061, 0, 0, 0, 400);
+	sw(1070, 0, 400, TL_PS_D, 0);        /* no I/O, but woken from softirq: I/O completion */
+	ev(1090, 1, TL_EV_WAKING, 400, 0, 0, 120, 0, TL_EVF_SOFTIRQ, NULL);
+	sw(1091, 0, 0, 0, 400);
+	finish(1100);
+	CHECK_EQ_INT(st(400, 0, TL_ST_IO_WAIT), 20 + 20);
+	CHECK_EQ_INT(st(400, 0, TL_ST_BLOCKED), 20);
+	CHECK_EQ_INT(by(400, TL_ST_IO_WAIT), -1);
+	CHECK_EQ_INT(life(400), 100);
+	tl_sched_free(S);
+}
+
+/* R+ with a just-woken next: READY_PREEMPT; R+ otherwise: READY_QUANTUM; R: READY_YIELD */
+TEST(ready_kinds)
+{
+	start();
+	sw(1000, 0, 0, 0, 500);            /* A runs */
+	waking(1010, 1, 501, 600);          /* B woken onto cpu0 */
+	sw(1010, 0, 500, TL_PS_PREEMPT, 501); /* B preempts A at once */
+	sw(1020, 0, 501, TL_PS_PREEMPT, 500); /* B's slice ends: B quantum, A (not freshly woken) runs */
+	ev(1029, 0, TL_EV_YIELD_ENTER, 500, 0, 0, 0, 0, 0, NULL);
+	sw(1030, 0, 500, TL_PS_RUNNING, 501); /* A yields */
+	sw(1040, 0, 501, TL_PS_S, 500);
+	ev(1040, 0, TL_EV_YIELD_EXIT, 500, 0, 0, 0, 0, 0, NULL);
+	/* switched out on the way back from sched_yield: still the yield */
+	ev(1041, 0, TL_EV_YIELD_ENTER, 500, 0, 0, 0, 0, 0, NULL);
+	ev(1042, 0, TL_EV_YIELD_EXIT, 500, 0, 0, 0, 0, 0, NULL);
+	sw(1042, 0, 500, TL_PS_RUNNING, 501);
+	sw(1045, 0, 501, TL_PS_S, 500);
+	/* a higher-priority next (lower number) preempts even if not freshly woken */
+	waking(1050, 1, 501, 600);
+	sw_prio(1055, 0, 500, TL_PS_PREEMPT, 120, 501, 89);
+	sw(1060, 0, 501, TL_PS_S, 500);
+	/* woken long ago (beyond the 1 ms window), then R (user-space preemption has no "+"): quantum */
+	waking(1062, 1, 501, 600);
+	sw(2100, 0, 500, TL_PS_RUNNING, 501);
+	finish(2110);
+	CHECK_EQ_INT(st(500, 0, TL_ST_READY_PREEMPT), 10 + 5);
+	CHECK_EQ_INT(st(500, 0, TL_ST_READY_QUANTUM), 10);
+	CHECK_EQ_INT(st(500, 0, TL_ST_READY_YIELD), 10 + 3);
+	CHECK_EQ_INT(by(500, TL_ST_READY_PREEMPT), 501);
+	CHECK_EQ_INT(st(501, 0, TL_ST_READY_QUANTUM), 10);
+	CHECK_EQ_INT(st(501, 0, TL_ST_RUNNABLE), 0 + 5 + 1038);
+	CHECK_EQ_INT(life(500), 1110);
+	CHECK_EQ_INT(life(501), 1110);
+	tl_sched_free(S);
+}
+
+/* IRQ and softirq inside a run: INTERRUPTED for the thread, irq time for the CPU, nesting */
+TEST(interrupted)
+{
+	start();
+	sw(1000, 0, 0, 0, 700);
+	ev(1010, 0, TL_EV_IRQ_ENTRY, 700, 0, 11, 0, 0, TL_EVF_HARDIRQ, NULL);
+	ev(1012, 0, TL_EV_IRQ_EXIT, 700, 0, 11, 1, 0, TL_EVF_HARDIRQ, NULL);
+	ev(1012, 0, TL_EV_SOFTIRQ_ENTRY, 700, 0, 3, 0, 0, TL_EVF_SOFTIRQ, NULL);
+	ev(1013, 0, TL_EV_IRQ_ENTRY, 700, 0, 11, 0, 0, TL_EVF_HARDIRQ, NULL); /* nested in the softirq */
+	ev(1014, 0, TL_EV_IRQ_EXIT, 700, 0, 11, 1, 0, TL_EVF_HARDIRQ, NULL);
+	ev(1016, 0, TL_EV_SOFTIRQ_EXIT, 700, 0, 3, 0, 0, TL_EVF_SOFTIRQ, NULL);
+	ev(1020, 0, TL_EV_IRQ_EXIT, 700, 0, 12, 1, 0, TL_EVF_HARDIRQ, NULL); /* unmatched: ignored */
+	sw(1030, 0, 700, TL_PS_S, 0);
+	ev(1040, 0, TL_EV_IRQ_ENTRY, 0, 0, 11, 0, 0, TL_EVF_HARDIRQ, NULL); /* on the idle CPU */
+	ev(1041, 0, TL_EV_IRQ_EXIT, 0, 0, 11, 1, 0, TL_EVF_HARDIRQ, NULL);
+	finish(1050);
+	CHECK_EQ_INT(st(700, 0, TL_ST_INTERRUPTED), 6);
+	CHECK_EQ_INT(st(700, 0, TL_ST_EXECUTING), 24);
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_IRQ] / US, 2 + 1 + 1);
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_SOFTIRQ] / US, 3);
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_THREAD] / US, 24);
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_IDLE] / US, 19);
+	CHECK_EQ_INT(life(700), 50);
+	tl_sched_free(S);
+}
+
+/* stopped by a signal; exit without reap stays ZOMBIE to the end */
+TEST(stopped_and_zombie)
+{
+	start();
+	sw(1000, 0, 0, 0, 800);
+	sw(1010, 0, 800, TL_PS_T, 0);
+	wakeup(1030, 1, 800, 801);
+	sw(1031, 0, 0, 0, 800);
+	ev(1040, 0, TL_EV_EXIT, 800, 0, 0, 0, 0, 0, NULL);
+	sw(1041, 0, 800, TL_PS_Z, 0);
+	finish(1100);
+	CHECK_EQ_INT(st(800, 0, TL_ST_STOPPED), 20);
+	CHECK_EQ_INT(st(800, 0, TL_ST_ZOMBIE), 59);
+	CHECK_EQ_INT(st(800, 0, TL_ST_EXECUTING), 10 + 10);
+	CHECK_EQ_INT(life(800), 100);
+	tl_sched_free(S);
+}
+
+/* preempted on cpu0, migrated, runs on cpu1 */
+TEST(migration_mid_run)
+{
+	start();
+	sw(1000, 0, 0, 0, 900);
+	waking(1010, 1, 901, 5);
+	sw(1010, 0, 900, TL_PS_PREEMPT, 901);
+	ev(1012, 1, TL_EV_MIGRATE, 900, 0, 0, 1, 0, 0, NULL);
+	sw(1015, 1, 0, 0, 900);
+	sw(1030, 1, 900, TL_PS_S, 0);
+	finish(1040);
+	CHECK_EQ_INT(st(900, 0, TL_ST_EXECUTING), 10 + 15);
+	CHECK_EQ_INT(st(900, 0, TL_ST_READY_PREEMPT), 5);
+	CHECK_EQ_INT(R.cpu_ns[1][TL_CPU_THREAD] / US, 15);
+	CHECK_EQ_INT(life(900), 40);
+	tl_sched_free(S);
+}
+
+/* lost events: the running thread becomes UNKNOWN from the CPU's last event until evidence returns */
+TEST(lost_events)
+{
+	start();
+	sw(1000, 0, 0, 0, 1100);
+	ev(1010, 0, TL_EV_FUTEX_ENTER, 1100, 0, TL_FUTEX_WAKE, 0, 0, 0, NULL); /* last event before the gap */
+	ev(1050, 0, TL_EV_LOST, 0, 0, 42, 0, 0, 0, NULL);
+	sw(1060, 0, 1100, TL_PS_S, 0);   /* it was still running */
+	waking(1070, 1, 1100, 1101);
+	sw(1071, 0, 0, 0, 1100);
+	finish(1080);
+	CHECK_EQ_INT(st(1100, 0, TL_ST_EXECUTING), 10 + 9);
+	CHECK_EQ_INT(st(1100, 0, TL_ST_UNKNOWN), 50);
+	CHECK_EQ_INT(st(1100, 0, TL_ST_SLEEPING), 10);
+	CHECK_EQ_INT(tl_sched_counters(S)->lost, 42);
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_UNKNOWN] / US, 50);
+	CHECK_EQ_INT(life(1100), 80);
+	tl_sched_free(S);
+}
+
+/* cross-CPU race: woken while switching out -> no sleep at all */
+TEST(waking_before_switch_out)
+{
+	start();
+	sw(1000, 0, 0, 0, 1200);
+	waking(1020, 1, 1200, 1201);          /* fires while 1200 is still on cpu0 */
+	sw(1021, 0, 1200, TL_PS_S, 0);        /* shows S, but it is already woken */
+	wakeup(1022, 1, 1200, 1201);
+	sw(1030, 0, 0, 0, 1200);
+	/* a wakeup that completes while running cancels the pending waking */
+	waking(1040, 1, 1200, 1201);
+	wakeup(1040, 1, 1200, 1201);
+	sw(1050, 0, 1200, TL_PS_S, 0);        /* a real sleep now */
+	waking(1070, 1, 1200, 1201);
+	sw(1071, 0, 0, 0, 1200);
+	finish(1080);
+	CHECK_EQ_INT(st(1200, 0, TL_ST_SLEEPING), 20);
+	CHECK_EQ_INT(st(1200, 0, TL_ST_RUNNABLE), 9 + 1);
+	CHECK_EQ_INT(st(1200, 0, TL_ST_EXECUTING), 21 + 20 + 9);
+	CHECK_EQ_INT(life(1200), 80);
+	CHECK_EQ_INT(tl_sched_counters(S)->late_wakeups, 1);
+	tl_sched_free(S);
+}
+
+/* a tid reused after reaping is a new thread */
+TEST(pid_reuse)
+{
+	start();
+	sw(1000, 0, 0, 0, 50);
+	fork_(1001, 0, 50, 1300, "first");
+	wakeup_new(1001, 0, 1300, 50);
+	sw(1005, 0, 50, TL_PS_S, 1300);
+	ev(1010, 0, TL_EV_EXIT, 1300, 0, 0, 0, 0, 0, NULL);
+	sw(1011, 0, 1300, TL_PS_X, 0);
+	ev(1020, 1, TL_EV_FREE, 1300, 0, 0, 0, 0, 0, NULL);
+	fork_(1030, 1, 51, 1300, "second");
+	wakeup_new(1031, 1, 1300, 51);
+	sw(1032, 1, 0, 0, 1300);
+	finish(1040);
+	CHECK_EQ_INT(st(1300, 0, TL_ST_EXECUTING), 6);
+	CHECK_EQ_INT(st(1300, 0, TL_ST_ZOMBIE), 9);
+	CHECK_EQ_INT(st(1300, 1, TL_ST_NEW), 1);
+	CHECK_EQ_INT(st(1300, 1, TL_ST_RUNNABLE), 1);
+	CHECK_EQ_INT(st(1300, 1, TL_ST_EXECUTING), 8);
+	CHECK_EQ_INT(tl_sched_counters(S)->anomalies, 0);
+	CHECK_EQ_INT(R.gaps, 0);
+	tl_sched_free(S);
+}
+
+/* /proc snapshot at the start: S in a futex -> SYNC_WAIT from the trace start */
+TEST(snapshot_state)
+{
+	start();
+	ev(1000, -1, TL_EV_THREAD, 1400, 1400, TL_PS_SNAPSHOT | TL_PS_S, 1, 2, 0, "snap");
+	ev(1000, -1, TL_EV_THREAD, 1401, 1400, TL_PS_SNAPSHOT | TL_PS_D, 2, 2, 0, "snapio");
+	waking(1030, 1, 1400, 1402);
+	ev(1040, 0, TL_EV_WAKING, 1401, 0, 0, 120, 0, 0, NULL);
+	finish(1050);
+	CHECK_EQ_INT(st(1400, 0, TL_ST_SYNC_WAIT), 30);
+	CHECK_EQ_INT(st(1400, 0, TL_ST_UNKNOWN), 0);
+	CHECK_EQ_INT(st(1401, 0, TL_ST_IO_WAIT), 40);
+	CHECK_EQ_INT(life(1400), 50);
+	tl_sched_free(S);
+}
+
+/* the recorder names a child (THREAD) just before its FORK: one thread, born at the fork */
+TEST(identity_before_fork)
+{
+	start();
+	ev(1010, 0, TL_EV_THREAD, 1500, 1499, 0, 0, 0, 0, "kid");
+	fork_(1010, 0, 1499, 1500, "kid");
+	wakeup_new(1012, 0, 1500, 1499);
+	finish(1020);
+	CHECK_EQ_INT(R.n, 2); /* the parent and the child */
+	CHECK_EQ_INT(st(1500, 1, TL_ST_NEW), 999999); /* no second instance */
+	CHECK_EQ_INT(st(1500, 0, TL_ST_NEW), 2);
+	CHECK_EQ_INT(st(1500, 0, TL_ST_RUNNABLE), 8);
+	CHECK_EQ_INT(life(1500), 10);
+	tl_sched_free(S);
+}
+
+/* preempted by a woken task, then waiting for its turn behind a third: PREEMPT, then QUANTUM */
+TEST(preempt_then_turn)
+{
+	start();
+	sw(1000, 0, 0, 0, 1700);                  /* B runs */
+	sw(1004, 0, 1700, TL_PS_RUNNING, 1701);   /* slice over: A runs, B waits (quantum) */
+	waking(1010, 1, 1702, 5);
+	sw(1010, 0, 1701, TL_PS_RUNNING, 1702);   /* W preempts A */
+	sw(1012, 0, 1702, TL_PS_S, 1700);         /* W sleeps; B's turn: A waits for it */
+	sw(1020, 0, 1700, TL_PS_RUNNING, 1701);
+	finish(1030);
+	CHECK_EQ_INT(st(1701, 0, TL_ST_READY_PREEMPT), 2);
+	CHECK_EQ_INT(st(1701, 0, TL_ST_READY_QUANTUM), 8);
+	CHECK_EQ_INT(by(1701, TL_ST_READY_PREEMPT), 1702);
+	CHECK_EQ_INT(by(1701, TL_ST_READY_QUANTUM), 1700);
+	CHECK_EQ_INT(st(1700, 0, TL_ST_READY_QUANTUM), 8 + 10);
+	CHECK_EQ_INT(life(1701), 30);
+	tl_sched_free(S);
+}
+
+/* the kernel did not report the switch out of idle: inferred from later events */
+TEST(missing_switch_from_idle)
+{
+	start();
+	sw(1000, 1, 1600, TL_PS_S, 0);                          /* X sleeps, cpu1 idle */
+	ev(1050, 1, TL_EV_RUNTIME, 1600, 0, 20 * US, 0, 0, 0, NULL); /* X has run 20 us: in since 1030 */
+	sw(1060, 1, 1600, TL_PS_S, 0);
+	waking(1100, 0, 1600, 1601);                           /* woken onto idle cpu1 (target 0 here is fine) */
+	sw(1150, 1, 1600, TL_PS_S, 0);                         /* no runtime event: in since its wakeup */
+	ev(1200, 1, TL_EV_FUTEX_ENTER, 1600, 0, TL_FUTEX_WAKE, 0, 0, 0, NULL); /* woken unseen: in since now */
+	sw(1210, 1, 1600, TL_PS_S, 0);
+	finish(1300);
+	CHECK_EQ_INT(st(1600, 0, TL_ST_EXECUTING), 30 + 50 + 10);
+	CHECK_EQ_INT(st(1600, 0, TL_ST_SLEEPING), 30 + 40 + 50 + 90);
+	CHECK_EQ_INT(st(1600, 0, TL_ST_RUNNABLE), 0);
+	CHECK_EQ_INT(R.cpu_ns[1][TL_CPU_THREAD] / US, 90);
+	CHECK_EQ_INT(tl_sched_counters(S)->inferred_switches, 3);
+	CHECK_EQ_INT(tl_sched_counters(S)->anomalies, 0);
+	CHECK_EQ_INT(life(1600), 300);
+	tl_sched_free(S);
+}
+
+/* a hidden task's events are missing: its switch to idle, its switch in, the wakeups it made */
+TEST(hidden_occupant)
+{
+	start();
+	sw(1000, 0, 0, 0, 1800);                    /* H runs on cpu0; later its events vanish */
+	/* H switched to idle unseen; the idle task then switches to X (seen) */
+	waking(1020, 1, 1801, 1802);
+	sw(1030, 0, 0, 0, 1801);
+	/* X's switch to H unseen; H woke Y unseen; Y shows up switched in from H (seen as prev H? no:
+	 * H is hidden, so the next thing seen is Y's own event on cpu0) */
+	ev(1050, 0, TL_EV_FUTEX_ENTER, 1803, 0, TL_FUTEX_WAKE, 0, 0, 0, NULL);
+	sw(1060, 0, 1803, TL_PS_S, 0);
+	finish(1100);
+	CHECK_EQ_INT(st(1800, 0, TL_ST_EXECUTING), 0);   /* its last event was the switch-in at 1000 */
+	CHECK_EQ_INT(st(1800, 0, TL_ST_UNKNOWN), 100);
+	CHECK_EQ_INT(st(1801, 0, TL_ST_RUNNABLE), 10);
+	CHECK_EQ_INT(st(1801, 0, TL_ST_EXECUTING), 20);  /* until Y was seen running */
+	CHECK_EQ_INT(st(1801, 0, TL_ST_UNKNOWN), 20 + 50);
+	CHECK_EQ_INT(st(1803, 0, TL_ST_EXECUTING), 10);  /* its wakeup unseen: from its first event */
+	CHECK_EQ_INT(tl_sched_counters(S)->anomalies, 0);
+	CHECK_EQ_INT(tl_sched_counters(S)->inferred_switches, 2);
+	CHECK_EQ_INT(tl_sched_counters(S)->inferred_wakeups, 1);
+	CHECK_EQ_INT(R.gaps, 0);
+	tl_sched_free(S);
+}
+
+/* after sched_process_exit a thread may still sleep in its exit path */
+TEST(sleep_in_exit_path)
+{
+	start();
+	sw(1000, 0, 0, 0, 1900);
+	ev(1010, 0, TL_EV_EXIT, 1900, 0, 0, 0, 0, 0, NULL);
+	sw(1020, 0, 1900, TL_PS_D, 0);
+	waking(1030, 1, 1900, 1901);
+	sw(1031, 0, 0, 0, 1900);
+	sw(1040, 0, 1900, TL_PS_X, 0);
+	ev(1050, 1, TL_EV_FREE, 1900, 0, 0, 0, 0, 0, NULL);
+	finish(1100);
+	CHECK_EQ_INT(st(1900, 0, TL_ST_BLOCKED), 10);
+	CHECK_EQ_INT(st(1900, 0, TL_ST_EXECUTING), 20 + 9);
+	CHECK_EQ_INT(st(1900, 0, TL_ST_ZOMBIE), 10);
+	CHECK_EQ_INT(tl_sched_counters(S)->anomalies, 0);
+	CHECK_EQ_INT(life(1900), 50);
+	tl_sched_free(S);
+}
+
+int main(void)
+{
+	RUN_TESTS(life_cycle, running_before_trace, sync_wait, io_wait_and_blocked, ready_kinds, interrupted,
+		  stopped_and_zombie, migration_mid_run, lost_events, waking_before_switch_out, pid_reuse,
+		  snapshot_state, identity_before_fork, missing_switch_from_idle, preempt_then_turn, hidden_occupant, sleep_in_exit_path);
+}
