@@ -40,6 +40,13 @@ struct pass {
 	int oom;
 };
 
+/* qsort() must not see a NULL base, even for no elements. */
+static void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 static uint64_t clip_len(const struct pass *p, uint64_t a, uint64_t b)
 {
 	if (a < p->ws)
@@ -307,8 +314,9 @@ static struct pinfo *build_pinfo(struct pass *p, size_t *np)
 		free(v);
 		return NULL;
 	}
-	memcpy(sorted, p->accs, p->naccs * sizeof(*sorted));
-	qsort(sorted, p->naccs, sizeof(*sorted), cmp_acc_pid);
+	if (p->naccs)
+		memcpy(sorted, p->accs, p->naccs * sizeof(*sorted));
+	sort_n(sorted, p->naccs, sizeof(*sorted), cmp_acc_pid);
 	for (size_t i = 0; i < p->naccs; i++) {
 		struct acc *a = sorted[i];
 		if (n && v[n - 1].pid == a->st.pid)
@@ -471,7 +479,7 @@ static int build_model(struct pass *p, struct tl_model *m)
 			}
 	}
 	for (int c = 0; c < p->ncpus; c++)
-		qsort(p->cpus[c].procs, p->cpus[c].nprocs, sizeof(struct tl_cpu_proc), cmp_cpu_procs);
+		sort_n(p->cpus[c].procs, p->cpus[c].nprocs, sizeof(struct tl_cpu_proc), cmp_cpu_procs);
 
 	for (size_t i = 0; i < p->naccs; i++) {
 		struct acc *a = p->accs[i];
@@ -485,7 +493,7 @@ static int build_model(struct pass *p, struct tl_model *m)
 		snprintf(t->process, sizeof(t->process), "%s", pname);
 		if (!keep_thread(o, t, pname))
 			continue;
-		qsort(t->wakers, t->nwakers, sizeof(*t->wakers), cmp_wakers);
+		sort_n(t->wakers, t->nwakers, sizeof(*t->wakers), cmp_wakers);
 		m->threads[kept] = *t;
 		a->st.wakers = NULL; /* ownership moved to the model */
 		memset(&a->st.sched_latency, 0, sizeof(a->st.sched_latency));
@@ -517,7 +525,7 @@ static int build_model(struct pass *p, struct tl_model *m)
 	}
 	m->nthreads = kept;
 	free(pi);
-	qsort(m->threads, m->nthreads, sizeof(*m->threads), cmp_threads);
+	sort_n(m->threads, m->nthreads, sizeof(*m->threads), cmp_threads);
 
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct tl_process_stats *pr = &m->procs[i];
@@ -536,7 +544,7 @@ static int build_model(struct pass *p, struct tl_model *m)
 			pr->cpu_pct_available = 100.0 * (double)pr->cpu_ns / ((double)win * pr->available_cpus);
 		}
 	}
-	qsort(m->procs, m->nprocs, sizeof(*m->procs), cmp_procs);
+	sort_n(m->procs, m->nprocs, sizeof(*m->procs), cmp_procs);
 	m->cpus = p->cpus;
 	p->cpus = NULL;
 	return 0;

@@ -25,6 +25,7 @@
 
 #include "error.h"
 #include "event.h"
+#include "tidmap.h"
 #include "trace.h"
 
 int64_t tl_procsnap_state_bits(char letter)
@@ -273,52 +274,16 @@ void tl_procsnap_machine(struct tl_trace_info *in)
 /* ---- identity table ---- */
 
 struct tl_threads {
-	struct tl_thread_id *slots; /* tid 0 = empty */
-	size_t cap;                 /* power of two */
-	size_t count;
-	unsigned shift;             /* 64 - log2(cap) */
+	struct tl_tidmap map;       /* tid -> struct tl_thread_id */
 	int32_t *retired;           /* tids waiting for tl_threads_sweep() */
 	size_t nretired, capretired;
 };
-
-static inline size_t slot_of(const struct tl_threads *t, int32_t tid)
-{
-	/* Fibonacci hashing: consecutive tids (the common case) spread over the table. */
-	return (size_t)(((uint64_t)(uint32_t)tid * 0x9E3779B97F4A7C15ull) >> t->shift);
-}
-
-static int rehash(struct tl_threads *t, size_t cap)
-{
-	struct tl_thread_id *old = t->slots;
-	size_t oldcap = t->cap;
-	unsigned bits = 0;
-
-	while (((size_t)1 << bits) < cap)
-		bits++;
-	t->slots = calloc(cap, sizeof(*t->slots));
-	if (!t->slots) {
-		t->slots = old;
-		return tl_error("out of memory");
-	}
-	t->cap = cap;
-	t->shift = 64 - bits;
-	for (size_t i = 0; i < oldcap; i++) {
-		size_t j;
-		if (!old[i].tid)
-			continue;
-		for (j = slot_of(t, old[i].tid); t->slots[j].tid; j = (j + 1) & (cap - 1))
-			;
-		t->slots[j] = old[i];
-	}
-	free(old);
-	return 0;
-}
 
 struct tl_threads *tl_threads_new(void)
 {
 	struct tl_threads *t = calloc(1, sizeof(*t));
 
-	if (!t || rehash(t, 1024)) {
+	if (!t || tl_tidmap_init(&t->map, sizeof(struct tl_thread_id)) < 0) {
 		free(t);
 		tl_error("out of memory");
 		return NULL;
@@ -330,64 +295,39 @@ void tl_threads_free(struct tl_threads *t)
 {
 	if (!t)
 		return;
-	free(t->slots);
+	tl_tidmap_release(&t->map);
 	free(t->retired);
 	free(t);
 }
 
 struct tl_thread_id *tl_threads_get(struct tl_threads *t, int32_t tid, int create, int *created)
 {
-	size_t i;
+	struct tl_thread_id *e;
+	int made = 0;
 
 	if (created)
 		*created = 0;
 	if (tid <= 0)
 		return NULL;
-	for (i = slot_of(t, tid); t->slots[i].tid; i = (i + 1) & (t->cap - 1))
-		if (t->slots[i].tid == tid)
-			return &t->slots[i];
 	if (!create)
-		return NULL;
-	if (2 * (t->count + 1) > t->cap) {
-		if (rehash(t, 2 * t->cap))
-			return NULL;
-		for (i = slot_of(t, tid); t->slots[i].tid; i = (i + 1) & (t->cap - 1))
-			;
+		return tl_tidmap_get(&t->map, tid);
+	e = tl_tidmap_put(&t->map, tid, &made);
+	if (e && made) {
+		e->tgid = -1;
+		if (created)
+			*created = 1;
 	}
-	memset(&t->slots[i], 0, sizeof(t->slots[i]));
-	t->slots[i].tid = tid;
-	t->slots[i].tgid = -1;
-	t->count++;
-	if (created)
-		*created = 1;
-	return &t->slots[i];
+	return e;
 }
 
 void tl_threads_remove(struct tl_threads *t, int32_t tid)
 {
-	size_t mask = t->cap - 1, i, j;
-
-	if (tid <= 0)
-		return;
-	for (i = slot_of(t, tid); t->slots[i].tid != tid; i = (i + 1) & mask)
-		if (!t->slots[i].tid)
-			return;
-	/* Backward shift: move later members of the probe run into the hole. */
-	for (j = (i + 1) & mask; t->slots[j].tid; j = (j + 1) & mask) {
-		size_t home = slot_of(t, t->slots[j].tid);
-		/* Move j to i unless its home lies cyclically in (i, j]. */
-		if (((j - home) & mask) >= ((j - i) & mask)) {
-			t->slots[i] = t->slots[j];
-			i = j;
-		}
-	}
-	memset(&t->slots[i], 0, sizeof(t->slots[i]));
-	t->count--;
+	tl_tidmap_remove(&t->map, tid);
 }
 
 size_t tl_threads_count(const struct tl_threads *t)
 {
-	return t->count;
+	return t->map.count;
 }
 
 int tl_threads_retire(struct tl_threads *t, int32_t tid, uint64_t ts)

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "tidmap.h"
 
 #define DEFAULT_PREEMPT_WINDOW_NS 1000000ull
 /*
@@ -65,81 +66,39 @@ struct cpu {
 struct tl_sched {
 	struct tl_sched_opts o;
 	struct tl_sched_counters n;
-	/* open-addressing hash tid -> thread, linear probing, backward-shift delete */
-	struct thread **slots;
-	size_t nslots, nlive;
+	struct tl_tidmap live;  /* tid -> struct live */
 	struct cpu *cpus;
 	int ncpus;
 	uint32_t next_serial;
 	uint64_t now;
 };
 
-/* ---- thread table ---- */
+/* ---- thread table: tid -> live thread ---- */
 
-static size_t slot_of(const struct tl_sched *s, int32_t tid)
-{
-	return ((uint32_t)tid * 2654435761u) & (s->nslots - 1);
-}
+struct live {
+	int32_t tid; /* the tidmap key */
+	struct thread *t;
+};
 
 struct tl_thread *tl_sched_thread(struct tl_sched *s, int32_t tid)
 {
-	for (size_t i = slot_of(s, tid);; i = (i + 1) & (s->nslots - 1)) {
-		if (!s->slots[i])
-			return NULL;
-		if (s->slots[i]->pub.tid == tid)
-			return &s->slots[i]->pub;
-	}
+	struct live *l = tl_tidmap_get(&s->live, tid);
+	return l ? &l->t->pub : NULL;
 }
 
 static int table_insert(struct tl_sched *s, struct thread *t)
 {
-	size_t i;
+	struct live *l = tl_tidmap_put(&s->live, t->pub.tid, NULL);
 
-	if ((s->nlive + 1) * 2 > s->nslots) {
-		struct thread **old = s->slots;
-		size_t oldn = s->nslots;
-		s->slots = calloc(oldn * 2, sizeof(*s->slots));
-		if (!s->slots) {
-			s->slots = old;
-			return tl_error("out of memory for the thread table");
-		}
-		s->nslots = oldn * 2;
-		for (size_t j = 0; j < oldn; j++) {
-			if (!old[j])
-				continue;
-			for (i = slot_of(s, old[j]->pub.tid); s->slots[i]; i = (i + 1) & (s->nslots - 1))
-				;
-			s->slots[i] = old[j];
-		}
-		free(old);
-	}
-	for (i = slot_of(s, t->pub.tid); s->slots[i]; i = (i + 1) & (s->nslots - 1))
-		;
-	s->slots[i] = t;
-	s->nlive++;
+	if (!l)
+		return -1;
+	l->t = t;
 	return 0;
 }
 
 static void table_remove(struct tl_sched *s, int32_t tid)
 {
-	size_t i = slot_of(s, tid), j;
-
-	while (s->slots[i] && s->slots[i]->pub.tid != tid)
-		i = (i + 1) & (s->nslots - 1);
-	if (!s->slots[i])
-		return;
-	s->slots[i] = NULL;
-	s->nlive--;
-	/* backward-shift: move later members of the probe run into the hole */
-	for (j = (i + 1) & (s->nslots - 1); s->slots[j]; j = (j + 1) & (s->nslots - 1)) {
-		size_t home = slot_of(s, s->slots[j]->pub.tid);
-		/* the entry at j may move to i if its home is not in (i, j] */
-		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
-			s->slots[i] = s->slots[j];
-			s->slots[j] = NULL;
-			i = j;
-		}
-	}
+	tl_tidmap_remove(&s->live, tid);
 }
 
 /* ---- the per-CPU lists of preempted threads ---- */
@@ -882,10 +841,8 @@ struct tl_sched *tl_sched_new(const struct tl_sched_opts *opts)
 	if (!s->o.preempt_window_ns)
 		s->o.preempt_window_ns = DEFAULT_PREEMPT_WINDOW_NS;
 	s->ncpus = opts->ncpus > 0 ? opts->ncpus : 1;
-	s->nslots = 1024;
-	s->slots = calloc(s->nslots, sizeof(*s->slots));
 	s->cpus = calloc((size_t)s->ncpus, sizeof(*s->cpus));
-	if (!s->slots || !s->cpus) {
+	if (!s->cpus || tl_tidmap_init(&s->live, sizeof(struct live)) < 0) {
 		tl_sched_free(s);
 		tl_error("out of memory");
 		return NULL;
@@ -905,12 +862,13 @@ void tl_sched_finish(struct tl_sched *s, uint64_t end)
 {
 	for (int c = 0; c < s->ncpus; c++)
 		cpu_set(s, c, s->cpus[c].what, s->cpus[c].cur, s->cpus[c].irq, end);
-	/* thread_end removes from the table, so restart the scan after each */
-	for (size_t i = 0; i < s->nslots;) {
-		if (s->slots[i])
-			thread_end(s, s->slots[i], end);
-		else
-			i++;
+	/* thread_end() removes from the table, which moves entries: restart each time */
+	for (;;) {
+		size_t pos = 0;
+		struct live *l = tl_tidmap_next(&s->live, &pos);
+		if (!l)
+			break;
+		thread_end(s, l->t, end);
 	}
 }
 
@@ -923,10 +881,13 @@ void tl_sched_free(struct tl_sched *s)
 {
 	if (!s)
 		return;
-	if (s->slots)
-		for (size_t i = 0; i < s->nslots; i++)
-			free(s->slots[i]);
-	free(s->slots);
+	if (s->live.slots) {
+		size_t pos = 0;
+		struct live *l;
+		while ((l = tl_tidmap_next(&s->live, &pos)))
+			free(l->t);
+	}
+	tl_tidmap_release(&s->live);
 	free(s->cpus);
 	free(s);
 }
