@@ -20,12 +20,16 @@
 # go to BUILD_DIR/bench/work/ and are deleted at the end.
 #
 # Environment (defaults full / --quick):
-#   BENCH_REPS             repetitions of the overhead benchmark (7 / 2)
-#   BENCH_HANDOFFS         ping-pong hand-offs per run (200000 / 40000)
+#   BENCH_REPS             repetitions of the overhead benchmark (11 / 2)
+#   BENCH_HANDOFFS         ping-pong hand-offs per run (150000 / 40000)
 #   BENCH_RATE             target context switches per second (100000)
 #   BENCH_MODES            ping-pong mechanisms ("futex pipe")
+#   BENCH_VARIANTS         what runs the workload ("plain threadlens perf
+#                          threadlens-nofutex plain-again"; plain and perf
+#                          are needed for the ratios; plain-again, a second
+#                          plain run, measures the noise floor)
 #   BENCH_ANALYSIS_EVENTS  events in the analysis trace (10000000 / 1000000)
-#   BENCH_ANALYSIS_REPS    timings of each analysis command (3 / 1)
+#   BENCH_ANALYSIS_REPS    timings of each analysis command (5 / 1)
 #   BENCH_QUIET_WAIT       seconds to wait for the machine to be quiet (less
 #                          than 15% busy) before measuring (300 / 0)
 #   BENCH_KEEP=1           keep the big files in BUILD_DIR/bench/work/
@@ -63,14 +67,15 @@ if [ $QUICK = 1 ]; then
 	AREPS=${BENCH_ANALYSIS_REPS:-1}
 	QUIET_WAIT=${BENCH_QUIET_WAIT:-0}
 else
-	REPS=${BENCH_REPS:-7}
-	HANDOFFS=${BENCH_HANDOFFS:-200000}
+	REPS=${BENCH_REPS:-11}
+	HANDOFFS=${BENCH_HANDOFFS:-150000}
 	AEVENTS=${BENCH_ANALYSIS_EVENTS:-10000000}
-	AREPS=${BENCH_ANALYSIS_REPS:-3}
+	AREPS=${BENCH_ANALYSIS_REPS:-5}
 	QUIET_WAIT=${BENCH_QUIET_WAIT:-300}
 fi
 RATE=${BENCH_RATE:-100000}
 MODES=${BENCH_MODES:-futex pipe}
+VARIANTS=${BENCH_VARIANTS:-plain threadlens perf threadlens-nofutex plain-again}
 
 say() { echo "bench: $*" >&2; }
 die() {
@@ -121,11 +126,11 @@ busy_pct() {
 	a=$(awk '/^cpu / { print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9 }' /proc/stat)
 	sleep "$1"
 	b=$(awk '/^cpu / { print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9 }' /proc/stat)
-	echo "$a $b" | awk '{ d = $4 - $2; printf "%.0f\n", d > 0 ? 100 * ($3 - $1) / d : 0 }'
+	echo "$a $b" | awk '{ d = $4 - $2; printf "%.0f\n", (d > 0 ? 100 * ($3 - $1) / d : 0) }'
 }
 
 top_procs() {
-	ps -eo pcpu=,comm= --sort=-pcpu | head -n 4 | awk '{ printf "%s%s %s%%", NR > 1 ? ", " : "", $2, $1 }'
+	ps -eo pcpu=,comm= --sort=-pcpu | head -n 4 | awk '{ printf "%s%s %s%%", (NR > 1 ? ", " : ""), $2, $1 }'
 }
 
 # perf report --stats: "SAMPLES LOST" (lost = the per-event LOST_SAMPLES
@@ -136,7 +141,7 @@ perf_counts() {
 		/ stats:$/ { agg = 0; ev = 1; next }
 		agg && /SAMPLE events:/ && !s { s = $3 }
 		ev && /LOST_SAMPLES events:/ { l += $3 }
-		END { printf "%d %d\n", s, l }'
+		END { printf "%.0f %.0f\n", s, l }'
 }
 
 size_of() { stat -c %s "$1" 2>/dev/null || echo 0; }
@@ -157,6 +162,7 @@ META=$OUT/meta.txt
 	echo "git=$(git -C "$HERE/.." rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$HERE/.." status --porcelain 2>/dev/null | grep -q . && echo ' (with uncommitted changes)')"
 	echo "reps=$REPS"
 	echo "handoffs=$HANDOFFS"
+	echo "variants=$VARIANTS"
 	echo "rate_target=$RATE"
 	echo "analysis_events_target=$AEVENTS"
 	echo "analysis_reps=$AREPS"
@@ -188,14 +194,14 @@ CAL_H=$((HANDOFFS / 4))
 for mode in $MODES; do
 	"$WL" --mode "$mode" --handoffs $CAL_H >"$WORK/cal" || die "workload failed: $(cat "$WORK/cal")"
 	spin=$(awk -v pp="$(kv "$WORK/cal" pp_s)" -v sw="$(kv "$WORK/cal" switches)" -v h=$CAL_H -v r=$RATE -v ns="$NS_ITER" \
-		'BEGIN { s = ((sw / h) / r - pp / h) * 1e9 / ns; printf "%d\n", s > 0 ? s : 0 }')
+		'BEGIN { s = ((sw / h) / r - pp / h) * 1e9 / ns; printf "%d\n", (s > 0 ? s : 0) }')
 	for _ in 1 2; do
 		"$WL" --mode "$mode" --handoffs $CAL_H --spin "$spin" >"$WORK/cal" || die "workload failed"
 		spin=$(awk -v pp="$(kv "$WORK/cal" pp_s)" -v sw="$(kv "$WORK/cal" switches)" -v h=$CAL_H -v r=$RATE -v ns="$NS_ITER" -v s="$spin" \
-			'BEGIN { s += ((sw / h) / r - pp / h) * 1e9 / ns; printf "%d\n", s > 0 ? s : 0 }')
+			'BEGIN { s += ((sw / h) / r - pp / h) * 1e9 / ns; printf "%d\n", (s > 0 ? s : 0) }')
 	done
 	"$WL" --mode "$mode" --handoffs "$HANDOFFS" --spin "$spin" >"$WORK/cal" || die "workload failed"
-	hog=$(awk -v pp="$(kv "$WORK/cal" pp_s)" -v ns="$NS_ITER" 'BEGIN { printf "%d\n", pp * 1e9 / ns }')
+	hog=$(awk -v pp="$(kv "$WORK/cal" pp_s)" -v ns="$NS_ITER" 'BEGIN { printf "%.0f\n", pp * 1e9 / ns }')
 	eval "SPIN_$mode=$spin HOG_$mode=$hog"
 	say "calibrated $mode: --spin $spin --hog $hog: $(kv "$WORK/cal" switch_rate) switches/s, ping-pong $(kv "$WORK/cal" pp_s) s"
 	echo "calib_$mode=--spin $spin --hog $hog rate=$(kv "$WORK/cal" switch_rate)" >>"$META"
@@ -215,9 +221,11 @@ run_variant() {
 	args="--mode $mode --handoffs $HANDOFFS --spin $spin --hog $hog"
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	case $variant in
-	plain) "$RS" "$f.rs" "$WL" $args >"$f.wl" 2>"$f.err" ;;
+	plain | plain-again) "$RS" "$f.rs" "$WL" $args >"$f.wl" 2>"$f.err" ;;
 	threadlens) "$RS" "$f.rs" "$TL" record -o "$WORK/cur.tl" -- "$WL" $args >"$f.wl" 2>"$f.err" ;;
+	threadlens-nofutex) "$RS" "$f.rs" "$TL" record --no-futex -o "$WORK/cur.tl" -- "$WL" $args >"$f.wl" 2>"$f.err" ;;
 	perf) "$RS" "$f.rs" perf sched record -o "$WORK/cur.data" -- "$WL" $args >"$f.wl" 2>"$f.err" ;;
+	*) die "unknown variant '$variant'" ;;
 	esac
 	rc=$?
 	if [ $rc -ne 0 ] || ! grep -q elapsed_s= "$f.wl"; then
@@ -226,7 +234,7 @@ run_variant() {
 	fi
 	extra=""
 	case $variant in
-	threadlens)
+	threadlens*)
 		ev=$(sed -n 's/.*recorded \([0-9]*\) events (\([0-9]*\) lost).*/\1 \2/p' "$f.err")
 		set -- $ev
 		dump=$("$TL" dump "$WORK/cur.tl" | grep -vc '^#')
@@ -245,13 +253,16 @@ run_variant() {
 	rm -f "$WORK/cur.tl" "$WORK/cur.data" "$WORK/cur.data.old"
 }
 
-say "overhead and size: $REPS repetitions of $MODES, $HANDOFFS hand-offs each"
+say "overhead and size: $REPS repetitions of $MODES x ($VARIANTS), $HANDOFFS hand-offs each"
 for rep in $(seq 1 "$REPS"); do
-	case $((rep % 3)) in
-	1) order="plain threadlens perf" ;;
-	2) order="threadlens perf plain" ;;
-	0) order="perf plain threadlens" ;;
-	esac
+	# Rotate the order by one each repetition, so that no variant always
+	# runs right after another (caches, the page cache, perf's file writes).
+	set -- $VARIANTS
+	for _ in $(seq 2 "$rep"); do
+		set -- "$@" "$1"
+		shift
+	done
+	order="$*"
 	for mode in $MODES; do
 		for v in $order; do
 			run_variant "$mode" "$v" "$rep"
@@ -267,12 +278,12 @@ mode=futex
 case " $MODES " in *" futex "*) ;; *) mode=${MODES%% *} ;; esac
 eval "spin=\$SPIN_$mode hog0=\$HOG_$mode"
 # Events per hand-off from the overhead runs, to size the analysis trace.
-eph=$(awk -v m=$mode '$0 ~ "mode=" m " variant=threadlens" {
+eph=$(awk -v m=$mode '$0 ~ "mode=" m " variant=threadlens " {
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		if (v["handoffs"] > 0) { s += v["events"] / v["handoffs"]; n++ } }
 	END { printf "%.3f\n", n ? s / n : 5 }' "$RAW")
 ah=$(awk -v e="$AEVENTS" -v eph="$eph" 'BEGIN { h = int(e * 1.08 / eph); h += h % 2; print h }')
-ahog=$(awk -v h0="$hog0" -v h="$ah" -v n="$HANDOFFS" 'BEGIN { printf "%d\n", h0 * h / n }')
+ahog=$(awk -v h0="$hog0" -v h="$ah" -v n="$HANDOFFS" 'BEGIN { printf "%.0f\n", h0 * h / n }')
 aargs="--mode $mode --handoffs $ah --spin $spin --hog $ahog"
 ATL=$WORK/analysis.tl
 APERF=$WORK/analysis.data
@@ -291,7 +302,7 @@ for attempt in 1 2 3; do
 	fi
 	[ "$tl_events" -ge "$AEVENTS" ] && break
 	ah=$(awk -v a="$ah" -v e="$AEVENTS" -v got="$tl_events" 'BEGIN { h = int(a * e * 1.05 / (got > 0 ? got : 1)); h += h % 2; print h }')
-	ahog=$(awk -v h0="$hog0" -v h="$ah" -v n="$HANDOFFS" 'BEGIN { printf "%d\n", h0 * h / n }')
+	ahog=$(awk -v h0="$hog0" -v h="$ah" -v n="$HANDOFFS" 'BEGIN { printf "%.0f\n", h0 * h / n }')
 	aargs="--mode $mode --handoffs $ah --spin $spin --hog $ahog"
 done
 say "analysis trace: perf sched record -- wl_pingpong $aargs"
@@ -323,9 +334,9 @@ for r in $(seq 1 "$AREPS"); do
 	esac
 	for c in $order; do
 		case $c in
-		report) analyse "threadlens report" "$tl_events" "$TL" report "$ATL" ;;
-		json) analyse "threadlens report --json" "$tl_events" "$TL" report --json "$ATL" ;;
-		timehist) analyse "perf sched timehist -s" "$perf_events" perf sched timehist -s -i "$APERF" ;;
+		report) analyse tl_report "$tl_events" "$TL" report "$ATL" ;;
+		json) analyse tl_report_json "$tl_events" "$TL" report --json "$ATL" ;;
+		timehist) analyse perf_timehist "$perf_events" perf sched timehist -s -i "$APERF" ;;
 		esac
 	done
 done

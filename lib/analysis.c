@@ -178,7 +178,7 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 		    iv->by != 0)
 			add_waker(p, a, iv->by, len);
 	}
-	sync_identity(a, th);
+	/* identity is copied when it changes (on_name) and at the end, not per interval */
 }
 
 static void on_cpu_interval(void *ctx, const struct tl_cpu_interval *iv)
@@ -214,6 +214,8 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 	struct pass *p = ctx;
 	struct acc *a;
 
+	if (ev->type != TL_EV_SWITCH && ev->type != TL_EV_MIGRATE && ev->type != TL_EV_FORK)
+		return; /* the rest is counted from intervals */
 	if (ev->ts < p->ws || ev->ts > p->we)
 		return;
 	if (ev->type == TL_EV_SWITCH && ev->cpu >= 0 && ev->cpu < p->ncpus)

@@ -6,6 +6,10 @@
  * call_once; after that they are read-only, so concurrent callers are
  * safe.  The value convention (pre- and post-inversion inside each call)
  * lets callers chain calls without carrying any state but the result.
+ *
+ * On x86-64 CPUs with SSE4.2 the crc32 instruction computes the same
+ * CRC-32C about ten times faster; it is chosen at run time, so the binary
+ * still runs on CPUs without it.
  */
 #include "crc32c.h"
 
@@ -40,7 +44,37 @@ static inline uint64_t load_le64(const unsigned char *p)
 	return v;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <nmmintrin.h>
+#define HAVE_HW_CRC 1
+
+__attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc, const unsigned char *p, size_t len)
+{
+	uint64_t c = ~crc;
+
+	for (; len && ((uintptr_t)p & 7); len--)
+		c = _mm_crc32_u8((uint32_t)c, *p++);
+	for (; len >= 8; len -= 8, p += 8) {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		c = _mm_crc32_u64(c, v);
+	}
+	for (; len; len--)
+		c = _mm_crc32_u8((uint32_t)c, *p++);
+	return ~(uint32_t)c;
+}
+#endif
+
 uint32_t tl_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+#ifdef HAVE_HW_CRC
+	if (__builtin_cpu_supports("sse4.2"))
+		return crc32c_hw(crc, buf, len);
+#endif
+	return tl_crc32c_portable(crc, buf, len);
+}
+
+uint32_t tl_crc32c_portable(uint32_t crc, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 

@@ -306,6 +306,10 @@ static struct tl_perf_ring *open_cpu(struct tl_perf_set *set, struct tl_perf_tp 
 			unsigned wake = (unsigned)((size_t)set->pages * (size_t)page / 4);
 			int fd = tl_perf_tp_open(tps[k].id, cpu, wake), e = errno;
 
+			/* A filter only saves work; a kernel that refuses it gets every sample. */
+			if (fd >= 0 && tps[k].filter)
+				(void)ioctl(fd, PERF_EVENT_IOC_SET_FILTER, tps[k].filter);
+
 			if (fd < 0) {
 				if (tps[k].optional && (e == ENOENT || e == ENODEV || e == EINVAL || e == EOPNOTSUPP)) {
 					tps[k].dropped = e;
@@ -396,7 +400,7 @@ int tl_perf_set_open_table(struct tl_perf_set *set, const struct tl_tp_table *t,
 		if (!used[k])
 			continue;
 		snprintf(names[ntps], sizeof(names[ntps]), "%s:%s", d->system, d->name);
-		tps[ntps] = (struct tl_perf_tp){ (uint64_t)tl_tp_table_id(t, k), names[ntps], !d->required, 0 };
+		tps[ntps] = (struct tl_perf_tp){ (uint64_t)tl_tp_table_id(t, k), names[ntps], !d->required, d->filter, 0 };
 		kinds[ntps++] = k;
 	}
 	failed = tl_perf_set_open(set, tps, ntps, cpus, n, pages);

@@ -93,6 +93,7 @@ struct tl_perf_tp {
 	uint64_t id;       /* tracepoint id (from its format file) */
 	const char *name;  /* "sched:sched_switch", for messages */
 	int optional;      /* dropped, not fatal, if the kernel refuses it with ENOENT/ENODEV/EINVAL/EOPNOTSUPP */
+	const char *filter; /* PERF_EVENT_IOC_SET_FILTER string, or NULL; recorded unfiltered if refused */
 	int dropped;       /* out: the errno that dropped it, else 0 */
 };
 

@@ -67,6 +67,7 @@ struct tl_sched {
 	struct tl_sched_opts o;
 	struct tl_sched_counters n;
 	struct tl_tidmap live;  /* tid -> struct live */
+	struct thread *recent[64]; /* direct-mapped cache of lookups (tid & 63): most events name a recent thread */
 	struct cpu *cpus;
 	int ncpus;
 	uint32_t next_serial;
@@ -82,8 +83,16 @@ struct live {
 
 struct tl_thread *tl_sched_thread(struct tl_sched *s, int32_t tid)
 {
-	struct live *l = tl_tidmap_get(&s->live, tid);
-	return l ? &l->t->pub : NULL;
+	struct thread **c = &s->recent[tid & 63];
+	struct live *l;
+
+	if (*c && (*c)->pub.tid == tid)
+		return &(*c)->pub;
+	l = tl_tidmap_get(&s->live, tid);
+	if (!l)
+		return NULL;
+	*c = l->t;
+	return &l->t->pub;
 }
 
 static int table_insert(struct tl_sched *s, struct thread *t)
@@ -98,6 +107,7 @@ static int table_insert(struct tl_sched *s, struct thread *t)
 
 static void table_remove(struct tl_sched *s, int32_t tid)
 {
+	s->recent[tid & 63] = NULL;
 	tl_tidmap_remove(&s->live, tid);
 }
 
@@ -725,8 +735,11 @@ void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *na
 		s->n.anomalies++;
 		return;
 	}
-	if (ev->cpu >= 0)
-		reveal(s, ev->cpu, context_tid(ev), ev->type == TL_EV_RUNTIME ? (uint64_t)ev->a : 0, ev);
+	if (ev->cpu >= 0) {
+		int32_t cur = context_tid(ev);
+		if (cur > 0 && cur != s->cpus[ev->cpu].cur) /* the common case, known, costs nothing */
+			reveal(s, ev->cpu, cur, ev->type == TL_EV_RUNTIME ? (uint64_t)ev->a : 0, ev);
+	}
 	switch (ev->type) {
 	case TL_EV_SWITCH:
 		if (ev->cpu < 0)

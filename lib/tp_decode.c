@@ -44,8 +44,18 @@ static const struct tl_tp_desc descs[TL_TP__COUNT] = {
 	[TL_TP_IRQ_EXIT] = { "irq", "irq_handler_exit", TL_REC_IRQ, 0 },
 	[TL_TP_SOFTIRQ_ENTRY] = { "irq", "softirq_entry", TL_REC_IRQ, 0 },
 	[TL_TP_SOFTIRQ_EXIT] = { "irq", "softirq_exit", TL_REC_IRQ, 0 },
-	[TL_TP_FUTEX_ENTER] = { "syscalls", "sys_enter_futex", TL_REC_FUTEX, 0 },
-	[TL_TP_FUTEX_EXIT] = { "syscalls", "sys_exit_futex", TL_REC_FUTEX, 0 },
+	/*
+	 * Only futex calls that can sleep matter (SYNC_WAIT); a lock hand-off also
+	 * makes a FUTEX_WAKE call and its return, which the kernel drops for us:
+	 * the waiting ops with the PRIVATE (128) and CLOCK_REALTIME (256) flags,
+	 * and the returns of those ops, which are never positive (a wake returns
+	 * how many it woke).  Keep in step with tl_futex_op_waits().
+	 */
+	[TL_TP_FUTEX_ENTER] = { "syscalls", "sys_enter_futex", TL_REC_FUTEX, 0,
+				"op==0||op==128||op==256||op==384||op==9||op==137||op==265||op==393||"
+				"op==6||op==134||op==262||op==390||op==11||op==139||op==267||op==395||"
+				"op==13||op==141||op==269||op==397" },
+	[TL_TP_FUTEX_EXIT] = { "syscalls", "sys_exit_futex", TL_REC_FUTEX, 0, "ret<=0" },
 	[TL_TP_FUTEX_WAITV_ENTER] = { "syscalls", "sys_enter_futex_waitv", TL_REC_FUTEX, 0 },
 	[TL_TP_FUTEX_WAITV_EXIT] = { "syscalls", "sys_exit_futex_waitv", TL_REC_FUTEX, 0 },
 	[TL_TP_BLOCK_BIO_QUEUE] = { "block", "block_bio_queue", TL_REC_BLOCK, 0 },

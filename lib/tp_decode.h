@@ -54,6 +54,7 @@ struct tl_tp_desc {
 	const char *name;   /* "sched_switch" */
 	unsigned group;     /* enum tl_record_groups bit; 0 = always recorded */
 	int required;       /* 1: recording is impossible without it */
+	const char *filter; /* in-kernel filter (ftrace syntax) that drops samples we do not need, or NULL */
 };
 
 /* Description of a kind; NULL if kind >= TL_TP__COUNT. */

@@ -9,8 +9,11 @@
  * the heap iff its FIFO is non-empty; a chunk's refs count its sections
  * still in some FIFO, and the chunk is freed when it reaches zero;
  * mem.queued_events counts the events of held chunks not yet returned.
- * Every chunk is decoded once in full before it is queued, so decoding a
- * queued section can only meet an unknown (skippable) type, never damage.
+ * Events are decoded once, when they become a stream's head: a chunk's
+ * checksum has already been verified, so malformed bytes there come from a
+ * broken or forged writer, and the merge then stops (tl_merge_next() returns
+ * -1 and tl_merge_damage() says where): the events returned before it are
+ * good, nothing after it is returned.
  */
 #include "trace_merge.h"
 
@@ -25,6 +28,9 @@ struct chunk {
 	size_t len;
 	uint8_t *data;
 	struct section *secs;
+	uint32_t nstrings; /* string ids in this chunk are below this */
+	uint64_t block;    /* where the chunk came from, for the damage report */
+	uint64_t offset;
 };
 
 struct section {
@@ -164,19 +170,36 @@ static void chunk_unref(struct tl_merge *m, struct chunk *ck)
 	free(ck);
 }
 
-/* Decode the stream's next event into s->ev; 0 when its queue is empty. */
+static void damaged(struct tl_merge *m, const struct chunk *ck)
+{
+	if (m->damaged)
+		return;
+	m->damaged = 1;
+	m->damage_block = ck->block;
+	m->damage_offset = ck->offset;
+}
+
+/* Decode the stream's next event into s->ev; 0 when its queue is empty (or damage stopped it). */
 static int stream_load(struct tl_merge *m, struct tl_merge_stream *s)
 {
-	while (s->head) {
+	while (s->head && !m->damaged) {
 		struct section *sec = s->head;
 		if (sec->left) {
+			int r = decode_event(sec, &s->ev, sec->ck->nstrings);
 			sec->left--;
-			/* Checked at load; only an unknown type can come back non-zero. */
-			if (decode_event(sec, &s->ev, UINT32_MAX) == 0)
+			if (r == 0)
 				return 1;
+			if (r < 0) {
+				damaged(m, sec->ck);
+				return 0;
+			}
 			m->unknown_events++;
 			m->mem.queued_events--;
 			continue;
+		}
+		if (sec->p != sec->end) {
+			damaged(m, sec->ck); /* fewer events than bytes: the count lied */
+			return 0;
 		}
 		s->head = sec->next;
 		if (!s->head)
@@ -261,12 +284,12 @@ static struct tl_merge_stream *get_stream(struct tl_merge *m, int cpu)
 	return m->streams[idx];
 }
 
-int tl_merge_add_chunk(struct tl_merge *m, uint8_t *data, size_t len, uint32_t nstrings)
+int tl_merge_add_chunk(struct tl_merge *m, uint8_t *data, size_t len, uint32_t nstrings, uint64_t block,
+		       uint64_t offset)
 {
 	const uint8_t *p = data, *end = data + len;
 	uint64_t watermark, nsec, total = 0;
 	struct chunk *ck;
-	struct tl_event ev;
 	int ret = -1;
 
 	if (tl_varint_get(&p, end, &watermark) < 0 || tl_varint_get(&p, end, &nsec) < 0 ||
@@ -283,8 +306,11 @@ int tl_merge_add_chunk(struct tl_merge *m, uint8_t *data, size_t len, uint32_t n
 	}
 	ck->data = data;
 	ck->len = len;
+	ck->nstrings = nstrings;
+	ck->block = block;
+	ck->offset = offset;
 	for (uint64_t i = 0; i < nsec; i++) {
-		struct section *s = &ck->secs[i], check;
+		struct section *s = &ck->secs[i];
 		uint64_t zcpu, nbytes;
 		int64_t cpu;
 
@@ -299,12 +325,6 @@ int tl_merge_add_chunk(struct tl_merge *m, uint8_t *data, size_t len, uint32_t n
 		s->p = p;
 		s->end = p + nbytes;
 		p += nbytes;
-		check = *s;
-		for (uint64_t k = 0; k < s->left; k++)
-			if (decode_event(&check, &ev, nstrings) < 0)
-				goto fail;
-		if (check.p != check.end)
-			goto fail;
 		total += s->left;
 	}
 	/* Bytes after the sections are for newer minor versions: ignored. */
@@ -360,6 +380,8 @@ int tl_merge_next(struct tl_merge *m, int drain, struct tl_event *ev)
 {
 	struct tl_merge_stream *s;
 
+	if (m->damaged)
+		return -1;
 	if (!m->nheap)
 		return 0;
 	s = m->heap[0];
@@ -367,6 +389,7 @@ int tl_merge_next(struct tl_merge *m, int drain, struct tl_event *ev)
 		return 0;
 	*ev = s->ev;
 	m->mem.queued_events--;
+	/* the event is good; if loading the next one finds damage, the next call says so */
 	if (stream_load(m, s)) {
 		heap_down(m, 0);
 	} else {

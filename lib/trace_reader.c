@@ -387,7 +387,8 @@ static int next_block(struct tl_trace *t)
 			return t->blk_why = "malformed string table", stop_damaged(t), 0;
 		break;
 	case TLF_BLOCK_EVENTS:
-		r = tl_merge_add_chunk(&t->merge, payload, len, tl_strtab_next_id(&t->strings)); /* takes payload */
+		r = tl_merge_add_chunk(&t->merge, payload, len, tl_strtab_next_id(&t->strings), t->nblocks,
+				       t->blk_off); /* takes payload */
 		if (r == -2)
 			return tl_error("out of memory");
 		if (r < 0)
@@ -425,7 +426,19 @@ static void finalize(struct tl_trace *t)
 int tl_trace_next(struct tl_trace *t, struct tl_event *ev)
 {
 	for (;;) {
-		if (tl_merge_next(&t->merge, t->at_end, ev)) {
+		int r = tl_merge_next(&t->merge, t->at_end, ev);
+
+		if (r < 0 && !t->finalized) {
+			/* a malformed event inside a chunk whose checksum was good */
+			t->blk_why = "malformed event chunk";
+			t->blk_off = t->merge.damage_offset;
+			t->nblocks = t->merge.damage_block;
+			stop_damaged(t);
+			finalize(t);
+		}
+		if (r < 0)
+			return 0;
+		if (r) {
 			if (ev->ts < t->last_ts)
 				t->stats.late_events++;
 			else

@@ -247,9 +247,10 @@ int cmd_record(int argc, char **argv)
 	if (res.lost)
 		cli_warn("the kernel dropped %llu events; a larger ring (-m %u) or fewer event groups (--no-futex, --no-irq) may help",
 			 (unsigned long long)res.lost, o.ring_pages ? 2 * o.ring_pages : 2048);
-	fprintf(stderr, "threadlens: recorded %llu events (%llu lost) in %.2f s into '%s' (%.*f MB)\n",
+	fprintf(stderr, "threadlens: recorded %llu events (%llu lost) in %.2f s into '%s' (%.1f %s)\n",
 		(unsigned long long)res.events, (unsigned long long)res.lost, res.elapsed_s, o.output,
-		res.bytes < 1000000 ? 2 : 1, (double)res.bytes / 1e6);
+		res.bytes < 1000000 ? (double)res.bytes / 1e3 : (double)res.bytes / 1e6,
+		res.bytes < 1000000 ? "kB" : "MB");
 	if (res.child_ran)
 		child_note(o.argv[0], res.child_status);
 	return 0;

@@ -223,12 +223,13 @@ TEST(newer_minor_accepted)
 	CHECK_EQ_INT(st.end.end_ns, 200);
 	CHECK(has_warning(&st, "1 events of types this threadlens does not know"));
 
-	/* Without a mask an unknown type is damage. */
+	/* Without a mask an unknown type is damage: the events before it are good, nothing after it comes. */
 	pl[6 + 3] = 25;
 	n = put_header(buf, 1, 0, 32);
 	n += put_block(buf + n, TLF_BLOCK_META, 0, "", 0);
 	n += put_block(buf + n, TLF_BLOCK_EVENTS, 0, pl, k);
-	CHECK_EQ_INT(read_events(buf, n, got, 8, &st), 0);
+	CHECK_EQ_INT(read_events(buf, n, got, 8, &st), 1);
+	CHECK_EQ_INT(got[0].tid, 5);
 	CHECK(has_warning(&st, "malformed event chunk in block 1"));
 	/* A string id beyond the table is damage too. */
 	const uint8_t rename[] = { 0, 1, 0, 1, 0, 4, TL_EV_RENAME, 0, 2, 1 };
