@@ -30,20 +30,20 @@
 #define MAX_STATE_BITS 24
 
 static const struct tl_tp_desc descs[TL_TP__COUNT] = {
-	[TL_TP_SCHED_SWITCH] = { "sched", "sched_switch", 0, 1 },
-	[TL_TP_SCHED_WAKING] = { "sched", "sched_waking", 0, 1 },
-	[TL_TP_SCHED_WAKEUP] = { "sched", "sched_wakeup", 0, 1 },
-	[TL_TP_SCHED_WAKEUP_NEW] = { "sched", "sched_wakeup_new", 0, 0 },
-	[TL_TP_SCHED_FORK] = { "sched", "sched_process_fork", 0, 0 },
-	[TL_TP_SCHED_EXEC] = { "sched", "sched_process_exec", 0, 0 },
-	[TL_TP_SCHED_EXIT] = { "sched", "sched_process_exit", 0, 0 },
-	[TL_TP_SCHED_FREE] = { "sched", "sched_process_free", 0, 0 },
-	[TL_TP_SCHED_MIGRATE] = { "sched", "sched_migrate_task", 0, 0 },
-	[TL_TP_TASK_RENAME] = { "task", "task_rename", 0, 0 },
-	[TL_TP_IRQ_ENTRY] = { "irq", "irq_handler_entry", TL_REC_IRQ, 0 },
-	[TL_TP_IRQ_EXIT] = { "irq", "irq_handler_exit", TL_REC_IRQ, 0 },
-	[TL_TP_SOFTIRQ_ENTRY] = { "irq", "softirq_entry", TL_REC_IRQ, 0 },
-	[TL_TP_SOFTIRQ_EXIT] = { "irq", "softirq_exit", TL_REC_IRQ, 0 },
+	[TL_TP_SCHED_SWITCH] = { "sched", "sched_switch", 0, 1, NULL },
+	[TL_TP_SCHED_WAKING] = { "sched", "sched_waking", 0, 1, NULL },
+	[TL_TP_SCHED_WAKEUP] = { "sched", "sched_wakeup", 0, 1, NULL },
+	[TL_TP_SCHED_WAKEUP_NEW] = { "sched", "sched_wakeup_new", 0, 0, NULL },
+	[TL_TP_SCHED_FORK] = { "sched", "sched_process_fork", 0, 0, NULL },
+	[TL_TP_SCHED_EXEC] = { "sched", "sched_process_exec", 0, 0, NULL },
+	[TL_TP_SCHED_EXIT] = { "sched", "sched_process_exit", 0, 0, NULL },
+	[TL_TP_SCHED_FREE] = { "sched", "sched_process_free", 0, 0, NULL },
+	[TL_TP_SCHED_MIGRATE] = { "sched", "sched_migrate_task", 0, 0, NULL },
+	[TL_TP_TASK_RENAME] = { "task", "task_rename", 0, 0, NULL },
+	[TL_TP_IRQ_ENTRY] = { "irq", "irq_handler_entry", TL_REC_IRQ, 0, NULL },
+	[TL_TP_IRQ_EXIT] = { "irq", "irq_handler_exit", TL_REC_IRQ, 0, NULL },
+	[TL_TP_SOFTIRQ_ENTRY] = { "irq", "softirq_entry", TL_REC_IRQ, 0, NULL },
+	[TL_TP_SOFTIRQ_EXIT] = { "irq", "softirq_exit", TL_REC_IRQ, 0, NULL },
 	/*
 	 * Only futex calls that can sleep matter (SYNC_WAIT); a lock hand-off also
 	 * makes a FUTEX_WAKE call and its return, which the kernel drops for us:
@@ -56,13 +56,13 @@ static const struct tl_tp_desc descs[TL_TP__COUNT] = {
 				"op==6||op==134||op==262||op==390||op==11||op==139||op==267||op==395||"
 				"op==13||op==141||op==269||op==397" },
 	[TL_TP_FUTEX_EXIT] = { "syscalls", "sys_exit_futex", TL_REC_FUTEX, 0, "ret<=0" },
-	[TL_TP_FUTEX_WAITV_ENTER] = { "syscalls", "sys_enter_futex_waitv", TL_REC_FUTEX, 0 },
-	[TL_TP_FUTEX_WAITV_EXIT] = { "syscalls", "sys_exit_futex_waitv", TL_REC_FUTEX, 0 },
-	[TL_TP_BLOCK_BIO_QUEUE] = { "block", "block_bio_queue", TL_REC_BLOCK, 0 },
-	[TL_TP_BLOCK_RQ_COMPLETE] = { "block", "block_rq_complete", TL_REC_BLOCK, 0 },
-	[TL_TP_SCHED_STAT_RUNTIME] = { "sched", "sched_stat_runtime", 0, 0 },
-	[TL_TP_YIELD_ENTER] = { "syscalls", "sys_enter_sched_yield", TL_REC_YIELD, 0 },
-	[TL_TP_YIELD_EXIT] = { "syscalls", "sys_exit_sched_yield", TL_REC_YIELD, 0 },
+	[TL_TP_FUTEX_WAITV_ENTER] = { "syscalls", "sys_enter_futex_waitv", TL_REC_FUTEX, 0, NULL },
+	[TL_TP_FUTEX_WAITV_EXIT] = { "syscalls", "sys_exit_futex_waitv", TL_REC_FUTEX, 0, NULL },
+	[TL_TP_BLOCK_BIO_QUEUE] = { "block", "block_bio_queue", TL_REC_BLOCK, 0, NULL },
+	[TL_TP_BLOCK_RQ_COMPLETE] = { "block", "block_rq_complete", TL_REC_BLOCK, 0, NULL },
+	[TL_TP_SCHED_STAT_RUNTIME] = { "sched", "sched_stat_runtime", 0, 0, NULL },
+	[TL_TP_YIELD_ENTER] = { "syscalls", "sys_enter_sched_yield", TL_REC_YIELD, 0, NULL },
+	[TL_TP_YIELD_EXIT] = { "syscalls", "sys_exit_sched_yield", TL_REC_YIELD, 0, NULL },
 };
 
 /*

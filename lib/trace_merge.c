@@ -407,7 +407,7 @@ void tl_merge_init(struct tl_merge *m)
 	memset(m, 0, sizeof(*m));
 }
 
-void tl_merge_release(struct tl_merge *m)
+void tl_merge_drop(struct tl_merge *m)
 {
 	/* Every queued section holds one reference to its chunk. */
 	for (int i = 0; i < m->nstreams; i++) {
@@ -419,8 +419,18 @@ void tl_merge_release(struct tl_merge *m)
 			s->head = sec->next;
 			chunk_unref(m, sec->ck);
 		}
-		free(s);
+		s->tail = NULL;
+		s->in_heap = 0;
 	}
+	m->nheap = 0;
+	m->mem.queued_events = 0;
+}
+
+void tl_merge_release(struct tl_merge *m)
+{
+	tl_merge_drop(m);
+	for (int i = 0; i < m->nstreams; i++)
+		free(m->streams[i]);
 	free(m->streams);
 	free(m->heap);
 	memset(m, 0, sizeof(*m));

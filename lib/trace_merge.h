@@ -40,6 +40,9 @@ void tl_merge_init(struct tl_merge *m);
 /* Free everything still queued. */
 void tl_merge_release(struct tl_merge *m);
 
+/* Forget the queued events (after damage: nothing more is to be returned); the merge stays usable. */
+void tl_merge_drop(struct tl_merge *m);
+
 /*
  * Check the layout of a raw EVENTS payload and queue its sections; the
  * events themselves are decoded (and checked: string ids must be below

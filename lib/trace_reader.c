@@ -434,6 +434,7 @@ int tl_trace_next(struct tl_trace *t, struct tl_event *ev)
 			t->blk_off = t->merge.damage_offset;
 			t->nblocks = t->merge.damage_block;
 			stop_damaged(t);
+			tl_merge_drop(&t->merge);
 			finalize(t);
 		}
 		if (r < 0)
