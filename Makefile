@@ -67,7 +67,7 @@ $(CORE_LIB): $(LIB_OBJ)
 $(TL): $(CLI_OBJ) $(CORE_LIB)
 	$(CC) $(LDFLAGS) $(CLI_OBJ) $(CORE_LIB) $(LIBS) -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/harness.h $(CORE_LIB)
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) $< $(CORE_LIB) $(LIBS) -o $@
 

@@ -77,7 +77,7 @@ else
 fi
 
 if ! can_record; then
-	for t in nonexistent-command child-killed sigint sigint-child; do
+	for t in nonexistent-command groups child-killed sigint sigint-child; do
 		skip "record-$t" "need root and tracefs"
 	done
 	cli_done
@@ -86,6 +86,20 @@ fi
 # ---- a command that cannot be run ----
 tl record -o "$TMP/ne.tl" -- /nonexistent/command
 expect_err record-nonexistent-command 1 "cannot (run|execute|exec|start)" "'/nonexistent/command'"
+
+# ---- event groups: on by default, --no-futex and --no-yield leave them out ----
+# The yield scenario makes sched_yield calls and, through its start barrier,
+# futex waits; the filter in the kernel keeps only futex waits.
+timeout -k 5 60 "$TL" record -o "$TMP/g1.tl" -- "$WL" yield --scale 0.1 >/dev/null 2>&1
+timeout -k 5 60 "$TL" record --no-futex --no-yield -o "$TMP/g2.tl" -- "$WL" yield --scale 0.1 >/dev/null 2>&1
+with=$("$TL" dump --type futex_enter,yield_enter "$TMP/g1.tl" 2>/dev/null | grep -vc '^#')
+without=$("$TL" dump --type futex_enter,futex_exit,yield_enter,yield_exit "$TMP/g2.tl" 2>/dev/null | grep -vc '^#')
+wakes=$("$TL" dump --type futex_enter "$TMP/g1.tl" 2>/dev/null | grep -c ' op=1 ')
+if [ "$with" -gt 0 ] && [ "$without" = 0 ] && [ "$wakes" = 0 ]; then
+	pass record-groups
+else
+	fail record-groups "futex/yield events: $with by default (want > 0), $without with --no-futex --no-yield (want 0), $wakes FUTEX_WAKE calls (want 0: the kernel filter drops them)"
+fi
 
 # ---- the recorded program dies by SIGKILL ----
 rm -f "$TMP/pid"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "event_build.h"
 #include "harness.h"
 #include "model.h"
 
@@ -21,16 +22,7 @@ static char path[] = "/tmp/tl-test-analysis-XXXXXX";
 static void ev(uint64_t ts_us, int cpu, unsigned type, int32_t tid, int32_t arg, int64_t a, int64_t b, int64_t c,
 	       uint16_t flags, const char *name)
 {
-	struct tl_event e = { 0 };
-	e.ts = ts_us * US;
-	e.cpu = (int16_t)cpu;
-	e.type = (uint16_t)type;
-	e.tid = tid;
-	e.arg = arg;
-	e.a = a;
-	e.b = b;
-	e.c = c;
-	e.flags = flags;
+	struct tl_event e = event_us(ts_us, cpu, type, tid, arg, a, b, c, flags);
 	e.name = name ? tl_trace_writer_intern(W, name) : 0;
 	CHECK(tl_trace_writer_add(W, &e) == 0);
 }
