@@ -77,7 +77,7 @@ else
 fi
 
 if ! can_record; then
-	for t in nonexistent-command groups child-killed sigint sigint-child; do
+	for t in nonexistent-command groups attach system-wide child-killed sigint sigint-child; do
 		skip "record-$t" "need root and tracefs"
 	done
 	cli_done
@@ -99,6 +99,57 @@ if [ "$with" -gt 0 ] && [ "$without" = 0 ] && [ "$wakes" = 0 ]; then
 	pass record-groups
 else
 	fail record-groups "futex/yield events: $with by default (want > 0), $without with --no-futex --no-yield (want 0), $wakes FUTEX_WAKE calls (want 0: the kernel filter drops them)"
+fi
+
+# ---- -p: attach to a running process; its sleeping thread is known from the /proc snapshot ----
+sleep 30 &
+sleeper=$!
+timeout -k 5 30 "$TL" record -p "$sleeper" --duration 0.5 -o "$TMP/p.tl" >/dev/null 2>"$TMP/p.err"
+prc=$?
+kill "$sleeper" 2>/dev/null
+wait "$sleeper" 2>/dev/null
+tl report --json "$TMP/p.tl"
+why=$(python3 - "$OUT" "$sleeper" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+pid = int(sys.argv[2])
+th = [t for t in r["threads"] if t["tid"] == pid]
+if r["trace"]["target_mode"] != "pids" or r["trace"]["targets"] != [pid]:
+    print("targets %s %s, want pids [%d]" % (r["trace"]["target_mode"], r["trace"]["targets"], pid))
+elif len(th) != 1:
+    print("thread %d not in the report (threads: %s)" % (pid, [t["tid"] for t in r["threads"]]))
+elif not th[0]["snapshot"] or th[0]["name"] != "sleep":
+    print("thread %d: snapshot %s, name %r (want true, 'sleep')" % (pid, th[0]["snapshot"], th[0]["name"]))
+elif th[0]["state_ns"]["SLEEPING"] < 0.95 * th[0]["lifetime_ns"] or th[0]["lifetime_ns"] < 4e8:
+    print("thread %d: SLEEPING %d of %d ns (want all of about 0.5 s)" % (pid, th[0]["state_ns"]["SLEEPING"], th[0]["lifetime_ns"]))
+PY
+)
+if [ "$prc" = 0 ] && [ "$RC" = 0 ] && [ -z "$why" ]; then
+	pass record-attach
+else
+	fail record-attach "record exited $prc, report $RC: $why" "record stderr: $(head -c 300 "$TMP/p.err")"
+fi
+
+# ---- -a: the whole system for a while ----
+timeout -k 5 30 "$TL" record -a --duration 0.3 -o "$TMP/a.tl" >/dev/null 2>"$TMP/a.err"
+arc=$?
+tl report --json "$TMP/a.tl"
+why=$(python3 - "$OUT" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = r["trace"]["duration_ns"]
+if r["trace"]["target_mode"] != "system":
+    print("target_mode %s, want system" % r["trace"]["target_mode"])
+elif not 2.5e8 <= d <= 1.5e9:
+    print("duration %d ns, want about 0.3 s" % d)
+elif len(r["threads"]) < 5 or sum(1 for t in r["threads"] if t["snapshot"]) < 5:
+    print("%d threads, %d from the snapshot: want the system's threads" % (len(r["threads"]), sum(1 for t in r["threads"] if t["snapshot"])))
+PY
+)
+if [ "$arc" = 0 ] && [ "$RC" = 0 ] && [ -z "$why" ]; then
+	pass record-system-wide
+else
+	fail record-system-wide "record exited $arc, report $RC: $why" "record stderr: $(head -c 300 "$TMP/a.err")"
 fi
 
 # ---- the recorded program dies by SIGKILL ----
