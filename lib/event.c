@@ -35,6 +35,16 @@ static const char *const type_names[TL_EV__COUNT] = {
 	[TL_EV_RUNTIME] = "runtime",
 	[TL_EV_YIELD_ENTER] = "yield_enter",
 	[TL_EV_YIELD_EXIT] = "yield_exit",
+	[TL_EV_FRAME_BEGIN] = "frame_begin",
+	[TL_EV_FRAME_END] = "frame_end",
+	[TL_EV_REGION_BEGIN] = "region_begin",
+	[TL_EV_REGION_END] = "region_end",
+	[TL_EV_TASK_BEGIN] = "task_begin",
+	[TL_EV_TASK_END] = "task_end",
+	[TL_EV_INSTANT] = "instant",
+	[TL_EV_FUNC_ENTRY] = "func_entry",
+	[TL_EV_FUNC_EXIT] = "func_exit",
+	[TL_EV_MARKS_LOST] = "marks_lost",
 };
 
 const char *tl_event_type_name(unsigned type)

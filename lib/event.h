@@ -34,12 +34,29 @@
  *   LOST                -          -          -          count        -            -
  *   RUNTIME             cur tid    -          -          runtime_ns   -            -
  *   YIELD_ENTER/EXIT    tid        -          -          -            -            -
+ *   FRAME_BEGIN/END     tid        -          -          frame id     -            -
+ *   REGION_BEGIN        tid        -          region     frame id|-1  -            -
+ *   REGION_END          tid        -          region     -            -            -
+ *   TASK_BEGIN          tid        -          task       frame id|-1  -            -
+ *   TASK_END            tid        -          task       -            -            -
+ *   INSTANT             tid        -          name       value        -            -
+ *   FUNC_ENTRY/EXIT     tid        -          function   -            -            -
+ *   MARKS_LOST          tid        -          -          count        -            -
  *
  * THREAD is the recorder's statement of a thread's identity (its process
  * and name), emitted when the thread first shows up, when it is found in
  * the /proc snapshot at the start of -p/-a recordings (then snap_state
  * holds TL_PS_* bits of its state at that moment, with TL_PS_SNAPSHOT set),
  * and whenever the identity changes.
+ *
+ * The user markers (FRAME_*, REGION_*, TASK_*, INSTANT) come from the
+ * instrumentation library (include/threadlens.h) through a shared-memory
+ * ring; they have cpu -1 and their timestamps are the program's own
+ * CLOCK_MONOTONIC readings.  A REGION/TASK begin carries the frame its
+ * thread works on (tl_frame_begin/tl_frame_join), or -1.  FUNC_ENTRY/EXIT
+ * come from uprobes (`record --func`) and have the CPU they fired on.
+ * MARKS_LOST says a thread's marker buffer was full and `count` markers
+ * were dropped.
  *
  * RUNTIME is kept by the recorder only where it shows a task running that
  * no recorded switch put on the CPU: some kernels (seen on a 6.18 VM) drop
@@ -76,6 +93,16 @@ enum tl_event_type {
 	TL_EV_RUNTIME,     /* sched_stat_runtime: the current task ran runtime_ns since its last update */
 	TL_EV_YIELD_ENTER, /* sys_enter_sched_yield */
 	TL_EV_YIELD_EXIT,  /* sys_exit_sched_yield */
+	TL_EV_FRAME_BEGIN,
+	TL_EV_FRAME_END,
+	TL_EV_REGION_BEGIN,
+	TL_EV_REGION_END,
+	TL_EV_TASK_BEGIN,
+	TL_EV_TASK_END,
+	TL_EV_INSTANT,
+	TL_EV_FUNC_ENTRY,
+	TL_EV_FUNC_EXIT,
+	TL_EV_MARKS_LOST,
 	TL_EV__COUNT /* keep last; new types go above and get a format doc line */
 };
 

@@ -106,6 +106,16 @@ static const uint8_t tlf_default_mask[] = {
 	[21] = TLF_F_TID | TLF_F_A, /* RUNTIME */
 	[22] = TLF_F_TID, /* YIELD_ENTER */
 	[23] = TLF_F_TID, /* YIELD_EXIT */
+	[24] = TLF_F_TID | TLF_F_A, /* FRAME_BEGIN */
+	[25] = TLF_F_TID | TLF_F_A, /* FRAME_END */
+	[26] = TLF_F_TID | TLF_F_NAME | TLF_F_A, /* REGION_BEGIN */
+	[27] = TLF_F_TID | TLF_F_NAME, /* REGION_END */
+	[28] = TLF_F_TID | TLF_F_NAME | TLF_F_A, /* TASK_BEGIN */
+	[29] = TLF_F_TID | TLF_F_NAME, /* TASK_END */
+	[30] = TLF_F_TID | TLF_F_NAME | TLF_F_A, /* INSTANT */
+	[31] = TLF_F_TID | TLF_F_NAME, /* FUNC_ENTRY */
+	[32] = TLF_F_TID | TLF_F_NAME, /* FUNC_EXIT */
+	[33] = TLF_F_TID | TLF_F_A, /* MARKS_LOST */
 };
 
 /* Fields holding a kernel priority: stored as zigzag(prio - TLF_PRIO_BIAS). */
@@ -119,6 +129,16 @@ static const uint8_t tlf_prio_mask[] = {
 	[21] = 0,
 	[22] = 0,
 	[23] = 0,
+	[24] = 0,
+	[25] = 0,
+	[26] = 0,
+	[27] = 0,
+	[28] = 0,
+	[29] = 0,
+	[30] = 0,
+	[31] = 0,
+	[32] = 0,
+	[33] = 0,
 };
 
 /* The longest event coding: byte, type, mask, ts, flags, 2x5 + 5 + 3x10 + 3 + 5. */

@@ -332,7 +332,7 @@ int tl_trace_writer_add(struct tl_trace_writer *w, const struct tl_event *ev)
 	mask = tlf_default_mask[type];
 	have = (ev->tid != 0) | (ev->arg != 0) << 1 | (ev->name != 0) << 2 | (ev->a != 0) << 3 |
 	       (ev->b != 0) << 4 | (ev->c != 0) << 5 | (ev->reserved != 0 || ev->reserved2 != 0) << 6;
-	b0 = type;
+	b0 = type < TLF_EV_TYPE_ESCAPE ? type : TLF_EV_TYPE_ESCAPE; /* larger types follow as a varint */
 	if (have & ~mask) {
 		mask |= have;
 		b0 |= TLF_EV_HAS_MASK;
@@ -349,6 +349,8 @@ int tl_trace_writer_add(struct tl_trace_writer *w, const struct tl_event *ev)
 
 	p = start = s->buf + s->len;
 	*p++ = (uint8_t)b0;
+	if ((b0 & TLF_EV_TYPE_MASK) == TLF_EV_TYPE_ESCAPE)
+		p += tl_varint_put(p, type);
 	if (b0 & TLF_EV_HAS_MASK)
 		*p++ = (uint8_t)mask;
 	p += tl_varint_put(p, delta);

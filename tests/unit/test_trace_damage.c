@@ -198,8 +198,10 @@ TEST(newer_minor_accepted)
 	pl[k++] = 0;   /* cpu 0 */
 	pl[k++] = 3;   /* events */
 	pl[k++] = 100; /* base ts */
-	pl[k++] = 10;  /* bytes */
-	const uint8_t evs[] = { TL_EV_EXIT, 0, 10, 25 | TLF_EV_HAS_MASK, TLF_F_TID, 5, 12, TL_EV_EXIT, 5, 14 };
+	pl[k++] = 11;  /* bytes */
+	/* the middle event has type 60 (escaped: a type this reader does not know) with an explicit mask */
+	const uint8_t evs[] = { TL_EV_EXIT, 0, 10, TLF_EV_TYPE_ESCAPE | TLF_EV_HAS_MASK, 60, TLF_F_TID, 5, 12,
+				TL_EV_EXIT, 5, 14 };
 	memcpy(pl + k, evs, sizeof(evs));
 	k += sizeof(evs);
 	pl[k++] = 0xaa;
@@ -224,7 +226,7 @@ TEST(newer_minor_accepted)
 	CHECK(has_warning(&st, "1 events of types this threadlens does not know"));
 
 	/* Without a mask an unknown type is damage: the events before it are good, nothing after it comes. */
-	pl[6 + 3] = 25;
+	pl[6 + 3] = TLF_EV_TYPE_ESCAPE;
 	n = put_header(buf, 1, 0, 32);
 	n += put_block(buf + n, TLF_BLOCK_META, 0, "", 0);
 	n += put_block(buf + n, TLF_BLOCK_EVENTS, 0, pl, k);
