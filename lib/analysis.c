@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "walk.h"
 
 /* Per-thread accumulator: the public stats plus what is needed to finish them. */
 struct acc {
@@ -32,7 +33,7 @@ struct acc {
 struct pass {
 	const struct tl_analysis_opts *o;
 	struct tl_sched *sched;
-	uint64_t ws, we;         /* window, absolute */
+	const struct tl_walk_result *r; /* the window: r->win_start, r->win_end (absolute) */
 	int ncpus;
 	struct acc **accs;       /* all threads ever seen, by serial order */
 	size_t naccs, cap;
@@ -49,10 +50,10 @@ static void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, c
 
 static uint64_t clip_len(const struct pass *p, uint64_t a, uint64_t b)
 {
-	if (a < p->ws)
-		a = p->ws;
-	if (b > p->we)
-		b = p->we;
+	if (a < p->r->win_start)
+		a = p->r->win_start;
+	if (b > p->r->win_end)
+		b = p->r->win_end;
 	return b > a ? b - a : 0;
 }
 
@@ -136,8 +137,8 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 	if (!a)
 		return;
 	len = clip_len(p, iv->start, iv->end);
-	inside_start = iv->start >= p->ws && iv->start < p->we;
-	inside_end = iv->end >= p->ws && iv->end <= p->we;
+	inside_start = iv->start >= p->r->win_start && iv->start < p->r->win_end;
+	inside_end = iv->end >= p->r->win_start && iv->end <= p->r->win_end;
 	a->st.state_ns[iv->state] += len;
 	if (inside_start || (iv->start == iv->end && inside_end))
 		a->st.entries[iv->state]++;
@@ -216,7 +217,7 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 
 	if (ev->type != TL_EV_SWITCH && ev->type != TL_EV_MIGRATE && ev->type != TL_EV_FORK)
 		return; /* the rest is counted from intervals */
-	if (ev->ts < p->ws || ev->ts > p->we)
+	if (ev->ts < p->r->win_start || ev->ts > p->r->win_end)
 		return;
 	if (ev->type == TL_EV_SWITCH && ev->cpu >= 0 && ev->cpu < p->ncpus)
 		p->cpus[ev->cpu].switches++;
@@ -249,8 +250,8 @@ static void on_thread_end(void *ctx, struct tl_thread *th)
 	if (!a)
 		return;
 	sync_identity(a, th);
-	a->st.start = from < p->ws ? p->ws : from;
-	a->st.end = to > p->we ? p->we : to;
+	a->st.start = from < p->r->win_start ? p->r->win_start : from;
+	a->st.end = to > p->r->win_end ? p->r->win_end : to;
 	if (a->st.end < a->st.start)
 		a->st.end = a->st.start;
 	a->ended = 1;
@@ -568,7 +569,6 @@ static void pass_release(struct pass *p)
 		for (int c = 0; c < p->ncpus; c++)
 			free(p->cpus[c].procs);
 	free(p->cpus);
-	tl_sched_free(p->sched);
 }
 
 int tl_analyze(struct tl_trace *t, const struct tl_analysis_opts *opts, struct tl_model *m)
@@ -576,20 +576,16 @@ int tl_analyze(struct tl_trace *t, const struct tl_analysis_opts *opts, struct t
 	static const struct tl_analysis_opts defaults = { .to_ns = -1 };
 	const struct tl_analysis_opts *o = opts ? opts : &defaults;
 	const struct tl_trace_info *info = tl_trace_info(t);
-	const struct tl_trace_stats *rs;
+	const struct tl_walk_result *r;
+	struct tl_walk_opts wo = { 0 };
+	struct tl_walk *w;
 	struct pass p = { 0 };
-	struct tl_sched_opts so = { 0 };
-	struct tl_event ev;
-	uint64_t last = info->start_ns, n = 0, end;
-	int r;
 
 	memset(m, 0, sizeof(*m));
 	m->info = *info;
 	m->ncpus = info->ncpus > 0 ? info->ncpus : 1;
 	p.o = o;
 	p.ncpus = m->ncpus;
-	p.ws = info->start_ns + (uint64_t)(o->from_ns > 0 ? o->from_ns : 0);
-	p.we = o->to_ns >= 0 ? info->start_ns + (uint64_t)o->to_ns : UINT64_MAX;
 	p.cpus = calloc((size_t)p.ncpus, sizeof(*p.cpus));
 	m->lost_per_cpu = calloc((size_t)p.ncpus, sizeof(uint64_t));
 	if (!p.cpus || !m->lost_per_cpu) {
@@ -600,87 +596,51 @@ int tl_analyze(struct tl_trace *t, const struct tl_analysis_opts *opts, struct t
 	for (int c = 0; c < p.ncpus; c++)
 		p.cpus[c].cpu = c;
 
-	so.start_ns = info->start_ns;
-	so.ncpus = p.ncpus;
-	so.preempt_window_ns = o->preempt_window_ns;
-	so.ctx = &p;
-	so.on_interval = on_interval;
-	so.on_cpu_interval = on_cpu_interval;
-	so.on_thread_end = on_thread_end;
-	so.on_event = on_event;
-	so.on_name = on_name;
-	p.sched = tl_sched_new(&so);
-	if (!p.sched) {
+	wo.from_ns = o->from_ns;
+	wo.to_ns = o->to_ns;
+	wo.preempt_window_ns = o->preempt_window_ns;
+	wo.ctx = &p;
+	wo.on_interval = on_interval;
+	wo.on_cpu_interval = on_cpu_interval;
+	wo.on_thread_end = on_thread_end;
+	wo.on_event = on_event;
+	wo.on_name = on_name;
+	wo.progress = o->progress;
+	wo.progress_ctx = o->progress_ctx;
+	w = tl_walk_new(&wo, info);
+	if (!w) {
 		pass_release(&p);
 		free(m->lost_per_cpu);
 		return -1;
 	}
-
-	while ((r = tl_trace_next(t, &ev)) == 1) {
-		if (ev.ts > last)
-			last = ev.ts;
-		if (ev.type == TL_EV_LOST) {
-			/* lost data anywhere in the trace is reported, even outside the window */
-			m->lost_total += (uint64_t)ev.a;
-			if (ev.cpu >= 0 && ev.cpu < p.ncpus)
-				m->lost_per_cpu[ev.cpu] += (uint64_t)ev.a;
-		}
-		/*
-		 * Nothing after the window changes what is inside it, but the rest is
-		 * still read: it tells the trace's true end, its losses and whether
-		 * the file is complete.
-		 */
-		if (ev.ts <= p.we)
-			tl_sched_feed(p.sched, &ev, ev.name ? tl_trace_string(t, ev.name) : NULL);
-		if (p.oom)
-			break;
-		if (o->progress && !(++n & 0xfffff)) {
-			rs = tl_trace_stats(t);
-			if (rs->file_bytes)
-				o->progress((double)rs->bytes_read / (double)rs->file_bytes, o->progress_ctx);
-		}
-	}
-	if (r < 0 || p.oom) {
+	p.sched = tl_walk_sched(w);
+	p.r = r = tl_walk_result(w);
+	if (tl_walk_run(w, t) < 0 || p.oom) {
 		if (p.oom)
 			tl_error("out of memory while analysing the trace");
-		pass_release(&p);
-		free(m->lost_per_cpu);
-		m->lost_per_cpu = NULL;
-		return -1;
+		goto fail;
 	}
-	rs = tl_trace_stats(t);
-	end = last;
-	if (rs->complete && rs->end.end_ns > end)
-		end = rs->end.end_ns;
-	if (rs->complete && rs->end.lost > m->lost_total) {
-		/* the recorder counted losses it could not place in the stream */
-		for (int c = 0; c < p.ncpus && c < rs->end.ncpus && rs->end.lost_per_cpu; c++)
-			if (rs->end.lost_per_cpu[c] > m->lost_per_cpu[c])
-				m->lost_per_cpu[c] = rs->end.lost_per_cpu[c];
-		m->lost_total = rs->end.lost;
-	}
-	if (p.we > end)
-		p.we = end;
-	if (p.ws > p.we)
-		p.ws = p.we;
-	tl_sched_finish(p.sched, p.we);
-	m->read = *rs;
-	m->counters = *tl_sched_counters(p.sched);
-	m->trace_start = info->start_ns;
-	m->trace_end = end;
-	m->win_start = p.ws;
-	m->win_end = p.we;
-	if (p.oom || build_model(&p, m) < 0) {
-		if (p.oom)
-			tl_error("out of memory while analysing the trace");
-		pass_release(&p);
-		tl_model_release(m);
-		return -1;
-	}
+	memcpy(m->lost_per_cpu, r->lost_per_cpu, (size_t)p.ncpus * sizeof(uint64_t));
+	m->lost_total = r->lost_total;
+	m->read = r->read;
+	m->counters = r->sched;
+	m->trace_start = r->trace_start;
+	m->trace_end = r->trace_end;
+	m->win_start = r->win_start;
+	m->win_end = r->win_end;
+	if (build_model(&p, m) < 0)
+		goto fail;
 	pass_release(&p);
-	if (o->progress)
-		o->progress(1.0, o->progress_ctx);
+	tl_walk_free(w);
 	return 0;
+
+fail:
+	pass_release(&p);
+	tl_walk_free(w);
+	free(m->lost_per_cpu);
+	m->lost_per_cpu = NULL;
+	tl_model_release(m);
+	return -1;
 }
 
 void tl_model_release(struct tl_model *m)
