@@ -159,6 +159,8 @@ static void set_state(struct tl_sched *s, struct thread *t, unsigned state, uint
 		s->o.on_interval(s->o.ctx, &t->pub, &iv);
 	if (t->pub.state == TL_ST_READY_PREEMPT)
 		pq_remove(s, t);
+	if (iv.state < TL_ST__COUNT)
+		t->pub.state_total[iv.state] += iv.end - iv.start;
 	t->pub.state = (uint16_t)state;
 	t->pub.state_since = at;
 	t->by = 0;

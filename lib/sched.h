@@ -41,8 +41,23 @@ struct tl_thread {
 	uint16_t state;
 	int16_t cpu;           /* CPU it runs on or last ran on, -1 unknown */
 	uint64_t state_since;
+	uint64_t state_total[TL_ST__COUNT]; /* time in each state over its closed intervals */
 	void *user;            /* free for one pass to hang data on (see tl_sched_opts) */
 };
+
+/*
+ * The thread's time in each state from its birth up to `at` (>= the start
+ * of its open interval): the closed intervals plus the open one.  Exact at
+ * any instant the machine has reached, so the time a thread spent in each
+ * state during any span is the difference of two calls.
+ */
+static inline void tl_thread_totals(const struct tl_thread *th, uint64_t at, uint64_t out[TL_ST__COUNT])
+{
+	for (int s = 0; s < TL_ST__COUNT; s++)
+		out[s] = th->state_total[s];
+	if (th->state < TL_ST__COUNT && at > th->state_since)
+		out[th->state] += at - th->state_since;
+}
 
 /* One closed interval of one thread. */
 struct tl_interval {

@@ -158,6 +158,15 @@ TEST(life_cycle)
 	sw(1030, 0, 100, TL_PS_S, 101);    /* A sleeps, B runs */
 	waking(1050, 1, 100, 0);           /* woken by an unknown waker context on cpu1? no: waker 0 */
 	sw(1060, 0, 101, TL_PS_S, 100);    /* B sleeps, A runs */
+	{
+		/* totals are exact at any instant the machine has reached, open interval included */
+		uint64_t tot[TL_ST__COUNT];
+		tl_thread_totals(tl_sched_thread(S, 101), 1065 * US, tot);
+		CHECK_EQ_INT(tot[TL_ST_NEW], 1 * US);
+		CHECK_EQ_INT(tot[TL_ST_RUNNABLE], 9 * US);
+		CHECK_EQ_INT(tot[TL_ST_EXECUTING], 30 * US);
+		CHECK_EQ_INT(tot[TL_ST_SLEEPING], 5 * US);
+	}
 	waking(1070, 0, 101, 100);         /* A wakes B */
 	sw(1080, 0, 100, TL_PS_S, 101);
 	ev(1090, 0, TL_EV_EXIT, 101, 0, 0, 0, 0, 0, NULL);
