@@ -7,17 +7,22 @@
 #   make fuzz       longer fuzzing runs (FUZZ_SECONDS per target)
 #   make SANITIZE=address,undefined check    the suite under ASan + UBSan
 #   make CC=clang   build with clang (both compilers must stay warning-free)
+#   make install    install the command, the marker library, its header and
+#                   pkg-config file under PREFIX (/usr/local); DESTDIR works;
+#                   make uninstall removes them
 #
 # Library code (lib/) is built into build/libtlcore.a; the CLI (src/) links it.
 # Every tests/unit/test_*.c becomes its own test program, every
 # tests/live/wl_*.c a workload, every tests/fuzz/fuzz_*.c a libFuzzer target.
+# The marker library (instr/, include/threadlens.h) becomes
+# build/libthreadlens.a and build/libthreadlens.so; workloads link it.
 
 VERSION := 0.1.0
 CC ?= cc
 BUILD ?= build
 SANITIZE ?=
 
-PKGS := libtraceevent libtracefs libzstd
+PKGS := libtraceevent libtracefs libzstd libelf
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -47,8 +52,21 @@ DEMO_BIN := $(DEMO_SRC:demo/%.c=$(BUILD)/demo/%)
 CORE_LIB := $(BUILD)/libtlcore.a
 TL := $(BUILD)/threadlens
 
-.PHONY: all deps demo check tests fuzz bench clean format
-all: deps $(TL) $(DEMO_BIN)
+# The marker library: position-independent objects of its own for both
+# archives; only the calls of threadlens.h are exported (TL_EXPORT).
+INSTR_SRC := $(sort $(wildcard instr/*.c))
+INSTR_OBJ := $(INSTR_SRC:%.c=$(BUILD)/%.pic.o)
+INSTR_ABI := 1
+INSTR_A := $(BUILD)/libthreadlens.a
+INSTR_SO := $(BUILD)/libthreadlens.so.$(INSTR_ABI).0
+INSTR_LIBS := $(INSTR_A) $(INSTR_SO) $(BUILD)/libthreadlens.so.$(INSTR_ABI) $(BUILD)/libthreadlens.so
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR ?= $(PREFIX)/lib
+
+.PHONY: all deps demo check tests fuzz bench bench-marks clean format install uninstall
+all: deps $(TL) $(DEMO_BIN) $(INSTR_LIBS)
 
 # Installs what is missing (as root) or says what to install; see the script.
 deps:
@@ -71,9 +89,40 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) $< $(CORE_LIB) $(LIBS) -o $@
 
-$(BUILD)/tests/wl_%: tests/live/wl_%.c tests/live/workload.h
+$(BUILD)/tests/wl_%: tests/live/wl_%.c tests/live/workload.h $(INSTR_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/live $(LDFLAGS) $< -lpthread -lm -o $@
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/live -Iinclude $(LDFLAGS) $< $(INSTR_A) -lpthread -lm -o $@
+
+$(BUILD)/instr/%.pic.o: instr/%.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -Iinclude $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(INSTR_A): $(INSTR_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# -z defs: the library needs nothing but libc; not with sanitizers, whose
+# runtime the program brings.
+$(INSTR_SO): $(INSTR_OBJ)
+	$(CC) -shared -Wl,-soname,libthreadlens.so.$(INSTR_ABI) $(if $(SANITIZE),,-Wl,-z,defs) $(LDFLAGS) $^ -lpthread -o $@
+
+$(BUILD)/libthreadlens.so.$(INSTR_ABI) $(BUILD)/libthreadlens.so: $(INSTR_SO)
+	ln -sf $(notdir $(INSTR_SO)) $@
+
+# test_marks drives both ends of the marker protocol in one process.
+$(BUILD)/tests/test_marks: tests/unit/test_marks.c $(wildcard tests/unit/*.h) $(CORE_LIB) $(INSTR_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -Iinstr -Iinclude $(LDFLAGS) $< $(INSTR_A) $(CORE_LIB) $(LIBS) -o $@
+
+# The instrumented program of tests/cli/test_marks.sh.
+$(BUILD)/tests/marks_prog: tests/cli/marks_prog.c include/threadlens.h $(INSTR_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -Iinclude $(CFLAGS) $(LDFLAGS) $< $(INSTR_A) -lpthread -o $@
+
+# The synthetic span trace writer of tests/cli/test_hist.sh and bench/hist.sh.
+$(BUILD)/tests/gen_spans: bench/gen_spans.c $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< $(CORE_LIB) $(LIBS) -o $@
 
 $(BUILD)/demo/%: demo/%.c
 	@mkdir -p $(dir $@)
@@ -90,7 +139,7 @@ demo: all
 	@scripts/demo.sh $(TL) $(BUILD)
 
 # Everything the test tiers run, for one build directory.
-tests: $(TL) $(DEMO_BIN) $(UNIT_BIN) $(WL_BIN)
+tests: $(TL) $(DEMO_BIN) $(UNIT_BIN) $(WL_BIN) $(INSTR_LIBS) $(BUILD)/tests/marks_prog $(BUILD)/tests/gen_spans
 
 # The whole suite on this build, then again on an ASan + UBSan build in
 # build-san (fuzz targets are sanitized anyway and run once).
@@ -109,11 +158,34 @@ bench: all
 	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory $(WL_BIN)
 	@bench/run.sh $(BUILD)
+	@bench/marks.sh $(BUILD)
+
+# Only the marker cost (bench/marks.sh, about 2 minutes).
+bench-marks: all
+	@bench/marks.sh $(BUILD)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 755 $(TL) $(DESTDIR)$(BINDIR)/threadlens
+	install -m 644 include/threadlens.h $(DESTDIR)$(INCLUDEDIR)/threadlens.h
+	install -m 644 $(INSTR_A) $(DESTDIR)$(LIBDIR)/libthreadlens.a
+	install -m 755 $(INSTR_SO) $(DESTDIR)$(LIBDIR)/$(notdir $(INSTR_SO))
+	ln -sf $(notdir $(INSTR_SO)) $(DESTDIR)$(LIBDIR)/libthreadlens.so.$(INSTR_ABI)
+	ln -sf libthreadlens.so.$(INSTR_ABI) $(DESTDIR)$(LIBDIR)/libthreadlens.so
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' instr/threadlens.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/threadlens.pc
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/threadlens $(DESTDIR)$(INCLUDEDIR)/threadlens.h \
+	      $(DESTDIR)$(LIBDIR)/libthreadlens.a $(DESTDIR)$(LIBDIR)/$(notdir $(INSTR_SO)) \
+	      $(DESTDIR)$(LIBDIR)/libthreadlens.so.$(INSTR_ABI) $(DESTDIR)$(LIBDIR)/libthreadlens.so \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/threadlens.pc
 
 format:
-	clang-format -i lib/*.[ch] src/*.[ch] tests/*/*.[ch] demo/*.c
+	clang-format -i lib/*.[ch] src/*.[ch] instr/*.[ch] tests/*/*.[ch] demo/*.c
 
 clean:
 	rm -rf $(BUILD) build-*
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(INSTR_OBJ:.o=.d)

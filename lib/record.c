@@ -1,13 +1,14 @@
 /*
  * record.c - the recorder: per-CPU perf rings into a trace file (record.h).
  *
- * Sequence: read the tracepoint formats from tracefs into a decode table;
- * open every (tracepoint, online CPU) event and map one ring per CPU; fork
- * the command (held back on a pipe); enable the events and note start_ns;
- * create the writer; write the thread snapshot; let the command exec; then
- * drain until the command or the targets are gone, the duration is over or
- * *stop is set; disable, drain the rest, close the file with its END block,
- * and only then deal with a command that still runs.
+ * Sequence: read the tracepoint formats from tracefs into a decode table
+ * (with the --func uprobes, uprobes.c); open every (tracepoint, online CPU)
+ * event and map one ring per CPU; fork the command (held back on a pipe);
+ * enable the events and note start_ns; create the writer; write the thread
+ * snapshot; let the command exec; then drain until the command or the
+ * targets are gone, the duration is over or *stop is set; disable, drain
+ * the rest, close the file with its END block, and only then deal with a
+ * command that still runs; last, remove the uprobes.
  *
  * Invariants:
  * - Every event of a CPU reaches the writer in the order of the CPU's ring,
@@ -16,6 +17,8 @@
  * - The watermark passed to the writer is T0 - SLACK_NS, where T0 was read
  *   before the rings were: a sample is visible in its ring microseconds
  *   after its timestamp, so every record not yet read is younger than that.
+ *   The command's user markers (marks.c: shared memory set up before the
+ *   fork) are drained in the same rounds under the same watermark.
  * - A THREAD event precedes, on the same CPU and with the same ts, the first
  *   event at which the recorder learns a thread's new or changed identity.
  * - Memory is fixed after start, except the identity table, which follows
@@ -44,10 +47,12 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "marks.h"
 #include "perf_ring.h"
 #include "procsnap.h"
 #include "tp_decode.h"
 #include "trace.h"
+#include "uprobes.h"
 
 #define POLL_MS 100
 #define SLACK_NS 10000000ull      /* watermark slack behind T0 */
@@ -74,7 +79,9 @@ struct rec {
 	int used[TL_TP__COUNT];
 	int ncpus;                    /* highest online CPU + 1 */
 	struct tl_perf_set set;       /* one ring per online CPU */
+	struct tl_uprobes *uprobes;   /* --func: probes in tracefs until release() */
 	struct tl_trace_writer *w;
+	struct tl_marks *marks;       /* user markers of the command (marks.h), or NULL */
 	char *path;                   /* the output, for unlink() when the command cannot run */
 	struct tl_threads *threads;
 	struct tl_event *stage;
@@ -389,16 +396,31 @@ static void progress(struct rec *rc, uint64_t now, int force)
 	rc->o->progress(&p, rc->o->progress_ctx);
 }
 
+/* The command's markers older than `mark` into the writer (marks.c). */
+static int drain_marks(struct rec *rc, uint64_t mark)
+{
+	int64_t n = tl_marks_drain(rc->marks, rc->w, mark);
+
+	if (n < 0)
+		return -1;
+	rc->res->events += (uint64_t)n;
+	rc->pending += (uint64_t)n;
+	return 0;
+}
+
 /* One round: read every ring, then promise the writer what the next round can still bring. */
 static int drain_all(struct rec *rc)
 {
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC), mark = t0 > rc->start_ns + SLACK_NS ? t0 - SLACK_NS : rc->start_ns;
 
 	for (int i = 0; i < rc->set.nrings; i++)
 		if (drain_ring(rc, rc->set.rings[i]))
 			return -1;
+	/* Markers too are read after T0 and published right after their time: the same slack holds. */
+	if (drain_marks(rc, mark))
+		return -1;
 	if (rc->pending >= STAGE_EVENTS * 4 || t0 - rc->last_flush_ns >= FLUSH_NS) {
-		if (tl_trace_writer_flush(rc->w, t0 > rc->start_ns + SLACK_NS ? t0 - SLACK_NS : rc->start_ns))
+		if (tl_trace_writer_flush(rc->w, mark))
 			return -1;
 		rc->last_flush_ns = t0;
 		rc->pending = 0;
@@ -450,6 +472,7 @@ static int fork_child(struct rec *rc, int *go_fd)
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() != parent || read(go[0], &c, 1) != 1)
 			_exit(127);
+		tl_marks_export(rc->marks);
 		execvp(rc->o->argv[0], rc->o->argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)
@@ -611,7 +634,7 @@ static int loop(struct rec *rc)
 	const struct tl_record_opts *o = rc->o;
 	uint64_t deadline = o->duration_s > 0 ? rc->start_ns + (uint64_t)(o->duration_s * 1e9) : 0;
 	int nr = rc->set.nrings;
-	struct pollfd *pfd = calloc((size_t)nr + 2, sizeof(*pfd));
+	struct pollfd *pfd = calloc((size_t)nr + 3, sizeof(*pfd));
 	int ret = -1, exiting = 0;
 
 	if (!pfd)
@@ -620,6 +643,7 @@ static int loop(struct rec *rc)
 		pfd[i] = (struct pollfd){ tl_perf_ring_fd(rc->set.rings[i]), POLLIN, 0 };
 	pfd[nr] = (struct pollfd){ rc->child_pidfd, POLLIN, 0 }; /* -1 is ignored by poll() */
 	pfd[nr + 1] = (struct pollfd){ rc->err_fd, POLLIN, 0 };
+	pfd[nr + 2] = (struct pollfd){ tl_marks_wake_fd(rc->marks), POLLIN, 0 }; /* a marker ring half full */
 	for (;;) {
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 		int timeout = POLL_MS;
@@ -635,7 +659,7 @@ static int loop(struct rec *rc)
 		if (exiting)
 			timeout = EXIT_GRACE_MS;
 		pfd[nr + 1].fd = rc->err_fd;
-		if (poll(pfd, (nfds_t)nr + 2, timeout) < 0 && errno != EINTR) {
+		if (poll(pfd, (nfds_t)nr + 3, timeout) < 0 && errno != EINTR) {
 			tl_error_errno("poll");
 			break;
 		}
@@ -661,11 +685,13 @@ static int loop(struct rec *rc)
 static void release(struct rec *rc)
 {
 	tl_perf_set_release(&rc->set);
+	tl_uprobes_close(rc->uprobes, warn_cb, rc->res); /* after the perf events on them are closed */
 	free(rc->lost_per_cpu);
 	free(rc->oncpu);
 	free(rc->stage);
 	tl_threads_free(rc->threads);
 	tl_tp_table_free(rc->tps);
+	tl_marks_free(rc->marks);
 	if (rc->child_pidfd >= 0)
 		close(rc->child_pidfd);
 	if (rc->err_fd >= 0)
@@ -688,6 +714,7 @@ static double cpu_seconds(void)
 static int finish(struct rec *rc, int ok)
 {
 	struct tl_trace_end end = { 0 };
+	struct tl_marks_stats ms;
 	int ret = ok ? 0 : -1;
 
 	tl_perf_set_enable(&rc->set, 0);
@@ -700,8 +727,11 @@ static int finish(struct rec *rc, int ok)
 			unlink(rc->path);
 		return -1;
 	}
-	if (ok && drain_all(rc))
+	if (ok && (drain_all(rc) || drain_marks(rc, TL_MARKS_ALL)))
 		ret = -1;
+	tl_marks_get_stats(rc->marks, &ms);
+	rc->res->marks = ms.markers;
+	rc->res->marks_lost = ms.lost;
 	if (!ret)
 		progress(rc, end.end_ns, 1);
 	rc->res->lost = rc->lost;
@@ -753,9 +783,10 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	}
 	if (tl_tracefs_dir(rc->tracing, sizeof(rc->tracing)) ||
 	    tl_tracefs_load(rc->tracing, rc->groups, rc->tps, rc->used, warn_cb, res) ||
-	    (opts->npids && open_targets(rc)) ||
+	    (opts->npids && open_targets(rc)) || !(rc->uprobes = tl_uprobes_open(rc->tracing, opts, rc->tps)) ||
 	    tl_perf_set_open_table(&rc->set, rc->tps, rc->used, opts->ring_pages, rc->tracing, warn_cb, res,
-				   &rc->ncpus))
+				   &rc->ncpus) ||
+	    tl_uprobes_attach(rc->uprobes, &rc->set))
 		goto out;
 	rc->lost_per_cpu = calloc((size_t)rc->ncpus, sizeof(*rc->lost_per_cpu));
 	rc->oncpu = calloc((size_t)rc->ncpus, sizeof(*rc->oncpu));
@@ -763,6 +794,9 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 		tl_error("out of memory");
 		goto out;
 	}
+	/* Without the marker memory the recording goes on, without markers. */
+	if (opts->argv && !(rc->marks = tl_marks_new()))
+		warn(res, "markers are not recorded: %s", tl_error_msg());
 	if (opts->argv && fork_child(rc, &go_fd))
 		goto out;
 	res->child_ran = rc->child > 0;

@@ -45,6 +45,10 @@ struct tl_record_opts {
 	double duration_s;       /* stop after this long; 0 = no limit (needs argv or a stop flag) */
 	unsigned ring_pages;     /* data pages per CPU ring (power of 2); 0 = default */
 	unsigned groups;         /* enum tl_record_groups; 0 = TL_REC_ALL; TL_REC_EXPLICIT alone = none */
+	const char *const *funcs; /* --func: functions to probe with uprobes, each "SYMBOL" (in the
+				   * command's or the -p process's executable) or "FILE:SYMBOL", or
+				   * a comma-separated list of those (lib/uprobes.h) */
+	int nfuncs;
 	volatile sig_atomic_t *stop; /* recording stops when *stop != 0; may be NULL.  If the
 				      * value is SIGINT or SIGTERM it is the signal forwarded
 				      * to a command still running (else SIGTERM) */
@@ -60,6 +64,8 @@ struct tl_record_result {
 	double recorder_cpu_s;   /* CPU time the recorder itself used (user + sys) */
 	int child_status;        /* wait status of the command, if one was run */
 	int child_ran;           /* 1 if a command was started */
+	uint64_t marks;          /* user markers recorded (include/threadlens.h; command mode only) */
+	uint64_t marks_lost;     /* markers the program dropped: its buffers were full */
 	int nwarnings;           /* things the user should know; the recording is still valid */
 	char warnings[8][160];   /* e.g. "tracepoint 'block:block_rq_complete' is missing: ..." */
 };

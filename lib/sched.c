@@ -46,6 +46,7 @@ struct thread {
 	uint8_t io_issued;      /* submitted block I/O during the current run */
 	uint8_t evidence;       /* some event said what it was doing */
 	uint8_t snap_io;        /* snapshot: wchan said block I/O */
+	uint64_t marked_at;     /* first user marker since state_since while off a CPU: it ran then */
 	/* membership in its CPU's list of READY_PREEMPT threads (pq_cpu -1: not listed) */
 	struct thread *pq_next, *pq_prev;
 	int16_t pq_cpu;
@@ -390,6 +391,8 @@ static void reveal(struct tl_sched *s, int c, int32_t tid, uint64_t runtime, con
 		at = ev->ts - runtime;
 	else if (tl_state_is_ready(t->pub.state))
 		at = t->pub.state_since > cpu->since ? t->pub.state_since : cpu->since;
+	else if (t->marked_at >= t->pub.state_since && t->marked_at && t->marked_at < ev->ts)
+		at = t->marked_at; /* its own marker shows it running already */
 	else
 		at = ev->ts;
 	if (at < t->pub.state_since)
@@ -536,9 +539,10 @@ static void on_wakeup(struct tl_sched *s, const struct tl_event *ev)
 
 static void on_fork(struct tl_sched *s, const struct tl_event *ev, const char *name)
 {
+	/* the parent first: a damaged trace may name the child as its own parent */
+	struct thread *parent = thread_get(s, ev->arg);
 	struct tl_thread *p = tl_sched_thread(s, ev->tid);
 	struct thread *t = (struct thread *)p;
-	struct thread *parent = thread_get(s, ev->arg);
 
 	if (t && !t->evidence && !t->pub.snapshot) {
 		/* only its identity was known (the recorder names a child just before its fork) */
@@ -550,6 +554,8 @@ static void on_fork(struct tl_sched *s, const struct tl_event *ev, const char *n
 			/* the tid is reused: the old thread's reaping was not seen */
 			if (t->pub.state != TL_ST_ZOMBIE)
 				s->n.anomalies++;
+			if (parent == t)
+				parent = NULL;
 			thread_end(s, t, ev->ts);
 		}
 		t = thread_new(s, ev->tid, ev->ts, TL_ST_NEW);
@@ -833,6 +839,25 @@ void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *na
 		break;
 	case TL_EV_LOST:
 		on_lost(s, ev);
+		break;
+	case TL_EV_FRAME_BEGIN:
+	case TL_EV_FRAME_END:
+	case TL_EV_REGION_BEGIN:
+	case TL_EV_REGION_END:
+	case TL_EV_TASK_BEGIN:
+	case TL_EV_TASK_END:
+	case TL_EV_INSTANT:
+		/*
+		 * A user marker has no CPU, but the thread made it, so it was
+		 * running: if the model has it off a CPU, its switch-in was not
+		 * reported, and the next event in its context (reveal) puts it on
+		 * the CPU from the first such marker rather than from then.
+		 */
+		t = (struct thread *)tl_sched_thread(s, ev->tid);
+		if (t && !tl_state_is_oncpu(t->pub.state) && !tl_state_is_ready(t->pub.state) &&
+		    t->marked_at < t->pub.state_since)
+			t->marked_at = ev->ts;
+		t = NULL;
 		break;
 	default:
 		break;

@@ -7,6 +7,8 @@
  * about a layout is assumed.  The decoder checks every access against the
  * sample's size, so hostile bytes can only make a sample be rejected.
  * libtraceevent is used at table-building time only, never per sample.
+ * Dynamic tracepoints (uprobes) get kinds from TL_TP__COUNT up, in the
+ * order they were added; their samples need no field but common_type.
  */
 #include "tp_decode.h"
 
@@ -18,6 +20,7 @@
 
 #include "error.h"
 #include "record.h"
+#include "tp_state.h"
 
 /*
  * Kernel trace flags in common_flags.  libtraceevent names the first ones
@@ -27,7 +30,6 @@
 #define KFLAG_NMI 0x40
 
 #define MAX_FIELDS 7
-#define MAX_STATE_BITS 24
 
 static const struct tl_tp_desc descs[TL_TP__COUNT] = {
 	[TL_TP_SCHED_SWITCH] = { "sched", "sched_switch", 0, 1, NULL },
@@ -117,42 +119,26 @@ struct tp {
 	struct fld f[MAX_FIELDS];
 };
 
-struct state_map {
-	int n;
-	uint64_t kval[MAX_STATE_BITS];
-	int64_t tl[MAX_STATE_BITS];
-	uint64_t mask;    /* bits __print_flags() looks at */
-	uint64_t preempt; /* the "+" bit (TASK_REPORT_MAX, or TASK_STATE_MAX on old kernels) */
-	int fallback;
-	int noload;       /* the map has an "N" (TASK_NOLOAD) letter: D|N is TASK_IDLE */
+struct dyn_tp {
+	int id;
+	uint16_t type;  /* TL_EV_FUNC_ENTRY or TL_EV_FUNC_EXIT */
+	uint32_t len;
+	char *name;     /* owned */
 };
 
 struct tl_tp_table {
 	struct fld common_type, common_flags;
 	int have_common;
 	struct tp tp[TL_TP__COUNT];
-	struct state_map st;
-	uint8_t kind_of_id[65536]; /* common_type -> kind + 1; 0 = not ours */
+	struct tl_tp_state_map st;
+	int ndyn;
+	struct dyn_tp *dyn;         /* kind TL_TP__COUNT + i */
+	uint16_t kind_of_id[65536]; /* common_type -> kind + 1; 0 = not ours */
 };
 
 const struct tl_tp_desc *tl_tp_desc(unsigned kind)
 {
 	return kind < TL_TP__COUNT ? &descs[kind] : NULL;
-}
-
-/* Linux 4.14 and later (include/linux/sched.h TASK_REPORT), used when the print fmt says nothing usable. */
-static void state_map_default(struct state_map *m)
-{
-	static const uint64_t kv[] = { 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80 };
-	static const int64_t tv[] = { TL_PS_S, TL_PS_D, TL_PS_T, TL_PS_TRACED, TL_PS_X, TL_PS_Z, TL_PS_P, TL_PS_I };
-
-	memset(m, 0, sizeof(*m));
-	m->n = 8;
-	memcpy(m->kval, kv, sizeof(kv));
-	memcpy(m->tl, tv, sizeof(tv));
-	m->mask = 0xff;
-	m->preempt = 0x100;
-	m->fallback = 1;
 }
 
 struct tl_tp_table *tl_tp_table_new(void)
@@ -165,12 +151,17 @@ struct tl_tp_table *tl_tp_table_new(void)
 	}
 	for (int k = 0; k < TL_TP__COUNT; k++)
 		t->tp[k].id = -1;
-	state_map_default(&t->st);
+	tl_tp_state_default(&t->st);
 	return t;
 }
 
 void tl_tp_table_free(struct tl_tp_table *t)
 {
+	if (!t)
+		return;
+	for (int i = 0; i < t->ndyn; i++)
+		free(t->dyn[i].name);
+	free(t->dyn);
 	free(t);
 }
 
@@ -199,190 +190,9 @@ static int fld_from_tep(struct fld *f, const struct tep_format_field *tf)
 	return 0;
 }
 
-/* ---- prev_state: derive the kernel's bit table from the print fmt ---- */
-
-/* Evaluate a constant expression of the print fmt (atoms, casts, arithmetic). */
-static int eval_const(const struct tep_print_arg *a, uint64_t *v, int depth)
-{
-	uint64_t l = 0, r = 0;
-	const char *op;
-	char *end;
-
-	if (!a || depth > 64)
-		return -1;
-	switch (a->type) {
-	case TEP_PRINT_ATOM:
-		*v = strtoull(a->atom.atom, &end, 0);
-		return (end == a->atom.atom || *end) ? -1 : 0;
-	case TEP_PRINT_TYPE:
-		return eval_const(a->typecast.item, v, depth + 1);
-	case TEP_PRINT_OP:
-		op = a->op.op;
-		if (!a->op.left) { /* unary */
-			if (eval_const(a->op.right, &r, depth + 1))
-				return -1;
-			if (!strcmp(op, "~"))
-				*v = ~r;
-			else if (!strcmp(op, "-"))
-				*v = (uint64_t)0 - r;
-			else if (!strcmp(op, "!"))
-				*v = !r;
-			else
-				return -1;
-			return 0;
-		}
-		if (eval_const(a->op.left, &l, depth + 1) || eval_const(a->op.right, &r, depth + 1))
-			return -1;
-		if (!strcmp(op, "+"))
-			*v = l + r;
-		else if (!strcmp(op, "-"))
-			*v = l - r;
-		else if (!strcmp(op, "*"))
-			*v = l * r;
-		else if (!strcmp(op, "|"))
-			*v = l | r;
-		else if (!strcmp(op, "&"))
-			*v = l & r;
-		else if (!strcmp(op, "^"))
-			*v = l ^ r;
-		else if (!strcmp(op, "<<"))
-			*v = r < 64 ? l << r : 0;
-		else if (!strcmp(op, ">>"))
-			*v = r < 64 ? l >> r : 0;
-		else
-			return -1;
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-static int is_field(const struct tep_print_arg *a, const char *name)
-{
-	while (a && a->type == TEP_PRINT_TYPE)
-		a = a->typecast.item;
-	return a && a->type == TEP_PRINT_FIELD && a->field.name && !strcmp(a->field.name, name);
-}
-
-/* For "REC->prev_state & EXPR": evaluate EXPR into *mask.  A bare field gives all bits. */
-static int field_mask(const struct tep_print_arg *a, const char *name, uint64_t *mask)
-{
-	if (is_field(a, name)) {
-		*mask = ~(uint64_t)0;
-		return 0;
-	}
-	if (!a || a->type != TEP_PRINT_OP || strcmp(a->op.op, "&"))
-		return -1;
-	if (is_field(a->op.left, name))
-		return eval_const(a->op.right, mask, 0);
-	if (is_field(a->op.right, name))
-		return eval_const(a->op.left, mask, 0);
-	return -1;
-}
-
-struct state_search {
-	const struct tep_print_arg *flags; /* the __print_flags() of prev_state */
-	uint64_t preempt;                  /* the bit of the "+" ternary */
-	int have_preempt;
-};
-
-static void search_args(const struct tep_print_arg *a, struct state_search *s, int depth)
-{
-	if (!a || depth > 64)
-		return;
-	switch (a->type) {
-	case TEP_PRINT_FLAGS:
-		if (!s->flags) {
-			uint64_t m;
-			if (!field_mask(a->flags.field, "prev_state", &m))
-				s->flags = a;
-		}
-		break;
-	case TEP_PRINT_OP: {
-		const struct tep_print_arg *r = a->op.right;
-		/* cond ? "+" : "" -- the preemption mark */
-		if (!strcmp(a->op.op, "?") && r && r->type == TEP_PRINT_OP && !strcmp(r->op.op, ":") &&
-		    r->op.left && r->op.left->type == TEP_PRINT_ATOM && !strcmp(r->op.left->atom.atom, "+")) {
-			uint64_t m;
-			if (!s->have_preempt && !field_mask(a->op.left, "prev_state", &m)) {
-				s->preempt = m;
-				s->have_preempt = 1;
-			}
-		}
-		search_args(a->op.left, s, depth + 1);
-		search_args(a->op.right, s, depth + 1);
-		break;
-	}
-	case TEP_PRINT_TYPE:
-		search_args(a->typecast.item, s, depth + 1);
-		break;
-	default:
-		break;
-	}
-}
-
-/*
- * Portable bit for one kernel letter.  Old kernels printed more letters:
- * "x" TASK_DEAD, "K" TASK_WAKEKILL (always with D, which carries the
- * meaning), "W" TASK_WAKING (runnable), "N" TASK_NOLOAD (D|N = TASK_IDLE,
- * today's "I").
- */
-static int64_t letter_bit(const char *s, int *noload)
-{
-	if (!s[0] || s[1])
-		return 0;
-	switch (s[0]) {
-	case 'S': return TL_PS_S;
-	case 'D': return TL_PS_D;
-	case 'T': return TL_PS_T;
-	case 't': return TL_PS_TRACED;
-	case 'X': return TL_PS_X;
-	case 'x': return TL_PS_X;
-	case 'Z': return TL_PS_Z;
-	case 'P': return TL_PS_P;
-	case 'I': return TL_PS_I;
-	case 'N': *noload = 1; return TL_PS_I;
-	default: return 0;
-	}
-}
-
-static int derive_state_map(struct state_map *m, const struct tep_event *ev)
-{
-	struct state_search s = { 0 };
-	struct state_map n = { 0 };
-
-	for (const struct tep_print_arg *a = ev->print_fmt.args; a; a = a->next)
-		search_args(a, &s, 0);
-	if (!s.flags || field_mask(s.flags->flags.field, "prev_state", &n.mask))
-		return -1;
-	for (const struct tep_print_flag_sym *f = s.flags->flags.flags; f; f = f->next) {
-		char *end;
-		uint64_t v;
-
-		if (!f->value || !f->str)
-			return -1;
-		v = strtoull(f->value, &end, 0);
-		if (end == f->value || *end || !v)
-			return -1;
-		if (n.n == MAX_STATE_BITS)
-			return -1;
-		n.kval[n.n] = v;
-		n.tl[n.n] = letter_bit(f->str, &n.noload);
-		n.n++;
-	}
-	if (!n.n)
-		return -1;
-	if (s.have_preempt)
-		n.preempt = s.preempt;
-	else if (n.mask != ~(uint64_t)0 && !((n.mask + 1) & n.mask))
-		n.preempt = n.mask + 1; /* the bit just above the reported states */
-	*m = n;
-	return 0;
-}
-
 int64_t tl_tp_table_prev_state(const struct tl_tp_table *t, uint64_t kstate)
 {
-	const struct state_map *m = &t->st;
+	const struct tl_tp_state_map *m = &t->st;
 	uint64_t st = kstate & m->mask;
 	int64_t out = 0;
 
@@ -403,26 +213,7 @@ int tl_tp_table_state_fallback(const struct tl_tp_table *t)
 
 const char *tl_tp_table_state_desc(const struct tl_tp_table *t, char *buf, size_t len)
 {
-	static const char letters[] = "SDTtXZPI";
-	size_t used = 0;
-
-	if (!len)
-		return buf;
-	buf[0] = 0;
-	for (int i = 0; i < t->st.n && used < len; i++) {
-		char c = '?';
-		for (int b = 0; b < 8; b++)
-			if (t->st.tl[i] == (1 << b))
-				c = letters[b];
-		if (!t->st.tl[i])
-			c = '-';
-		used += (size_t)snprintf(buf + used, len - used, "%c=0x%llx ", c,
-					 (unsigned long long)t->st.kval[i]);
-	}
-	if (used < len)
-		snprintf(buf + used, len - used, "preempt=0x%llx (%s)", (unsigned long long)t->st.preempt,
-			 t->st.fallback ? "built-in fallback" : "from sched_switch print fmt");
-	return buf;
+	return tl_tp_state_desc(&t->st, buf, len);
 }
 
 /* ---- building the table ---- */
@@ -447,6 +238,21 @@ static int add_common(struct tl_tp_table *t, struct tep_event *ev)
 	return 0;
 }
 
+/* A libtraceevent handle for parsing format files of this machine. */
+static struct tep_handle *new_tep(void)
+{
+	struct tep_handle *tep = tep_alloc();
+
+	if (!tep) {
+		tl_error("out of memory");
+		return NULL;
+	}
+	tep_set_long_size(tep, (int)sizeof(long));
+	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	return tep;
+}
+
 int tl_tp_table_add(struct tl_tp_table *t, unsigned kind, const char *text, size_t len)
 {
 	struct tep_handle *tep;
@@ -457,12 +263,9 @@ int tl_tp_table_add(struct tl_tp_table *t, unsigned kind, const char *text, size
 
 	if (!d)
 		return tl_error("unknown tracepoint kind %u", kind);
-	tep = tep_alloc();
+	tep = new_tep();
 	if (!tep)
-		return tl_error("out of memory");
-	tep_set_long_size(tep, (int)sizeof(long));
-	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+		return -1;
 	/* A print fmt that libtraceevent cannot fully parse still yields the fields we need. */
 	tep_parse_format(tep, &ev, text, len, d->system);
 	if (!ev) {
@@ -503,17 +306,72 @@ int tl_tp_table_add(struct tl_tp_table *t, unsigned kind, const char *text, size
 			tp.min_size = tp.f[i].off + tp.f[i].size;
 	}
 	if (kind == TL_TP_SCHED_SWITCH) {
-		struct state_map m;
-		if (derive_state_map(&m, ev))
-			state_map_default(&t->st);
+		struct tl_tp_state_map m;
+		if (tl_tp_state_derive(&m, ev))
+			tl_tp_state_default(&t->st);
 		else
 			t->st = m;
 	}
 	if (t->tp[kind].id >= 0 && t->tp[kind].id != tp.id)
 		t->kind_of_id[t->tp[kind].id] = 0;
 	t->tp[kind] = tp;
-	t->kind_of_id[tp.id] = (uint8_t)(kind + 1);
+	t->kind_of_id[tp.id] = (uint16_t)(kind + 1);
 	ret = tp.id;
+out:
+	tep_free(tep);
+	return ret;
+}
+
+int tl_tp_table_add_dynamic(struct tl_tp_table *t, const char *text, size_t len, unsigned type, const char *name)
+{
+	struct tep_handle *tep;
+	struct tep_event *ev = NULL;
+	struct dyn_tp *grown, *dt;
+	unsigned kind;
+	int ret = -1;
+
+	if (type != TL_EV_FUNC_ENTRY && type != TL_EV_FUNC_EXIT)
+		return tl_error("a dynamic tracepoint cannot make events of type %u", type);
+	if (t->ndyn >= TL_TP_MAX_DYNAMIC)
+		return tl_error("too many probes (at most %d)", TL_TP_MAX_DYNAMIC);
+	tep = new_tep();
+	if (!tep)
+		return -1;
+	tep_parse_format(tep, &ev, text, len, "dynamic");
+	if (!ev) {
+		tl_error("cannot parse the format of probe '%s'", name);
+		goto out;
+	}
+	if (ev->id < 0 || ev->id > 0xffff) {
+		tl_error("format of probe '%s' has an invalid id %d", name, ev->id);
+		goto out;
+	}
+	kind = t->kind_of_id[ev->id];
+	if (kind && kind - 1 < TL_TP__COUNT) {
+		tl_error("probe '%s' has the id %d of tracepoint '%s'", name, ev->id, descs[kind - 1].name);
+		goto out;
+	}
+	if (add_common(t, ev))
+		goto out;
+	grown = realloc(t->dyn, ((size_t)t->ndyn + 1) * sizeof(*t->dyn));
+	if (!grown) {
+		tl_error("out of memory");
+		goto out;
+	}
+	t->dyn = grown;
+	dt = &t->dyn[t->ndyn];
+	dt->name = strdup(name);
+	if (!dt->name) {
+		tl_error("out of memory");
+		goto out;
+	}
+	dt->id = ev->id;
+	dt->type = (uint16_t)type;
+	dt->len = (uint32_t)strlen(name);
+	/* An id seen before (a probe made again) now means the new one. */
+	t->kind_of_id[ev->id] = (uint16_t)(TL_TP__COUNT + t->ndyn + 1);
+	t->ndyn++;
+	ret = ev->id;
 out:
 	tep_free(tep);
 	return ret;
@@ -605,6 +463,22 @@ int tl_tp_decode(const struct tl_tp_table *t, const struct tl_tp_sample *s, stru
 	kind = t->kind_of_id[rd_uint(p, &t->common_type) & 0xffff];
 	if (!kind--)
 		return 0;
+	if (kind >= TL_TP__COUNT) {
+		/* a probed function: the current thread entered or left it; the name is the table's */
+		const struct dyn_tp *dt = &t->dyn[kind - TL_TP__COUNT];
+		if (t->common_flags.kind && s->raw_size < t->common_flags.off + 1u)
+			return -1;
+		memset(&d, 0, sizeof(d));
+		d.ev.ts = s->ts;
+		d.ev.cpu = s->cpu;
+		d.ev.flags = ctx_flags(t, p);
+		d.ev.tid = s->tid;
+		d.ev.type = dt->type;
+		d.name.s = dt->name;
+		d.name.len = dt->len;
+		*out = d;
+		return 1;
+	}
 	tp = &t->tp[kind];
 	if (s->raw_size < tp->min_size)
 		return -1;

@@ -80,6 +80,19 @@ int tl_tp_table_add(struct tl_tp_table *t, unsigned kind, const char *text, size
 /* The id given to a kind by tl_tp_table_add(), or -1 if not added. */
 int tl_tp_table_id(const struct tl_tp_table *t, unsigned kind);
 
+#define TL_TP_MAX_DYNAMIC 1024
+
+/*
+ * Learn a dynamic tracepoint (a uprobe that lib/uprobes.c made) from the
+ * text of its format file.  Its samples decode to an event of `type`
+ * (TL_EV_FUNC_ENTRY or TL_EV_FUNC_EXIT) of the current thread, whose name
+ * is `name` (copied: a function, "lib:function" for another file).  Only
+ * common_type is read from its samples.  Returns the id, or -1 with
+ * tl_error set (bad text, an id of a static kind, more than
+ * TL_TP_MAX_DYNAMIC).
+ */
+int tl_tp_table_add_dynamic(struct tl_tp_table *t, const char *text, size_t len, unsigned type, const char *name);
+
 /*
  * The kernel's prev_state bits in TL_PS_* terms, using the mapping that
  * tl_tp_table_add() derived from sched_switch's print fmt (or the built-in
@@ -125,7 +138,8 @@ struct tl_tp_decoded {
  * Decode a sample.  Returns 1 with *out filled, 0 if the sample is not a
  * tracepoint of this table (out untouched), -1 if it is one but its bytes
  * are too short or inconsistent (out untouched).  Strings in *out point into
- * s->raw and are valid as long as it is.
+ * s->raw and are valid as long as it is; the name of a dynamic tracepoint's
+ * event points into the table.
  */
 int tl_tp_decode(const struct tl_tp_table *t, const struct tl_tp_sample *s, struct tl_tp_decoded *out);
 

@@ -10,7 +10,8 @@
 #
 # Tiers, in order: unit tests (every BUILD_DIR/tests/test_* program), the
 # command-line tests (tests/cli/test_*.sh), the live tests (tests/live/run.sh:
-# record the wl_states workloads and compare with their ground truth), and a
+# record the wl_states workloads and compare with their ground truth; then
+# every other tests/live/*.sh, e.g. frames.sh), and a
 # short fuzz run (scripts/fuzz.sh BUILD_DIR 10, when the script and some
 # BUILD_DIR/fuzz/ targets exist).  Every test prints "ok NAME", "FAIL NAME"
 # or "skip NAME: REASON" ("skip: REASON" for a whole tier); this script
@@ -106,6 +107,11 @@ run_tiers() {
 
 	echo "== ${p}live tests"
 	run_tier "${p}live" "$p" 600 sh "$ROOT/tests/live/run.sh" "$b"
+	# every other live script (frames.sh, funcs.sh, ...) takes the build too
+	for t in "$ROOT"/tests/live/*.sh; do
+		[ -f "$t" ] && [ "$(basename "$t")" != run.sh ] || continue
+		run_tier "${p}live/$(basename "$t" .sh)" "$p" 600 bash "$t" "$b"
+	done
 }
 
 run_tiers "$BUILD" ""

@@ -11,9 +11,9 @@ set -eu
 want="build"
 [ $# -gt 0 ] && want="$1"
 
-pkgs="gcc make pkg-config libtraceevent-dev libtracefs-dev libzstd-dev"
+pkgs="gcc make pkg-config libtraceevent-dev libtracefs-dev libzstd-dev libelf-dev"
 case "$want" in
-check) pkgs="$pkgs clang libclang-rt-14-dev python3" ;;
+check) pkgs="$pkgs clang libclang-rt-14-dev python3 g++" ;;
 bench) pkgs="$pkgs clang libclang-rt-14-dev python3 linux-perf hyperfine" ;;
 esac
 

@@ -22,6 +22,9 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
+int cmd_frames(int argc, char **argv);
+int cmd_util(int argc, char **argv);
 
 /* "threadlens: <msg>" on stderr.  Returns 1 (the failure exit status). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -22,7 +22,7 @@
 
 struct dump_opts {
 	uint64_t limit;       /* 0: no limit */
-	uint32_t types;       /* bit per event type; 0: all */
+	uint64_t types;       /* bit per event type; 0: all */
 	int32_t tid;          /* -1: all */
 	int64_t from_ns, to_ns; /* relative to the trace start; to_ns -1: no end */
 	int header;
@@ -173,6 +173,36 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 		print_tid(t, nm, "tid", e->tid);
 		printf(" runtime_ns=%" PRId64, e->a);
 		break;
+	case TL_EV_FUNC_ENTRY:
+	case TL_EV_FUNC_EXIT:
+		print_tid(t, nm, "tid", e->tid);
+		print_str(t, "func", e->name);
+		break;
+	case TL_EV_FRAME_BEGIN:
+	case TL_EV_FRAME_END:
+		print_tid(t, nm, "tid", e->tid);
+		printf(" frame=%" PRId64, e->a);
+		break;
+	case TL_EV_REGION_BEGIN:
+	case TL_EV_TASK_BEGIN:
+		print_tid(t, nm, "tid", e->tid);
+		print_str(t, "name", e->name);
+		printf(" frame=%" PRId64, e->a);
+		break;
+	case TL_EV_REGION_END:
+	case TL_EV_TASK_END:
+		print_tid(t, nm, "tid", e->tid);
+		print_str(t, "name", e->name);
+		break;
+	case TL_EV_INSTANT:
+		print_tid(t, nm, "tid", e->tid);
+		print_str(t, "name", e->name);
+		printf(" value=%" PRId64, e->a);
+		break;
+	case TL_EV_MARKS_LOST:
+		print_tid(t, nm, "tid", e->tid);
+		printf(" count=%" PRId64, e->a);
+		break;
 	case TL_EV_EXIT:
 	case TL_EV_FREE:
 	case TL_EV_YIELD_ENTER:
@@ -232,7 +262,7 @@ static void print_header(const char *path, const struct tl_trace_info *in)
 	printf("#   time(s)     cpu  event          fields\n");
 }
 
-static int parse_types(const char *list, uint32_t *types)
+static int parse_types(const char *list, uint64_t *types)
 {
 	char *dup = strdup(list), *save = NULL, *tok;
 	int ret = 0;
@@ -252,7 +282,7 @@ static int parse_types(const char *list, uint32_t *types)
 			ret = -1;
 			break;
 		}
-		*types |= 1u << i;
+		*types |= 1ull << i;
 	}
 	free(dup);
 	return ret;
@@ -297,7 +327,7 @@ static int run(const char *path, const struct dump_opts *o)
 		int64_t rel = (int64_t)(e.ts - start);
 		if (o->to_ns >= 0 && rel > o->to_ns)
 			break;
-		if (rel >= o->from_ns && (!o->types || (e.type < 32 && (o->types >> e.type & 1))) &&
+		if (rel >= o->from_ns && (!o->types || (e.type < 64 && (o->types >> e.type & 1))) &&
 		    (o->tid < 0 || about_tid(&e, o->tid))) {
 			print_event(t, &nm, &e, start);
 			if (o->limit && ++printed >= o->limit)

@@ -38,6 +38,10 @@ static void usage(FILE *out)
 		"running processes, or of the whole system into a trace file.  Needs root, or\n"
 		"CAP_PERFMON and read access to /sys/kernel/tracing.\n"
 		"\n"
+		"A command that uses the threadlens marker library (threadlens.h: frames, regions,\n"
+		"tasks, instants) has its markers recorded too, and so have its children; with -p\n"
+		"and -a markers are not collected (docs/MARKERS.md).\n"
+		"\n"
 		"options:\n"
 		"  -o, --output FILE      trace file to write (default: threadlens.tl; - for stdout)\n"
 		"  -p, --pid PID[,PID]    attach to running processes; record until they are gone\n"
@@ -49,13 +53,17 @@ static void usage(FILE *out)
 		"      --no-futex         leave out futex syscalls (no lock-wait state)\n"
 		"      --no-block         leave out block I/O events\n"
 		"      --no-yield         leave out sched_yield syscalls (no READY_YIELD state)\n"
+		"      --func FUNC[,FUNC] also record entry and return of these functions (uprobes;\n"
+		"                         root): SYMBOL in the command's (or -p process's) binary,\n"
+		"                         or FILE:SYMBOL in a library or another file; repeatable\n"
 		"      --list-events      show which tracepoints this kernel has and which are used\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"examples:\n"
 		"  threadlens record -o app.tl -- ./app --frames 100\n"
 		"  threadlens record -p 1234 --duration 5s\n"
-		"  threadlens record -a -d 500ms -o system.tl\n");
+		"  threadlens record -a -d 500ms -o system.tl\n"
+		"  threadlens record --func decode_frame,libc:usleep -o app.tl -- ./app\n");
 }
 
 static void show_progress(const struct tl_record_progress *p, void *ctx)
@@ -131,7 +139,9 @@ static void catch_signals(void)
 	 */
 }
 
-enum { OPT_NO_IRQ = 256, OPT_NO_FUTEX, OPT_NO_BLOCK, OPT_NO_YIELD, OPT_LIST };
+enum { OPT_NO_IRQ = 256, OPT_NO_FUTEX, OPT_NO_BLOCK, OPT_NO_YIELD, OPT_LIST, OPT_FUNC };
+
+#define MAX_FUNC_OPTS 64 /* --func options; each may list many functions */
 
 int cmd_record(int argc, char **argv)
 {
@@ -146,12 +156,14 @@ int cmd_record(int argc, char **argv)
 		{ "no-block", no_argument, NULL, OPT_NO_BLOCK },
 		{ "no-yield", no_argument, NULL, OPT_NO_YIELD },
 		{ "list-events", no_argument, NULL, OPT_LIST },
+		{ "func", required_argument, NULL, OPT_FUNC },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tl_record_opts o;
 	struct tl_record_result res;
 	int pids[TL_TRACE_MAX_TARGETS], npids = 0, list = 0, shown = 0, c;
+	const char *funcs[MAX_FUNC_OPTS];
 	unsigned off = 0;
 	int64_t ns;
 	char *end;
@@ -208,6 +220,17 @@ int cmd_record(int argc, char **argv)
 		case OPT_LIST:
 			list = 1;
 			break;
+		case OPT_FUNC:
+			if (!*optarg || o.nfuncs == MAX_FUNC_OPTS) {
+				if (*optarg)
+					cli_error("too many --func options (at most %d; list functions with commas)",
+						  MAX_FUNC_OPTS);
+				else
+					cli_error("empty function list in --func");
+				return cli_usage_error("record");
+			}
+			funcs[o.nfuncs++] = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -222,6 +245,7 @@ int cmd_record(int argc, char **argv)
 		o.argv = argv + optind;
 	o.pids = pids;
 	o.npids = npids;
+	o.funcs = funcs;
 	if (!!o.argv + !!npids + o.system_wide > 1) {
 		cli_error("give one of a command, -p or -a, not several");
 		return cli_usage_error("record");
@@ -247,10 +271,18 @@ int cmd_record(int argc, char **argv)
 	if (res.lost)
 		cli_warn("the kernel dropped %llu events; a larger ring (-m %u) or fewer event groups (--no-futex, --no-irq) may help",
 			 (unsigned long long)res.lost, o.ring_pages ? 2 * o.ring_pages : 2048);
-	fprintf(stderr, "threadlens: recorded %llu events (%llu lost) in %.2f s into '%s' (%.1f %s)\n",
+	if (res.marks_lost)
+		cli_warn("the program dropped %llu markers: a thread made them faster than they were "
+			 "collected, or all marker slots were taken",
+			 (unsigned long long)res.marks_lost);
+	fprintf(stderr, "threadlens: recorded %llu events (%llu lost) in %.2f s into '%s' (%.1f %s)",
 		(unsigned long long)res.events, (unsigned long long)res.lost, res.elapsed_s, o.output,
 		res.bytes < 1000000 ? (double)res.bytes / 1e3 : (double)res.bytes / 1e6,
 		res.bytes < 1000000 ? "kB" : "MB");
+	if (res.marks || res.marks_lost) /* after the events: scripts parse "N events (M lost)" */
+		fprintf(stderr, ", %llu markers (%llu lost)", (unsigned long long)res.marks,
+			(unsigned long long)res.marks_lost);
+	fputc('\n', stderr);
 	if (res.child_ran)
 		child_note(o.argv[0], res.child_status);
 	return 0;

@@ -16,6 +16,9 @@ static const struct cli_command commands[] = {
 	{ "report", cmd_report, "where each thread's time went: states, CPUs, processes" },
 	{ "import", cmd_import, "convert a perf.data ('perf sched record') into a threadlens trace" },
 	{ "dump", cmd_dump, "print a trace's events as text, one per line" },
+	{ "hist", cmd_hist, "execution-time histogram, exact percentiles and profile (ETP) of a span" },
+	{ "frames", cmd_frames, "frames/s, latency per frame, step times and dropped frames from markers" },
+	{ "util", cmd_util, "CPU time a module (span) really uses per period; RM/EDF admission test" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -1,0 +1,311 @@
+/*
+ * cmd-frames.c - `threadlens frames`: throughput, latency, per-step times,
+ * dropped frames and per-frame state splits from the program's markers.
+ *
+ * Parses options into a tl_frames_opts, opens the trace and runs
+ * tl_frames_analyze().  With --json the document is written while the
+ * trace is read (every finished frame goes out at once, so memory does not
+ * grow with the number of frames); the text report is printed at the end.
+ * Exit status: 0 when a report was printed (even from a damaged trace: the
+ * reader's warnings go to stderr), 1 when the trace cannot be read or the
+ * output cannot be written, 2 for bad usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "error.h"
+#include "frames.h"
+#include "frames_report.h"
+#include "json.h"
+
+#define MAX_LIST 64
+#define DEFAULT_WORST 5
+
+struct frames_args {
+	const char *trace_path;
+	const char *output;
+	int json;
+	const char *steps[MAX_LIST];
+	int64_t ids[MAX_LIST];
+	struct tl_frames_opts fo;
+};
+
+/* What the on_frame callback writes to. */
+struct json_out {
+	struct tl_json j;
+	uint64_t trace_start;
+};
+
+enum {
+	OPT_JSON = 256,
+	OPT_FROM,
+	OPT_TO,
+	OPT_INTERVAL,
+	OPT_WORST,
+	OPT_FRAME,
+	OPT_STEP,
+	OPT_PREEMPT_WINDOW,
+};
+
+static const struct option long_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "worst", required_argument, NULL, OPT_WORST },
+	{ "frame", required_argument, NULL, OPT_FRAME },
+	{ "step", required_argument, NULL, OPT_STEP },
+	{ "preempt-window", required_argument, NULL, OPT_PREEMPT_WINDOW },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: threadlens frames [options] FILE\n"
+	      "\n"
+	      "Frames and steps from the markers of a program instrumented with\n"
+	      "<threadlens.h> (tl_frame_begin/end, tl_region_*, tl_task_*): frames\n"
+	      "completed per second, latency per frame, the time of every step (region or\n"
+	      "task) per frame, dropped or unfinished frames, and for each frame how the\n"
+	      "threads that worked on it split their time across the thread states.\n"
+	      "docs/FRAMES.md explains every number.\n"
+	      "\n"
+	      "output:\n"
+	      "  -o, --output FILE      write to FILE instead of stdout\n"
+	      "      --json             the JSON document of docs/JSON.md (every frame)\n"
+	      "      --worst K          show the K longest frames in full (default 5; 0: none)\n"
+	      "      --frame ID         show frame ID in full (repeatable)\n"
+	      "\n"
+	      "what to analyse:\n"
+	      "      --from TIME        start of the window, from the trace start (1.5, 250ms);\n"
+	      "                         frames that began before it are left out\n"
+	      "      --to TIME          end of the window; frames still open then are unfinished\n"
+	      "      --step NAME        only this step (region or task name; repeatable)\n"
+	      "      --interval DURATION\n"
+	      "                         throughput per interval of this length (default 1s)\n"
+	      "      --preempt-window DURATION\n"
+	      "                         as in 'threadlens report' (default 1ms)\n"
+	      "\n"
+	      "examples:\n"
+	      "  threadlens record -o app.tl -- ./app\n"
+	      "  threadlens frames app.tl\n"
+	      "  threadlens frames --worst 10 --step decode --step render app.tl\n"
+	      "  threadlens frames --frame 120 --interval 250ms app.tl\n"
+	      "  threadlens frames --json -o frames.json app.tl\n",
+	      out);
+}
+
+static int bad_value(const char *opt, const char *value, const char *want)
+{
+	cli_error("invalid %s '%s' (%s)", opt, value, want);
+	return cli_usage_error("frames");
+}
+
+/* Returns 0 to go on, -1 after --help, or the exit status (2 usage). */
+static int parse_args(int argc, char **argv, struct frames_args *a)
+{
+	int c;
+	int64_t v;
+	char *end;
+
+	a->fo.to_ns = -1;
+	a->fo.worst = DEFAULT_WORST;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+ho:", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return -1;
+		case 'o':
+			a->output = optarg;
+			break;
+		case OPT_JSON:
+			a->json = 1;
+			break;
+		case OPT_FROM:
+			if (cli_parse_time_ns(optarg, &a->fo.from_ns))
+				return bad_value("--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+			break;
+		case OPT_TO:
+			if (cli_parse_time_ns(optarg, &a->fo.to_ns))
+				return bad_value("--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+			break;
+		case OPT_INTERVAL:
+			v = cli_parse_duration_ns(optarg);
+			if (v < 1000)
+				return bad_value("--interval", optarg, "a duration of at least 1us, like 1s or 100ms");
+			a->fo.interval_ns = (uint64_t)v;
+			break;
+		case OPT_WORST:
+			errno = 0;
+			v = strtoll(optarg, &end, 10);
+			if (!*optarg || *end || errno || v < 0 || v > 100000)
+				return bad_value("--worst", optarg, "a number of frames, 0 to 100000");
+			a->fo.worst = (size_t)v;
+			break;
+		case OPT_FRAME:
+			errno = 0;
+			v = strtoll(optarg, &end, 10);
+			if (!*optarg || *end || errno)
+				return bad_value("--frame", optarg, "a frame id");
+			if (a->fo.nframe_ids == MAX_LIST)
+				return bad_value("--frame", optarg, "at most 64 frames");
+			a->ids[a->fo.nframe_ids++] = v;
+			a->fo.frame_ids = a->ids;
+			break;
+		case OPT_STEP:
+			if (!*optarg)
+				return bad_value("--step", optarg, "a region or task name");
+			if (a->fo.nsteps == MAX_LIST)
+				return bad_value("--step", optarg, "at most 64 steps");
+			a->steps[a->fo.nsteps++] = optarg;
+			a->fo.steps = a->steps;
+			break;
+		case OPT_PREEMPT_WINDOW:
+			v = cli_parse_duration_ns(optarg);
+			if (v <= 0)
+				return bad_value("--preempt-window", optarg, "a duration like 1ms or 500us");
+			a->fo.preempt_window_ns = (uint64_t)v;
+			break;
+		default:
+			return cli_usage_error("frames");
+		}
+	}
+	if (optind >= argc) {
+		cli_error("frames needs a trace file");
+		return cli_usage_error("frames");
+	}
+	if (optind + 1 < argc) {
+		cli_error("frames reads one trace file, but got '%s' too", argv[optind + 1]);
+		return cli_usage_error("frames");
+	}
+	if (a->fo.to_ns >= 0 && a->fo.to_ns <= a->fo.from_ns) {
+		cli_error("the window is empty: --to must be after --from");
+		return cli_usage_error("frames");
+	}
+	a->trace_path = argv[optind];
+	return 0;
+}
+
+static void on_frame(void *ctx, const struct tl_frame *f)
+{
+	struct json_out *jo = ctx;
+	tl_frames_json_frame(&jo->j, f, jo->trace_start);
+}
+
+struct progress {
+	int last; /* last percentage shown, -1 before the first */
+};
+
+static void show_progress(double fraction, void *ctx)
+{
+	struct progress *p = ctx;
+	int pct = (int)(fraction * 100);
+
+	if (pct == p->last)
+		return;
+	p->last = pct;
+	fprintf(stderr, "\rthreadlens: analysing %3d%%", pct);
+}
+
+/* Warnings that belong on stderr whatever the output format. */
+static void warn_after(const struct frames_args *a, const struct tl_frames_result *r)
+{
+	for (int i = 0; i < r->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
+		cli_warn("%s", r->read.warnings[i]);
+	if (r->lost_total)
+		cli_warn("the kernel dropped %" PRIu64 " events; states near the gaps are uncertain", r->lost_total);
+	if (r->spans.marks_lost)
+		cli_warn("the program dropped %" PRIu64 " markers (its buffer was full); frames and steps may be missing",
+			 r->spans.marks_lost);
+	if (!r->begun && !r->ends_without_begin && !r->nsteps)
+		cli_warn("no frame markers in '%s' (is the program instrumented with threadlens.h?)", a->trace_path);
+	for (size_t i = 0; i < a->fo.nsteps; i++) {
+		size_t k;
+		for (k = 0; k < r->nsteps && strcmp(r->steps[k].name, a->steps[i]); k++)
+			;
+		if (k == r->nsteps)
+			cli_warn("no step named '%s' in the window", a->steps[i]);
+	}
+	for (size_t i = 0; i < a->fo.nframe_ids; i++) {
+		size_t k;
+		for (k = 0; k < r->npicked && r->picked[k].id != a->ids[i]; k++)
+			;
+		if (k == r->npicked)
+			cli_warn("no frame %" PRId64 " began in the window", a->ids[i]);
+	}
+}
+
+int cmd_frames(int argc, char **argv)
+{
+	struct frames_args a = { 0 };
+	struct progress prog = { -1 };
+	struct tl_frames_result r;
+	struct json_out jo;
+	struct tl_trace *t;
+	FILE *out = stdout;
+	int rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	t = tl_trace_open(a.trace_path);
+	if (!t)
+		return cli_lib_error();
+	if (a.output && !(out = fopen(a.output, "w"))) {
+		tl_trace_close(t);
+		return cli_error("cannot write '%s': %s", a.output, strerror(errno));
+	}
+	if (a.json) {
+		tl_json_init(&jo.j, out, TL_JSON_PRETTY);
+		jo.trace_start = tl_trace_info(t)->start_ns;
+		a.fo.on_frame = on_frame;
+		a.fo.ctx = &jo;
+		tl_frames_json_begin(&jo.j);
+	}
+	if (cli_stderr_is_tty()) {
+		a.fo.progress = show_progress;
+		a.fo.progress_ctx = &prog;
+	}
+	rc = tl_frames_analyze(t, &a.fo, &r);
+	if (prog.last >= 0)
+		fputs("\r\033[K", stderr);
+	tl_trace_close(t);
+	if (rc) {
+		rc = cli_lib_error();
+		goto fail;
+	}
+	warn_after(&a, &r);
+	if (a.json) {
+		tl_frames_json_end(&jo.j, &r, a.trace_path);
+		rc = tl_json_finish(&jo.j);
+	} else {
+		struct tl_frames_text_opts to = { .path = a.trace_path, .steps_filter = a.fo.nsteps > 0 };
+		rc = tl_frames_text(out, &r, &to);
+	}
+	tl_frames_release(&r);
+	if (rc) {
+		rc = cli_error("cannot write '%s': %s", a.output ? a.output : "stdout", tl_error_msg());
+		goto fail;
+	}
+	if (out != stdout && fclose(out)) {
+		rc = cli_error("cannot write '%s': %s", a.output, strerror(errno));
+		unlink(a.output);
+		return rc;
+	}
+	return 0;
+fail:
+	if (out != stdout) {
+		fclose(out);
+		unlink(a.output); /* half a document is worse than none */
+	}
+	return rc;
+}

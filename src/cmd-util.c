@@ -1,0 +1,356 @@
+/*
+ * cmd-util.c - `threadlens util`: the CPU time a processing module (a span)
+ * really uses per period, its statistics and the RM / EDF admission test.
+ *
+ * Parses options into a tl_util_opts, runs tl_util_analyze() and hands the
+ * result to the text or JSON writer; it measures and formats nothing
+ * itself.  Exit status: 0 when a report was printed, 1 when the trace
+ * cannot be read, none of the spans asked for is in it, or the output
+ * cannot be written, 2 for bad usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "error.h"
+#include "util.h"
+
+struct util_args {
+	const char *trace_path;
+	const char *output;
+	int json;
+	uint64_t period_ns;
+	struct tl_util_spec specs[TL_UTIL_MAX_SPANS];
+	size_t nspecs;
+	struct tl_util_opts o;
+};
+
+enum {
+	OPT_JSON = 256,
+	OPT_SPAN,
+	OPT_PERIOD,
+	OPT_RATE,
+	OPT_WORST,
+	OPT_INSTANCES,
+	OPT_FROM,
+	OPT_TO,
+	OPT_PREEMPT_WINDOW,
+};
+
+static const struct option long_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "span", required_argument, NULL, OPT_SPAN },
+	{ "period", required_argument, NULL, OPT_PERIOD },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "worst", required_argument, NULL, OPT_WORST },
+	{ "instances", no_argument, NULL, OPT_INSTANCES },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "preempt-window", required_argument, NULL, OPT_PREEMPT_WINDOW },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: threadlens util [options] --span NAME [--span NAME...] FILE\n"
+	      "\n"
+	      "The CPU time a processing module really uses per period (HeiPOET): for every\n"
+	      "instance of a span (a region, task or probed function of one thread), the time\n"
+	      "its thread was EXECUTING inside it, net of interrupts, of other threads and of\n"
+	      "waits; per span the mean, deviation, extremes, the 95% confidence interval of\n"
+	      "the mean and the central 95% of single values; the share of the period; and\n"
+	      "the rate-monotonic and EDF admission test.  docs/UTIL.md explains it all.\n"
+	      "\n"
+	      "what to measure:\n"
+	      "      --span NAME        a span by the name the program gave it; \"region:NAME\",\n"
+	      "                         \"task:NAME\" or \"function:NAME\" restricts the kind\n"
+	      "                         (repeat for several modules, up to 64)\n"
+	      "      --rate NAME=HZ     module NAME runs HZ times a second: its period is 1/HZ\n"
+	      "                         and it joins the admission test (adds --span NAME)\n"
+	      "      --period DURATION  the period of the spans without a --rate (33ms, 0.5s)\n"
+	      "      --worst P          the worst-case processing time of the admission test:\n"
+	      "                         'max' or a percentile like p99 (default) or p99.9\n"
+	      "      --from TIME        start of the window, from the trace start (1.5, 250ms):\n"
+	      "                         only spans that begin inside the window count\n"
+	      "      --to TIME          end of the window; spans still open then are incomplete\n"
+	      "      --preempt-window DURATION\n"
+	      "                         see 'threadlens report --help' (default 1ms)\n"
+	      "\n"
+	      "output:\n"
+	      "  -o, --output FILE      write to FILE instead of stdout\n"
+	      "      --json             the JSON document of docs/JSON.md (\"threadlens-util\")\n"
+	      "      --instances        also list every instance (JSON: an \"instances\" array)\n"
+	      "\n"
+	      "examples:\n"
+	      "  threadlens util --span decode app.tl\n"
+	      "  threadlens util --span decode --period 33.3ms --instances app.tl\n"
+	      "  threadlens util --rate decode=30 --rate mix=100 --rate encode=30 app.tl\n"
+	      "  threadlens util --rate function:compress=25 --worst max --json app.tl\n",
+	      out);
+}
+
+static int bad_value(const char *opt, const char *value, const char *want)
+{
+	cli_error("invalid %s '%s' (%s)", opt, value, want);
+	return cli_usage_error("util");
+}
+
+/* The spec named exactly `name`, added if new; NULL (after the message) when there are too many. */
+static struct tl_util_spec *spec_for(struct util_args *a, const char *name)
+{
+	for (size_t i = 0; i < a->nspecs; i++)
+		if (!strcmp(a->specs[i].name, name))
+			return &a->specs[i];
+	if (a->nspecs == TL_UTIL_MAX_SPANS) {
+		cli_error("too many spans: at most %d", TL_UTIL_MAX_SPANS);
+		return NULL;
+	}
+	a->specs[a->nspecs] = (struct tl_util_spec){ .name = name };
+	return &a->specs[a->nspecs++];
+}
+
+/* --rate NAME=HZ: the last '=' splits, so a name may hold one. */
+static int parse_rate(struct util_args *a, char *arg)
+{
+	char *eq = strrchr(arg, '='), *end;
+	struct tl_util_spec *s;
+	double hz;
+
+	if (!eq || eq == arg)
+		return bad_value("--rate", arg, "NAME=HZ, like decode=30");
+	errno = 0;
+	hz = strtod(eq + 1, &end);
+	if (errno || end == eq + 1 || *end || !(hz > 0) || isinf(hz) || hz > 1e9)
+		return bad_value("--rate", arg, "NAME=HZ with a rate above 0, like decode=30");
+	*eq = 0; /* the name is used in place: argv outlives the command */
+	s = spec_for(a, arg);
+	if (!s)
+		return cli_usage_error("util");
+	s->rate_hz = hz;
+	return 0;
+}
+
+static int parse_worst(struct util_args *a, const char *arg)
+{
+	char *end;
+	double p;
+
+	if (!strcmp(arg, "max")) {
+		a->o.worst_pct = 100;
+		return 0;
+	}
+	if (arg[0] != 'p')
+		return bad_value("--worst", arg, "'max' or a percentile like p99");
+	errno = 0;
+	p = strtod(arg + 1, &end);
+	if (errno || end == arg + 1 || *end || !(p > 0) || p > 100)
+		return bad_value("--worst", arg, "'max' or a percentile like p99, above p0 and at most p100");
+	a->o.worst_pct = p;
+	return 0;
+}
+
+/* Returns 0 to go on, or the exit status (2 usage, -1 after --help). */
+static int parse_args(int argc, char **argv, struct util_args *a)
+{
+	int64_t v;
+	int c;
+
+	a->o.to_ns = -1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+ho:", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return -1;
+		case 'o':
+			a->output = optarg;
+			break;
+		case OPT_JSON:
+			a->json = 1;
+			break;
+		case OPT_SPAN:
+			if (!*optarg)
+				return bad_value("--span", optarg, "a span name");
+			if (!spec_for(a, optarg))
+				return cli_usage_error("util");
+			break;
+		case OPT_RATE:
+			if (parse_rate(a, optarg))
+				return 2;
+			break;
+		case OPT_PERIOD:
+			v = cli_parse_duration_ns(optarg);
+			if (v <= 0)
+				return bad_value("--period", optarg, "a duration above 0, like 33ms or 0.5s");
+			a->period_ns = (uint64_t)v;
+			break;
+		case OPT_WORST:
+			if (parse_worst(a, optarg))
+				return 2;
+			break;
+		case OPT_INSTANCES:
+			a->o.keep_instances = 1;
+			break;
+		case OPT_FROM:
+			if (cli_parse_time_ns(optarg, &a->o.from_ns))
+				return bad_value("--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+			break;
+		case OPT_TO:
+			if (cli_parse_time_ns(optarg, &a->o.to_ns))
+				return bad_value("--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+			break;
+		case OPT_PREEMPT_WINDOW:
+			v = cli_parse_duration_ns(optarg);
+			if (v <= 0)
+				return bad_value("--preempt-window", optarg, "a duration like 1ms or 500us");
+			a->o.preempt_window_ns = (uint64_t)v;
+			break;
+		default:
+			return cli_usage_error("util");
+		}
+	}
+	if (optind >= argc) {
+		cli_error("util needs a trace file");
+		return cli_usage_error("util");
+	}
+	if (optind + 1 < argc) {
+		cli_error("util reads one trace file, but got '%s' too", argv[optind + 1]);
+		return cli_usage_error("util");
+	}
+	if (!a->nspecs) {
+		cli_error("util needs a span to measure: --span NAME or --rate NAME=HZ");
+		return cli_usage_error("util");
+	}
+	if (a->o.to_ns >= 0 && a->o.to_ns <= a->o.from_ns) {
+		cli_error("the window is empty: --to must be after --from");
+		return cli_usage_error("util");
+	}
+	for (size_t i = 0; i < a->nspecs; i++)
+		if (!(a->specs[i].rate_hz > 0))
+			a->specs[i].period_ns = a->period_ns;
+	a->trace_path = argv[optind];
+	a->o.specs = a->specs;
+	a->o.nspecs = a->nspecs;
+	return 0;
+}
+
+struct progress {
+	int last;
+};
+
+static void show_progress(double fraction, void *ctx)
+{
+	struct progress *p = ctx;
+	int pct = (int)(fraction * 100);
+
+	if (pct == p->last)
+		return;
+	p->last = pct;
+	fprintf(stderr, "\rthreadlens: analysing %3d%%", pct);
+}
+
+static int seen_nothing(const struct tl_util_span *s)
+{
+	return !s->cpu.count && !s->incomplete && !s->outside && !s->unmeasured;
+}
+
+/* The names of other spans in the trace, for a message: "decode, encode" or "none". */
+static const char *other_names(const struct tl_util_result *r, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	snprintf(buf, len, "none");
+	for (size_t i = 0; i < r->nseen && o + 1 < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s'%s'", i ? ", " : "", r->seen[i]);
+	if (o >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+	return buf;
+}
+
+/* Warn about spans that never occur; 1 when none of them does (nothing to report). */
+static int check_found(const struct util_args *a, const struct tl_util_result *r)
+{
+	size_t missing = 0;
+	char names[512];
+
+	for (size_t i = 0; i < r->nspans; i++)
+		missing += seen_nothing(&r->spans[i]);
+	if (missing == r->nspans) {
+		if (r->nspans == 1)
+			cli_error("no span '%s' in '%s' (region, task and function spans there: %s)", a->specs[0].name,
+				  a->trace_path, other_names(r, names, sizeof(names)));
+		else
+			cli_error("none of the spans asked for is in '%s' (region, task and function spans there: %s)",
+				  a->trace_path, other_names(r, names, sizeof(names)));
+		return 1;
+	}
+	for (size_t i = 0; i < r->nspans; i++)
+		if (seen_nothing(&r->spans[i]))
+			cli_warn("no span '%s' in '%s'", a->specs[i].name, a->trace_path);
+	return 0;
+}
+
+int cmd_util(int argc, char **argv)
+{
+	struct util_args a = { 0 };
+	struct progress prog = { -1 };
+	struct tl_util_write_opts wo = { 0 };
+	struct tl_util_result r;
+	struct tl_trace *t;
+	FILE *out = stdout;
+	int rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	t = tl_trace_open(a.trace_path);
+	if (!t)
+		return cli_lib_error();
+	if (cli_stderr_is_tty()) {
+		a.o.progress = show_progress;
+		a.o.progress_ctx = &prog;
+	}
+	rc = tl_util_analyze(t, &a.o, &r);
+	if (prog.last >= 0)
+		fputs("\r\033[K", stderr);
+	tl_trace_close(t);
+	if (rc) {
+		rc = cli_lib_error();
+		tl_util_result_release(&r);
+		return rc;
+	}
+	for (int i = 0; i < r.read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
+		cli_warn("%s", r.read.warnings[i]);
+	if (r.lost_events && (a.json || a.output))
+		cli_warn("the kernel dropped %" PRIu64 " events; times near the gaps are uncertain", r.lost_events);
+	if (check_found(&a, &r)) {
+		tl_util_result_release(&r);
+		return 1;
+	}
+	wo.path = a.trace_path;
+	if (a.output) {
+		out = fopen(a.output, "w");
+		if (!out) {
+			rc = cli_error("cannot write '%s': %s", a.output, strerror(errno));
+			tl_util_result_release(&r);
+			return rc;
+		}
+	}
+	rc = a.json ? tl_util_write_json(out, &r, &wo) : tl_util_write_text(out, &r, &wo);
+	tl_util_result_release(&r);
+	if (rc) {
+		if (out != stdout)
+			fclose(out);
+		return cli_error("cannot write '%s': %s", a.output ? a.output : "stdout", tl_error_msg());
+	}
+	if (out != stdout && fclose(out))
+		return cli_error("cannot write '%s': %s", a.output, strerror(errno));
+	return 0;
+}

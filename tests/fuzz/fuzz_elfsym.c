@@ -1,0 +1,46 @@
+/*
+ * fuzz_elfsym.c - libFuzzer target: arbitrary bytes as an ELF image into
+ * tl_elfsym_lookup_mem() (libelf's elf_memory() underneath) must never
+ * crash, read out of bounds, leak or hang; a lookup may only succeed or
+ * fail with a message.
+ *
+ * Input layout: byte 0 picks the name to look up from a list that the
+ * seeds in tests/fuzz/corpus/fuzz_elfsym/ define (functions, a local, an
+ * IFUNC, versioned names, a missing one); the rest is the image, copied
+ * into an exact-size heap buffer so that AddressSanitizer sees any read
+ * past its end.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfsym.h"
+#include "error.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *const names[] = { "foo", "bar", "main", "fi", "impl", "foo@VER_1", "dup", "gl", "dv",
+				     "ver", "mc", "usleep", "_start", "nope", "" };
+#define NNAMES (sizeof(names) / sizeof(names[0]))
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct tl_elfsym e;
+	uint8_t *image;
+
+	if (size < 1)
+		return 0;
+	image = malloc(size - 1 ? size - 1 : 1);
+	if (!image)
+		return 0;
+	memcpy(image, data + 1, size - 1);
+	if (!tl_elfsym_lookup_mem(image, size - 1, "fuzz", names[data[0] % NNAMES], &e)) {
+		/* a success names a symbol and an offset inside the image's segments */
+		if (!e.name[0])
+			abort();
+	} else if (!tl_error_msg()[0]) {
+		abort(); /* a failure always says why */
+	}
+	free(image);
+	return 0;
+}
