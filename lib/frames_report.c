@@ -9,7 +9,7 @@
  * while the per-thread summary lists every state.  The text output fits in
  * 100 columns: states are grouped into six columns there (exec, ready,
  * sync, sleep, io, other).  Names from the traced program are cleaned for
- * the terminal with tl_report_clean_name().
+ * the terminal with tl_fmt_clean_name().
  */
 #include "frames_report.h"
 
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "report_int.h"
+#include "fmt.h"
 
 static uint64_t rel(uint64_t ts, uint64_t start)
 {
@@ -325,7 +325,7 @@ static void groups(const uint64_t *state_ns, uint64_t div, uint64_t out[G__COUNT
 
 static const char *dur(uint64_t ns, char *buf)
 {
-	return tl_report_fmt_dur(ns, buf, 24);
+	return tl_fmt_dur(ns, buf, 24);
 }
 
 /* Seconds from the trace start, three decimals. */
@@ -338,34 +338,8 @@ static const char *secs(const struct tl_frames_result *r, uint64_t ts, char *buf
 /* A name cleaned for the terminal and cut to `width` characters. */
 static const char *name_cut(const char *in, size_t width, char *buf, size_t len)
 {
-	size_t n = tl_report_clean_name(in && *in ? in : "?", buf, len);
-
-	if (n > width) {
-		/* cut at a character boundary: count code points */
-		size_t chars = 0, i = 0;
-		while (buf[i] && chars < width - 1) {
-			i++;
-			while ((buf[i] & 0xc0) == 0x80)
-				i++;
-			chars++;
-		}
-		snprintf(buf + i, len - i, "~");
-	}
+	tl_fmt_name_cut(in && *in ? in : "?", width, buf, len);
 	return buf;
-}
-
-/* Print a name padded to `width` columns (names may hold multibyte characters). */
-static void pad_name(FILE *out, const char *in, size_t width)
-{
-	char buf[4 * TL_NAME_MAX + 8];
-	size_t chars = 0;
-
-	name_cut(in, width, buf, sizeof(buf));
-	for (const char *c = buf; *c; c++)
-		chars += (*c & 0xc0) != 0x80;
-	fputs(buf, out);
-	for (; chars < width; chars++)
-		fputc(' ', out);
 }
 
 static void group_header(FILE *out)
@@ -484,7 +458,7 @@ static void text_steps(FILE *out, const struct tl_frames_result *r)
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct tl_frames_step *s = &r->steps[i];
 		const struct tl_dist *pf = &s->per_frame;
-		pad_name(out, s->name, 24);
+		tl_fmt_put_name(out, s->name, 24);
 		fprintf(out, " %-6s %7" PRIu64 " %7.2f %9s %9s %9s %9s  ", kind_name(s->kind), s->frames,
 			s->frames ? (double)s->count / (double)s->frames : 0.0, pf->count ? dur(tl_dist_mean(pf), a) : "-",
 			pf->count ? dur(tl_dist_percentile(pf, 50), b) : "-",
@@ -528,7 +502,7 @@ static void text_threads(FILE *out, const struct tl_frames_result *r)
 				 (t->stepped ? TL_FROLE_STEPS : 0);
 		if (!t->frames)
 			continue;
-		pad_name(out, t->name, 16);
+		tl_fmt_put_name(out, t->name, 16);
 		fprintf(out, " %7d %7" PRIu64 " %5s", t->tid, t->frames, roles_str(roles, rb));
 		groups(t->state_ns, t->frames, g);
 		group_row(out, g);
@@ -547,7 +521,8 @@ static const char *who(const struct tl_frame *f, int32_t tid, char *buf, size_t 
 			name = f->threads[i].name;
 			break;
 		}
-	snprintf(buf, len, "%s (%d)", name_cut(name, 16, nb, sizeof(nb)), tid);
+	if (snprintf(buf, len, "%s (%d)", name_cut(name, 16, nb, sizeof(nb)), tid) >= (int)len)
+		buf[len - 1] = 0; /* cut: the caller's column is narrower than the name */
 	return buf;
 }
 
@@ -588,7 +563,7 @@ static void text_frame(FILE *out, const struct tl_frames_result *r, const struct
 		for (size_t i = 0; i < f->nthreads; i++) {
 			const struct tl_frame_thread *t = &f->threads[i];
 			fputs("  ", out);
-			pad_name(out, t->name, 16);
+			tl_fmt_put_name(out, t->name, 16);
 			fprintf(out, " %7d %5s", t->tid, roles_str(t->roles, nb));
 			groups(t->state_ns, 1, g);
 			group_row(out, g);

@@ -50,6 +50,7 @@
 #include "marks.h"
 #include "perf_ring.h"
 #include "procsnap.h"
+#include "targets.h"
 #include "tp_decode.h"
 #include "trace.h"
 #include "uprobes.h"
@@ -93,13 +94,7 @@ struct rec {
 	uint64_t pending;             /* events added since the last flush */
 	struct irq_name irqs[IRQ_CACHE];
 	struct tl_trace_info info;
-	/* the command */
-	pid_t child;
-	int child_pidfd, err_fd, child_reaped, exec_failed;
-	/* -p */
-	int npids;
-	int pidfds[TL_TRACE_MAX_TARGETS];
-	int pid_gone[TL_TRACE_MAX_TARGETS];
+	struct tl_targets tg;         /* the command, or the -p processes */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -201,7 +196,7 @@ static void fill_info(struct rec *rc)
 		in->target_mode = TL_TARGET_COMMAND;
 		join_argv(in->command, sizeof(in->command), o->argv);
 		in->ntargets = 1;
-		in->targets[0] = rc->child;
+		in->targets[0] = rc->tg.child;
 	} else if (o->npids) {
 		size_t used = (size_t)snprintf(in->command, sizeof(in->command), "-p ");
 		in->target_mode = TL_TARGET_PIDS;
@@ -430,153 +425,10 @@ static int drain_all(struct rec *rc)
 	return 0;
 }
 
-/* ---- the command and the targets ---- */
-
-static int pidfd_open_(pid_t pid)
+/* In the command, just before exec: hand it the marker memory. */
+static void export_marks(void *marks)
 {
-#ifdef SYS_pidfd_open
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-	errno = ENOSYS;
-	return -1;
-#endif
-}
-
-/* Fork the command; it waits on a pipe until start_child(), and reports a failed exec on a CLOEXEC pipe. */
-static int fork_child(struct rec *rc, int *go_fd)
-{
-	int go[2], err[2];
-	pid_t parent = getpid();
-
-	if (pipe2(go, O_CLOEXEC))
-		return tl_error_errno("cannot create a pipe");
-	if (pipe2(err, O_CLOEXEC)) {
-		close(go[0]);
-		close(go[1]);
-		return tl_error_errno("cannot create a pipe");
-	}
-	rc->child = fork();
-	if (rc->child < 0) {
-		close(go[0]);
-		close(go[1]);
-		close(err[0]);
-		close(err[1]);
-		return tl_error_errno("cannot fork");
-	}
-	if (!rc->child) {
-		char c;
-		int e;
-		close(go[1]);
-		close(err[0]);
-		/* If the recorder dies, the command must not run on untraced and alone. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != parent || read(go[0], &c, 1) != 1)
-			_exit(127);
-		tl_marks_export(rc->marks);
-		execvp(rc->o->argv[0], rc->o->argv);
-		e = errno;
-		if (write(err[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(err[1]);
-	*go_fd = go[1];
-	rc->err_fd = err[0];
-	rc->child_pidfd = pidfd_open_(rc->child);
-	return 0;
-}
-
-/* Reap the child if it has exited; 1 if it is gone. */
-static int child_gone(struct rec *rc)
-{
-	int status;
-
-	if (rc->child <= 0 || rc->child_reaped)
-		return 1;
-	if (waitpid(rc->child, &status, WNOHANG) == rc->child) {
-		rc->child_reaped = 1;
-		rc->res->child_status = status;
-		return 1;
-	}
-	return 0;
-}
-
-/* A command still running after the recording: forward the stop signal, then insist. */
-static void end_child(struct rec *rc, int sig)
-{
-	if (rc->child <= 0 || child_gone(rc))
-		return;
-	kill(rc->child, sig);
-	for (uint64_t end = now_ns(CLOCK_MONOTONIC) + KILL_GRACE_MS * 1000000ull;;) {
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
-		struct pollfd p = { rc->child_pidfd, POLLIN, 0 };
-		if (child_gone(rc))
-			return;
-		if (now >= end)
-			break;
-		/* Readable when it exits; without a pidfd, poll() on nothing is a 10 ms sleep. */
-		poll(&p, 1, rc->child_pidfd >= 0 ? (int)((end - now) / 1000000) + 1 : 10);
-	}
-	kill(rc->child, SIGKILL);
-	if (waitpid(rc->child, &rc->res->child_status, 0) == rc->child)
-		rc->child_reaped = 1;
-}
-
-static int open_targets(struct rec *rc)
-{
-	for (int i = 0; i < rc->o->npids; i++) {
-		int pid = rc->o->pids[i];
-		if (pid <= 0 || (kill(pid, 0) && errno == ESRCH))
-			return tl_error("cannot attach to process %d: no such process", pid);
-		rc->pidfds[i] = pidfd_open_(pid);
-	}
-	rc->npids = rc->o->npids;
-	return 0;
-}
-
-/* 1 when every -p target has exited. */
-static int targets_gone(struct rec *rc)
-{
-	int alive = 0;
-
-	for (int i = 0; i < rc->npids; i++) {
-		if (rc->pid_gone[i])
-			continue;
-		if (rc->pidfds[i] >= 0) {
-			struct pollfd p = { rc->pidfds[i], POLLIN, 0 };
-			rc->pid_gone[i] = poll(&p, 1, 0) > 0;
-		} else {
-			rc->pid_gone[i] = kill(rc->o->pids[i], 0) && errno == ESRCH;
-		}
-		alive += !rc->pid_gone[i];
-	}
-	return !alive;
-}
-
-/* The exec report: 0 = exec'd (or still pending), -1 = exec failed (tl_error set). */
-static int check_exec(struct rec *rc, int block)
-{
-	int e = 0;
-	ssize_t n;
-
-	if (rc->err_fd < 0)
-		return 0;
-	if (!block) {
-		struct pollfd p = { rc->err_fd, POLLIN, 0 };
-		if (poll(&p, 1, 0) <= 0)
-			return 0;
-	}
-	n = read(rc->err_fd, &e, sizeof(e));
-	if (n < 0 && errno == EINTR)
-		return 0;
-	close(rc->err_fd);
-	rc->err_fd = -1;
-	if (n == (ssize_t)sizeof(e)) {
-		rc->exec_failed = 1;
-		return tl_error("cannot run '%s': %s", rc->o->argv[0], strerror(e));
-	}
-	return 0;
+	tl_marks_export(marks);
 }
 
 /* ---- snapshot ---- */
@@ -590,13 +442,13 @@ static int first_threads(struct rec *rc)
 	ev.name = tl_trace_writer_intern(rc->w, "swapper");
 	if (add_event(rc, &ev))
 		return -1;
-	if (rc->child > 0) {
+	if (rc->tg.child > 0) {
 		/* Until it execs, the command is a copy of us, with our name; exec renames it. */
 		char self[17] = "";
 		struct tl_tp_str comm = { self, 0 };
 		prctl(PR_GET_NAME, self);
 		comm.len = (uint32_t)strnlen(self, 16);
-		if (learn(rc, &ev, rc->child, rc->child, &comm) || stage_flush(rc))
+		if (learn(rc, &ev, rc->tg.child, rc->tg.child, &comm) || stage_flush(rc))
 			return -1;
 		return 0;
 	}
@@ -641,8 +493,8 @@ static int loop(struct rec *rc)
 		return tl_error("out of memory");
 	for (int i = 0; i < nr; i++)
 		pfd[i] = (struct pollfd){ tl_perf_ring_fd(rc->set.rings[i]), POLLIN, 0 };
-	pfd[nr] = (struct pollfd){ rc->child_pidfd, POLLIN, 0 }; /* -1 is ignored by poll() */
-	pfd[nr + 1] = (struct pollfd){ rc->err_fd, POLLIN, 0 };
+	pfd[nr] = (struct pollfd){ rc->tg.child_pidfd, POLLIN, 0 }; /* -1 is ignored by poll() */
+	pfd[nr + 1] = (struct pollfd){ rc->tg.err_fd, POLLIN, 0 };
 	pfd[nr + 2] = (struct pollfd){ tl_marks_wake_fd(rc->marks), POLLIN, 0 }; /* a marker ring half full */
 	for (;;) {
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
@@ -658,23 +510,23 @@ static int loop(struct rec *rc)
 		}
 		if (exiting)
 			timeout = EXIT_GRACE_MS;
-		pfd[nr + 1].fd = rc->err_fd;
+		pfd[nr + 1].fd = rc->tg.err_fd;
 		if (poll(pfd, (nfds_t)nr + 3, timeout) < 0 && errno != EINTR) {
 			tl_error_errno("poll");
 			break;
 		}
-		if (check_exec(rc, 0) || drain_all(rc))
+		if (tl_targets_check_exec(&rc->tg, rc->o->argv ? rc->o->argv[0] : "", 0) || drain_all(rc))
 			break;
 		if (exiting || (o->stop && *o->stop)) {
 			ret = 0;
 			break;
 		}
-		if (rc->child > 0 && child_gone(rc)) {
-			if (check_exec(rc, 1))
+		if (rc->tg.child > 0 && tl_targets_child_gone(&rc->tg)) {
+			if (tl_targets_check_exec(&rc->tg, rc->o->argv[0], 1))
 				break;
 			exiting = 1; /* one short round more: the command's last events */
 			pfd[nr].fd = -1;
-		} else if (rc->npids && targets_gone(rc)) {
+		} else if (rc->tg.npids && tl_targets_gone(&rc->tg)) {
 			exiting = 1;
 		}
 	}
@@ -692,13 +544,7 @@ static void release(struct rec *rc)
 	tl_threads_free(rc->threads);
 	tl_tp_table_free(rc->tps);
 	tl_marks_free(rc->marks);
-	if (rc->child_pidfd >= 0)
-		close(rc->child_pidfd);
-	if (rc->err_fd >= 0)
-		close(rc->err_fd);
-	for (int i = 0; i < rc->npids; i++)
-		if (rc->pidfds[i] >= 0)
-			close(rc->pidfds[i]);
+	tl_targets_release(&rc->tg);
 }
 
 static double cpu_seconds(void)
@@ -719,7 +565,7 @@ static int finish(struct rec *rc, int ok)
 
 	tl_perf_set_enable(&rc->set, 0);
 	end.end_ns = now_ns(CLOCK_MONOTONIC);
-	if (rc->exec_failed) {
+	if (rc->tg.exec_failed) {
 		/* Nothing was recorded of a program that never ran: leave no file behind. */
 		tl_trace_writer_abort(rc->w);
 		rc->w = NULL;
@@ -767,9 +613,7 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	memset(rc, 0, sizeof(*rc));
 	rc->o = opts;
 	rc->res = res;
-	rc->child_pidfd = rc->err_fd = -1;
-	for (int i = 0; i < TL_TRACE_MAX_TARGETS; i++)
-		rc->pidfds[i] = -1;
+	tl_targets_init(&rc->tg);
 	if (validate(opts))
 		return -1;
 	rc->path = (char *)opts->output;
@@ -783,7 +627,7 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	}
 	if (tl_tracefs_dir(rc->tracing, sizeof(rc->tracing)) ||
 	    tl_tracefs_load(rc->tracing, rc->groups, rc->tps, rc->used, warn_cb, res) ||
-	    (opts->npids && open_targets(rc)) || !(rc->uprobes = tl_uprobes_open(rc->tracing, opts, rc->tps)) ||
+	    (opts->npids && tl_targets_attach(&rc->tg, opts->pids, opts->npids)) || !(rc->uprobes = tl_uprobes_open(rc->tracing, opts, rc->tps)) ||
 	    tl_perf_set_open_table(&rc->set, rc->tps, rc->used, opts->ring_pages, rc->tracing, warn_cb, res,
 				   &rc->ncpus) ||
 	    tl_uprobes_attach(rc->uprobes, &rc->set))
@@ -797,9 +641,9 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	/* Without the marker memory the recording goes on, without markers. */
 	if (opts->argv && !(rc->marks = tl_marks_new()))
 		warn(res, "markers are not recorded: %s", tl_error_msg());
-	if (opts->argv && fork_child(rc, &go_fd))
+	if (opts->argv && tl_targets_fork(&rc->tg, opts->argv, export_marks, rc->marks, &go_fd))
 		goto out;
-	res->child_ran = rc->child > 0;
+	res->child_ran = rc->tg.child > 0;
 	fill_info(rc);
 
 	/* start_ns comes first: no event can be older than the trace's start. */
@@ -835,7 +679,8 @@ out:
 	if (go_fd >= 0)
 		close(go_fd); /* a child still waiting reads EOF and exits */
 	sig = opts->stop ? *opts->stop : 0;
-	end_child(rc, sig == SIGINT || sig == SIGTERM ? sig : SIGTERM);
+	tl_targets_end_child(&rc->tg, sig == SIGINT || sig == SIGTERM ? sig : SIGTERM, KILL_GRACE_MS);
+	res->child_status = rc->tg.child_status;
 	if (rc->w)
 		tl_trace_writer_abort(rc->w);
 	release(rc);

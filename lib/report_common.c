@@ -60,11 +60,6 @@ uint64_t tl_report_lifetime(const struct tl_thread_stats *t)
 	return t->end > t->start ? t->end - t->start : 0;
 }
 
-double tl_report_pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
 const char *tl_report_target_mode_name(int mode)
 {
 	switch (mode) {
@@ -140,58 +135,3 @@ size_t tl_report_limit(const struct tl_report_opts *o, size_t avail, size_t dflt
 	return avail < lim ? avail : lim;
 }
 
-const char *tl_report_fmt_dur(uint64_t ns, char *buf, size_t len)
-{
-	static const struct {
-		double scale;
-		const char *unit;
-	} units[] = { { 1e3, "us" }, { 1e6, "ms" }, { 1e9, "s" } };
-	int u;
-
-	if (ns < 1000) {
-		snprintf(buf, len, "%uns", (unsigned)ns);
-		return buf;
-	}
-	u = ns >= 1000000000 ? 2 : ns >= 1000000 ? 1 : 0;
-	for (;;) {
-		double v = (double)ns / units[u].scale;
-		int dec = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
-
-		/* 999.6us would print as "1000us": that is 1.00ms */
-		if (v >= 999.5 && u < 2) {
-			u++;
-			continue;
-		}
-		snprintf(buf, len, "%.*f%s", dec, v, units[u].unit);
-		return buf;
-	}
-}
-
-size_t tl_report_clean_name(const char *in, char *out, size_t len)
-{
-	size_t o = 0, chars = 0, n = strlen(in);
-
-	if (!len)
-		return 0;
-	for (size_t i = 0; i < n;) {
-		unsigned c = (unsigned char)in[i];
-		uint32_t cp;
-		size_t sl = tl_utf8_decode(in + i, n - i, &cp);
-
-		if (!sl || c < 0x20 || c == 0x7f || (cp >= 0x80 && cp <= 0x9f)) {
-			sl = sl ? sl : 1;
-			if (o + 1 >= len)
-				break;
-			out[o++] = '?';
-		} else {
-			if (o + sl >= len)
-				break;
-			memcpy(out + o, in + i, sl);
-			o += sl;
-		}
-		i += sl;
-		chars++;
-	}
-	out[o] = 0;
-	return chars;
-}

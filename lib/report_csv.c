@@ -29,7 +29,7 @@ static void put_text(FILE *f, const char *s, int first)
 	char clean[4 * TL_NAME_MAX + 8];
 	int quote, formula;
 
-	tl_report_clean_name(s, clean, sizeof(clean));
+	tl_fmt_clean_name(s, clean, sizeof(clean));
 	formula = strchr("=+-@", clean[0]) && clean[0];
 	quote = formula || strpbrk(clean, ",\"") != NULL;
 	if (!first)
@@ -118,7 +118,7 @@ static void csv_states(FILE *f, const struct tl_model *m, const size_t *order, s
 		for (unsigned s = 0; s < TL_ST__COUNT; s++) {
 			put_thread_id(f, t);
 			fprintf(f, ",%s,%" PRIu64 ",%.3f,%" PRIu64 "\n", tl_state_name(s), t->state_ns[s],
-				tl_report_pct(t->state_ns[s], tl_report_lifetime(t)), t->entries[s]);
+				tl_fmt_pct(t->state_ns[s], tl_report_lifetime(t)), t->entries[s]);
 		}
 	}
 }
@@ -162,7 +162,7 @@ static void csv_cpus(FILE *f, const struct tl_model *m)
 		const struct tl_cpu_stats *c = &m->cpus[i];
 		fprintf(f, "%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 "\n",
 			c->cpu, c->busy_ns, c->irq_ns, c->softirq_ns, c->idle_ns, c->unknown_ns,
-			tl_report_pct(c->busy_ns + c->irq_ns + c->softirq_ns, win), c->switches);
+			tl_fmt_pct(c->busy_ns + c->irq_ns + c->softirq_ns, win), c->switches);
 	}
 }
 

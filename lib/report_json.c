@@ -97,7 +97,7 @@ static void write_thread(struct tl_json *j, const struct tl_model *m, const stru
 	tl_json_key(j, "state_pct");
 	tl_json_begin_object(j, TL_JSON_INLINE);
 	for (unsigned s = 0; s < TL_ST__COUNT; s++)
-		tl_json_kv_double(j, tl_state_name(s), tl_report_pct(t->state_ns[s], life), PCT_DECIMALS);
+		tl_json_kv_double(j, tl_state_name(s), tl_fmt_pct(t->state_ns[s], life), PCT_DECIMALS);
 	tl_json_end_object(j);
 	state_u64_obj(j, "entries", t->entries);
 
@@ -152,7 +152,7 @@ static void write_cpu(struct tl_json *j, const struct tl_model *m, const struct 
 	tl_json_kv_uint(j, "irq_ns", c->irq_ns);
 	tl_json_kv_uint(j, "softirq_ns", c->softirq_ns);
 	tl_json_kv_uint(j, "unknown_ns", c->unknown_ns);
-	tl_json_kv_double(j, "util_pct", tl_report_pct(c->busy_ns + c->irq_ns + c->softirq_ns, win),
+	tl_json_kv_double(j, "util_pct", tl_fmt_pct(c->busy_ns + c->irq_ns + c->softirq_ns, win),
 			  PCT_DECIMALS);
 	tl_json_kv_uint(j, "switches", c->switches);
 	tl_json_key(j, "processes");
@@ -162,7 +162,7 @@ static void write_cpu(struct tl_json *j, const struct tl_model *m, const struct 
 		tl_json_kv_int(j, "pid", c->procs[p].pid);
 		tl_json_kv_string(j, "name", c->procs[p].name);
 		tl_json_kv_uint(j, "ns", c->procs[p].ns);
-		tl_json_kv_double(j, "pct", tl_report_pct(c->procs[p].ns, win), PCT_DECIMALS);
+		tl_json_kv_double(j, "pct", tl_fmt_pct(c->procs[p].ns, win), PCT_DECIMALS);
 		tl_json_end_object(j);
 	}
 	tl_json_end_array(j);

@@ -7,7 +7,7 @@
  * columns; only the free-text last columns (top waker, top processes, main
  * states) and the bars stretch or shrink with opts->width.  Numbers are
  * right-aligned, names left-aligned and cut with '~'.  Every name is cleaned
- * (tl_report_clean_name) before it reaches the terminal, because a thread
+ * (tl_fmt_clean_name) before it reaches the terminal, because a thread
  * can name itself with escape sequences.  docs/REPORT.md explains the
  * columns; keep it in step with this file.
  */
@@ -43,35 +43,15 @@ struct text {
 /* Print a cleaned name cut or padded to exactly w columns. */
 static void put_name(FILE *f, const char *name, int w)
 {
-	char clean[1024];
-	size_t chars = tl_report_clean_name(name, clean, sizeof(clean));
-	size_t i = 0, shown = 0;
-
-	if (w <= 0)
-		return;
-	/* clean holds valid UTF-8 only, so continuation bytes are 10xxxxxx */
-	while (clean[i] && shown < (size_t)w) {
-		size_t start = i;
-		if (chars > (size_t)w && shown == (size_t)w - 1) {
-			putc('~', f);
-			shown++;
-			break;
-		}
-		i++;
-		while ((clean[i] & 0xc0) == 0x80)
-			i++;
-		fwrite(clean + start, 1, i - start, f);
-		shown++;
-	}
-	for (; shown < (size_t)w; shown++)
-		putc(' ', f);
+	if (w > 0)
+		tl_fmt_put_name(f, name, (size_t)w);
 }
 
 /* Like put_name, but never pads: for the last column of a row. */
 static void put_tail(FILE *f, const char *text, int w)
 {
 	char clean[1024];
-	size_t chars = tl_report_clean_name(text, clean, sizeof(clean));
+	size_t chars = tl_fmt_clean_name(text, clean, sizeof(clean));
 	put_name(f, clean, w < 1 ? 1 : (size_t)w < chars ? w : (int)chars);
 }
 
@@ -85,7 +65,7 @@ static void put_wrapped(FILE *f, const char *prefix, const char *text, int w)
 	int indent = (int)strlen(prefix), avail = w - indent;
 	const char *p = clean;
 
-	tl_report_clean_name(text, clean, sizeof(clean));
+	tl_fmt_clean_name(text, clean, sizeof(clean));
 	if (avail < 20)
 		avail = 20;
 	fputs(prefix, f);
@@ -121,13 +101,13 @@ static const char *fmt_dur(uint64_t ns, char *buf)
 {
 	if (!ns)
 		return "-";
-	return tl_report_fmt_dur(ns, buf, 16);
+	return tl_fmt_dur(ns, buf, 16);
 }
 
 /* A percentage that never shows a non-zero value as 0.0 or vice versa. */
 static const char *fmt_pct(uint64_t part, uint64_t whole, char *buf)
 {
-	double p = tl_report_pct(part, whole);
+	double p = tl_fmt_pct(part, whole);
 	if (!part)
 		return "-";
 	if (p < 0.05)
@@ -139,7 +119,7 @@ static const char *fmt_pct(uint64_t part, uint64_t whole, char *buf)
 /* " 12.3%" of a share, or " <0.1%" so that a non-zero share never reads as zero. */
 static int fmt_share(uint64_t part, uint64_t whole, char *buf)
 {
-	double p = tl_report_pct(part, whole);
+	double p = tl_fmt_pct(part, whole);
 	if (part && p < 0.05)
 		return snprintf(buf, 16, " <0.1%%");
 	return snprintf(buf, 16, " %.1f%%", p);
@@ -252,15 +232,15 @@ static void header(struct text *t, const struct tl_report_opts *o)
 		fputs(", ", t->f);
 		put_tail(t->f, in->cpu_model, 40);
 	}
-	fprintf(t->f, "\n  trace    %s, %" PRIu64 " events, source: ", tl_report_fmt_dur(dur, b1, sizeof(b1)),
+	fprintf(t->f, "\n  trace    %s, %" PRIu64 " events, source: ", tl_fmt_dur(dur, b1, sizeof(b1)),
 		m->read.events);
 	put_tail(t->f, in->source[0] ? in->source : "?", 30);
 	putc('\n', t->f);
 	if (m->win_start > m->trace_start || m->win_end < m->trace_end)
 		fprintf(t->f, "  window   %s to %s (%s of %s)\n",
-			tl_report_fmt_dur(rel(m, m->win_start), b1, sizeof(b1)),
-			tl_report_fmt_dur(rel(m, m->win_end), b2, sizeof(b2)),
-			tl_report_fmt_dur(window_ns(m), b3, sizeof(b3)), tl_report_fmt_dur(dur, b4, sizeof(b4)));
+			tl_fmt_dur(rel(m, m->win_start), b1, sizeof(b1)),
+			tl_fmt_dur(rel(m, m->win_end), b2, sizeof(b2)),
+			tl_fmt_dur(window_ns(m), b3, sizeof(b3)), tl_fmt_dur(dur, b4, sizeof(b4)));
 	if (m->lost_total)
 		header_lost(t);
 	/* the reader's warnings already say why a trace is incomplete */
@@ -405,7 +385,7 @@ static void put_top_waker(struct text *t, const struct tl_thread_stats *th, int 
 	for (size_t i = 0; i < th->nwakers; i++)
 		total += th->wakers[i].wait_ns;
 	ws = &th->wakers[0];
-	plen = snprintf(pct, sizeof(pct), " %.0f%%", tl_report_pct(ws->wait_ns, total));
+	plen = snprintf(pct, sizeof(pct), " %.0f%%", tl_fmt_pct(ws->wait_ns, total));
 	if (ws->tid == -1)
 		put_tail(t->f, "[irq]", w - plen);
 	else if (ws->tid == 0)
@@ -478,12 +458,12 @@ static void cpu_table(struct text *t)
 			fmt_dur(c->softirq_ns, b[2]), fmt_dur(c->idle_ns, b[3]));
 		if (any_unknown)
 			fprintf(t->f, " %7s", fmt_dur(c->unknown_ns, b[4]));
-		snprintf(b[5], sizeof(b[5]), "%.1f%%", tl_report_pct(c->busy_ns + c->irq_ns + c->softirq_ns, win));
+		snprintf(b[5], sizeof(b[5]), "%.1f%%", tl_fmt_pct(c->busy_ns + c->irq_ns + c->softirq_ns, win));
 		fprintf(t->f, " %6s %8s  ", b[5], fmt_count(c->switches, b[4]));
 		for (size_t p = 0; p < c->nprocs && p < 3; p++) {
 			char pct[16], clean[4 * TL_NAME_MAX + 8];
 			int plen = fmt_share(c->procs[p].ns, win, pct);
-			int nlen = (int)tl_report_clean_name(c->procs[p].name[0] ? c->procs[p].name : "?", clean,
+			int nlen = (int)tl_fmt_clean_name(c->procs[p].name[0] ? c->procs[p].name : "?", clean,
 							     sizeof(clean));
 			int need = (p ? 2 : 0) + nlen + plen;
 
@@ -520,11 +500,11 @@ static void put_main_states(struct text *t, const struct tl_process_stats *p, in
 			    (best == TL_ST__COUNT || p->state_ns[s] > p->state_ns[best]))
 				best = s;
 		/* a state that rounds to 0% says nothing here */
-		if (best == TL_ST__COUNT || (k && tl_report_pct(p->state_ns[best], total) < 0.5))
+		if (best == TL_ST__COUNT || (k && tl_fmt_pct(p->state_ns[best], total) < 0.5))
 			break;
 		done[best] = 1;
 		len = snprintf(item, sizeof(item), "%s%s %.0f%%", k ? ", " : "", short_label[best],
-			       tl_report_pct(p->state_ns[best], total));
+			       tl_fmt_pct(p->state_ns[best], total));
 		if (len > left)
 			break;
 		fputs(item, t->f);

@@ -16,7 +16,7 @@
 
 #include "error.h"
 #include "json.h"
-#include "report_int.h"
+#include "fmt.h"
 #include "spans.h"
 #include "util.h"
 
@@ -70,19 +70,7 @@ static void interval(FILE *f, double lo, double hi)
 /* The untrusted name cleaned for a terminal, cut to `cols` characters ("~" marks a cut). */
 static const char *name_cell(const char *in, char *out, size_t len, size_t cols, size_t *chars)
 {
-	size_t n = tl_report_clean_name(in ? in : "", out, len), o = 0;
-
-	if (n > cols) {
-		for (size_t c = 0; c + 1 < cols; c++) {
-			o++;
-			while ((out[o] & 0xc0) == 0x80)
-				o++;
-		}
-		out[o++] = '~';
-		out[o] = 0;
-		n = cols;
-	}
-	*chars = n;
+	*chars = tl_fmt_name_cut(in, cols, out, len);
 	return out;
 }
 

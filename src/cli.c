@@ -108,3 +108,83 @@ int cli_stderr_is_tty(void)
 {
 	return isatty(2);
 }
+
+int cli_bad_value(const char *cmd, const char *opt, const char *value, const char *want)
+{
+	cli_error("invalid %s '%s' (%s)", opt, value, want);
+	return cli_usage_error(cmd);
+}
+
+int cli_trace_args(const char *cmd, int argc, char **argv, int first, int64_t from_ns, int64_t to_ns,
+		   const char **path)
+{
+	if (first >= argc) {
+		cli_error("%s needs a trace file", cmd);
+		return cli_usage_error(cmd);
+	}
+	if (first + 1 < argc) {
+		cli_error("%s reads one trace file, but got '%s' too", cmd, argv[first + 1]);
+		return cli_usage_error(cmd);
+	}
+	if (to_ns >= 0 && to_ns <= from_ns) {
+		cli_error("the window is empty: --to must be after --from");
+		return cli_usage_error(cmd);
+	}
+	*path = argv[first];
+	return 0;
+}
+
+void cli_progress_show(double fraction, void *ctx)
+{
+	struct cli_progress *p = ctx;
+	int pct = (int)(fraction * 100);
+
+	if (pct == p->last)
+		return;
+	p->last = pct;
+	p->shown = 1;
+	fprintf(stderr, "\rthreadlens: %s %3d%%", p->what, pct);
+}
+
+void cli_progress_end(struct cli_progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = 0;
+}
+
+FILE *cli_output_open(const char *path)
+{
+	FILE *f;
+
+	if (!path)
+		return stdout;
+	f = fopen(path, "w");
+	if (!f)
+		cli_error("cannot write '%s': %s", path, strerror(errno));
+	return f;
+}
+
+int cli_output_close(FILE *out, const char *path, int write_failed)
+{
+	int rc = 0;
+
+	if (write_failed) {
+		if (out != stdout)
+			fclose(out);
+		rc = cli_error("cannot write '%s': %s", path ? path : "stdout", tl_error_msg());
+	} else if (out != stdout && fclose(out)) {
+		rc = cli_error("cannot write '%s': %s", path, strerror(errno));
+	}
+	if (rc && out != stdout)
+		unlink(path); /* half a document is worse than none */
+	return rc;
+}
+
+void cli_output_abandon(FILE *out, const char *path)
+{
+	if (out == stdout)
+		return;
+	fclose(out);
+	unlink(path);
+}

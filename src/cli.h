@@ -10,6 +10,7 @@
 #define TL_CLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 struct cli_command {
 	const char *name;
@@ -52,5 +53,42 @@ int cli_parse_int_list(const char *s, int *out, int max);
 
 /* 1 if stderr is a terminal (progress is shown only then). */
 int cli_stderr_is_tty(void);
+
+/* "threadlens: invalid OPT 'VALUE' (WANT)" and the usage hint.  Returns 2. */
+int cli_bad_value(const char *cmd, const char *opt, const char *value, const char *want);
+
+/*
+ * The commands that read one trace: after getopt, exactly one argument is
+ * left.  0 with *path set, else the message and 2.  Also checks that the
+ * window from --from/--to is not empty (to_ns < 0: no --to).
+ */
+int cli_trace_args(const char *cmd, int argc, char **argv, int first, int64_t from_ns, int64_t to_ns,
+		   const char **path);
+
+/*
+ * "threadlens: analysing 42%" on stderr for long reads, when it is a
+ * terminal: struct cli_progress p = { .what = "analysing", .last = -1 },
+ * pass &p as the ctx of cli_progress_show; cli_progress_end() clears it.
+ */
+struct cli_progress {
+	const char *what;
+	int last;  /* last percentage shown, -1 before the first */
+	int shown;
+};
+void cli_progress_show(double fraction, void *ctx);
+void cli_progress_end(struct cli_progress *p);
+
+/* Open -o FILE for writing (stdout when path is NULL); NULL after printing the error. */
+FILE *cli_output_open(const char *path);
+
+/*
+ * Finish the output: write_failed is the writer's result (non-zero: its
+ * tl_error says why).  Closes a file, and removes it if writing failed.
+ * Returns 0, or 1 after the message.
+ */
+int cli_output_close(FILE *out, const char *path, int write_failed);
+
+/* Close and remove an output file that will not be written after all (no message). */
+void cli_output_abandon(FILE *out, const char *path);
 
 #endif

@@ -103,12 +103,6 @@ static void usage(FILE *out)
 	      out);
 }
 
-static int bad_value(const char *opt, const char *value, const char *want)
-{
-	cli_error("invalid %s '%s' (%s)", opt, value, want);
-	return cli_usage_error("frames");
-}
-
 /* Returns 0 to go on, -1 after --help, or the exit status (2 usage). */
 static int parse_args(int argc, char **argv, struct frames_args *a)
 {
@@ -132,66 +126,55 @@ static int parse_args(int argc, char **argv, struct frames_args *a)
 			break;
 		case OPT_FROM:
 			if (cli_parse_time_ns(optarg, &a->fo.from_ns))
-				return bad_value("--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+				return cli_bad_value("frames", "--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_TO:
 			if (cli_parse_time_ns(optarg, &a->fo.to_ns))
-				return bad_value("--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+				return cli_bad_value("frames", "--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_INTERVAL:
 			v = cli_parse_duration_ns(optarg);
 			if (v < 1000)
-				return bad_value("--interval", optarg, "a duration of at least 1us, like 1s or 100ms");
+				return cli_bad_value("frames", "--interval", optarg, "a duration of at least 1us, like 1s or 100ms");
 			a->fo.interval_ns = (uint64_t)v;
 			break;
 		case OPT_WORST:
 			errno = 0;
 			v = strtoll(optarg, &end, 10);
 			if (!*optarg || *end || errno || v < 0 || v > 100000)
-				return bad_value("--worst", optarg, "a number of frames, 0 to 100000");
+				return cli_bad_value("frames", "--worst", optarg, "a number of frames, 0 to 100000");
 			a->fo.worst = (size_t)v;
 			break;
 		case OPT_FRAME:
 			errno = 0;
 			v = strtoll(optarg, &end, 10);
 			if (!*optarg || *end || errno)
-				return bad_value("--frame", optarg, "a frame id");
+				return cli_bad_value("frames", "--frame", optarg, "a frame id");
 			if (a->fo.nframe_ids == MAX_LIST)
-				return bad_value("--frame", optarg, "at most 64 frames");
+				return cli_bad_value("frames", "--frame", optarg, "at most 64 frames");
 			a->ids[a->fo.nframe_ids++] = v;
 			a->fo.frame_ids = a->ids;
 			break;
 		case OPT_STEP:
 			if (!*optarg)
-				return bad_value("--step", optarg, "a region or task name");
+				return cli_bad_value("frames", "--step", optarg, "a region or task name");
 			if (a->fo.nsteps == MAX_LIST)
-				return bad_value("--step", optarg, "at most 64 steps");
+				return cli_bad_value("frames", "--step", optarg, "at most 64 steps");
 			a->steps[a->fo.nsteps++] = optarg;
 			a->fo.steps = a->steps;
 			break;
 		case OPT_PREEMPT_WINDOW:
 			v = cli_parse_duration_ns(optarg);
 			if (v <= 0)
-				return bad_value("--preempt-window", optarg, "a duration like 1ms or 500us");
+				return cli_bad_value("frames", "--preempt-window", optarg, "a duration like 1ms or 500us");
 			a->fo.preempt_window_ns = (uint64_t)v;
 			break;
 		default:
 			return cli_usage_error("frames");
 		}
 	}
-	if (optind >= argc) {
-		cli_error("frames needs a trace file");
-		return cli_usage_error("frames");
-	}
-	if (optind + 1 < argc) {
-		cli_error("frames reads one trace file, but got '%s' too", argv[optind + 1]);
-		return cli_usage_error("frames");
-	}
-	if (a->fo.to_ns >= 0 && a->fo.to_ns <= a->fo.from_ns) {
-		cli_error("the window is empty: --to must be after --from");
-		return cli_usage_error("frames");
-	}
-	a->trace_path = argv[optind];
+	if ((c = cli_trace_args("frames", argc, argv, optind, a->fo.from_ns, a->fo.to_ns, &a->trace_path)))
+		return c;
 	return 0;
 }
 
@@ -199,21 +182,6 @@ static void on_frame(void *ctx, const struct tl_frame *f)
 {
 	struct json_out *jo = ctx;
 	tl_frames_json_frame(&jo->j, f, jo->trace_start);
-}
-
-struct progress {
-	int last; /* last percentage shown, -1 before the first */
-};
-
-static void show_progress(double fraction, void *ctx)
-{
-	struct progress *p = ctx;
-	int pct = (int)(fraction * 100);
-
-	if (pct == p->last)
-		return;
-	p->last = pct;
-	fprintf(stderr, "\rthreadlens: analysing %3d%%", pct);
 }
 
 /* Warnings that belong on stderr whatever the output format. */
@@ -247,7 +215,7 @@ static void warn_after(const struct frames_args *a, const struct tl_frames_resul
 int cmd_frames(int argc, char **argv)
 {
 	struct frames_args a = { 0 };
-	struct progress prog = { -1 };
+	struct cli_progress prog = { .what = "analysing", .last = -1 };
 	struct tl_frames_result r;
 	struct json_out jo;
 	struct tl_trace *t;
@@ -260,9 +228,9 @@ int cmd_frames(int argc, char **argv)
 	t = tl_trace_open(a.trace_path);
 	if (!t)
 		return cli_lib_error();
-	if (a.output && !(out = fopen(a.output, "w"))) {
+	if (!(out = cli_output_open(a.output))) {
 		tl_trace_close(t);
-		return cli_error("cannot write '%s': %s", a.output, strerror(errno));
+		return 1;
 	}
 	if (a.json) {
 		tl_json_init(&jo.j, out, TL_JSON_PRETTY);
@@ -272,12 +240,11 @@ int cmd_frames(int argc, char **argv)
 		tl_frames_json_begin(&jo.j);
 	}
 	if (cli_stderr_is_tty()) {
-		a.fo.progress = show_progress;
+		a.fo.progress = cli_progress_show;
 		a.fo.progress_ctx = &prog;
 	}
 	rc = tl_frames_analyze(t, &a.fo, &r);
-	if (prog.last >= 0)
-		fputs("\r\033[K", stderr);
+	cli_progress_end(&prog);
 	tl_trace_close(t);
 	if (rc) {
 		rc = cli_lib_error();
@@ -292,20 +259,8 @@ int cmd_frames(int argc, char **argv)
 		rc = tl_frames_text(out, &r, &to);
 	}
 	tl_frames_release(&r);
-	if (rc) {
-		rc = cli_error("cannot write '%s': %s", a.output ? a.output : "stdout", tl_error_msg());
-		goto fail;
-	}
-	if (out != stdout && fclose(out)) {
-		rc = cli_error("cannot write '%s': %s", a.output, strerror(errno));
-		unlink(a.output);
-		return rc;
-	}
-	return 0;
+	return cli_output_close(out, a.output, rc);
 fail:
-	if (out != stdout) {
-		fclose(out);
-		unlink(a.output); /* half a document is worse than none */
-	}
+	cli_output_abandon(out, a.output);
 	return rc;
 }

@@ -136,12 +136,6 @@ static void usage(FILE *out)
 	      out);
 }
 
-static int bad_value(const char *opt, const char *value, const char *want)
-{
-	cli_error("invalid %s '%s' (%s)", opt, value, want);
-	return cli_usage_error("hist");
-}
-
 static int usage_error(const char *msg)
 {
 	cli_error("%s", msg);
@@ -170,13 +164,13 @@ static int parse_option(int c, struct hist_args *a)
 	switch (c) {
 	case 's':
 		if (!*optarg)
-			return bad_value("--span", optarg, "a span name");
+			return cli_bad_value("hist", "--span", optarg, "a span name");
 		q->span = optarg;
 		break;
 	case 'k':
 		v = parse_count(optarg, TL_HIST_K_MIN, TL_HIST_K_MAX);
 		if (v < 0)
-			return bad_value("--bins-count", optarg, "a number of bins, 3 to 1000000");
+			return cli_bad_value("hist", "--bins-count", optarg, "a number of bins, 3 to 1000000");
 		q->k = (uint32_t)v;
 		break;
 	case 'o':
@@ -189,7 +183,7 @@ static int parse_option(int c, struct hist_args *a)
 		a->format = FMT_CSV;
 		a->csv_table = optarg ? tl_hist_csv_parse(optarg) : TL_HIST_CSV_ETP;
 		if (a->csv_table < 0)
-			return bad_value("--csv table", optarg, "etp or bins");
+			return cli_bad_value("hist", "--csv table", optarg, "etp or bins");
 		break;
 	case OPT_ETP:
 		a->etp = 1;
@@ -197,7 +191,7 @@ static int parse_option(int c, struct hist_args *a)
 	case OPT_MODE:
 		n = tl_hist_mode_parse(optarg);
 		if (n < 0)
-			return bad_value("--mode", optarg, "linear, centered or iterative");
+			return cli_bad_value("hist", "--mode", optarg, "linear, centered or iterative");
 		q->mode = (unsigned)n;
 		a->mode_given = 1;
 		break;
@@ -207,27 +201,27 @@ static int parse_option(int c, struct hist_args *a)
 	case OPT_STEP:
 		v = cli_parse_duration_ns(optarg);
 		if (v <= 0 || (uint64_t)v > TL_HIST_MAX_NS)
-			return bad_value("--step", optarg, "a duration like 10us or 500ns");
+			return cli_bad_value("hist", "--step", optarg, "a duration like 10us or 500ns");
 		q->step = (uint64_t)v;
 		break;
 	case OPT_REF:
 		v = cli_parse_duration_ns(optarg);
 		if (v < 0 || (uint64_t)v > TL_HIST_MAX_NS)
-			return bad_value("--ref", optarg, "a duration like 1.5ms");
+			return cli_bad_value("hist", "--ref", optarg, "a duration like 1.5ms");
 		q->ref = (uint64_t)v;
 		q->has_ref = 1;
 		break;
 	case OPT_BELOW:
 		v = parse_count(optarg, 0, TL_HIST_K_MAX);
 		if (v < 0)
-			return bad_value("--below", optarg, "a number of bins");
+			return cli_bad_value("hist", "--below", optarg, "a number of bins");
 		q->below = (uint32_t)v;
 		q->has_below = 1;
 		break;
 	case OPT_FACTOR:
 		v = parse_count(optarg, 1, INT64_C(1) << 40);
 		if (v < 0)
-			return bad_value("--factor", optarg, "a whole number, at least 1");
+			return cli_bad_value("hist", "--factor", optarg, "a whole number, at least 1");
 		q->factor = (uint64_t)v;
 		break;
 	case OPT_BINS:
@@ -238,23 +232,23 @@ static int parse_option(int c, struct hist_args *a)
 		break;
 	case OPT_FROM:
 		if (cli_parse_time_ns(optarg, &q->from_ns))
-			return bad_value("--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+			return cli_bad_value("hist", "--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 		break;
 	case OPT_TO:
 		if (cli_parse_time_ns(optarg, &q->to_ns))
-			return bad_value("--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+			return cli_bad_value("hist", "--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 		break;
 	case OPT_PID:
 		n = cli_parse_int_list(optarg, a->pids, MAX_IDS);
 		if (n < 0)
-			return bad_value("--pid list", optarg, "process ids separated by commas");
+			return cli_bad_value("hist", "--pid list", optarg, "process ids separated by commas");
 		q->pids = a->pids;
 		q->npids = n;
 		break;
 	case OPT_TID:
 		n = cli_parse_int_list(optarg, a->tids, MAX_IDS);
 		if (n < 0)
-			return bad_value("--tid list", optarg, "thread ids separated by commas");
+			return cli_bad_value("hist", "--tid list", optarg, "thread ids separated by commas");
 		q->tids = a->tids;
 		q->ntids = n;
 		break;
@@ -267,7 +261,7 @@ static int parse_option(int c, struct hist_args *a)
 	case OPT_PREEMPT_WINDOW:
 		v = cli_parse_duration_ns(optarg);
 		if (v <= 0)
-			return bad_value("--preempt-window", optarg, "a duration like 1ms or 500us");
+			return cli_bad_value("hist", "--preempt-window", optarg, "a duration like 1ms or 500us");
 		q->preempt_window_ns = (uint64_t)v;
 		break;
 	default:
@@ -312,17 +306,10 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 		if (rc)
 			return rc;
 	}
-	if (optind >= argc)
-		return usage_error("hist needs a trace file");
-	if (optind + 1 < argc) {
-		cli_error("hist reads one trace file, but got '%s' too", argv[optind + 1]);
-		return cli_usage_error("hist");
-	}
+	if ((rc = cli_trace_args("hist", argc, argv, optind, a->q.from_ns, a->q.to_ns, &a->trace_path)))
+		return rc;
 	if (!a->q.span)
 		return usage_error("hist needs --span NAME (a region, task or function name, frame, @burst or @latency)");
-	if (a->q.to_ns >= 0 && a->q.to_ns <= a->q.from_ns)
-		return usage_error("the window is empty: --to must be after --from");
-	a->trace_path = argv[optind];
 	return check_modes(a);
 }
 
@@ -459,10 +446,9 @@ int cmd_hist(int argc, char **argv)
 		return rc;
 	}
 	/* the output first: a run that cannot show its result must not move the saved range */
-	if (a.output && !(out = fopen(a.output, "w"))) {
-		rc = cli_error("cannot write '%s': %s", a.output, strerror(errno));
+	if (!(out = cli_output_open(a.output))) {
 		tl_hist_result_release(&r);
-		return rc;
+		return 1;
 	}
 	if (a.bins_out && (rc = save_bins(&a, &r))) {
 		if (out != stdout)
@@ -472,12 +458,5 @@ int cmd_hist(int argc, char **argv)
 	}
 	rc = write_result(out, &a, &r);
 	tl_hist_result_release(&r);
-	if (rc) {
-		if (out != stdout)
-			fclose(out);
-		return cli_error("cannot write '%s': %s", a.output ? a.output : "stdout", tl_error_msg());
-	}
-	if (out != stdout && fclose(out))
-		return cli_error("cannot write '%s': %s", a.output, strerror(errno));
-	return 0;
+	return cli_output_close(out, a.output, rc);
 }

@@ -112,12 +112,6 @@ static void usage(FILE *out)
 	      out);
 }
 
-static int bad_value(const char *opt, const char *value, const char *want)
-{
-	cli_error("invalid %s '%s' (%s)", opt, value, want);
-	return cli_usage_error("report");
-}
-
 /* Returns 0 to go on, or the exit status (2 usage, 0 after --help). */
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
@@ -142,45 +136,45 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->format = FMT_CSV;
 			a->csv_table = optarg ? tl_report_csv_table_parse(optarg) : TL_CSV_THREADS;
 			if (a->csv_table < 0)
-				return bad_value("--csv table", optarg,
+				return cli_bad_value("report", "--csv table", optarg,
 						 "threads, states, transitions, cpus, processes or wakers");
 			break;
 		case OPT_SORT:
 			a->rep.sort = tl_report_sort_parse(optarg);
 			if (a->rep.sort == -2)
-				return bad_value("--sort key", optarg, "a state name, name, tid, pid or lifetime");
+				return cli_bad_value("report", "--sort key", optarg, "a state name, name, tid, pid or lifetime");
 			break;
 		case OPT_TOP:
 			v = strtoll(optarg, NULL, 10);
 			if (!*optarg || strspn(optarg, "0123456789") != strlen(optarg) || v < 1 || v > 1000000000)
-				return bad_value("--top", optarg, "a number of rows, at least 1");
+				return cli_bad_value("report", "--top", optarg, "a number of rows, at least 1");
 			a->rep.top = (int)v;
 			break;
 		case OPT_WIDTH:
 			v = strtoll(optarg, NULL, 10);
 			if (!*optarg || strspn(optarg, "0123456789") != strlen(optarg) || v < 60 || v > 1000)
-				return bad_value("--width", optarg, "a number of columns, 60 to 1000");
+				return cli_bad_value("report", "--width", optarg, "a number of columns, 60 to 1000");
 			a->width = (int)v;
 			break;
 		case OPT_FROM:
 			if (cli_parse_time_ns(optarg, &a->an.from_ns))
-				return bad_value("--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+				return cli_bad_value("report", "--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_TO:
 			if (cli_parse_time_ns(optarg, &a->an.to_ns))
-				return bad_value("--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+				return cli_bad_value("report", "--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_PID:
 			n = cli_parse_int_list(optarg, a->pids, MAX_IDS);
 			if (n < 0)
-				return bad_value("--pid list", optarg, "process ids separated by commas");
+				return cli_bad_value("report", "--pid list", optarg, "process ids separated by commas");
 			a->an.pids = a->pids;
 			a->an.npids = n;
 			break;
 		case OPT_TID:
 			n = cli_parse_int_list(optarg, a->tids, MAX_IDS);
 			if (n < 0)
-				return bad_value("--tid list", optarg, "thread ids separated by commas");
+				return cli_bad_value("report", "--tid list", optarg, "thread ids separated by commas");
 			a->an.tids = a->tids;
 			a->an.ntids = n;
 			break;
@@ -193,42 +187,16 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_PREEMPT_WINDOW:
 			v = cli_parse_duration_ns(optarg);
 			if (v <= 0)
-				return bad_value("--preempt-window", optarg, "a duration like 1ms or 500us");
+				return cli_bad_value("report", "--preempt-window", optarg, "a duration like 1ms or 500us");
 			a->an.preempt_window_ns = (uint64_t)v;
 			break;
 		default:
 			return cli_usage_error("report");
 		}
 	}
-	if (optind >= argc) {
-		cli_error("report needs a trace file");
-		return cli_usage_error("report");
-	}
-	if (optind + 1 < argc) {
-		cli_error("report reads one trace file, but got '%s' too", argv[optind + 1]);
-		return cli_usage_error("report");
-	}
-	if (a->an.to_ns >= 0 && a->an.to_ns <= a->an.from_ns) {
-		cli_error("the window is empty: --to must be after --from");
-		return cli_usage_error("report");
-	}
-	a->trace_path = argv[optind];
+	if ((c = cli_trace_args("report", argc, argv, optind, a->an.from_ns, a->an.to_ns, &a->trace_path)))
+		return c;
 	return 0;
-}
-
-struct progress {
-	int last; /* last percentage shown, -1 before the first */
-};
-
-static void show_progress(double fraction, void *ctx)
-{
-	struct progress *p = ctx;
-	int pct = (int)(fraction * 100);
-
-	if (pct == p->last)
-		return;
-	p->last = pct;
-	fprintf(stderr, "\rthreadlens: analysing %3d%%", pct);
 }
 
 /* The terminal's width when the report goes to one, else 0 (the writer's default). */
@@ -253,7 +221,7 @@ static int write_report(FILE *out, const struct report_args *a, const struct tl_
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { 0 };
-	struct progress prog = { -1 };
+	struct cli_progress prog = { .what = "analysing", .last = -1 };
 	struct tl_model m;
 	struct tl_trace *t;
 	FILE *out = stdout;
@@ -267,12 +235,11 @@ int cmd_report(int argc, char **argv)
 	if (!t)
 		return cli_lib_error();
 	if (cli_stderr_is_tty()) {
-		a.an.progress = show_progress;
+		a.an.progress = cli_progress_show;
 		a.an.progress_ctx = &prog;
 	}
 	rc = tl_analyze(t, &a.an, &m);
-	if (prog.last >= 0)
-		fputs("\r\033[K", stderr);
+	cli_progress_end(&prog);
 	if (rc) {
 		tl_trace_close(t);
 		return cli_lib_error();
@@ -288,22 +255,12 @@ int cmd_report(int argc, char **argv)
 
 	a.rep.path = a.trace_path;
 	a.rep.width = a.width ? a.width : terminal_width(a.output);
-	if (a.output) {
-		out = fopen(a.output, "w");
-		if (!out) {
-			rc = cli_error("cannot write '%s': %s", a.output, strerror(errno));
-			tl_model_release(&m);
-			return rc;
-		}
+	out = cli_output_open(a.output);
+	if (!out) {
+		tl_model_release(&m);
+		return 1;
 	}
 	rc = write_report(out, &a, &m);
 	tl_model_release(&m);
-	if (rc) {
-		if (out != stdout)
-			fclose(out);
-		return cli_error("cannot write '%s': %s", a.output ? a.output : "stdout", tl_error_msg());
-	}
-	if (out != stdout && fclose(out))
-		return cli_error("cannot write '%s': %s", a.output, strerror(errno));
-	return 0;
+	return cli_output_close(out, a.output, rc);
 }

@@ -96,12 +96,6 @@ static void usage(FILE *out)
 	      out);
 }
 
-static int bad_value(const char *opt, const char *value, const char *want)
-{
-	cli_error("invalid %s '%s' (%s)", opt, value, want);
-	return cli_usage_error("util");
-}
-
 /* The spec named exactly `name`, added if new; NULL (after the message) when there are too many. */
 static struct tl_util_spec *spec_for(struct util_args *a, const char *name)
 {
@@ -124,11 +118,11 @@ static int parse_rate(struct util_args *a, char *arg)
 	double hz;
 
 	if (!eq || eq == arg)
-		return bad_value("--rate", arg, "NAME=HZ, like decode=30");
+		return cli_bad_value("util", "--rate", arg, "NAME=HZ, like decode=30");
 	errno = 0;
 	hz = strtod(eq + 1, &end);
 	if (errno || end == eq + 1 || *end || !(hz > 0) || isinf(hz) || hz > 1e9)
-		return bad_value("--rate", arg, "NAME=HZ with a rate above 0, like decode=30");
+		return cli_bad_value("util", "--rate", arg, "NAME=HZ with a rate above 0, like decode=30");
 	*eq = 0; /* the name is used in place: argv outlives the command */
 	s = spec_for(a, arg);
 	if (!s)
@@ -147,11 +141,11 @@ static int parse_worst(struct util_args *a, const char *arg)
 		return 0;
 	}
 	if (arg[0] != 'p')
-		return bad_value("--worst", arg, "'max' or a percentile like p99");
+		return cli_bad_value("util", "--worst", arg, "'max' or a percentile like p99");
 	errno = 0;
 	p = strtod(arg + 1, &end);
 	if (errno || end == arg + 1 || *end || !(p > 0) || p > 100)
-		return bad_value("--worst", arg, "'max' or a percentile like p99, above p0 and at most p100");
+		return cli_bad_value("util", "--worst", arg, "'max' or a percentile like p99, above p0 and at most p100");
 	a->o.worst_pct = p;
 	return 0;
 }
@@ -177,7 +171,7 @@ static int parse_args(int argc, char **argv, struct util_args *a)
 			break;
 		case OPT_SPAN:
 			if (!*optarg)
-				return bad_value("--span", optarg, "a span name");
+				return cli_bad_value("util", "--span", optarg, "a span name");
 			if (!spec_for(a, optarg))
 				return cli_usage_error("util");
 			break;
@@ -188,7 +182,7 @@ static int parse_args(int argc, char **argv, struct util_args *a)
 		case OPT_PERIOD:
 			v = cli_parse_duration_ns(optarg);
 			if (v <= 0)
-				return bad_value("--period", optarg, "a duration above 0, like 33ms or 0.5s");
+				return cli_bad_value("util", "--period", optarg, "a duration above 0, like 33ms or 0.5s");
 			a->period_ns = (uint64_t)v;
 			break;
 		case OPT_WORST:
@@ -200,60 +194,34 @@ static int parse_args(int argc, char **argv, struct util_args *a)
 			break;
 		case OPT_FROM:
 			if (cli_parse_time_ns(optarg, &a->o.from_ns))
-				return bad_value("--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+				return cli_bad_value("util", "--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_TO:
 			if (cli_parse_time_ns(optarg, &a->o.to_ns))
-				return bad_value("--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+				return cli_bad_value("util", "--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_PREEMPT_WINDOW:
 			v = cli_parse_duration_ns(optarg);
 			if (v <= 0)
-				return bad_value("--preempt-window", optarg, "a duration like 1ms or 500us");
+				return cli_bad_value("util", "--preempt-window", optarg, "a duration like 1ms or 500us");
 			a->o.preempt_window_ns = (uint64_t)v;
 			break;
 		default:
 			return cli_usage_error("util");
 		}
 	}
-	if (optind >= argc) {
-		cli_error("util needs a trace file");
-		return cli_usage_error("util");
-	}
-	if (optind + 1 < argc) {
-		cli_error("util reads one trace file, but got '%s' too", argv[optind + 1]);
-		return cli_usage_error("util");
-	}
+	if ((c = cli_trace_args("util", argc, argv, optind, a->o.from_ns, a->o.to_ns, &a->trace_path)))
+		return c;
 	if (!a->nspecs) {
 		cli_error("util needs a span to measure: --span NAME or --rate NAME=HZ");
-		return cli_usage_error("util");
-	}
-	if (a->o.to_ns >= 0 && a->o.to_ns <= a->o.from_ns) {
-		cli_error("the window is empty: --to must be after --from");
 		return cli_usage_error("util");
 	}
 	for (size_t i = 0; i < a->nspecs; i++)
 		if (!(a->specs[i].rate_hz > 0))
 			a->specs[i].period_ns = a->period_ns;
-	a->trace_path = argv[optind];
 	a->o.specs = a->specs;
 	a->o.nspecs = a->nspecs;
 	return 0;
-}
-
-struct progress {
-	int last;
-};
-
-static void show_progress(double fraction, void *ctx)
-{
-	struct progress *p = ctx;
-	int pct = (int)(fraction * 100);
-
-	if (pct == p->last)
-		return;
-	p->last = pct;
-	fprintf(stderr, "\rthreadlens: analysing %3d%%", pct);
 }
 
 static int seen_nothing(const struct tl_util_span *s)
@@ -300,7 +268,7 @@ static int check_found(const struct util_args *a, const struct tl_util_result *r
 int cmd_util(int argc, char **argv)
 {
 	struct util_args a = { 0 };
-	struct progress prog = { -1 };
+	struct cli_progress prog = { .what = "analysing", .last = -1 };
 	struct tl_util_write_opts wo = { 0 };
 	struct tl_util_result r;
 	struct tl_trace *t;
@@ -314,12 +282,11 @@ int cmd_util(int argc, char **argv)
 	if (!t)
 		return cli_lib_error();
 	if (cli_stderr_is_tty()) {
-		a.o.progress = show_progress;
+		a.o.progress = cli_progress_show;
 		a.o.progress_ctx = &prog;
 	}
 	rc = tl_util_analyze(t, &a.o, &r);
-	if (prog.last >= 0)
-		fputs("\r\033[K", stderr);
+	cli_progress_end(&prog);
 	tl_trace_close(t);
 	if (rc) {
 		rc = cli_lib_error();
@@ -335,22 +302,12 @@ int cmd_util(int argc, char **argv)
 		return 1;
 	}
 	wo.path = a.trace_path;
-	if (a.output) {
-		out = fopen(a.output, "w");
-		if (!out) {
-			rc = cli_error("cannot write '%s': %s", a.output, strerror(errno));
-			tl_util_result_release(&r);
-			return rc;
-		}
+	out = cli_output_open(a.output);
+	if (!out) {
+		tl_util_result_release(&r);
+		return 1;
 	}
 	rc = a.json ? tl_util_write_json(out, &r, &wo) : tl_util_write_text(out, &r, &wo);
 	tl_util_result_release(&r);
-	if (rc) {
-		if (out != stdout)
-			fclose(out);
-		return cli_error("cannot write '%s': %s", a.output ? a.output : "stdout", tl_error_msg());
-	}
-	if (out != stdout && fclose(out))
-		return cli_error("cannot write '%s': %s", a.output, strerror(errno));
-	return 0;
+	return cli_output_close(out, a.output, rc);
 }

@@ -421,15 +421,15 @@ TEST(test_helpers)
 {
 	char b[16];
 
-	CHECK_EQ_STR(tl_report_fmt_dur(0, b, sizeof(b)), "0ns");
-	CHECK_EQ_STR(tl_report_fmt_dur(999, b, sizeof(b)), "999ns");
-	CHECK_EQ_STR(tl_report_fmt_dur(1000, b, sizeof(b)), "1.00us");
-	CHECK_EQ_STR(tl_report_fmt_dur(12345, b, sizeof(b)), "12.3us");
-	CHECK_EQ_STR(tl_report_fmt_dur(999600, b, sizeof(b)), "1.00ms");
-	CHECK_EQ_STR(tl_report_fmt_dur(9996000, b, sizeof(b)), "10.0ms");
-	CHECK_EQ_STR(tl_report_fmt_dur(12300000, b, sizeof(b)), "12.3ms");
-	CHECK_EQ_STR(tl_report_fmt_dur(1200000000, b, sizeof(b)), "1.20s");
-	CHECK_EQ_STR(tl_report_fmt_dur(1234000000000ull, b, sizeof(b)), "1234s");
+	CHECK_EQ_STR(tl_fmt_dur(0, b, sizeof(b)), "0ns");
+	CHECK_EQ_STR(tl_fmt_dur(999, b, sizeof(b)), "999ns");
+	CHECK_EQ_STR(tl_fmt_dur(1000, b, sizeof(b)), "1.00us");
+	CHECK_EQ_STR(tl_fmt_dur(12345, b, sizeof(b)), "12.3us");
+	CHECK_EQ_STR(tl_fmt_dur(999600, b, sizeof(b)), "1.00ms");
+	CHECK_EQ_STR(tl_fmt_dur(9996000, b, sizeof(b)), "10.0ms");
+	CHECK_EQ_STR(tl_fmt_dur(12300000, b, sizeof(b)), "12.3ms");
+	CHECK_EQ_STR(tl_fmt_dur(1200000000, b, sizeof(b)), "1.20s");
+	CHECK_EQ_STR(tl_fmt_dur(1234000000000ull, b, sizeof(b)), "1234s");
 	CHECK_EQ_INT(tl_report_sort_parse("executing"), TL_ST_EXECUTING);
 	CHECK_EQ_INT(tl_report_sort_parse("SYNC_WAIT"), TL_ST_SYNC_WAIT);
 	CHECK_EQ_INT(tl_report_sort_parse("Name"), TL_REPORT_SORT_NAME);
@@ -441,12 +441,12 @@ TEST(test_helpers)
 	/* cleaning keeps valid UTF-8, flattens controls and broken bytes */
 	{
 		char out[32];
-		CHECK_EQ_INT(tl_report_clean_name("a\xc3\xa9\x1b[\xff", out, sizeof(out)), 5);
+		CHECK_EQ_INT(tl_fmt_clean_name("a\xc3\xa9\x1b[\xff", out, sizeof(out)), 5);
 		CHECK_EQ_STR(out, "a\xc3\xa9?[?");
-		CHECK_EQ_INT(tl_report_clean_name("abcdef", out, 4), 3);
+		CHECK_EQ_INT(tl_fmt_clean_name("abcdef", out, 4), 3);
 		CHECK_EQ_STR(out, "abc");
 		/* never cut inside a character */
-		CHECK_EQ_INT(tl_report_clean_name("a\xc3\xa9", out, 3), 1);
+		CHECK_EQ_INT(tl_fmt_clean_name("a\xc3\xa9", out, 3), 1);
 		CHECK_EQ_STR(out, "a");
 	}
 }

@@ -1,0 +1,44 @@
+/*
+ * fmt.h - formatting shared by every writer (report, frames, hist, util...):
+ * durations for reading, percentages, and names from the traced program
+ * made safe for a terminal or a CSV cell.
+ *
+ * Names come from the traced program and are hostile: every writer that
+ * prints one to a terminal goes through tl_fmt_clean_name() (or the cut and
+ * pad helpers built on it), so a thread cannot send escape sequences.
+ */
+#ifndef TL_FMT_H
+#define TL_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* 100 * part / whole, 0 when whole is 0. */
+double tl_fmt_pct(uint64_t part, uint64_t whole);
+
+/*
+ * Human-readable duration with three significant digits: "850ns", "12.3us",
+ * "1.20ms", "1.20s", "1234s".  Writes into buf (at least 16 bytes) and
+ * returns it.
+ */
+const char *tl_fmt_dur(uint64_t ns, char *buf, size_t len);
+
+/*
+ * Copy the untrusted name `in` into out[0..len) so that it is safe for a
+ * terminal or a CSV cell: control characters (C0, DEL, C1) and invalid
+ * UTF-8 bytes become '?'; valid UTF-8 is kept whole (never cut inside a
+ * character).  Returns the number of characters (code points) written.
+ */
+size_t tl_fmt_clean_name(const char *in, char *out, size_t len);
+
+/*
+ * The cleaned name cut to at most `cols` characters; a cut name ends in
+ * "~".  in may be NULL (empty).  Returns the characters written.
+ */
+size_t tl_fmt_name_cut(const char *in, size_t cols, char *out, size_t len);
+
+/* Print the cleaned name cut or padded with spaces to exactly `cols` characters. */
+void tl_fmt_put_name(FILE *f, const char *in, size_t cols);
+
+#endif
