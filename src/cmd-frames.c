@@ -113,7 +113,7 @@ static int parse_args(int argc, char **argv, struct frames_args *a)
 	a->fo.to_ns = -1;
 	a->fo.worst = DEFAULT_WORST;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+ho:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);

@@ -297,7 +297,7 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 	a->q.to_ns = -1;
 	a->q.mode = TL_HIST_ITERATIVE;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hs:k:o:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hs:k:o:", long_options, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return -1;

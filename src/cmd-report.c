@@ -121,7 +121,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	a->an.to_ns = -1;
 	a->rep.sort = TL_REPORT_SORT_DEFAULT;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+ho:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);

@@ -158,7 +158,7 @@ static int parse_args(int argc, char **argv, struct util_args *a)
 
 	a->o.to_ns = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+ho:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
