@@ -159,6 +159,7 @@ bench: all
 	@$(MAKE) --no-print-directory $(WL_BIN)
 	@bench/run.sh $(BUILD)
 	@bench/marks.sh $(BUILD)
+	@bench/hist.sh $(BUILD)
 
 # Only the marker cost (bench/marks.sh, about 2 minutes).
 bench-marks: all
