@@ -91,4 +91,14 @@ struct tl_findings {
 
 void tl_findings_release(struct tl_findings *f);
 
+/*
+ * The thresholds and options of the detectors (struct tl_diag_opts, in
+ * lib/diagnose.h, with documented defaults).  tl_diagnose() reads the trace
+ * once and fills *out with the findings ranked by cost.  opts may be NULL
+ * (the defaults).  Returns 0, or -1 with tl_error set; the caller frees
+ * *out with tl_findings_release().
+ */
+struct tl_diag_opts;
+int tl_diagnose(struct tl_trace *t, const struct tl_diag_opts *opts, struct tl_findings *out);
+
 #endif
