@@ -111,6 +111,24 @@ record_short() {
 	timeout -k 5 60 "$TL" record -o "$1" -- "$WL" quantum --scale 0.3 >"$TMP/rec.out" 2>"$TMP/rec.err"
 }
 
+# child_pids PPID [COMM]: the pids of PPID's children (only those named
+# COMM, when given), one per line, read from /proc/PID/stat: a minimal
+# Debian has no pgrep (package procps), so the tests do not use it.
+child_pids() {
+	local d stat comm rest state ppid
+	for d in /proc/[0-9]*; do
+		stat=$(cat "$d/stat" 2>/dev/null) || continue
+		# "PID (COMM) STATE PPID ...": COMM may hold spaces and ")".
+		comm=${stat#*\(}
+		comm=${comm%\)*}
+		rest=${stat##*\) }
+		read -r state ppid _ <<<"$rest"
+		[ "$ppid" = "$1" ] || continue
+		[ $# -lt 2 ] || [ "$comm" = "$2" ] || continue
+		echo "${d#/proc/}"
+	done
+}
+
 cli_done() {
 	exit $CLI_FAILED
 }

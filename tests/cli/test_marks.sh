@@ -156,9 +156,9 @@ for _ in $(seq 100); do
 	grep -q '^ready$' "$TMP/kill.out" 2>/dev/null && break
 	sleep 0.1
 done
-victim=$(pgrep -P "$rec" -x marks_prog | head -n 1)
+victim=$(child_pids "$rec" marks_prog | head -n 1)
 # With `timeout` in between, the recorder is the grandchild of this shell.
-[ -z "$victim" ] && victim=$(pgrep -P "$(pgrep -P "$rec" | head -n 1)" -x marks_prog | head -n 1)
+[ -z "$victim" ] && victim=$(child_pids "$(child_pids "$rec" | head -n 1)" marks_prog | head -n 1)
 if [ -z "$victim" ] || ! grep -q '^ready$' "$TMP/kill.out"; then
 	kill "$rec" 2>/dev/null
 	wait "$rec"

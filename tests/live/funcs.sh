@@ -198,7 +198,7 @@ timeout -k 5 60 "$TL" record --func "$FUNCS" -o "$TMP/sigint.tl" -- "$WLF" --ite
 pid=$!
 set +m
 sleep 1
-rec=$(pgrep -P $pid -x threadlens)
+rec=$(child_pids $pid threadlens | head -n 1)
 kill -INT "${rec:-$pid}"
 wait $pid
 RC=$?

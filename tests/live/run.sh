@@ -10,7 +10,9 @@
 # (CI) every skip is printed as a FAIL instead.  Exit status 1 if anything
 # failed, else 0.
 #
-# Environment: TL_LIVE_RETRIES (default 1) reruns a failed scenario that many
+# Environment: TL_LIVE_SCENARIOS="yield" names the scenarios to run when
+# none is given on the command line (scripts/check.sh passes none).
+# TL_LIVE_RETRIES (default 1) reruns a failed scenario that many
 # times, since timing on a shared VM can be disturbed by a neighbour; a pass
 # on a rerun still shows the first attempt's numbers.  TL_LIVE_VERBOSE=1 also
 # prints every comparison that passed.  TL_LIVE_SCALE scales the workloads'
@@ -22,7 +24,7 @@ set -u
 
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
-SCENARIOS=${*:-spin sleep mutex io preempt quantum yield}
+SCENARIOS=${*:-${TL_LIVE_SCENARIOS:-spin sleep mutex io preempt quantum yield}}
 HERE=$(cd "$(dirname "$0")" && pwd)
 TL=$BUILD/threadlens
 WL=$BUILD/tests/wl_states
