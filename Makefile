@@ -11,7 +11,8 @@
 #                   pkg-config file under PREFIX (/usr/local); DESTDIR works;
 #                   make uninstall removes them
 #
-# Library code (lib/) is built into build/libtlcore.a; the CLI (src/) links it.
+# Library code (lib/, in folders by rank: docs/LAYOUT.md) is built into
+# build/libtlcore.a; the CLI (src/) links it.
 # Every tests/unit/test_*.c becomes its own test program, every
 # tests/live/wl_*.c a workload, every tests/fuzz/fuzz_*.c a libFuzzer target.
 # The marker library (instr/, include/threadlens.h) becomes
@@ -36,7 +37,9 @@ endif
 ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 LIBS = $(PKG_LIBS) -lpthread -lm
 
-LIB_SRC := $(sort $(wildcard lib/*.c))
+# lib/ is in folders by pipeline stage (docs/LAYOUT.md); includes name the
+# folder: #include "trace/event.h".
+LIB_SRC := $(sort $(shell find lib -name '*.c'))
 CLI_SRC := $(sort $(wildcard src/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 WL_SRC := $(sort $(wildcard tests/live/wl_*.c))
@@ -184,7 +187,7 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/threadlens.pc
 
 format:
-	clang-format -i lib/*.[ch] src/*.[ch] instr/*.[ch] tests/*/*.[ch] demo/*.c
+	clang-format -i $(shell find lib -name '*.[ch]') src/*.[ch] instr/*.[ch] tests/*/*.[ch] demo/*.c
 
 clean:
 	rm -rf $(BUILD) build-*

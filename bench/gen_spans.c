@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
+#include "trace/trace.h"
 
 static uint64_t next_rand(uint64_t *x)
 {

@@ -23,7 +23,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "marks_shm.h"
+#include "capture/marks_shm.h"
 
 #define TL_EXPORT __attribute__((visibility("default")))
 #define TL_INSTR_CACHE 32 /* per-thread name cache entries, a power of two */

@@ -1,7 +1,7 @@
 /*
  * threadlens.c - the marker calls of include/threadlens.h: each thread
  * appends 24-byte records to its own single-producer ring in the memory
- * that `threadlens record` shares with the program (lib/marks_shm.h).
+ * that `threadlens record` shares with the program (lib/capture/marks_shm.h).
  *
  * The hot path of a recorded call: the `on` test, the thread's state
  * through an initial-exec TLS pointer, a name lookup in the thread's

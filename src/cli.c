@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "base/errors.h"
 
 int cli_error(const char *fmt, ...)
 {

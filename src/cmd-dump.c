@@ -3,7 +3,7 @@
  *
  * A debugging and scripting aid: the header describes the trace, then each
  * event is printed with its time relative to the trace start, its CPU, its
- * type and its fields, named as in the table of lib/event.h.  Thread ids are
+ * type and its fields, named as in the table of lib/trace/event.h.  Thread ids are
  * followed by the thread's name once a THREAD, FORK or RENAME event has
  * named it.  Filters only select what is printed; every event still feeds
  * the name table, so names stay right inside a window.  The reader's
@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "error.h"
-#include "event.h"
-#include "trace.h"
+#include "base/errors.h"
+#include "trace/event.h"
+#include "trace/trace.h"
 
 struct dump_opts {
 	uint64_t limit;       /* 0: no limit */

@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "error.h"
-#include "frames.h"
-#include "frames_report.h"
-#include "json.h"
+#include "base/errors.h"
+#include "analysis/frames/frames.h"
+#include "analysis/frames/frames_report.h"
+#include "output/json.h"
 
 #define MAX_LIST 64
 #define DEFAULT_WORST 5

@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "error.h"
-#include "hist_run.h"
-#include "spans.h"
+#include "base/errors.h"
+#include "analysis/hist/hist_run.h"
+#include "timeline/spans.h"
 
 #define MAX_IDS 1024
 

@@ -2,7 +2,7 @@
  * cmd-import.c - `threadlens import`: a `perf sched record` recording
  * (perf.data, or `perf script` text) into a threadlens trace.
  *
- * All the work is in lib/import_perf.c; this file parses options, picks the
+ * All the work is in lib/import/import_perf.c; this file parses options, picks the
  * output name and reports what was imported and what was left out (on
  * stderr, so that `-o -` can stream the trace to stdout).
  */
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "error.h"
-#include "import.h"
+#include "base/errors.h"
+#include "import/import.h"
 
 static void usage(FILE *out)
 {

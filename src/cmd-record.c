@@ -1,7 +1,7 @@
 /*
  * cmd-record.c - `threadlens record`: options into struct tl_record_opts,
  * SIGINT/SIGTERM/SIGHUP into its stop flag, progress and the summary onto
- * stderr.  The recording itself is lib/record.c.
+ * stderr.  The recording itself is lib/capture/record.c.
  *
  * The stop flag is the one piece of global state: a signal handler can
  * reach nothing else.  It holds the signal's number, which the recorder
@@ -15,9 +15,9 @@
 #include <sys/wait.h>
 
 #include "cli.h"
-#include "error.h"
-#include "record.h"
-#include "trace.h"
+#include "base/errors.h"
+#include "capture/record.h"
+#include "trace/trace.h"
 
 static volatile sig_atomic_t stop_signal;
 

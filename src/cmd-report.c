@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "error.h"
-#include "model.h"
-#include "report.h"
+#include "base/errors.h"
+#include "analysis/report/model.h"
+#include "analysis/report/report.h"
 
 #define MAX_IDS 1024
 

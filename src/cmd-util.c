@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "error.h"
-#include "util.h"
+#include "base/errors.h"
+#include "analysis/cpuuse/cpuuse.h"
 
 struct util_args {
 	const char *trace_path;

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfsym.h"
-#include "error.h"
+#include "symbols/elfsym.h"
+#include "base/errors.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -21,10 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "frames.h"
-#include "frames_report.h"
-#include "json.h"
-#include "trace.h"
+#include "analysis/frames/frames.h"
+#include "analysis/frames/frames_report.h"
+#include "output/json.h"
+#include "trace/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

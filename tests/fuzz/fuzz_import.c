@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import.h"
-#include "strtab.h"
+#include "import/import.h"
+#include "base/strtab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

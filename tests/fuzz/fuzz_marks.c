@@ -1,7 +1,7 @@
 /*
  * fuzz_marks.c - libFuzzer target: whatever the recorded program leaves in
- * the marker shared memory (lib/marks_shm.h), the recorder's drain
- * (lib/marks.c) must not crash, read out of bounds, hang or allocate
+ * the marker shared memory (lib/capture/marks_shm.h), the recorder's drain
+ * (lib/capture/marks.c) must not crash, read out of bounds, hang or allocate
  * without bound.
  *
  * Each input is copied over a fresh, small marker memory (2 slots of 16
@@ -24,9 +24,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "marks.h"
-#include "marks_shm.h"
-#include "trace.h"
+#include "capture/marks.h"
+#include "capture/marks_shm.h"
+#include "trace/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

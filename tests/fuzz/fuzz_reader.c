@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32c.h"
-#include "rio.h"
-#include "trace.h"
-#include "trace_format.h"
+#include "base/crc32c.h"
+#include "trace/rio.h"
+#include "trace/trace.h"
+#include "trace/trace_format.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

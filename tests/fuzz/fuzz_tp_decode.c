@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_decode.h"
+#include "capture/tp_decode.h"
 
 struct fmt {
 	int table;

@@ -10,7 +10,7 @@
  *
  * Each 4 input bytes make one event (type, time step, thread and CPU, name
  * or state), written with the real writer to a scratch file and read back,
- * so the mirror of the span builder's nesting in util.c (mismatched and
+ * so the mirror of the span builder's nesting in cpuuse.c (mismatched and
  * unmatched ends, spans cut by the end, tid reuse) is what gets exercised.
  */
 #include <stdint.h>
@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "event.h"
-#include "trace.h"
-#include "util.h"
+#include "trace/event.h"
+#include "trace/trace.h"
+#include "analysis/cpuuse/cpuuse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,13 +2,13 @@
  * event_build.h - hand-written events for the unit tests, in microseconds.
  *
  * The state-machine and analysis tests write event sequences by hand; this
- * builds the struct from the fields that the table in lib/event.h names,
+ * builds the struct from the fields that the table in lib/trace/event.h names,
  * so that the tests read as the sequence of kernel events they stand for.
  */
 #ifndef TL_EVENT_BUILD_H
 #define TL_EVENT_BUILD_H
 
-#include "event.h"
+#include "trace/event.h"
 
 static inline struct tl_event event_us(uint64_t ts_us, int cpu, unsigned type, int32_t tid, int32_t arg, int64_t a,
 				       int64_t b, int64_t c, uint16_t flags)

@@ -1,5 +1,5 @@
 /*
- * test_elfsym.c - function names into file offsets (lib/elfsym.c).
+ * test_elfsym.c - function names into file offsets (lib/symbols/elfsym.c).
  *
  * Hand-built images (elf_build.h) give exact expectations for the rules:
  * the offset formula on non-PIE and PIE layouts, several definitions,
@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "elf_build.h"
-#include "elfsym.h"
-#include "error.h"
+#include "symbols/elfsym.h"
+#include "base/errors.h"
 #include "harness.h"
 
 #define TXT 0x400200 /* .text of the non-PIE images starts here (file offset 0x200) */

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "event_build.h"
-#include "frames.h"
-#include "frames_report.h"
+#include "analysis/frames/frames.h"
+#include "analysis/frames/frames_report.h"
 #include "harness.h"
-#include "json.h"
+#include "output/json.h"
 
 #define US 1000ull
 #define T0 (1000 * US)

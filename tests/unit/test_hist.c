@@ -1,5 +1,5 @@
 /*
- * test_hist.c - execution-time histograms (lib/hist*.c) with exact,
+ * test_hist.c - execution-time histograms (lib/analysis/hist/) with exact,
  * hand-computed expectations: Eq. 1-2 boundaries (the seed's Table I/II
  * numbers and small cases, with the fixed lower bound and the outer bins),
  * linear and centered boundaries, coverage (the seed's Table III from its
@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "base/errors.h"
 #include "harness.h"
-#include "hist.h"
-#include "hist_run.h"
-#include "trace.h"
+#include "analysis/hist/hist.h"
+#include "analysis/hist/hist_run.h"
+#include "trace/trace.h"
 
 static char tmpdir[] = "/tmp/tl-test-hist-XXXXXX";
 

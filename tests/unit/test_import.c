@@ -12,10 +12,10 @@
 
 #include "harness.h"
 
-#include "error.h"
-#include "import.h"
-#include "strtab.h"
-#include "trace.h"
+#include "base/errors.h"
+#include "import/import.h"
+#include "base/strtab.h"
+#include "trace/trace.h"
 
 #define FIXTURE "tests/data/perf-sched.txt"
 #define FIRST_TS 1365979202194ull /* the fixture's first sample */

@@ -1,5 +1,5 @@
 /*
- * test_json.c - the streaming JSON writer and the validator (lib/json.c):
+ * test_json.c - the streaming JSON writer and the validator (lib/output/json.c):
  * exact output for compact and pretty layouts, escaping of hostile and
  * broken strings, numbers, misuse detection, and the validator on good and
  * bad documents.
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "base/errors.h"
 #include "harness.h"
-#include "json.h"
+#include "output/json.h"
 
 struct mem {
 	char *buf;

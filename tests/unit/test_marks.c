@@ -1,7 +1,7 @@
 /*
  * test_marks.c - the marker ring protocol, both ends in one process: the
  * instrumentation library (instr/, attached with tl_instr_attach_fd) as the
- * producer in real threads, lib/marks.c as the consumer draining into a
+ * producer in real threads, lib/capture/marks.c as the consumer draining into a
  * trace writer, and the trace read back.  Exact expectations: every marker
  * arrives once, in each thread's order, with its thread's tid; a full ring
  * drops and counts; names are stored once however many threads use them;
@@ -27,10 +27,10 @@
 
 #include "harness.h"
 #include "instr.h"
-#include "marks.h"
-#include "marks_shm.h"
+#include "capture/marks.h"
+#include "capture/marks_shm.h"
 #include "threadlens.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 static char tmpdir[] = "/tmp/tl-test-marks-XXXXXX";
 static char trace_path[300];

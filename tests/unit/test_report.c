@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "base/errors.h"
 #include "harness.h"
-#include "json.h"
-#include "report.h"
-#include "report_int.h"
+#include "output/json.h"
+#include "analysis/report/report.h"
+#include "analysis/report/report_int.h"
 
 #define MS 1000000ull
 #define T0 1000000000000ull /* trace start, absolute */

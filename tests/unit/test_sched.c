@@ -10,7 +10,7 @@
 
 #include "event_build.h"
 #include "harness.h"
-#include "sched.h"
+#include "timeline/state_machine.h"
 
 #define US 1000ull
 #define T0 (1000 * US)

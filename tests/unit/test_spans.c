@@ -7,7 +7,7 @@
 
 #include "event_build.h"
 #include "harness.h"
-#include "spans.h"
+#include "timeline/spans.h"
 
 #define MAXS 32
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
-#include "tidmap.h"
+#include "base/tidmap.h"
 
 #define MAXTID 5000
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "tp_decode.h"
+#include "capture/tp_decode.h"
 
 static char *read_data(const char *rel, size_t *len)
 {

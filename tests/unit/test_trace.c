@@ -18,13 +18,13 @@
 #include "harness.h"
 #include "trace_test_util.h"
 
-#include "crc32c.h"
-#include "error.h"
-#include "rio.h"
-#include "strtab.h"
-#include "trace.h"
-#include "trace_format.h"
-#include "varint.h"
+#include "base/crc32c.h"
+#include "base/errors.h"
+#include "trace/rio.h"
+#include "base/strtab.h"
+#include "trace/trace.h"
+#include "trace/trace_format.h"
+#include "base/varint.h"
 
 /* ---- building blocks ---- */
 

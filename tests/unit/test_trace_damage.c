@@ -11,8 +11,8 @@
 #include "harness.h"
 #include "trace_test_util.h"
 
-#include "crc32c.h"
-#include "rio.h"
+#include "base/crc32c.h"
+#include "trace/rio.h"
 
 /* ---- damage ---- */
 

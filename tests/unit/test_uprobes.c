@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfsym.h"
-#include "error.h"
+#include "symbols/elfsym.h"
+#include "base/errors.h"
 #include "harness.h"
-#include "tp_decode.h"
-#include "uprobes.h"
+#include "capture/tp_decode.h"
+#include "capture/uprobes.h"
 
 /* The formats of a uprobe and a uretprobe as Linux 6.18 writes them. */
 static const char entry_fmt[] = "name: wlf_spin\n"

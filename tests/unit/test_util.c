@@ -17,9 +17,9 @@
 
 #include "event_build.h"
 #include "harness.h"
-#include "json.h"
-#include "spans.h"
-#include "util.h"
+#include "output/json.h"
+#include "timeline/spans.h"
+#include "analysis/cpuuse/cpuuse.h"
 
 #define US 1000ull
 #define T0 (1000 * US)

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "trace.h"
-#include "trace_format.h"
+#include "base/errors.h"
+#include "trace/trace.h"
+#include "trace/trace_format.h"
 
 /* Each test program makes its own with mkdtemp() in main. */
 static char tmpdir[] = "/tmp/tl-test-trace-XXXXXX";

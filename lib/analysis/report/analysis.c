@@ -1,0 +1,662 @@
+/*
+ * analysis.c - tl_analyze(): one streaming pass over a trace that fills the
+ * model of model.h.
+ *
+ * The state machine (state_machine.c) turns events into intervals; this file is the
+ * pass that sums them: per thread (time and entries per state, transitions,
+ * switches, latencies, bursts, wakers), per CPU (busy, idle, IRQ time and
+ * which processes used it) and per process.  Every interval is clipped to
+ * the window, so the states of a thread sum exactly to its lifetime inside
+ * the window.  Memory holds one record per thread ever seen, never per event.
+ */
+#include "analysis/report/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/errors.h"
+#include "timeline/walk.h"
+
+/* Per-thread accumulator: the public stats plus what is needed to finish them. */
+struct acc {
+	struct tl_thread_stats st;
+	int32_t parent_tgid;     /* process that created this thread's process (for leaders) */
+	int32_t parent_tid;
+	int cpus_allowed;
+	uint64_t burst;          /* on-CPU time of the current run so far */
+	uint64_t *cpu_ns;        /* per-CPU EXECUTING + INTERRUPTED time in the window */
+	size_t wakers_cap;
+	int ended;
+};
+
+struct pass {
+	const struct tl_analysis_opts *o;
+	struct tl_sched *sched;
+	const struct tl_walk_result *r; /* the window: r->win_start, r->win_end (absolute) */
+	int ncpus;
+	struct acc **accs;       /* all threads ever seen, by serial order */
+	size_t naccs, cap;
+	struct tl_cpu_stats *cpus;
+	int oom;
+};
+
+/* qsort() must not see a NULL base, even for no elements. */
+static void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+static uint64_t clip_len(const struct pass *p, uint64_t a, uint64_t b)
+{
+	if (a < p->r->win_start)
+		a = p->r->win_start;
+	if (b > p->r->win_end)
+		b = p->r->win_end;
+	return b > a ? b - a : 0;
+}
+
+static struct acc *acc_of(struct pass *p, struct tl_thread *th)
+{
+	struct acc *a = th->user;
+
+	if (a)
+		return a;
+	a = calloc(1, sizeof(*a));
+	if (!a || (p->naccs == p->cap && !(p->cap = p->cap ? p->cap * 2 : 256,
+					   p->accs = realloc(p->accs, p->cap * sizeof(*p->accs))))) {
+		free(a);
+		p->oom = 1;
+		return NULL;
+	}
+	a->st.tid = th->tid;
+	a->st.serial = th->serial;
+	tl_dist_init(&a->st.sched_latency);
+	tl_dist_init(&a->st.ready_wait);
+	tl_dist_init(&a->st.bursts);
+	p->accs[p->naccs++] = a;
+	th->user = a;
+	return a;
+}
+
+static void sync_identity(struct acc *a, const struct tl_thread *th)
+{
+	a->st.pid = th->tgid;
+	memcpy(a->st.name, th->name, sizeof(a->st.name));
+	a->st.snapshot = th->snapshot;
+	a->st.prio = th->prio;
+	if (th->cpus_allowed)
+		a->cpus_allowed = th->cpus_allowed;
+	if (th->parent)
+		a->parent_tid = th->parent;
+}
+
+static void add_waker(struct pass *p, struct acc *a, int32_t tid, uint64_t wait)
+{
+	struct tl_waker_stat *w = NULL;
+
+	for (size_t i = 0; i < a->st.nwakers; i++)
+		if (a->st.wakers[i].tid == tid) {
+			w = &a->st.wakers[i];
+			break;
+		}
+	if (!w) {
+		if (a->st.nwakers == a->wakers_cap) {
+			size_t cap = a->wakers_cap ? a->wakers_cap * 2 : 4;
+			struct tl_waker_stat *n = realloc(a->st.wakers, cap * sizeof(*n));
+			if (!n) {
+				p->oom = 1;
+				return;
+			}
+			a->st.wakers = n;
+			a->wakers_cap = cap;
+		}
+		w = &a->st.wakers[a->st.nwakers++];
+		memset(w, 0, sizeof(*w));
+		w->tid = tid;
+		if (tid == -1) {
+			snprintf(w->name, sizeof(w->name), "[interrupt]");
+		} else {
+			struct tl_thread *wt = tl_sched_thread(p->sched, tid);
+			if (wt)
+				memcpy(w->name, wt->name, sizeof(w->name));
+		}
+	}
+	w->count++;
+	w->wait_ns += wait;
+}
+
+static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interval *iv)
+{
+	struct pass *p = ctx;
+	struct acc *a = acc_of(p, th);
+	uint64_t len;
+	int inside_start, inside_end;
+
+	if (!a)
+		return;
+	len = clip_len(p, iv->start, iv->end);
+	inside_start = iv->start >= p->r->win_start && iv->start < p->r->win_end;
+	inside_end = iv->end >= p->r->win_start && iv->end <= p->r->win_end;
+	a->st.state_ns[iv->state] += len;
+	if (inside_start || (iv->start == iv->end && inside_end))
+		a->st.entries[iv->state]++;
+	if (iv->next < TL_ST__COUNT && inside_end) {
+		a->st.trans[iv->state][iv->next]++;
+		if (tl_state_is_oncpu(iv->state) && !tl_state_is_oncpu(iv->next)) {
+			if (iv->next == TL_ST_READY_PREEMPT || iv->next == TL_ST_READY_QUANTUM)
+				a->st.invol_switches++;
+			else if (iv->next == TL_ST_READY_YIELD)
+				a->st.yields++;
+			else if (iv->next != TL_ST_ZOMBIE)
+				a->st.vol_switches++;
+		}
+	}
+	if (tl_state_is_oncpu(iv->state)) {
+		a->burst += len;
+		if (iv->cpu >= 0 && iv->cpu < p->ncpus && len) {
+			if (!a->cpu_ns && !(a->cpu_ns = calloc((size_t)p->ncpus, sizeof(uint64_t))))
+				p->oom = 1;
+			else
+				a->cpu_ns[iv->cpu] += len;
+		}
+		if (!tl_state_is_oncpu(iv->next)) {
+			if (a->burst && tl_dist_add(&a->st.bursts, a->burst) < 0)
+				p->oom = 1;
+			a->burst = 0;
+		}
+	}
+	/* a wait that ends inside the window counts with its in-window part */
+	if (inside_end && iv->next < TL_ST__COUNT) {
+		if (tl_state_is_ready(iv->state) && tl_state_is_oncpu(iv->next)) {
+			if (tl_dist_add(&a->st.ready_wait, iv->end - iv->start) < 0)
+				p->oom = 1;
+			if (iv->state == TL_ST_RUNNABLE && tl_dist_add(&a->st.sched_latency, iv->end - iv->start) < 0)
+				p->oom = 1;
+		}
+		if ((tl_state_is_asleep(iv->state) || iv->state == TL_ST_UNKNOWN) && iv->next == TL_ST_RUNNABLE &&
+		    iv->by != 0)
+			add_waker(p, a, iv->by, len);
+	}
+	/* identity is copied when it changes (on_name) and at the end, not per interval */
+}
+
+static void on_cpu_interval(void *ctx, const struct tl_cpu_interval *iv)
+{
+	struct pass *p = ctx;
+	struct tl_cpu_stats *c;
+	uint64_t len = clip_len(p, iv->start, iv->end);
+
+	if (iv->cpu < 0 || iv->cpu >= p->ncpus || !len)
+		return;
+	c = &p->cpus[iv->cpu];
+	switch (iv->what) {
+	case TL_CPU_IDLE:
+		c->idle_ns += len;
+		break;
+	case TL_CPU_THREAD:
+		c->busy_ns += len;
+		break;
+	case TL_CPU_IRQ:
+		c->irq_ns += len;
+		break;
+	case TL_CPU_SOFTIRQ:
+		c->softirq_ns += len;
+		break;
+	default:
+		c->unknown_ns += len;
+		break;
+	}
+}
+
+static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
+{
+	struct pass *p = ctx;
+	struct acc *a;
+
+	if (ev->type != TL_EV_SWITCH && ev->type != TL_EV_MIGRATE && ev->type != TL_EV_FORK)
+		return; /* the rest is counted from intervals */
+	if (ev->ts < p->r->win_start || ev->ts > p->r->win_end)
+		return;
+	if (ev->type == TL_EV_SWITCH && ev->cpu >= 0 && ev->cpu < p->ncpus)
+		p->cpus[ev->cpu].switches++;
+	if (!th || !(a = acc_of(p, th)))
+		return;
+	if (ev->type == TL_EV_MIGRATE)
+		a->st.migrations++;
+	if (ev->type == TL_EV_FORK) {
+		struct tl_thread *parent = tl_sched_thread(p->sched, ev->arg);
+		if (parent)
+			a->parent_tgid = parent->tgid;
+	}
+}
+
+static void on_name(void *ctx, struct tl_thread *th)
+{
+	struct pass *p = ctx;
+	struct acc *a = acc_of(p, th);
+
+	if (a)
+		sync_identity(a, th);
+}
+
+static void on_thread_end(void *ctx, struct tl_thread *th)
+{
+	struct pass *p = ctx;
+	struct acc *a = acc_of(p, th);
+	uint64_t from = th->born, to = th->died;
+
+	if (!a)
+		return;
+	sync_identity(a, th);
+	a->st.start = from < p->r->win_start ? p->r->win_start : from;
+	a->st.end = to > p->r->win_end ? p->r->win_end : to;
+	if (a->st.end < a->st.start)
+		a->st.end = a->st.start;
+	a->ended = 1;
+	th->user = NULL;
+}
+
+/* ---- building the model ---- */
+
+static int in_list(const int *list, int n, int v)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i] == v)
+			return 1;
+	return 0;
+}
+
+/* What build_model needs to know about each process, found once (sorted by pid). */
+struct pinfo {
+	int32_t pid;
+	int32_t parent;     /* parent process, 0 if unknown */
+	const char *name;   /* the leader's name, else any thread's */
+	int target;         /* -1 not yet known */
+};
+
+static int cmp_acc_pid(const void *x, const void *y)
+{
+	const struct acc *a = *(const struct acc *const *)x, *b = *(const struct acc *const *)y;
+	int la = a->st.tid == a->st.pid, lb = b->st.tid == b->st.pid;
+	if (a->st.pid != b->st.pid)
+		return a->st.pid < b->st.pid ? -1 : 1;
+	return lb - la; /* the leader first */
+}
+
+static int cmp_pinfo(const void *x, const void *y)
+{
+	const struct pinfo *a = x, *b = y;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+static struct pinfo *pinfo_find(struct pinfo *v, size_t n, int32_t pid)
+{
+	struct pinfo key = { .pid = pid };
+	return bsearch(&key, v, n, sizeof(*v), cmp_pinfo);
+}
+
+/* Latest thread record with this tid (a tid may be reused). */
+static int32_t tgid_of_tid(struct acc **sorted, size_t n, int32_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (sorted[i]->st.tid == tid)
+			return sorted[i]->st.pid;
+	return 0;
+}
+
+static struct pinfo *build_pinfo(struct pass *p, size_t *np)
+{
+	struct acc **sorted = malloc((p->naccs ? p->naccs : 1) * sizeof(*sorted));
+	struct pinfo *v = malloc((p->naccs ? p->naccs : 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!sorted || !v) {
+		free(sorted);
+		free(v);
+		return NULL;
+	}
+	if (p->naccs)
+		memcpy(sorted, p->accs, p->naccs * sizeof(*sorted));
+	sort_n(sorted, p->naccs, sizeof(*sorted), cmp_acc_pid);
+	for (size_t i = 0; i < p->naccs; i++) {
+		struct acc *a = sorted[i];
+		if (n && v[n - 1].pid == a->st.pid)
+			continue;
+		v[n].pid = a->st.pid;
+		v[n].name = a->st.name;
+		v[n].target = -1;
+		v[n].parent = 0;
+		if (a->st.tid == a->st.pid) {
+			v[n].parent = a->parent_tgid;
+			if (!v[n].parent && a->parent_tid)
+				v[n].parent = tgid_of_tid(p->accs, p->naccs, a->parent_tid);
+			if (v[n].parent == a->st.pid)
+				v[n].parent = 0;
+		}
+		n++;
+	}
+	free(sorted);
+	*np = n;
+	return v;
+}
+
+static int process_is_target(struct pinfo *v, size_t n, const struct tl_trace_info *info, int32_t pid)
+{
+	struct pinfo *pi = pinfo_find(v, n, pid), *walk = pi;
+	int result = 0;
+
+	if (info->target_mode == TL_TARGET_SYSTEM || info->ntargets == 0)
+		return 1;
+	if (pi && pi->target >= 0)
+		return pi->target;
+	/* walk up the process tree; the depth bound guards against cycles from pid reuse */
+	for (int depth = 0; pid > 0 && depth < 64; depth++) {
+		if (in_list(info->targets, info->ntargets, pid)) {
+			result = 1;
+			break;
+		}
+		walk = pinfo_find(v, n, pid);
+		if (!walk)
+			break;
+		if (walk->target >= 0) {
+			result = walk->target;
+			break;
+		}
+		pid = walk->parent;
+	}
+	if (pi)
+		pi->target = result;
+	return result;
+}
+
+static int keep_thread(const struct tl_analysis_opts *o, const struct tl_thread_stats *t, const char *process)
+{
+	if (!t->is_target && !o->all_threads && !o->npids && !o->ntids)
+		return 0;
+	if (o->npids && !in_list(o->pids, o->npids, t->pid))
+		return 0;
+	if (o->ntids && !in_list(o->tids, o->ntids, t->tid))
+		return 0;
+	if (o->name_filter && *o->name_filter && !strstr(t->name, o->name_filter) &&
+	    !strstr(process, o->name_filter))
+		return 0;
+	return 1;
+}
+
+static int cmp_threads(const void *x, const void *y)
+{
+	const struct tl_thread_stats *a = x, *b = y;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->serial < b->serial ? -1 : a->serial > b->serial;
+}
+
+static int cmp_procs(const void *x, const void *y)
+{
+	const struct tl_process_stats *a = x, *b = y;
+	if (a->cpu_ns != b->cpu_ns)
+		return a->cpu_ns > b->cpu_ns ? -1 : 1;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+static int cmp_cpu_procs(const void *x, const void *y)
+{
+	const struct tl_cpu_proc *a = x, *b = y;
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+static int cmp_wakers(const void *x, const void *y)
+{
+	const struct tl_waker_stat *a = x, *b = y;
+	if (a->wait_ns != b->wait_ns)
+		return a->wait_ns > b->wait_ns ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+/* Find or add the process record for pid in m->procs (linear: processes are few). */
+static struct tl_process_stats *proc_slot(struct tl_model *m, size_t *cap, int32_t pid)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].pid == pid)
+			return &m->procs[i];
+	if (m->nprocs == *cap) {
+		size_t n = *cap ? *cap * 2 : 16;
+		struct tl_process_stats *np = realloc(m->procs, n * sizeof(*np));
+		if (!np)
+			return NULL;
+		m->procs = np;
+		*cap = n;
+	}
+	memset(&m->procs[m->nprocs], 0, sizeof(m->procs[0]));
+	m->procs[m->nprocs].pid = pid;
+	return &m->procs[m->nprocs++];
+}
+
+static int add_cpu_proc(struct tl_cpu_stats *c, int32_t pid, const char *name, uint64_t ns)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i].pid == pid) {
+			c->procs[i].ns += ns;
+			return 0;
+		}
+	struct tl_cpu_proc *np = realloc(c->procs, (c->nprocs + 1) * sizeof(*np));
+	if (!np)
+		return -1;
+	c->procs = np;
+	memset(&c->procs[c->nprocs], 0, sizeof(*np));
+	c->procs[c->nprocs].pid = pid;
+	snprintf(c->procs[c->nprocs].name, sizeof(c->procs[0].name), "%s", name);
+	c->procs[c->nprocs].ns = ns;
+	c->nprocs++;
+	return 0;
+}
+
+static int build_model(struct pass *p, struct tl_model *m)
+{
+	const struct tl_analysis_opts *o = p->o;
+	size_t pcap = 0, kept = 0, npi = 0;
+	uint64_t win = m->win_end - m->win_start;
+	struct pinfo *pi = build_pinfo(p, &npi);
+
+	m->threads = calloc(p->naccs ? p->naccs : 1, sizeof(*m->threads));
+	if (!m->threads || !pi) {
+		free(pi);
+		return tl_error("out of memory");
+	}
+	/* per-CPU process shares, over all threads whatever the filters */
+	for (size_t i = 0; i < p->naccs; i++) {
+		struct acc *a = p->accs[i];
+		if (!a->cpu_ns)
+			continue;
+		for (int c = 0; c < p->ncpus; c++)
+			if (a->cpu_ns[c] && add_cpu_proc(&p->cpus[c], a->st.pid, pinfo_find(pi, npi, a->st.pid)->name,
+							 a->cpu_ns[c]) < 0) {
+				free(pi);
+				return tl_error("out of memory");
+			}
+	}
+	for (int c = 0; c < p->ncpus; c++)
+		sort_n(p->cpus[c].procs, p->cpus[c].nprocs, sizeof(struct tl_cpu_proc), cmp_cpu_procs);
+
+	for (size_t i = 0; i < p->naccs; i++) {
+		struct acc *a = p->accs[i];
+		struct tl_thread_stats *t = &a->st;
+		struct tl_process_stats *pr;
+		const char *pname = pinfo_find(pi, npi, t->pid)->name;
+
+		if (t->end <= t->start && !t->state_ns[TL_ST_EXECUTING])
+			continue; /* lived entirely outside the window */
+		t->is_target = process_is_target(pi, npi, &m->info, t->pid);
+		snprintf(t->process, sizeof(t->process), "%s", pname);
+		if (!keep_thread(o, t, pname))
+			continue;
+		sort_n(t->wakers, t->nwakers, sizeof(*t->wakers), cmp_wakers);
+		m->threads[kept] = *t;
+		a->st.wakers = NULL; /* ownership moved to the model */
+		memset(&a->st.sched_latency, 0, sizeof(a->st.sched_latency));
+		memset(&a->st.ready_wait, 0, sizeof(a->st.ready_wait));
+		memset(&a->st.bursts, 0, sizeof(a->st.bursts));
+		t = &m->threads[kept++];
+
+		pr = proc_slot(m, &pcap, t->pid);
+		if (!pr) {
+			free(pi);
+			return tl_error("out of memory");
+		}
+		if (!pr->nthreads) {
+			snprintf(pr->name, sizeof(pr->name), "%s", pname);
+			pr->start = t->start;
+			pr->end = t->end;
+			pr->is_target = t->is_target;
+		}
+		pr->nthreads++;
+		if (t->start < pr->start)
+			pr->start = t->start;
+		if (t->end > pr->end)
+			pr->end = t->end;
+		for (int s = 0; s < TL_ST__COUNT; s++)
+			pr->state_ns[s] += t->state_ns[s];
+		pr->cpu_ns += t->state_ns[TL_ST_EXECUTING];
+		if (a->cpus_allowed > pr->available_cpus)
+			pr->available_cpus = a->cpus_allowed;
+	}
+	m->nthreads = kept;
+	free(pi);
+	sort_n(m->threads, m->nthreads, sizeof(*m->threads), cmp_threads);
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct tl_process_stats *pr = &m->procs[i];
+		int used = 0;
+		if (!pr->available_cpus || pr->available_cpus > m->ncpus)
+			pr->available_cpus = m->ncpus;
+		for (int c = 0; c < p->ncpus; c++)
+			for (size_t k = 0; k < p->cpus[c].nprocs; k++)
+				if (p->cpus[c].procs[k].pid == pr->pid && p->cpus[c].procs[k].ns) {
+					used++;
+					break;
+				}
+		pr->cpus_used = used;
+		if (win) {
+			pr->cpu_pct_machine = 100.0 * (double)pr->cpu_ns / ((double)win * m->ncpus);
+			pr->cpu_pct_available = 100.0 * (double)pr->cpu_ns / ((double)win * pr->available_cpus);
+		}
+	}
+	sort_n(m->procs, m->nprocs, sizeof(*m->procs), cmp_procs);
+	m->cpus = p->cpus;
+	p->cpus = NULL;
+	return 0;
+}
+
+static void pass_release(struct pass *p)
+{
+	for (size_t i = 0; i < p->naccs; i++) {
+		struct acc *a = p->accs[i];
+		free(a->cpu_ns);
+		free(a->st.wakers);
+		tl_dist_release(&a->st.sched_latency);
+		tl_dist_release(&a->st.ready_wait);
+		tl_dist_release(&a->st.bursts);
+		free(a);
+	}
+	free(p->accs);
+	if (p->cpus)
+		for (int c = 0; c < p->ncpus; c++)
+			free(p->cpus[c].procs);
+	free(p->cpus);
+}
+
+int tl_analyze(struct tl_trace *t, const struct tl_analysis_opts *opts, struct tl_model *m)
+{
+	static const struct tl_analysis_opts defaults = { .to_ns = -1 };
+	const struct tl_analysis_opts *o = opts ? opts : &defaults;
+	const struct tl_trace_info *info = tl_trace_info(t);
+	const struct tl_walk_result *r;
+	struct tl_walk_opts wo = { 0 };
+	struct tl_walk *w;
+	struct pass p = { 0 };
+
+	memset(m, 0, sizeof(*m));
+	m->info = *info;
+	m->ncpus = info->ncpus > 0 ? info->ncpus : 1;
+	p.o = o;
+	p.ncpus = m->ncpus;
+	p.cpus = calloc((size_t)p.ncpus, sizeof(*p.cpus));
+	m->lost_per_cpu = calloc((size_t)p.ncpus, sizeof(uint64_t));
+	if (!p.cpus || !m->lost_per_cpu) {
+		free(p.cpus);
+		free(m->lost_per_cpu);
+		return tl_error("out of memory");
+	}
+	for (int c = 0; c < p.ncpus; c++)
+		p.cpus[c].cpu = c;
+
+	wo.from_ns = o->from_ns;
+	wo.to_ns = o->to_ns;
+	wo.preempt_window_ns = o->preempt_window_ns;
+	wo.ctx = &p;
+	wo.on_interval = on_interval;
+	wo.on_cpu_interval = on_cpu_interval;
+	wo.on_thread_end = on_thread_end;
+	wo.on_event = on_event;
+	wo.on_name = on_name;
+	wo.progress = o->progress;
+	wo.progress_ctx = o->progress_ctx;
+	w = tl_walk_new(&wo, info);
+	if (!w) {
+		pass_release(&p);
+		free(m->lost_per_cpu);
+		return -1;
+	}
+	p.sched = tl_walk_sched(w);
+	p.r = r = tl_walk_result(w);
+	if (tl_walk_run(w, t) < 0 || p.oom) {
+		if (p.oom)
+			tl_error("out of memory while analysing the trace");
+		goto fail;
+	}
+	memcpy(m->lost_per_cpu, r->lost_per_cpu, (size_t)p.ncpus * sizeof(uint64_t));
+	m->lost_total = r->lost_total;
+	m->read = r->read;
+	m->counters = r->sched;
+	m->trace_start = r->trace_start;
+	m->trace_end = r->trace_end;
+	m->win_start = r->win_start;
+	m->win_end = r->win_end;
+	if (build_model(&p, m) < 0)
+		goto fail;
+	pass_release(&p);
+	tl_walk_free(w);
+	return 0;
+
+fail:
+	pass_release(&p);
+	tl_walk_free(w);
+	free(m->lost_per_cpu);
+	m->lost_per_cpu = NULL;
+	tl_model_release(m);
+	return -1;
+}
+
+void tl_model_release(struct tl_model *m)
+{
+	for (size_t i = 0; i < m->nthreads; i++) {
+		free(m->threads[i].wakers);
+		tl_dist_release(&m->threads[i].sched_latency);
+		tl_dist_release(&m->threads[i].ready_wait);
+		tl_dist_release(&m->threads[i].bursts);
+	}
+	free(m->threads);
+	if (m->cpus)
+		for (int c = 0; c < m->ncpus; c++)
+			free(m->cpus[c].procs);
+	free(m->cpus);
+	free(m->procs);
+	free(m->lost_per_cpu);
+	memset(m, 0, sizeof(*m));
+}

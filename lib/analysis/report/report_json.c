@@ -1,0 +1,256 @@
+/*
+ * report_json.c - the JSON report, schema "threadlens-report" version 1,
+ * exactly as docs/JSON.md documents it.
+ *
+ * Invariants: every state name appears in every state_ns / state_pct /
+ * entries object; instants are relative to the trace start; durations are
+ * integer nanoseconds; percentages have three decimals.  Threads come in the
+ * model's order (pid, tid) unless a sort key was given, and are cut only
+ * when --top was given, so scripts see every thread the analysis kept.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "base/errors.h"
+#include "output/json.h"
+#include "analysis/report/report_int.h"
+
+#define PCT_DECIMALS 3
+
+static uint64_t rel(const struct tl_model *m, uint64_t ts)
+{
+	return ts > m->trace_start ? ts - m->trace_start : 0;
+}
+
+static uint64_t window_ns(const struct tl_model *m)
+{
+	return m->win_end > m->win_start ? m->win_end - m->win_start : 0;
+}
+
+static void state_u64_obj(struct tl_json *j, const char *key, const uint64_t *v)
+{
+	tl_json_key(j, key);
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	for (unsigned s = 0; s < TL_ST__COUNT; s++)
+		tl_json_kv_uint(j, tl_state_name(s), v[s]);
+	tl_json_end_object(j);
+}
+
+static void write_trace(struct tl_json *j, const struct tl_model *m, const struct tl_report_opts *o)
+{
+	const struct tl_trace_info *in = &m->info;
+
+	tl_json_key(j, "trace");
+	tl_json_begin_object(j, TL_JSON_BLOCK);
+	tl_json_kv_string(j, "path", o && o->path ? o->path : "");
+	tl_json_kv_string(j, "source", in->source);
+	tl_json_kv_string(j, "kernel", in->kernel);
+	tl_json_kv_string(j, "hostname", in->hostname);
+	tl_json_kv_string(j, "cpu_model", in->cpu_model);
+	tl_json_kv_int(j, "ncpus", m->ncpus > 0 ? m->ncpus : in->ncpus);
+	tl_json_kv_string(j, "command", in->command);
+	tl_json_kv_string(j, "target_mode", tl_report_target_mode_name(in->target_mode));
+	tl_json_key(j, "targets");
+	tl_json_begin_array(j, TL_JSON_INLINE);
+	for (int i = 0; i < in->ntargets && i < TL_TRACE_MAX_TARGETS; i++)
+		tl_json_int(j, in->targets[i]);
+	tl_json_end_array(j);
+	tl_json_kv_uint(j, "start_ns", m->trace_start);
+	tl_json_kv_uint(j, "duration_ns", rel(m, m->trace_end));
+	tl_json_kv_uint(j, "events", m->read.events);
+	tl_json_kv_bool(j, "complete", m->read.complete);
+	tl_json_key(j, "warnings");
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (int i = 0; i < m->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
+		tl_json_string(j, m->read.warnings[i]);
+	tl_json_end_array(j);
+	tl_json_end_object(j);
+}
+
+static void write_dist(struct tl_json *j, const char *key, const struct tl_dist *d)
+{
+	tl_json_key(j, key);
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	tl_json_kv_uint(j, "count", d->count);
+	tl_json_kv_uint(j, "mean_ns", tl_dist_mean(d));
+	tl_json_kv_uint(j, "p50_ns", tl_dist_percentile(d, 50));
+	tl_json_kv_uint(j, "p99_ns", tl_dist_percentile(d, 99));
+	tl_json_kv_uint(j, "max_ns", d->count ? d->max : 0);
+	tl_json_end_object(j);
+}
+
+static void write_thread(struct tl_json *j, const struct tl_model *m, const struct tl_thread_stats *t)
+{
+	uint64_t life = tl_report_lifetime(t);
+
+	tl_json_begin_object(j, TL_JSON_BLOCK);
+	tl_json_kv_int(j, "tid", t->tid);
+	tl_json_kv_int(j, "pid", t->pid);
+	tl_json_kv_string(j, "name", t->name);
+	tl_json_kv_string(j, "process", t->process);
+	tl_json_kv_bool(j, "target", t->is_target);
+	tl_json_kv_bool(j, "snapshot", t->snapshot);
+	tl_json_kv_uint(j, "start_ns", rel(m, t->start));
+	tl_json_kv_uint(j, "end_ns", rel(m, t->end));
+	tl_json_kv_uint(j, "lifetime_ns", life);
+	state_u64_obj(j, "state_ns", t->state_ns);
+	tl_json_key(j, "state_pct");
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	for (unsigned s = 0; s < TL_ST__COUNT; s++)
+		tl_json_kv_double(j, tl_state_name(s), tl_fmt_pct(t->state_ns[s], life), PCT_DECIMALS);
+	tl_json_end_object(j);
+	state_u64_obj(j, "entries", t->entries);
+
+	tl_json_key(j, "transitions");
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (unsigned from = 0; from < TL_ST__COUNT; from++)
+		for (unsigned to = 0; to < TL_ST__COUNT; to++) {
+			if (!t->trans[from][to])
+				continue;
+			tl_json_begin_object(j, TL_JSON_INLINE);
+			tl_json_kv_string(j, "from", tl_state_name(from));
+			tl_json_kv_string(j, "to", tl_state_name(to));
+			tl_json_kv_uint(j, "count", t->trans[from][to]);
+			tl_json_end_object(j);
+		}
+	tl_json_end_array(j);
+
+	tl_json_key(j, "switches");
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	tl_json_kv_uint(j, "voluntary", t->vol_switches);
+	tl_json_kv_uint(j, "involuntary", t->invol_switches);
+	tl_json_kv_uint(j, "yields", t->yields);
+	tl_json_end_object(j);
+	tl_json_kv_uint(j, "migrations", t->migrations);
+	write_dist(j, "sched_latency", &t->sched_latency);
+	write_dist(j, "ready_wait", &t->ready_wait);
+	write_dist(j, "bursts", &t->bursts);
+
+	tl_json_key(j, "wakers");
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (size_t w = 0; w < t->nwakers; w++) {
+		const struct tl_waker_stat *ws = &t->wakers[w];
+		tl_json_begin_object(j, TL_JSON_INLINE);
+		tl_json_kv_int(j, "tid", ws->tid);
+		tl_json_kv_string(j, "name", ws->name);
+		tl_json_kv_uint(j, "count", ws->count);
+		tl_json_kv_uint(j, "wait_ns", ws->wait_ns);
+		tl_json_end_object(j);
+	}
+	tl_json_end_array(j);
+	tl_json_end_object(j);
+}
+
+static void write_cpu(struct tl_json *j, const struct tl_model *m, const struct tl_cpu_stats *c)
+{
+	uint64_t win = window_ns(m);
+
+	tl_json_begin_object(j, TL_JSON_BLOCK);
+	tl_json_kv_int(j, "cpu", c->cpu);
+	tl_json_kv_uint(j, "busy_ns", c->busy_ns);
+	tl_json_kv_uint(j, "idle_ns", c->idle_ns);
+	tl_json_kv_uint(j, "irq_ns", c->irq_ns);
+	tl_json_kv_uint(j, "softirq_ns", c->softirq_ns);
+	tl_json_kv_uint(j, "unknown_ns", c->unknown_ns);
+	tl_json_kv_double(j, "util_pct", tl_fmt_pct(c->busy_ns + c->irq_ns + c->softirq_ns, win),
+			  PCT_DECIMALS);
+	tl_json_kv_uint(j, "switches", c->switches);
+	tl_json_key(j, "processes");
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (size_t p = 0; p < c->nprocs; p++) {
+		tl_json_begin_object(j, TL_JSON_INLINE);
+		tl_json_kv_int(j, "pid", c->procs[p].pid);
+		tl_json_kv_string(j, "name", c->procs[p].name);
+		tl_json_kv_uint(j, "ns", c->procs[p].ns);
+		tl_json_kv_double(j, "pct", tl_fmt_pct(c->procs[p].ns, win), PCT_DECIMALS);
+		tl_json_end_object(j);
+	}
+	tl_json_end_array(j);
+	tl_json_end_object(j);
+}
+
+static void write_process(struct tl_json *j, const struct tl_model *m, const struct tl_process_stats *p)
+{
+	tl_json_begin_object(j, TL_JSON_BLOCK);
+	tl_json_kv_int(j, "pid", p->pid);
+	tl_json_kv_string(j, "name", p->name);
+	tl_json_kv_bool(j, "target", p->is_target);
+	tl_json_kv_uint(j, "threads", p->nthreads);
+	tl_json_kv_uint(j, "start_ns", rel(m, p->start));
+	tl_json_kv_uint(j, "end_ns", rel(m, p->end));
+	tl_json_kv_uint(j, "cpu_ns", p->cpu_ns);
+	tl_json_kv_double(j, "cpu_pct_machine", p->cpu_pct_machine, PCT_DECIMALS);
+	tl_json_kv_double(j, "cpu_pct_available", p->cpu_pct_available, PCT_DECIMALS);
+	tl_json_kv_int(j, "available_cpus", p->available_cpus);
+	tl_json_kv_int(j, "cpus_used", p->cpus_used);
+	state_u64_obj(j, "state_ns", p->state_ns);
+	tl_json_end_object(j);
+}
+
+int tl_report_json(FILE *out, const struct tl_model *m, const struct tl_report_opts *o)
+{
+	struct tl_json j;
+	size_t *order, nrows, nprocs;
+	int sort = o ? o->sort : TL_REPORT_SORT_DEFAULT;
+	int ncpus = m->cpus ? m->ncpus : 0;
+
+	order = tl_report_thread_order(m, sort, tl_report_limit(o, m->nthreads, SIZE_MAX), &nrows);
+	if (!order)
+		return -1;
+	nprocs = tl_report_limit(o, m->nprocs, SIZE_MAX);
+
+	tl_json_init(&j, out, TL_JSON_PRETTY);
+	tl_json_begin_object(&j, TL_JSON_BLOCK);
+	tl_json_kv_string(&j, "schema", "threadlens-report");
+	tl_json_kv_int(&j, "version", 1);
+	write_trace(&j, m, o);
+
+	tl_json_key(&j, "window");
+	tl_json_begin_object(&j, TL_JSON_INLINE);
+	tl_json_kv_uint(&j, "from_ns", rel(m, m->win_start));
+	tl_json_kv_uint(&j, "to_ns", rel(m, m->win_end));
+	tl_json_end_object(&j);
+
+	tl_json_key(&j, "lost_events");
+	tl_json_begin_object(&j, TL_JSON_INLINE);
+	tl_json_kv_uint(&j, "total", m->lost_total);
+	tl_json_key(&j, "per_cpu");
+	tl_json_begin_array(&j, TL_JSON_INLINE);
+	for (int c = 0; m->lost_per_cpu && c < m->ncpus; c++)
+		tl_json_uint(&j, m->lost_per_cpu[c]);
+	tl_json_end_array(&j);
+	tl_json_end_object(&j);
+	tl_json_kv_uint(&j, "anomalies", m->counters.anomalies);
+	tl_json_key(&j, "inferred");
+	tl_json_begin_object(&j, TL_JSON_INLINE);
+	tl_json_kv_uint(&j, "switches", m->counters.inferred_switches);
+	tl_json_kv_uint(&j, "wakeups", m->counters.inferred_wakeups);
+	tl_json_end_object(&j);
+
+	tl_json_key(&j, "states");
+	tl_json_begin_array(&j, TL_JSON_INLINE);
+	for (unsigned s = 0; s < TL_ST__COUNT; s++)
+		tl_json_string(&j, tl_state_name(s));
+	tl_json_end_array(&j);
+
+	tl_json_key(&j, "threads");
+	tl_json_begin_array(&j, TL_JSON_BLOCK);
+	for (size_t r = 0; r < nrows; r++)
+		write_thread(&j, m, &m->threads[order[r]]);
+	tl_json_end_array(&j);
+
+	tl_json_key(&j, "cpus");
+	tl_json_begin_array(&j, TL_JSON_BLOCK);
+	for (int c = 0; c < ncpus; c++)
+		write_cpu(&j, m, &m->cpus[c]);
+	tl_json_end_array(&j);
+
+	tl_json_key(&j, "processes");
+	tl_json_begin_array(&j, TL_JSON_BLOCK);
+	for (size_t p = 0; p < nprocs; p++)
+		write_process(&j, m, &m->procs[p]);
+	tl_json_end_array(&j);
+	tl_json_end_object(&j);
+	free(order);
+	return tl_json_finish(&j);
+}

@@ -1,0 +1,589 @@
+/*
+ * report_text.c - the report as terminal tables (threadlens report).
+ *
+ * Layout: a header (trace, window, warnings), then per-thread state
+ * occupation, a bar profile of the same rows, per-thread scheduling, per-CPU
+ * utilization and per-process summary.  Tables are laid out for 100
+ * columns; only the free-text last columns (top waker, top processes, main
+ * states) and the bars stretch or shrink with opts->width.  Numbers are
+ * right-aligned, names left-aligned and cut with '~'.  Every name is cleaned
+ * (tl_fmt_clean_name) before it reaches the terminal, because a thread
+ * can name itself with escape sequences.  docs/REPORT.md explains the
+ * columns; keep it in step with this file.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/errors.h"
+#include "analysis/report/report_int.h"
+
+#define NAME_W 15
+#define BAR_MAX 50
+
+/* Short column labels (at most 5 characters) and bar letters, per state. */
+static const char *const short_label[TL_ST__COUNT] = {
+	[TL_ST_NEW] = "NEW",     [TL_ST_RUNNABLE] = "RUNBL",    [TL_ST_READY_PREEMPT] = "PREEM",
+	[TL_ST_READY_QUANTUM] = "QUANT", [TL_ST_READY_YIELD] = "YIELD", [TL_ST_EXECUTING] = "EXEC",
+	[TL_ST_INTERRUPTED] = "INTR", [TL_ST_SYNC_WAIT] = "SYNC",   [TL_ST_SLEEPING] = "SLEEP",
+	[TL_ST_IO_WAIT] = "IO",   [TL_ST_BLOCKED] = "BLOCK",    [TL_ST_STOPPED] = "STOP",
+	[TL_ST_ZOMBIE] = "ZOMB",  [TL_ST_UNKNOWN] = "UNKN",
+};
+static const char bar_letter[TL_ST__COUNT + 1] = "NrpqyEIWSOBTZ.";
+
+struct text {
+	FILE *f;
+	const struct tl_model *m;
+	int width;
+	const size_t *order; /* thread rows shown, in order */
+	size_t nrows;
+	size_t nprocs;       /* process rows shown */
+};
+
+/* Print a cleaned name cut or padded to exactly w columns. */
+static void put_name(FILE *f, const char *name, int w)
+{
+	if (w > 0)
+		tl_fmt_put_name(f, name, (size_t)w);
+}
+
+/* Like put_name, but never pads: for the last column of a row. */
+static void put_tail(FILE *f, const char *text, int w)
+{
+	char clean[1024];
+	size_t chars = tl_fmt_clean_name(text, clean, sizeof(clean));
+	put_name(f, clean, w < 1 ? 1 : (size_t)w < chars ? w : (int)chars);
+}
+
+/*
+ * Print "prefix text" wrapped at spaces to fit w columns, continuation lines
+ * indented by the prefix's width: warnings must be read whole, never cut.
+ */
+static void put_wrapped(FILE *f, const char *prefix, const char *text, int w)
+{
+	char clean[1024];
+	int indent = (int)strlen(prefix), avail = w - indent;
+	const char *p = clean;
+
+	tl_fmt_clean_name(text, clean, sizeof(clean));
+	if (avail < 20)
+		avail = 20;
+	fputs(prefix, f);
+	for (;;) {
+		const char *q = p, *cut = NULL;
+		int cols = 0;
+
+		/* walk at most avail characters; remember the last space seen */
+		while (*q) {
+			if (*q == ' ')
+				cut = q;
+			if (cols == avail)
+				break;
+			q++;
+			while ((*q & 0xc0) == 0x80)
+				q++;
+			cols++;
+		}
+		if (!*q) {
+			fputs(p, f);
+			break;
+		}
+		if (!cut || cut == p)
+			cut = q; /* one word longer than the line: cut it at the line's end */
+		fwrite(p, 1, (size_t)(cut - p), f);
+		fprintf(f, "\n%*s", indent, "");
+		p = *cut == ' ' ? cut + 1 : cut;
+	}
+	putc('\n', f);
+}
+
+static const char *fmt_dur(uint64_t ns, char *buf)
+{
+	if (!ns)
+		return "-";
+	return tl_fmt_dur(ns, buf, 16);
+}
+
+/* A percentage that never shows a non-zero value as 0.0 or vice versa. */
+static const char *fmt_pct(uint64_t part, uint64_t whole, char *buf)
+{
+	double p = tl_fmt_pct(part, whole);
+	if (!part)
+		return "-";
+	if (p < 0.05)
+		return "<0.1";
+	snprintf(buf, 16, "%.1f", p);
+	return buf;
+}
+
+/* " 12.3%" of a share, or " <0.1%" so that a non-zero share never reads as zero. */
+static int fmt_share(uint64_t part, uint64_t whole, char *buf)
+{
+	double p = tl_fmt_pct(part, whole);
+	if (part && p < 0.05)
+		return snprintf(buf, 16, " <0.1%%");
+	return snprintf(buf, 16, " %.1f%%", p);
+}
+
+/* "12.3%" of a percentage the model computed, "<0.1%" when it is tiny but not zero. */
+static void fmt_share_d(uint64_t part, double pct, char *buf)
+{
+	if (part && pct < 0.05)
+		snprintf(buf, 16, "<0.1%%");
+	else
+		snprintf(buf, 16, "%.1f%%", pct);
+}
+
+/* Counts in at most 5 characters: 12345, 523k, 12.3M. */
+static const char *fmt_count(uint64_t v, char *buf)
+{
+	if (v < 100000)
+		snprintf(buf, 16, "%" PRIu64, v);
+	else if (v < 1000000)
+		snprintf(buf, 16, "%.0fk", (double)v / 1e3);
+	else if (v < 100000000)
+		snprintf(buf, 16, "%.*fM", v < 10000000 ? 1 : 0, (double)v / 1e6);
+	else
+		snprintf(buf, 16, "%.1fG", (double)v / 1e9);
+	return buf;
+}
+
+static uint64_t rel(const struct tl_model *m, uint64_t ts)
+{
+	return ts > m->trace_start ? ts - m->trace_start : 0;
+}
+
+static uint64_t window_ns(const struct tl_model *m)
+{
+	return m->win_end > m->win_start ? m->win_end - m->win_start : 0;
+}
+
+static void section(struct text *t, const char *title, const char *note)
+{
+	fprintf(t->f, "\n%s", title);
+	if (note)
+		fprintf(t->f, "  (%s)", note);
+	putc('\n', t->f);
+}
+
+static void more_rows(struct text *t, size_t shown, size_t total, const char *what)
+{
+	if (total > shown)
+		fprintf(t->f, "(%zu more %s not shown; --top N shows more)\n", total - shown, what);
+}
+
+/* ---- header ---- */
+
+static void header_lost(struct text *t)
+{
+	const struct tl_model *m = t->m;
+	int listed = 0;
+
+	fprintf(t->f, "!! LOST EVENTS: %" PRIu64 " events dropped by the kernel", m->lost_total);
+	if (m->lost_per_cpu) {
+		for (int c = 0; c < m->ncpus; c++) {
+			if (!m->lost_per_cpu[c])
+				continue;
+			if (listed == 8) {
+				fputs(", ...", t->f);
+				break;
+			}
+			fprintf(t->f, "%scpu%d %" PRIu64, listed ? ", " : " (", c, m->lost_per_cpu[c]);
+			listed++;
+		}
+		if (listed)
+			putc(')', t->f);
+	}
+	fputs("\n!! states and counts near the gaps are uncertain; record fewer events or use a bigger buffer\n",
+	      t->f);
+}
+
+static void header(struct text *t, const struct tl_report_opts *o)
+{
+	const struct tl_model *m = t->m;
+	const struct tl_trace_info *in = &m->info;
+	char b1[16], b2[16], b3[16], b4[16];
+	uint64_t dur = rel(m, m->trace_end);
+
+	fputs("threadlens report", t->f);
+	if (o && o->path) {
+		fputs(": ", t->f);
+		put_tail(t->f, o->path, t->width - 19);
+	}
+	fputs("\n  command  ", t->f);
+	if (in->target_mode == TL_TARGET_SYSTEM)
+		fputs("system-wide (-a)", t->f);
+	else
+		put_tail(t->f, in->command[0] ? in->command : "?", t->width - 28);
+	for (int i = 0; i < in->ntargets && i < TL_TRACE_MAX_TARGETS; i++) {
+		if (i == 4) {
+			fputs(",...", t->f);
+			break;
+		}
+		fprintf(t->f, "%s%d", i ? "," : in->ntargets > 1 ? "  [pids " : "  [pid ", in->targets[i]);
+	}
+	fputs(in->ntargets > 0 && in->target_mode != TL_TARGET_SYSTEM ? "]\n" : "\n", t->f);
+	fputs("  host     ", t->f);
+	put_tail(t->f, in->hostname[0] ? in->hostname : "?", 30);
+	fputs(", kernel ", t->f);
+	put_tail(t->f, in->kernel[0] ? in->kernel : "?", 30);
+	fprintf(t->f, ", %d CPUs", m->ncpus > 0 ? m->ncpus : in->ncpus);
+	if (in->cpu_model[0]) {
+		fputs(", ", t->f);
+		put_tail(t->f, in->cpu_model, 40);
+	}
+	fprintf(t->f, "\n  trace    %s, %" PRIu64 " events, source: ", tl_fmt_dur(dur, b1, sizeof(b1)),
+		m->read.events);
+	put_tail(t->f, in->source[0] ? in->source : "?", 30);
+	putc('\n', t->f);
+	if (m->win_start > m->trace_start || m->win_end < m->trace_end)
+		fprintf(t->f, "  window   %s to %s (%s of %s)\n",
+			tl_fmt_dur(rel(m, m->win_start), b1, sizeof(b1)),
+			tl_fmt_dur(rel(m, m->win_end), b2, sizeof(b2)),
+			tl_fmt_dur(window_ns(m), b3, sizeof(b3)), tl_fmt_dur(dur, b4, sizeof(b4)));
+	if (m->lost_total)
+		header_lost(t);
+	/* the reader's warnings already say why a trace is incomplete */
+	for (int i = 0; i < m->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
+		put_wrapped(t->f, "!! ", m->read.warnings[i], t->width);
+	if (m->counters.anomalies)
+		fprintf(t->f, "note: %" PRIu64 " events contradicted the state model (anomalies); "
+			      "numbers near them may be off\n",
+			m->counters.anomalies);
+	if (m->counters.inferred_switches || m->counters.inferred_wakeups)
+		fprintf(t->f, "note: the kernel did not report %" PRIu64 " switches and %" PRIu64
+			      " wakeups; they were inferred (docs/STATES.md)\n",
+			m->counters.inferred_switches, m->counters.inferred_wakeups);
+}
+
+/* ---- thread states and profile ---- */
+
+static void states_table(struct text *t, int sort)
+{
+	const struct tl_model *m = t->m;
+	int used[TL_ST__COUNT] = { 0 };
+	char note[96], b[16];
+
+	for (size_t r = 0; r < t->nrows; r++)
+		for (unsigned s = 0; s < TL_ST__COUNT; s++)
+			used[s] |= m->threads[t->order[r]].state_ns[s] != 0;
+	if (sort >= 0 && sort < TL_ST__COUNT)
+		snprintf(note, sizeof(note), "%% of each thread's lifetime; sorted by time in %s",
+			 tl_state_name((unsigned)sort));
+	else
+		snprintf(note, sizeof(note), "%% of each thread's lifetime; sorted by %s",
+			 sort == TL_REPORT_SORT_NAME ? "name" : sort == TL_REPORT_SORT_TID ? "tid"
+				 : sort == TL_REPORT_SORT_PID ? "pid" : "lifetime");
+	section(t, "THREAD STATES", note);
+	if (!t->nrows) {
+		fputs("(no threads in the window)\n", t->f);
+		return;
+	}
+	fprintf(t->f, "%-*s %7s %7s", NAME_W, "name", "tid", "pid");
+	for (unsigned s = 0; s < TL_ST__COUNT; s++)
+		if (used[s])
+			fprintf(t->f, " %5s", short_label[s]);
+	fprintf(t->f, " %8s\n", "lifetime");
+	for (size_t r = 0; r < t->nrows; r++) {
+		const struct tl_thread_stats *th = &m->threads[t->order[r]];
+		uint64_t life = tl_report_lifetime(th);
+		put_name(t->f, th->name, NAME_W);
+		fprintf(t->f, " %7d %7d", th->tid, th->pid);
+		for (unsigned s = 0; s < TL_ST__COUNT; s++)
+			if (used[s])
+				fprintf(t->f, " %5s", fmt_pct(th->state_ns[s], life, b));
+		fprintf(t->f, " %8s\n", fmt_dur(life, b));
+	}
+	more_rows(t, t->nrows, m->nthreads, "threads");
+}
+
+/*
+ * Split `w` bar cells among the states in proportion to their time, by
+ * largest remainder, so the cells always add up to w exactly.
+ */
+static void bar_cells(const uint64_t *ns, uint64_t total, int w, int *cells)
+{
+	double rem[TL_ST__COUNT];
+	int given = 0;
+
+	for (unsigned s = 0; s < TL_ST__COUNT; s++) {
+		double exact = total ? (double)ns[s] * w / (double)total : 0;
+		cells[s] = (int)exact;
+		rem[s] = exact - cells[s];
+		given += cells[s];
+	}
+	while (total && given < w) {
+		unsigned best = 0;
+		for (unsigned s = 1; s < TL_ST__COUNT; s++)
+			if (rem[s] > rem[best])
+				best = s;
+		cells[best]++;
+		rem[best] = -1;
+		given++;
+	}
+}
+
+static void profile(struct text *t)
+{
+	const struct tl_model *m = t->m;
+	int w = t->width - NAME_W - 1 - 7 - 4;
+	int used[TL_ST__COUNT] = { 0 };
+	char note[64];
+
+	if (!t->nrows)
+		return;
+	if (w > BAR_MAX)
+		w = BAR_MAX;
+	if (w < 10)
+		w = 10;
+	snprintf(note, sizeof(note), "one character = %.1f%% of the thread's lifetime", 100.0 / w);
+	section(t, "STATE PROFILE", note);
+	for (size_t r = 0; r < t->nrows; r++) {
+		const struct tl_thread_stats *th = &m->threads[t->order[r]];
+		int cells[TL_ST__COUNT];
+
+		bar_cells(th->state_ns, tl_report_lifetime(th), w, cells);
+		put_name(t->f, th->name, NAME_W);
+		fprintf(t->f, " %7d |", th->tid);
+		for (unsigned s = 0; s < TL_ST__COUNT; s++) {
+			used[s] |= cells[s] > 0;
+			for (int i = 0; i < cells[s]; i++)
+				putc(bar_letter[s], t->f);
+		}
+		fputs(tl_report_lifetime(th) ? "|\n" : "(no time in the window)\n", t->f);
+	}
+	fputs("legend:", t->f);
+	for (unsigned s = 0, col = 7; s < TL_ST__COUNT; s++) {
+		unsigned len;
+		if (!used[s])
+			continue;
+		len = 3 + (unsigned)strlen(tl_state_name(s));
+		if (col + len > (unsigned)t->width) {
+			fputs("\n       ", t->f);
+			col = 7;
+		}
+		fprintf(t->f, "  %c %s", bar_letter[s], tl_state_name(s));
+		col += len;
+	}
+	putc('\n', t->f);
+}
+
+/* ---- scheduling ---- */
+
+/* "name 62%" for the waker that ended most of the thread's waiting time. */
+static void put_top_waker(struct text *t, const struct tl_thread_stats *th, int w)
+{
+	const struct tl_waker_stat *ws;
+	uint64_t total = 0;
+	char pct[16];
+	int plen;
+
+	if (!th->nwakers) {
+		fputs("-", t->f);
+		return;
+	}
+	for (size_t i = 0; i < th->nwakers; i++)
+		total += th->wakers[i].wait_ns;
+	ws = &th->wakers[0];
+	plen = snprintf(pct, sizeof(pct), " %.0f%%", tl_fmt_pct(ws->wait_ns, total));
+	if (ws->tid == -1)
+		put_tail(t->f, "[irq]", w - plen);
+	else if (ws->tid == 0)
+		put_tail(t->f, "[unknown]", w - plen);
+	else
+		put_tail(t->f, ws->name[0] ? ws->name : "?", w - plen);
+	if (total)
+		fputs(pct, t->f);
+}
+
+static void sched_table(struct text *t)
+{
+	const struct tl_model *m = t->m;
+	int tail = t->width - (NAME_W + 8 + 3 * 6 + 6 * 7 + 2);
+	char b[6][16];
+
+	if (!t->nrows)
+		return;
+	if (tail < 12)
+		tail = 12;
+	section(t, "SCHEDULING", "latency: wakeup to running; burst: one stay on a CPU");
+	/* group labels centred over their columns: switches (2), latency (4), burst (2) */
+	fprintf(t->f, "%*s%s%12s%s%9s%s\n", NAME_W + 8, "", "  switches", "", "sched latency to CPU", "",
+		"burst");
+	fprintf(t->f, "%-*s %7s %5s %5s %5s %6s %6s %6s %6s %6s %6s  %s\n", NAME_W, "name", "tid", "vol",
+		"invol", "migr", "mean", "p50", "p99", "max", "mean", "max", "top waker");
+	for (size_t r = 0; r < t->nrows; r++) {
+		const struct tl_thread_stats *th = &m->threads[t->order[r]];
+		const struct tl_dist *l = &th->sched_latency, *bu = &th->bursts;
+
+		put_name(t->f, th->name, NAME_W);
+		fprintf(t->f, " %7d %5s %5s %5s", th->tid, fmt_count(th->vol_switches, b[0]),
+			fmt_count(th->invol_switches, b[1]), fmt_count(th->migrations, b[2]));
+		fprintf(t->f, " %6s %6s %6s %6s", fmt_dur(tl_dist_mean(l), b[0]),
+			fmt_dur(tl_dist_percentile(l, 50), b[1]), fmt_dur(tl_dist_percentile(l, 99), b[2]),
+			fmt_dur(l->count ? l->max : 0, b[3]));
+		fprintf(t->f, " %6s %6s  ", fmt_dur(tl_dist_mean(bu), b[4]), fmt_dur(bu->count ? bu->max : 0, b[5]));
+		put_top_waker(t, th, tail);
+		putc('\n', t->f);
+	}
+	more_rows(t, t->nrows, m->nthreads, "threads");
+}
+
+/* ---- CPUs ---- */
+
+static void cpu_table(struct text *t)
+{
+	const struct tl_model *m = t->m;
+	uint64_t win = window_ns(m);
+	int any_unknown = 0, tail;
+	char b[6][16];
+
+	if (!m->cpus || m->ncpus <= 0)
+		return;
+	for (int c = 0; c < m->ncpus; c++)
+		any_unknown |= m->cpus[c].unknown_ns != 0;
+	tail = t->width - (4 + 4 * 8 + (any_unknown ? 8 : 0) + 7 + 9 + 2);
+	if (tail < 16)
+		tail = 16;
+	section(t, "CPUS", "util: busy + irq + softirq over the window; share: a process's time on the CPU");
+	fprintf(t->f, "%4s %7s %7s %7s %7s", "cpu", "busy", "irq", "softirq", "idle");
+	if (any_unknown)
+		fprintf(t->f, " %7s", "unknown");
+	fprintf(t->f, " %6s %8s  %s\n", "util", "switches", "top processes (share)");
+	for (int i = 0; i < m->ncpus; i++) {
+		const struct tl_cpu_stats *c = &m->cpus[i];
+		int left = tail;
+
+		fprintf(t->f, "%4d %7s %7s %7s %7s", c->cpu, fmt_dur(c->busy_ns, b[0]), fmt_dur(c->irq_ns, b[1]),
+			fmt_dur(c->softirq_ns, b[2]), fmt_dur(c->idle_ns, b[3]));
+		if (any_unknown)
+			fprintf(t->f, " %7s", fmt_dur(c->unknown_ns, b[4]));
+		snprintf(b[5], sizeof(b[5]), "%.1f%%", tl_fmt_pct(c->busy_ns + c->irq_ns + c->softirq_ns, win));
+		fprintf(t->f, " %6s %8s  ", b[5], fmt_count(c->switches, b[4]));
+		for (size_t p = 0; p < c->nprocs && p < 3; p++) {
+			char pct[16], clean[4 * TL_NAME_MAX + 8];
+			int plen = fmt_share(c->procs[p].ns, win, pct);
+			int nlen = (int)tl_fmt_clean_name(c->procs[p].name[0] ? c->procs[p].name : "?", clean,
+							     sizeof(clean));
+			int need = (p ? 2 : 0) + nlen + plen;
+
+			/* a later name may be cut, but not down to nothing */
+			if (need > left && p && left - plen - 2 < 8)
+				break;
+			fputs(p ? ", " : "", t->f);
+			put_tail(t->f, clean, left - plen - (p ? 2 : 0));
+			fputs(pct, t->f);
+			left -= need;
+		}
+		if (!c->nprocs)
+			fputs("-", t->f);
+		putc('\n', t->f);
+	}
+}
+
+/* ---- processes ---- */
+
+static void put_main_states(struct text *t, const struct tl_process_stats *p, int w)
+{
+	uint64_t total = 0;
+	int done[TL_ST__COUNT] = { 0 }, left = w;
+
+	for (unsigned s = 0; s < TL_ST__COUNT; s++)
+		total += p->state_ns[s];
+	for (int k = 0; k < 3; k++) {
+		unsigned best = TL_ST__COUNT;
+		char item[32];
+		int len;
+
+		for (unsigned s = 0; s < TL_ST__COUNT; s++)
+			if (!done[s] && p->state_ns[s] &&
+			    (best == TL_ST__COUNT || p->state_ns[s] > p->state_ns[best]))
+				best = s;
+		/* a state that rounds to 0% says nothing here */
+		if (best == TL_ST__COUNT || (k && tl_fmt_pct(p->state_ns[best], total) < 0.5))
+			break;
+		done[best] = 1;
+		len = snprintf(item, sizeof(item), "%s%s %.0f%%", k ? ", " : "", short_label[best],
+			       tl_fmt_pct(p->state_ns[best], total));
+		if (len > left)
+			break;
+		fputs(item, t->f);
+		left -= len;
+	}
+	if (!total)
+		fputs("-", t->f);
+}
+
+static void process_table(struct text *t)
+{
+	const struct tl_model *m = t->m;
+	int tail = t->width - (7 + 2 + NAME_W + 8 + 10 + 10 + 8 + 6 + 2);
+	char b[3][16];
+
+	section(t, "PROCESSES", "%machine: CPU time over all CPUs; %avail: over the CPUs it may use");
+	if (!t->nprocs) {
+		fputs("(no processes in the window)\n", t->f);
+		return;
+	}
+	if (tail < 16)
+		tail = 16;
+	fprintf(t->f, "%7s  %-*s %7s %9s %9s %7s %5s  %s\n", "pid", NAME_W, "name", "threads", "cpu time",
+		"%machine", "%avail", "cpus", "main states");
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct tl_process_stats *p = &m->procs[i];
+		char cpus[24];
+
+		fprintf(t->f, "%7d  ", p->pid);
+		put_name(t->f, p->name, NAME_W);
+		fmt_share_d(p->cpu_ns, p->cpu_pct_machine, b[1]);
+		fmt_share_d(p->cpu_ns, p->cpu_pct_available, b[2]);
+		snprintf(cpus, sizeof(cpus), "%d/%d", p->cpus_used, p->available_cpus);
+		fprintf(t->f, " %7zu %9s %9s %7s %5s  ", p->nthreads, fmt_dur(p->cpu_ns, b[0]), b[1], b[2], cpus);
+		put_main_states(t, p, tail);
+		putc('\n', t->f);
+	}
+	more_rows(t, t->nprocs, m->nprocs, "processes");
+}
+
+/* A trace of the whole system, or one that also holds threads of other programs. */
+static int is_wide(const struct tl_model *m)
+{
+	if (m->info.target_mode == TL_TARGET_SYSTEM)
+		return 1;
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (!m->threads[i].is_target)
+			return 1;
+	return 0;
+}
+
+int tl_report_text(FILE *out, const struct tl_model *m, const struct tl_report_opts *o)
+{
+	struct text t = { .f = out, .m = m };
+	size_t dflt = is_wide(m) ? TL_REPORT_SYSTEM_TOP : SIZE_MAX;
+	int sort = o ? o->sort : TL_REPORT_SORT_DEFAULT;
+	size_t *order;
+
+	if (sort == TL_REPORT_SORT_DEFAULT)
+		sort = TL_ST_EXECUTING;
+	t.width = o && o->width > 0 ? o->width : 100;
+	if (t.width < 60)
+		t.width = 60;
+	if (t.width > 300)
+		t.width = 300;
+	order = tl_report_thread_order(m, sort, tl_report_limit(o, m->nthreads, dflt), &t.nrows);
+	if (!order)
+		return -1;
+	t.order = order;
+	t.nprocs = tl_report_limit(o, m->nprocs, dflt);
+
+	header(&t, o);
+	states_table(&t, sort);
+	profile(&t);
+	sched_table(&t);
+	cpu_table(&t);
+	process_table(&t);
+	free(order);
+	if (fflush(out) || ferror(out))
+		return tl_error_errno("write error");
+	return 0;
+}

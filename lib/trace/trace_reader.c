@@ -1,0 +1,623 @@
+/*
+ * trace_reader.c - streaming reader of .tl files (format: docs/FORMAT.md).
+ *
+ * Blocks are read strictly in sequence, so pipes work.  This file handles
+ * the file header, block headers and checksums, decompression, metadata,
+ * strings and the END block; each EVENTS payload goes to the merge
+ * (trace_merge.c), which returns events in (ts, cpu, file order) while
+ * they are below the watermark.  When the merge wants more, the next block
+ * is read; at END, EOF or damage the merge drains.  An event below one
+ * already returned is counted as late.
+ *
+ * Robustness: every length is checked against limits and the input before
+ * it is used, every block against its checksums, every chunk is decoded
+ * once in full before it is queued.  The first bad block ends the trace:
+ * tl_trace_next() drains what was queued and returns 0, with a warning.
+ */
+#include "trace/trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "base/crc32c.h"
+#include "base/errors.h"
+#include "trace/rio.h"
+#include "base/strtab.h"
+#include "trace/trace_format.h"
+#include "trace/trace_merge.h"
+#include "base/varint.h"
+
+#define META_MAX_KEY 256
+
+enum blk_status { BLK_OK, BLK_EOF, BLK_TRUNC, BLK_DAMAGED, BLK_IOERR };
+
+struct tl_trace {
+	struct tl_rio rio;
+	char *name;
+	struct tl_trace_info info;
+	struct tl_trace_stats stats;
+	struct tl_strtab strings;
+	ZSTD_DCtx *dctx;
+	uint8_t *zbuf;
+	size_t zcap;
+	uint8_t *raw;
+	size_t rawcap;
+
+	struct tl_merge merge;
+	uint64_t last_ts; /* highest ts returned */
+	uint64_t nblocks; /* good blocks read (META is block 0) */
+	int at_end;
+	int finalized;
+	uint64_t lost_per_cpu[TLF_MAX_CPUS];
+
+	/* the current block, between read_block() and its handling */
+	uint64_t blk_off;
+	unsigned blk_type;
+	const char *blk_why; /* what is wrong with it */
+	uint64_t blk_partial;
+};
+
+/* ---- messages ---- */
+
+static void warn(struct tl_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct tl_trace *t, const char *fmt, ...)
+{
+	va_list ap;
+	if (t->stats.nwarnings >= TL_TRACE_MAX_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->stats.warnings[t->stats.nwarnings++], sizeof(t->stats.warnings[0]), fmt, ap);
+	va_end(ap);
+}
+
+static void human_size(char *buf, size_t len, uint64_t n)
+{
+	if (n < 1000)
+		snprintf(buf, len, "%" PRIu64 " bytes", n);
+	else if (n < 1000000)
+		snprintf(buf, len, "%.1f KB", n / 1e3);
+	else if (n < 1000000000)
+		snprintf(buf, len, "%.1f MB", n / 1e6);
+	else
+		snprintf(buf, len, "%.1f GB", n / 1e9);
+}
+
+/* The trace stops at the current block, which is damaged. */
+static void stop_damaged(struct tl_trace *t)
+{
+	uint64_t size = t->rio.size, off = t->blk_off;
+
+	t->at_end = 1;
+	if (size && size > off) {
+		char hs[32];
+		t->stats.bytes_skipped = size - off;
+		human_size(hs, sizeof(hs), size - off);
+		warn(t, "trace '%s' is damaged at offset %" PRIu64 " (%s in block %" PRIu64 "): %s (%d%%) after it were not read",
+		     t->name, off, t->blk_why, t->nblocks, hs, (int)((size - off) * 100 / size));
+	} else {
+		warn(t, "trace '%s' is damaged at offset %" PRIu64 " (%s in block %" PRIu64 "): the rest of the input was not read",
+		     t->name, off, t->blk_why, t->nblocks);
+	}
+}
+
+static void stop_truncated(struct tl_trace *t)
+{
+	t->at_end = 1;
+	t->stats.bytes_skipped = t->blk_partial;
+	warn(t, "trace '%s' is truncated at offset %" PRIu64 ": recording was interrupted; the last %" PRIu64 " bytes are incomplete",
+	     t->name, t->blk_off + t->blk_partial, t->blk_partial);
+}
+
+/* ---- blocks ---- */
+
+static int grow(uint8_t **buf, size_t *cap, size_t need)
+{
+	uint8_t *p;
+	if (need <= *cap)
+		return 0;
+	p = realloc(*buf, need);
+	if (!p)
+		return tl_error("out of memory");
+	*buf = p;
+	*cap = need;
+	return 0;
+}
+
+static enum blk_status damaged(struct tl_trace *t, const char *why)
+{
+	t->blk_why = why;
+	return BLK_DAMAGED;
+}
+
+/*
+ * Read the next block.  On BLK_OK, *payload and *len hold its raw
+ * (decompressed) payload; for EVENTS blocks it is a fresh malloc() owned by the caller, for
+ * others it points into a reused buffer.
+ */
+static enum blk_status read_block(struct tl_trace *t, uint8_t **payload, size_t *len)
+{
+	uint8_t h[TLF_BLOCK_HEADER_SIZE];
+	uint32_t stored, raw, crc;
+	unsigned flags;
+	uint8_t *dst = NULL, *src;
+	size_t n;
+
+	t->blk_off = t->rio.processed;
+	n = tl_rio_read(&t->rio, h, sizeof(h));
+	if (t->rio.err)
+		return BLK_IOERR;
+	if (n == 0)
+		return BLK_EOF;
+	if (n < sizeof(h)) {
+		t->blk_partial = n;
+		return BLK_TRUNC;
+	}
+	if (tl_get_le32(h + 16) != tl_crc32c(0, h, 16))
+		return damaged(t, "bad header checksum");
+	t->blk_type = h[0];
+	flags = h[1];
+	stored = tl_get_le32(h + 4);
+	raw = tl_get_le32(h + 8);
+	if (flags & ~TLF_BF_KNOWN)
+		return damaged(t, "unsupported block flags");
+	if (stored > TLF_MAX_BLOCK || raw > TLF_MAX_BLOCK || (!(flags & TLF_BF_ZSTD) && stored != raw))
+		return damaged(t, "impossible length");
+	if (t->rio.size && t->blk_off + sizeof(h) + stored > t->rio.size) {
+		t->blk_partial = t->rio.size - t->blk_off;
+		return BLK_TRUNC;
+	}
+
+	/* Events get their own buffer (a chunk lives on); the rest is scratch. */
+	if (t->blk_type == TLF_BLOCK_EVENTS) {
+		dst = malloc(raw ? raw : 1);
+		if (!dst)
+			return tl_error("out of memory"), BLK_IOERR;
+	} else if (grow(&t->raw, &t->rawcap, (size_t)raw + 1) < 0) {
+		return BLK_IOERR;
+	}
+	if (flags & TLF_BF_ZSTD) {
+		if (grow(&t->zbuf, &t->zcap, (size_t)stored + 1) < 0)
+			goto ioerr;
+		src = t->zbuf;
+	} else {
+		src = dst ? dst : t->raw;
+	}
+	tl_rio_crc_begin(&t->rio, tl_crc32c(0, h, 12));
+	n = tl_rio_read(&t->rio, src, stored);
+	crc = tl_rio_crc_end(&t->rio);
+	if (t->rio.err)
+		goto ioerr;
+	if (n < stored) {
+		free(dst);
+		t->blk_partial = sizeof(h) + n;
+		return BLK_TRUNC;
+	}
+	if (crc != tl_get_le32(h + 12)) {
+		free(dst);
+		return damaged(t, "bad checksum");
+	}
+	if (flags & TLF_BF_ZSTD) {
+		size_t r = ZSTD_decompressDCtx(t->dctx, dst ? dst : t->raw, raw, src, stored);
+		if (ZSTD_isError(r) || r != raw) {
+			free(dst);
+			return damaged(t, "bad compressed data");
+		}
+	}
+	*payload = dst ? dst : t->raw;
+	*len = raw;
+	return BLK_OK;
+
+ioerr:
+	free(dst);
+	return BLK_IOERR;
+}
+
+/* ---- META ---- */
+
+static void set_str(char *dst, size_t cap, const uint8_t *v, size_t len)
+{
+	if (len >= cap)
+		len = cap - 1;
+	memcpy(dst, v, len);
+	dst[len] = 0;
+}
+
+static uint64_t parse_u64(const uint8_t *v, size_t len)
+{
+	uint64_t r = 0;
+	for (size_t i = 0; i < len && v[i] >= '0' && v[i] <= '9'; i++)
+		r = r * 10 + (v[i] - '0');
+	return r;
+}
+
+static int parse_int(const uint8_t *v, size_t len)
+{
+	int neg = len && v[0] == '-';
+	uint64_t r = parse_u64(v + neg, len - neg);
+	if (r > 0x7fffffff)
+		r = 0x7fffffff;
+	return neg ? -(int)r : (int)r;
+}
+
+static void parse_targets(struct tl_trace_info *info, const uint8_t *v, size_t len)
+{
+	size_t i = 0;
+	info->ntargets = 0;
+	while (i < len && info->ntargets < TL_TRACE_MAX_TARGETS) {
+		size_t j = i;
+		while (j < len && v[j] != ',')
+			j++;
+		if (j > i)
+			info->targets[info->ntargets++] = parse_int(v + i, j - i);
+		i = j + 1;
+	}
+}
+
+static int parse_meta(struct tl_trace *t, const uint8_t *p, size_t len)
+{
+	const uint8_t *end = p + len;
+	struct tl_trace_info *info = &t->info;
+
+	while (p < end) {
+		uint64_t kl, vl;
+		const uint8_t *k, *v;
+		char key[META_MAX_KEY + 1];
+
+		if (tl_varint_get(&p, end, &kl) < 0 || kl > META_MAX_KEY || kl > (uint64_t)(end - p))
+			return -1;
+		k = p;
+		p += kl;
+		if (tl_varint_get(&p, end, &vl) < 0 || vl > TLF_MAX_META_VALUE || vl > (uint64_t)(end - p))
+			return -1;
+		v = p;
+		p += vl;
+		set_str(key, sizeof(key), k, kl);
+		/* Unknown keys belong to newer writers: ignored. */
+		if (!strcmp(key, "clock"))
+			set_str(info->clock, sizeof(info->clock), v, vl);
+		else if (!strcmp(key, "kernel"))
+			set_str(info->kernel, sizeof(info->kernel), v, vl);
+		else if (!strcmp(key, "hostname"))
+			set_str(info->hostname, sizeof(info->hostname), v, vl);
+		else if (!strcmp(key, "cpu_model"))
+			set_str(info->cpu_model, sizeof(info->cpu_model), v, vl);
+		else if (!strcmp(key, "source"))
+			set_str(info->source, sizeof(info->source), v, vl);
+		else if (!strcmp(key, "tool_version"))
+			set_str(info->tool_version, sizeof(info->tool_version), v, vl);
+		else if (!strcmp(key, "command"))
+			set_str(info->command, sizeof(info->command), v, vl);
+		else if (!strcmp(key, "ncpus"))
+			info->ncpus = parse_int(v, vl);
+		else if (!strcmp(key, "target_mode"))
+			info->target_mode = parse_int(v, vl);
+		else if (!strcmp(key, "targets"))
+			parse_targets(info, v, vl);
+		else if (!strcmp(key, "start_ns"))
+			info->start_ns = parse_u64(v, vl);
+		else if (!strcmp(key, "realtime_offset_ns"))
+			info->realtime_offset_ns = parse_u64(v, vl);
+	}
+	return 0;
+}
+
+/* ---- STRINGS and END ---- */
+
+static int parse_strings(struct tl_trace *t, const uint8_t *p, size_t len)
+{
+	const uint8_t *end = p + len;
+	uint64_t first, count;
+
+	if (tl_varint_get(&p, end, &first) < 0 || tl_varint_get(&p, end, &count) < 0)
+		return -1;
+	if (first != tl_strtab_next_id(&t->strings) || count > (uint64_t)(end - p))
+		return -1;
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t sl;
+		if (tl_varint_get(&p, end, &sl) < 0 || sl > TLF_MAX_STRING || sl > (uint64_t)(end - p))
+			return -1;
+		/* An empty string would not round-trip through intern; keep ids dense anyway. */
+		if (!tl_strtab_append(&t->strings, (const char *)p, (size_t)sl))
+			return -1;
+		p += sl;
+	}
+	return 0;
+}
+
+static int parse_end(struct tl_trace *t, const uint8_t *p, size_t len)
+{
+	const uint8_t *end = p + len;
+	struct tl_trace_end *e = &t->stats.end;
+	uint64_t ncpus;
+
+	if (tl_varint_get(&p, end, &e->end_ns) < 0 || tl_varint_get(&p, end, &e->events) < 0 ||
+	    tl_varint_get(&p, end, &e->lost) < 0 || tl_varint_get(&p, end, &ncpus) < 0 ||
+	    ncpus > TLF_MAX_CPUS)
+		return -1;
+	for (uint64_t i = 0; i < ncpus; i++)
+		if (tl_varint_get(&p, end, &t->lost_per_cpu[i]) < 0)
+			return -1;
+	e->ncpus = (int)ncpus;
+	e->lost_per_cpu = t->lost_per_cpu;
+	return 0;
+}
+
+/* ---- events ---- */
+
+/* ---- the iterator ---- */
+
+/* Read one block and act on it; sets at_end when the trace is over. */
+static int next_block(struct tl_trace *t)
+{
+	uint8_t *payload = NULL;
+	size_t len = 0;
+	int r;
+
+	switch (read_block(t, &payload, &len)) {
+	case BLK_OK:
+		break;
+	case BLK_EOF:
+		t->at_end = 1;
+		warn(t, "trace '%s' has no end block: the recording did not finish cleanly", t->name);
+		return 0;
+	case BLK_TRUNC:
+		stop_truncated(t);
+		return 0;
+	case BLK_DAMAGED:
+		stop_damaged(t);
+		return 0;
+	case BLK_IOERR:
+		if (t->rio.err) {
+			errno = t->rio.err;
+			return tl_error_errno("cannot read '%s'", t->name);
+		}
+		return -1;
+	}
+
+	switch (t->blk_type) {
+	case TLF_BLOCK_STRINGS:
+		if (parse_strings(t, payload, len) < 0)
+			return t->blk_why = "malformed string table", stop_damaged(t), 0;
+		break;
+	case TLF_BLOCK_EVENTS:
+		r = tl_merge_add_chunk(&t->merge, payload, len, tl_strtab_next_id(&t->strings), t->nblocks,
+				       t->blk_off); /* takes payload */
+		if (r == -2)
+			return tl_error("out of memory");
+		if (r < 0)
+			return t->blk_why = "malformed event chunk", stop_damaged(t), 0;
+		t->stats.chunks++;
+		break;
+	case TLF_BLOCK_END:
+		if (parse_end(t, payload, len) < 0)
+			return t->blk_why = "malformed end block", stop_damaged(t), 0;
+		t->stats.complete = 1;
+		t->at_end = 1;
+		if (t->rio.size > t->rio.processed)
+			warn(t, "trace '%s' has %" PRIu64 " bytes after its end block; they were ignored",
+			     t->name, t->rio.size - t->rio.processed);
+		break;
+	default:
+		/* META again, or a block type of a newer minor version: skipped. */
+		break;
+	}
+	t->nblocks++;
+	t->stats.bytes_read = t->rio.processed;
+	return 0;
+}
+
+static void finalize(struct tl_trace *t)
+{
+	if (t->finalized)
+		return;
+	t->finalized = 1;
+	if (t->merge.unknown_events)
+		warn(t, "trace '%s' has %" PRIu64 " events of types this threadlens does not know; they were skipped",
+		     t->name, t->merge.unknown_events);
+}
+
+int tl_trace_next(struct tl_trace *t, struct tl_event *ev)
+{
+	for (;;) {
+		int r = tl_merge_next(&t->merge, t->at_end, ev);
+
+		if (r < 0 && !t->finalized) {
+			/* a malformed event inside a chunk whose checksum was good */
+			t->blk_why = "malformed event chunk";
+			t->blk_off = t->merge.damage_offset;
+			t->nblocks = t->merge.damage_block;
+			stop_damaged(t);
+			tl_merge_drop(&t->merge);
+			finalize(t);
+		}
+		if (r < 0)
+			return 0;
+		if (r) {
+			if (ev->ts < t->last_ts)
+				t->stats.late_events++;
+			else
+				t->last_ts = ev->ts;
+			t->stats.events++;
+			return 1;
+		}
+		if (t->at_end) {
+			finalize(t);
+			return 0;
+		}
+		if (next_block(t) < 0)
+			return -1;
+	}
+}
+
+/* ---- opening ---- */
+
+static struct tl_trace *reader_new(const char *name)
+{
+	struct tl_trace *t = calloc(1, sizeof(*t));
+
+	if (!t || !(t->name = strdup(name)) || !(t->dctx = ZSTD_createDCtx())) {
+		if (t)
+			free(t->name);
+		free(t);
+		tl_error("out of memory");
+		return NULL;
+	}
+	tl_strtab_init(&t->strings);
+	tl_merge_init(&t->merge);
+	return t;
+}
+
+/* Read the file header and the META block; on failure set tl_error. */
+static int read_start(struct tl_trace *t)
+{
+	uint8_t h[TLF_HEADER_SIZE];
+	size_t n = tl_rio_read(&t->rio, h, sizeof(h)), cmp = n < TLF_MAGIC_LEN ? n : TLF_MAGIC_LEN;
+	unsigned major, minor;
+	uint32_t hlen;
+	uint8_t *payload = NULL;
+	size_t len = 0;
+
+	if (t->rio.err) {
+		errno = t->rio.err;
+		return tl_error_errno("cannot read '%s'", t->name);
+	}
+	if (n == 0)
+		return tl_error("cannot read '%s': not a threadlens trace (the file is empty)", t->name);
+	if (memcmp(h, TLF_MAGIC, cmp))
+		return tl_error("cannot read '%s': not a threadlens trace (bad magic at offset 0)", t->name);
+	if (n < sizeof(h))
+		return tl_error("cannot read '%s': truncated at offset %zu, inside the file header", t->name, n);
+	if (tl_get_le32(h + 28) != tl_crc32c(0, h, 28))
+		return tl_error("cannot read '%s': damaged file header (bad checksum at offset 28)", t->name);
+	major = tl_get_le16(h + 8);
+	minor = tl_get_le16(h + 10);
+	hlen = tl_get_le32(h + 12);
+	if (major > TLF_MAJOR)
+		return tl_error("cannot read '%s': trace format %u.%u is newer than this threadlens can read (%d.x); a newer threadlens is needed",
+				t->name, major, minor, TLF_MAJOR);
+	if (major < 1 || hlen < TLF_HEADER_SIZE || hlen > TLF_HEADER_MAX)
+		return tl_error("cannot read '%s': damaged file header (format %u.%u, header length %u)",
+				t->name, major, minor, hlen);
+	/* A newer minor may have a longer header: skip what we do not know. */
+	if (tl_rio_skip(&t->rio, hlen - TLF_HEADER_SIZE) < hlen - TLF_HEADER_SIZE)
+		return tl_error("cannot read '%s': truncated at offset %" PRIu64 ", inside the file header",
+				t->name, t->rio.processed);
+
+	switch (read_block(t, &payload, &len)) {
+	case BLK_OK:
+		break;
+	case BLK_EOF:
+	case BLK_TRUNC:
+		return tl_error("cannot read '%s': truncated at offset %" PRIu64 ", before the end of the metadata block",
+				t->name, t->rio.processed);
+	case BLK_DAMAGED:
+		return tl_error("cannot read '%s': damaged metadata block at offset %" PRIu64 " (%s)", t->name,
+				t->blk_off, t->blk_why);
+	case BLK_IOERR:
+		if (t->rio.err) {
+			errno = t->rio.err;
+			return tl_error_errno("cannot read '%s'", t->name);
+		}
+		return -1;
+	}
+	if (t->blk_type != TLF_BLOCK_META) {
+		if (t->blk_type == TLF_BLOCK_EVENTS)
+			free(payload);
+		return tl_error("cannot read '%s': damaged trace (block at offset %" PRIu64 " should be metadata, is type %u)",
+				t->name, t->blk_off, t->blk_type);
+	}
+	if (parse_meta(t, payload, len) < 0)
+		return tl_error("cannot read '%s': damaged metadata block at offset %" PRIu64 " (malformed key/value list)",
+				t->name, t->blk_off);
+	t->nblocks = 1;
+	t->stats.file_bytes = t->rio.size;
+	t->stats.bytes_read = t->rio.processed;
+	return 0;
+}
+
+struct tl_trace *tl_trace_open(const char *path)
+{
+	struct tl_trace *t;
+	int fd;
+
+	if (!strcmp(path, "-")) {
+		fd = 0;
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			tl_error_errno("cannot open '%s'", path);
+			return NULL;
+		}
+	}
+	t = reader_new(path);
+	if (!t || tl_rio_init_fd_reader(&t->rio, fd, fd != 0) < 0) {
+		if (fd != 0)
+			close(fd);
+		if (t) {
+			t->rio.read = NULL;
+			tl_trace_close(t);
+		}
+		return NULL;
+	}
+	if (read_start(t) < 0) {
+		tl_trace_close(t);
+		return NULL;
+	}
+	return t;
+}
+
+struct tl_trace *tl_trace_open_mem(const void *buf, size_t len)
+{
+	struct tl_trace *t = reader_new("<memory>");
+
+	if (!t)
+		return NULL;
+	tl_rio_init_mem_reader(&t->rio, buf, len);
+	if (read_start(t) < 0) {
+		tl_trace_close(t);
+		return NULL;
+	}
+	return t;
+}
+
+const struct tl_trace_info *tl_trace_info(const struct tl_trace *t)
+{
+	return &t->info;
+}
+
+const char *tl_trace_string(const struct tl_trace *t, uint32_t id)
+{
+	return tl_strtab_get(&t->strings, id);
+}
+
+const struct tl_trace_stats *tl_trace_stats(const struct tl_trace *t)
+{
+	return &t->stats;
+}
+
+void tl_trace_memstats(const struct tl_trace *t, struct tl_trace_memstats *out)
+{
+	*out = t->merge.mem;
+}
+
+void tl_trace_close(struct tl_trace *t)
+{
+	if (!t)
+		return;
+	tl_merge_release(&t->merge);
+	if (t->rio.read)
+		tl_rio_release(&t->rio);
+	tl_strtab_release(&t->strings);
+	ZSTD_freeDCtx(t->dctx);
+	free(t->zbuf);
+	free(t->raw);
+	free(t->name);
+	free(t);
+}
