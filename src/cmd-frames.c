@@ -21,7 +21,6 @@
 #include "cli.h"
 #include "base/errors.h"
 #include "analysis/frames/frames.h"
-#include "analysis/frames/frames_report.h"
 #include "output/json.h"
 
 #define MAX_LIST 64

@@ -20,7 +20,6 @@
 
 #include "cli.h"
 #include "base/errors.h"
-#include "analysis/report/model.h"
 #include "analysis/report/report.h"
 
 #define MAX_IDS 1024

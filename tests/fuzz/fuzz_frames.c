@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "analysis/frames/frames.h"
-#include "analysis/frames/frames_report.h"
 #include "output/json.h"
 #include "trace/trace.h"
 

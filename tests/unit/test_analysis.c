@@ -11,7 +11,7 @@
 
 #include "event_build.h"
 #include "harness.h"
-#include "analysis/report/model.h"
+#include "analysis/report/report.h"
 
 #define US 1000ull
 #define T0 (1000 * US)

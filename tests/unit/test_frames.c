@@ -13,7 +13,6 @@
 
 #include "event_build.h"
 #include "analysis/frames/frames.h"
-#include "analysis/frames/frames_report.h"
 #include "harness.h"
 #include "output/json.h"
 

@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #include "output/fmt.h"
-#include "analysis/report/model.h"
 #include "analysis/report/report.h"
 
 /* Thread and process rows of the text report on a system-wide trace, by default. */

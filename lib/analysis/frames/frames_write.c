@@ -1,6 +1,6 @@
 /*
- * frames_report.c - the text and JSON output of `threadlens frames` (see
- * frames_report.h; the JSON schema is in docs/JSON.md, the meaning of
+ * frames_write.c - the text and JSON output of `threadlens frames` (see
+ * frames.h; the JSON schema is in docs/JSON.md, the meaning of
  * every number in docs/FRAMES.md).
  *
  * Invariants: instants in the JSON are relative to the trace start and
@@ -11,7 +11,7 @@
  * sync, sleep, io, other).  Names from the traced program are cleaned for
  * the terminal with tl_fmt_clean_name().
  */
-#include "analysis/frames/frames_report.h"
+#include "analysis/frames/frames.h"
 
 #include <errno.h>
 #include <inttypes.h>

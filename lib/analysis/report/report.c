@@ -1,6 +1,6 @@
 /*
- * analysis.c - tl_analyze(): one streaming pass over a trace that fills the
- * model of model.h.
+ * report.c - tl_analyze(): one streaming pass over a trace that fills the
+ * model of report.h.
  *
  * The state machine (state_machine.c) turns events into intervals; this file is the
  * pass that sums them: per thread (time and entries per state, transitions,
@@ -9,7 +9,7 @@
  * the window, so the states of a thread sum exactly to its lifetime inside
  * the window.  Memory holds one record per thread ever seen, never per event.
  */
-#include "analysis/report/model.h"
+#include "analysis/report/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
