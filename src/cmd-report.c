@@ -1,8 +1,8 @@
 /*
  * cmd-report.c - `threadlens report`: where each thread's time went.
  *
- * Parses options into a tl_analysis_opts and a tl_report_opts, opens the
- * trace, runs tl_analyze() and hands the model to one writer (text, JSON or
+ * Parses options into a tl_run (timeline/run.h) and a tl_report_opts, runs
+ * tl_report_analyze() and hands the model to one writer (text, JSON or
  * CSV).  It analyses nothing itself and formats nothing itself.  Exit
  * status: 0 when a report was printed (even from a damaged trace: the
  * reader's warnings go to stderr), 1 when the trace cannot be read or the
@@ -27,13 +27,12 @@
 enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
 
 struct report_args {
-	const char *trace_path;
 	const char *output;
 	int format;
 	int csv_table;
 	int width;
 	int pids[MAX_IDS], tids[MAX_IDS];
-	struct tl_analysis_opts an;
+	struct tl_run run;
 	struct tl_report_opts rep;
 };
 
@@ -117,7 +116,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	int c, n;
 	int64_t v;
 
-	a->an.to_ns = -1;
+	a->run.to_ns = -1;
 	a->rep.sort = TL_REPORT_SORT_DEFAULT;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1) {
@@ -156,44 +155,44 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->width = (int)v;
 			break;
 		case OPT_FROM:
-			if (cli_parse_time_ns(optarg, &a->an.from_ns))
+			if (cli_parse_time_ns(optarg, &a->run.from_ns))
 				return cli_bad_value("report", "--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_TO:
-			if (cli_parse_time_ns(optarg, &a->an.to_ns))
+			if (cli_parse_time_ns(optarg, &a->run.to_ns))
 				return cli_bad_value("report", "--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_PID:
 			n = cli_parse_int_list(optarg, a->pids, MAX_IDS);
 			if (n < 0)
 				return cli_bad_value("report", "--pid list", optarg, "process ids separated by commas");
-			a->an.pids = a->pids;
-			a->an.npids = n;
+			a->run.pids = a->pids;
+			a->run.npids = n;
 			break;
 		case OPT_TID:
 			n = cli_parse_int_list(optarg, a->tids, MAX_IDS);
 			if (n < 0)
 				return cli_bad_value("report", "--tid list", optarg, "thread ids separated by commas");
-			a->an.tids = a->tids;
-			a->an.ntids = n;
+			a->run.tids = a->tids;
+			a->run.ntids = n;
 			break;
 		case OPT_COMM:
-			a->an.name_filter = optarg;
+			a->run.comm = optarg;
 			break;
 		case OPT_ALL:
-			a->an.all_threads = 1;
+			a->run.all_threads = 1;
 			break;
 		case OPT_PREEMPT_WINDOW:
 			v = cli_parse_duration_ns(optarg);
 			if (v <= 0)
 				return cli_bad_value("report", "--preempt-window", optarg, "a duration like 1ms or 500us");
-			a->an.preempt_window_ns = (uint64_t)v;
+			a->run.preempt_window_ns = (uint64_t)v;
 			break;
 		default:
 			return cli_usage_error("report");
 		}
 	}
-	if ((c = cli_trace_args("report", argc, argv, optind, a->an.from_ns, a->an.to_ns, &a->trace_path)))
+	if ((c = cli_trace_args("report", argc, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path)))
 		return c;
 	return 0;
 }
@@ -222,7 +221,6 @@ int cmd_report(int argc, char **argv)
 	struct report_args a = { 0 };
 	struct cli_progress prog = { .what = "analysing", .last = -1 };
 	struct tl_model m;
-	struct tl_trace *t;
 	FILE *out = stdout;
 	int rc;
 
@@ -230,36 +228,32 @@ int cmd_report(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 
-	t = tl_trace_open(a.trace_path);
-	if (!t)
-		return cli_lib_error();
 	if (cli_stderr_is_tty()) {
-		a.an.progress = cli_progress_show;
-		a.an.progress_ctx = &prog;
+		a.run.progress = cli_progress_show;
+		a.run.progress_ctx = &prog;
 	}
-	rc = tl_analyze(t, &a.an, &m);
+	rc = tl_report_analyze(&a.run, &m);
 	cli_progress_end(&prog);
+	tl_run_close(&a.run);
 	if (rc) {
-		tl_trace_close(t);
+		tl_run_release(&a.run);
 		return cli_lib_error();
 	}
-	tl_trace_close(t);
 
-	for (int i = 0; i < m.read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
-		cli_warn("%s", m.read.warnings[i]);
+	for (int i = 0; i < a.run.read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
+		cli_warn("%s", a.run.read.warnings[i]);
 	/* the text report shows lost events in its header; other outputs need a word here */
-	if (m.lost_total && (a.format != FMT_TEXT || a.output))
+	if (a.run.lost_total && (a.format != FMT_TEXT || a.output))
 		cli_warn("the kernel dropped %" PRIu64 " events; states near the gaps are uncertain",
-			 m.lost_total);
+			 a.run.lost_total);
 
-	a.rep.path = a.trace_path;
 	a.rep.width = a.width ? a.width : terminal_width(a.output);
 	out = cli_output_open(a.output);
-	if (!out) {
-		tl_model_release(&m);
-		return 1;
-	}
-	rc = write_report(out, &a, &m);
-	tl_model_release(&m);
-	return cli_output_close(out, a.output, rc);
+	if (out)
+		rc = cli_output_close(out, a.output, write_report(out, &a, &m));
+	else
+		rc = 1;
+	tl_report_release(&m);
+	tl_run_release(&a.run);
+	return rc;
 }

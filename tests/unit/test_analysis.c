@@ -1,5 +1,5 @@
 /*
- * test_analysis.c - tl_analyze() on a hand-written trace: the model's
+ * test_analysis.c - tl_report_analyze() on a hand-written trace: the model's
  * per-thread, per-CPU and per-process numbers, the recorded program's
  * process tree, filters and the time window, all with exact expectations.
  *
@@ -99,28 +99,28 @@ static const struct tl_process_stats *proc(const struct tl_model *m, int32_t pid
 	return NULL;
 }
 
-static int analyze(struct tl_model *m, const struct tl_analysis_opts *o)
+/* The run opens `path` itself, as the command line's does. */
+static int analyze(struct tl_model *m, struct tl_run *o)
 {
-	struct tl_trace *t = tl_trace_open(path);
-	int r;
+	o->path = path;
+	return tl_report_analyze(o, m);
+}
 
-	CHECK(t != NULL);
-	if (!t)
-		return -1;
-	r = tl_analyze(t, o, m);
-	tl_trace_close(t);
-	return r;
+static void release(struct tl_model *m, struct tl_run *o)
+{
+	tl_report_release(m);
+	tl_run_release(o);
 }
 
 TEST(whole_trace)
 {
-	struct tl_analysis_opts o = { .to_ns = -1 };
+	struct tl_run o = { .to_ns = -1 };
 	struct tl_model m;
 	const struct tl_thread_stats *w;
 	const struct tl_process_stats *p;
 
 	CHECK_EQ_INT(analyze(&m, &o), 0);
-	CHECK_EQ_INT(m.win_end - m.win_start, 100 * US);
+	CHECK_EQ_INT(o.win_end - o.win_start, 100 * US);
 	/* the program: app, worker and the helper process it started; not "other" */
 	CHECK_EQ_INT(m.nthreads, 3);
 	CHECK(thread(&m, 300) == NULL);
@@ -177,23 +177,23 @@ TEST(whole_trace)
 	CHECK_EQ_INT(m.cpus[1].procs[0].ns, 48 * US);
 	CHECK_EQ_STR(m.cpus[1].procs[1].name, "other");
 	CHECK_EQ_INT(m.cpus[0].busy_ns, 60 * US);
-	CHECK_EQ_INT(m.lost_total, 0);
-	CHECK_EQ_INT(m.read.complete, 1);
-	tl_model_release(&m);
+	CHECK_EQ_INT(o.lost_total, 0);
+	CHECK_EQ_INT(o.read.complete, 1);
+	release(&m, &o);
 }
 
 TEST(window_and_filters)
 {
-	struct tl_analysis_opts o = { .from_ns = 20 * US, .to_ns = 60 * US };
+	struct tl_run o = { .from_ns = 20 * US, .to_ns = 60 * US };
 	struct tl_model m;
 	const struct tl_thread_stats *w;
 	uint64_t sum = 0;
 
 	CHECK_EQ_INT(analyze(&m, &o), 0);
-	CHECK_EQ_INT(m.win_start, 1020 * US);
-	CHECK_EQ_INT(m.win_end, 1060 * US);
-	CHECK_EQ_INT(m.trace_end, 1100 * US); /* the whole file was still read */
-	CHECK_EQ_INT(m.read.complete, 1);
+	CHECK_EQ_INT(o.win_start, 1020 * US);
+	CHECK_EQ_INT(o.win_end, 1060 * US);
+	CHECK_EQ_INT(o.trace_end, 1100 * US); /* the whole file was still read */
+	CHECK_EQ_INT(o.read.complete, 1);
 	w = thread(&m, 101);
 	CHECK(w != NULL);
 	if (w) {
@@ -204,22 +204,22 @@ TEST(window_and_filters)
 		CHECK_EQ_INT(w->entries[TL_ST_EXECUTING], 1); /* only the run that began inside */
 		CHECK_EQ_INT(w->bursts.count, 2);             /* one ended inside, one is cut by the window's end */
 	}
-	tl_model_release(&m);
+	release(&m, &o);
 
 	/* --all brings in "other"; --comm filters by thread or process name */
-	o = (struct tl_analysis_opts){ .to_ns = -1, .all_threads = 1, .name_filter = "oth" };
+	o = (struct tl_run){ .to_ns = -1, .all_threads = 1, .comm = "oth" };
 	CHECK_EQ_INT(analyze(&m, &o), 0);
 	CHECK_EQ_INT(m.nthreads, 1);
 	CHECK(thread(&m, 300) != NULL);
-	tl_model_release(&m);
+	release(&m, &o);
 	{
 		int tids[] = { 200 };
-		o = (struct tl_analysis_opts){ .to_ns = -1, .tids = tids, .ntids = 1 };
+		o = (struct tl_run){ .to_ns = -1, .tids = tids, .ntids = 1 };
 		CHECK_EQ_INT(analyze(&m, &o), 0);
 		CHECK_EQ_INT(m.nthreads, 1);
 		CHECK_EQ_INT(m.nprocs, 1);
 		CHECK_EQ_INT(m.procs[0].pid, 200);
-		tl_model_release(&m);
+		release(&m, &o);
 	}
 }
 

@@ -20,6 +20,7 @@
 #define EVIL "\"<img src=x onerror=alert(1)>\n\x01"
 
 struct fixture {
+	struct tl_run run;
 	struct tl_model m;
 	struct tl_thread_stats th[3];
 	struct tl_waker_stat wk[2];
@@ -41,19 +42,20 @@ static void fixture_init(struct fixture *fx)
 	struct tl_thread_stats *t;
 
 	memset(fx, 0, sizeof(*fx));
-	strcpy(m->info.source, "record");
-	strcpy(m->info.kernel, "6.18.0-test");
-	strcpy(m->info.hostname, "box");
-	strcpy(m->info.command, "./app --frames 100");
-	m->info.ncpus = 2;
-	m->info.target_mode = TL_TARGET_COMMAND;
-	m->info.ntargets = 1;
-	m->info.targets[0] = 100;
-	m->read.events = 4242;
-	m->read.complete = 1;
-	m->trace_start = m->win_start = T0;
-	m->trace_end = m->win_end = T0 + 1000 * MS;
-	m->ncpus = 2;
+	strcpy(fx->run.info.source, "record");
+	strcpy(fx->run.info.kernel, "6.18.0-test");
+	strcpy(fx->run.info.hostname, "box");
+	strcpy(fx->run.info.command, "./app --frames 100");
+	fx->run.info.ncpus = 2;
+	fx->run.info.target_mode = TL_TARGET_COMMAND;
+	fx->run.info.ntargets = 1;
+	fx->run.info.targets[0] = 100;
+	fx->run.read.events = 4242;
+	fx->run.read.complete = 1;
+	fx->run.trace_start = fx->run.win_start = T0;
+	fx->run.trace_end = fx->run.win_end = T0 + 1000 * MS;
+	m->ncpus = fx->run.ncpus = 2;
+	m->run = &fx->run;
 
 	t = &fx->th[0];
 	t->tid = 101, t->pid = 100, t->is_target = 1, t->snapshot = 1;
@@ -115,7 +117,7 @@ static void fixture_init(struct fixture *fx)
 						.cpu_pct_machine = 5.0, .cpu_pct_available = 10.0 };
 	memcpy(fx->proc[1].state_ns, fx->th[2].state_ns, sizeof(fx->proc[1].state_ns));
 	m->procs = fx->proc, m->nprocs = 2;
-	m->lost_per_cpu = fx->lost;
+	fx->run.lost_per_cpu = fx->lost;
 }
 
 static void fixture_release(struct fixture *fx)
@@ -174,10 +176,11 @@ static char *render(const struct tl_model *m, int kind, int table, const struct 
 TEST(test_json_document)
 {
 	struct fixture fx;
-	struct tl_report_opts o = { .path = "app.tl", .sort = TL_REPORT_SORT_DEFAULT };
+	struct tl_report_opts o = { .sort = TL_REPORT_SORT_DEFAULT };
 	char *s;
 
 	fixture_init(&fx);
+	fx.run.path = "app.tl";
 	s = render(&fx.m, OUT_JSON, 0, &o);
 	CHECK(s != NULL);
 	CHECK_EQ_INT(tl_json_check(s, s ? strlen(s) : 0), 0);
@@ -186,7 +189,7 @@ TEST(test_json_document)
 	CHECK_HAS(s, "\"ncpus\": 2,");
 	CHECK_HAS(s, "\"target_mode\": \"command\",\n    \"targets\": [100],");
 	CHECK_HAS(s, "\"start_ns\": 1000000000000,\n    \"duration_ns\": 1000000000,");
-	CHECK_HAS(s, "\"complete\": true,\n    \"warnings\": []\n  },");
+	CHECK_HAS(s, "\"complete\": true,\n    \"warnings\": [],\n    \"lost_events\": 0\n  },");
 	CHECK_HAS(s, "\"window\": {\"from_ns\": 0, \"to_ns\": 1000000000},");
 	CHECK_HAS(s, "\"lost_events\": {\"total\": 0, \"per_cpu\": [0, 0]},\n  \"anomalies\": 0,");
 	CHECK_HAS(s, "\"states\": [\"NEW\", \"RUNNABLE\", \"READY_PREEMPT\", \"READY_QUANTUM\", "
@@ -240,17 +243,17 @@ TEST(test_json_document)
 TEST(test_json_window_sort_top)
 {
 	struct fixture fx;
-	struct tl_report_opts o = { .path = NULL, .sort = TL_ST_EXECUTING, .top = 2 };
+	struct tl_report_opts o = { .sort = TL_ST_EXECUTING, .top = 2 };
 	char *s, *a, *b;
 
 	fixture_init(&fx);
-	fx.m.win_start = T0 + 250 * MS;
-	fx.m.win_end = T0 + 750 * MS;
-	fx.m.lost_total = 7;
+	fx.run.win_start = T0 + 250 * MS;
+	fx.run.win_end = T0 + 750 * MS;
+	fx.run.lost_total = 7;
 	fx.lost[1] = 7;
-	fx.m.read.complete = 0;
-	fx.m.read.nwarnings = 1;
-	strcpy(fx.m.read.warnings[0], "trace truncated at byte 4096");
+	fx.run.read.complete = 0;
+	fx.run.read.nwarnings = 1;
+	strcpy(fx.run.read.warnings[0], "trace truncated at byte 4096");
 	s = render(&fx.m, OUT_JSON, 0, &o);
 	CHECK(s != NULL);
 	CHECK_EQ_INT(tl_json_check(s, s ? strlen(s) : 0), 0);
@@ -322,10 +325,11 @@ TEST(test_csv_tables)
 TEST(test_text_report)
 {
 	struct fixture fx;
-	struct tl_report_opts o = { .path = "app.tl", .sort = TL_REPORT_SORT_DEFAULT };
+	struct tl_report_opts o = { .sort = TL_REPORT_SORT_DEFAULT };
 	char *s, *a, *b;
 
 	fixture_init(&fx);
+	fx.run.path = "app.tl";
 	s = render(&fx.m, OUT_TEXT, 0, &o);
 	CHECK(s != NULL);
 	CHECK_HAS(s, "threadlens report: app.tl\n  command  ./app --frames 100  [pid 100]\n");
@@ -368,19 +372,20 @@ TEST(test_text_report)
 TEST(test_text_warnings_and_top)
 {
 	struct fixture fx;
-	struct tl_report_opts o = { .path = "x.tl", .sort = TL_REPORT_SORT_NAME, .top = 1 };
+	struct tl_report_opts o = { .sort = TL_REPORT_SORT_NAME, .top = 1 };
 	char *s;
 
 	fixture_init(&fx);
-	fx.m.win_start = T0 + 250 * MS;
-	fx.m.win_end = T0 + 750 * MS;
-	fx.m.lost_total = 7;
+	fx.run.path = "x.tl";
+	fx.run.win_start = T0 + 250 * MS;
+	fx.run.win_end = T0 + 750 * MS;
+	fx.run.lost_total = 7;
 	fx.lost[1] = 7;
-	fx.m.counters.anomalies = 3;
-	fx.m.read.complete = 0;
-	fx.m.read.nwarnings = 2;
-	strcpy(fx.m.read.warnings[0], "cannot read 'x.tl': chunk 3 is damaged\x1b[2J");
-	strcpy(fx.m.read.warnings[1], "trace 'x.tl' is truncated at offset 1577: recording was interrupted; "
+	fx.run.sched.anomalies = 3;
+	fx.run.read.complete = 0;
+	fx.run.read.nwarnings = 2;
+	strcpy(fx.run.read.warnings[0], "cannot read 'x.tl': chunk 3 is damaged\x1b[2J");
+	strcpy(fx.run.read.warnings[1], "trace 'x.tl' is truncated at offset 1577: recording was interrupted; "
 				      "the last 1075 bytes are incomplete and were not read at all");
 	s = render(&fx.m, OUT_TEXT, 0, &o);
 	CHECK(s != NULL);
@@ -407,11 +412,11 @@ TEST(test_text_wrap_long_word)
 	char *s, want[128];
 
 	fixture_init(&fx);
-	fx.m.read.nwarnings = 1;
-	memset(fx.m.read.warnings[0], 'x', 70);
-	strcpy(fx.m.read.warnings[0] + 70, " end");
+	fx.run.read.nwarnings = 1;
+	memset(fx.run.read.warnings[0], 'x', 70);
+	strcpy(fx.run.read.warnings[0] + 70, " end");
 	s = render(&fx.m, OUT_TEXT, 0, &o);
-	snprintf(want, sizeof(want), "\n!! %.57s\n   %.13s end\n", fx.m.read.warnings[0], fx.m.read.warnings[0]);
+	snprintf(want, sizeof(want), "\n!! %.57s\n   %.13s end\n", fx.run.read.warnings[0], fx.run.read.warnings[0]);
 	CHECK_HAS(s, want);
 	free(s);
 	fixture_release(&fx);
@@ -453,11 +458,13 @@ TEST(test_helpers)
 
 TEST(test_empty_model)
 {
+	struct tl_run run = { 0 };
 	struct tl_model m;
 	struct tl_report_opts o = { .sort = TL_REPORT_SORT_DEFAULT };
 	char *s;
 
 	memset(&m, 0, sizeof(m));
+	m.run = &run;
 	s = render(&m, OUT_JSON, 0, &o);
 	CHECK(s != NULL);
 	CHECK_EQ_INT(tl_json_check(s, s ? strlen(s) : 0), 0);

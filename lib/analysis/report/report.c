@@ -1,5 +1,5 @@
 /*
- * report.c - tl_analyze(): one streaming pass over a trace that fills the
+ * report.c - tl_report_analyze(): one streaming pass over a trace that fills the
  * model of report.h.
  *
  * The state machine (state_machine.c) turns events into intervals; this file is the
@@ -31,7 +31,7 @@ struct acc {
 };
 
 struct pass {
-	const struct tl_analysis_opts *o;
+	const struct tl_run *run;
 	struct tl_sched *sched;
 	const struct tl_walk_result *r; /* the window: r->win_start, r->win_end (absolute) */
 	int ncpus;
@@ -371,20 +371,6 @@ static int process_is_target(struct pinfo *v, size_t n, const struct tl_trace_in
 	return result;
 }
 
-static int keep_thread(const struct tl_analysis_opts *o, const struct tl_thread_stats *t, const char *process)
-{
-	if (!t->is_target && !o->all_threads && !o->npids && !o->ntids)
-		return 0;
-	if (o->npids && !in_list(o->pids, o->npids, t->pid))
-		return 0;
-	if (o->ntids && !in_list(o->tids, o->ntids, t->tid))
-		return 0;
-	if (o->name_filter && *o->name_filter && !strstr(t->name, o->name_filter) &&
-	    !strstr(process, o->name_filter))
-		return 0;
-	return 1;
-}
-
 static int cmp_threads(const void *x, const void *y)
 {
 	const struct tl_thread_stats *a = x, *b = y;
@@ -459,9 +445,9 @@ static int add_cpu_proc(struct tl_cpu_stats *c, int32_t pid, const char *name, u
 
 static int build_model(struct pass *p, struct tl_model *m)
 {
-	const struct tl_analysis_opts *o = p->o;
+	const struct tl_run *run = m->run;
 	size_t pcap = 0, kept = 0, npi = 0;
-	uint64_t win = m->win_end - m->win_start;
+	uint64_t win = run->win_end - run->win_start;
 	struct pinfo *pi = build_pinfo(p, &npi);
 
 	m->threads = calloc(p->naccs ? p->naccs : 1, sizeof(*m->threads));
@@ -492,9 +478,9 @@ static int build_model(struct pass *p, struct tl_model *m)
 
 		if (t->end <= t->start && !t->state_ns[TL_ST_EXECUTING])
 			continue; /* lived entirely outside the window */
-		t->is_target = process_is_target(pi, npi, &m->info, t->pid);
+		t->is_target = process_is_target(pi, npi, &run->info, t->pid);
 		snprintf(t->process, sizeof(t->process), "%s", pname);
-		if (!keep_thread(o, t, pname))
+		if (!tl_run_keeps_thread(run, t->is_target, t->tid, t->pid, t->name, pname))
 			continue;
 		sort_n(t->wakers, t->nwakers, sizeof(*t->wakers), cmp_wakers);
 		m->threads[kept] = *t;
@@ -571,64 +557,45 @@ static void pass_release(struct pass *p)
 	free(p->cpus);
 }
 
-int tl_analyze(struct tl_trace *t, const struct tl_analysis_opts *opts, struct tl_model *m)
+int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 {
-	static const struct tl_analysis_opts defaults = { .to_ns = -1 };
-	const struct tl_analysis_opts *o = opts ? opts : &defaults;
-	const struct tl_trace_info *info = tl_trace_info(t);
-	const struct tl_walk_result *r;
 	struct tl_walk_opts wo = { 0 };
 	struct tl_walk *w;
 	struct pass p = { 0 };
 
 	memset(m, 0, sizeof(*m));
-	m->info = *info;
-	m->ncpus = info->ncpus > 0 ? info->ncpus : 1;
-	p.o = o;
+	if (tl_run_start(run) < 0)
+		return -1;
+	m->run = run;
+	m->ncpus = run->info.ncpus > 0 ? run->info.ncpus : 1;
+	p.run = run;
 	p.ncpus = m->ncpus;
 	p.cpus = calloc((size_t)p.ncpus, sizeof(*p.cpus));
-	m->lost_per_cpu = calloc((size_t)p.ncpus, sizeof(uint64_t));
-	if (!p.cpus || !m->lost_per_cpu) {
-		free(p.cpus);
-		free(m->lost_per_cpu);
+	if (!p.cpus)
 		return tl_error("out of memory");
-	}
 	for (int c = 0; c < p.ncpus; c++)
 		p.cpus[c].cpu = c;
 
-	wo.from_ns = o->from_ns;
-	wo.to_ns = o->to_ns;
-	wo.preempt_window_ns = o->preempt_window_ns;
+	tl_run_walk_opts(run, &wo);
 	wo.ctx = &p;
 	wo.on_interval = on_interval;
 	wo.on_cpu_interval = on_cpu_interval;
 	wo.on_thread_end = on_thread_end;
 	wo.on_event = on_event;
 	wo.on_name = on_name;
-	wo.progress = o->progress;
-	wo.progress_ctx = o->progress_ctx;
-	w = tl_walk_new(&wo, info);
+	w = tl_walk_new(&wo, &run->info);
 	if (!w) {
 		pass_release(&p);
-		free(m->lost_per_cpu);
 		return -1;
 	}
 	p.sched = tl_walk_sched(w);
-	p.r = r = tl_walk_result(w);
-	if (tl_walk_run(w, t) < 0 || p.oom) {
+	p.r = tl_walk_result(w);
+	if (tl_walk_run(w, run->trace) < 0 || p.oom) {
 		if (p.oom)
 			tl_error("out of memory while analysing the trace");
 		goto fail;
 	}
-	memcpy(m->lost_per_cpu, r->lost_per_cpu, (size_t)p.ncpus * sizeof(uint64_t));
-	m->lost_total = r->lost_total;
-	m->read = r->read;
-	m->counters = r->sched;
-	m->trace_start = r->trace_start;
-	m->trace_end = r->trace_end;
-	m->win_start = r->win_start;
-	m->win_end = r->win_end;
-	if (build_model(&p, m) < 0)
+	if (tl_run_keep(run, p.r) < 0 || build_model(&p, m) < 0)
 		goto fail;
 	pass_release(&p);
 	tl_walk_free(w);
@@ -637,13 +604,11 @@ int tl_analyze(struct tl_trace *t, const struct tl_analysis_opts *opts, struct t
 fail:
 	pass_release(&p);
 	tl_walk_free(w);
-	free(m->lost_per_cpu);
-	m->lost_per_cpu = NULL;
-	tl_model_release(m);
+	tl_report_release(m);
 	return -1;
 }
 
-void tl_model_release(struct tl_model *m)
+void tl_report_release(struct tl_model *m)
 {
 	for (size_t i = 0; i < m->nthreads; i++) {
 		free(m->threads[i].wakers);
@@ -657,6 +622,5 @@ void tl_model_release(struct tl_model *m)
 			free(m->cpus[c].procs);
 	free(m->cpus);
 	free(m->procs);
-	free(m->lost_per_cpu);
 	memset(m, 0, sizeof(*m));
 }

@@ -3,7 +3,7 @@
  * plain structs that the writers (text, JSON, CSV, later HTML) print and
  * never recompute.
  *
- * tl_analyze() reads a trace once, runs the state machine (state_machine.h) and
+ * tl_report_analyze() reads a trace once, runs the state machine (state_machine.h) and
  * fills a tl_model: per thread, per CPU, per process.  All times are in
  * nanoseconds; instants are CLOCK_MONOTONIC like the trace (writers show
  * them relative to model->trace_start).
@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "base/dist.h"
+#include "timeline/run.h"
 #include "timeline/state_machine.h"
 #include "trace/trace.h"
 
@@ -90,26 +91,14 @@ struct tl_process_stats {
 	double cpu_pct_available;        /* the seed's Eq. 4: scaled to available_cpus */
 };
 
-struct tl_analysis_opts {
-	int64_t from_ns, to_ns;      /* window relative to trace start; to_ns < 0: to the end */
-	int all_threads;             /* include threads outside the recorded program */
-	const int *pids; int npids;  /* keep only these processes (0 = no filter) */
-	const int *tids; int ntids;  /* keep only these threads */
-	const char *name_filter;     /* keep threads whose name or process name contains this */
-	uint64_t preempt_window_ns;  /* passed to the state machine */
-	void (*progress)(double fraction, void *ctx);
-	void *progress_ctx;
-};
-
 struct tl_model {
-	struct tl_trace_info info;
-	struct tl_trace_stats read;    /* reader statistics and warnings */
-	struct tl_sched_counters counters;
-	uint64_t trace_start, trace_end;   /* first and last instant of the trace */
-	uint64_t win_start, win_end;       /* the analysed window (absolute) */
-	int ncpus;
-	uint64_t lost_total;
-	uint64_t *lost_per_cpu;            /* ncpus entries */
+	/*
+	 * The run it was analysed in: the trace's description, window, reader
+	 * statistics and lost events (timeline/run.h).  The caller's; it must
+	 * outlive every use of the model.
+	 */
+	const struct tl_run *run;
+	int ncpus;                         /* entries of cpus: run->ncpus */
 	struct tl_thread_stats *threads;   /* sorted by pid, then tid, then serial */
 	size_t nthreads;
 	struct tl_cpu_stats *cpus;         /* ncpus entries */
@@ -118,12 +107,15 @@ struct tl_model {
 };
 
 /*
- * Read the whole trace once and fill *m.  Returns 0, or -1 with tl_error
- * set (the model is then released).  Caller frees with tl_model_release().
+ * Read the trace of `run` once (tl_run_open() unless the caller attached a
+ * trace) and fill *m, keeping the walk's summary in the run.  The run's
+ * window, thread filters (--all, --pid, --tid, --comm) and preemption
+ * window apply.  Returns 0, or -1 with tl_error set (the model is then
+ * released).  Caller frees with tl_report_release().
  */
-int tl_analyze(struct tl_trace *t, const struct tl_analysis_opts *opts, struct tl_model *m);
+int tl_report_analyze(struct tl_run *run, struct tl_model *m);
 
-void tl_model_release(struct tl_model *m);
+void tl_report_release(struct tl_model *m);
 
 /* ---- writers: they print, never compute ---- */
 
@@ -152,7 +144,6 @@ enum tl_report_csv_table {
 };
 
 struct tl_report_opts {
-	const char *path; /* the trace's path as the user gave it (header, JSON); may be NULL */
 	int sort;         /* enum tl_report_sort, or a state */
 	int top;          /* at most this many thread and process rows; 0 = default (see REPORT.md), <0 = all */
 	int width;        /* text: terminal width to fit in; 0 = 100 */

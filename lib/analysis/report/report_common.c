@@ -60,16 +60,6 @@ uint64_t tl_report_lifetime(const struct tl_thread_stats *t)
 	return t->end > t->start ? t->end - t->start : 0;
 }
 
-const char *tl_report_target_mode_name(int mode)
-{
-	switch (mode) {
-	case TL_TARGET_COMMAND: return "command";
-	case TL_TARGET_PIDS: return "pids";
-	case TL_TARGET_SYSTEM: return "system";
-	default: return "unknown";
-	}
-}
-
 struct order_ctx {
 	const struct tl_model *m;
 	int sort;

@@ -20,7 +20,7 @@
 
 static uint64_t rel(const struct tl_model *m, uint64_t ts)
 {
-	return ts > m->trace_start ? ts - m->trace_start : 0;
+	return ts > m->run->trace_start ? ts - m->run->trace_start : 0;
 }
 
 /* A text cell, with its leading comma unless it starts the row. */
@@ -155,7 +155,7 @@ static void csv_wakers(FILE *f, const struct tl_model *m, const size_t *order, s
 
 static void csv_cpus(FILE *f, const struct tl_model *m)
 {
-	uint64_t win = m->win_end > m->win_start ? m->win_end - m->win_start : 0;
+	uint64_t win = m->run->win_end > m->run->win_start ? m->run->win_end - m->run->win_start : 0;
 
 	fputs("cpu,busy_ns,irq_ns,softirq_ns,idle_ns,unknown_ns,util_pct,switches\n", f);
 	for (int i = 0; m->cpus && i < m->ncpus; i++) {

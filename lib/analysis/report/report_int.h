@@ -33,7 +33,4 @@ size_t tl_report_limit(const struct tl_report_opts *o, size_t avail, size_t dflt
 /* end - start of the thread, 0 if the end is not after the start. */
 uint64_t tl_report_lifetime(const struct tl_thread_stats *t);
 
-/* "command", "pids", "system"; "unknown" otherwise. */
-const char *tl_report_target_mode_name(int mode);
-
 #endif

@@ -13,18 +13,19 @@
 
 #include "base/errors.h"
 #include "output/json.h"
+#include "output/trace_json.h"
 #include "analysis/report/report_int.h"
 
 #define PCT_DECIMALS 3
 
 static uint64_t rel(const struct tl_model *m, uint64_t ts)
 {
-	return ts > m->trace_start ? ts - m->trace_start : 0;
+	return ts > m->run->trace_start ? ts - m->run->trace_start : 0;
 }
 
 static uint64_t window_ns(const struct tl_model *m)
 {
-	return m->win_end > m->win_start ? m->win_end - m->win_start : 0;
+	return m->run->win_end > m->run->win_start ? m->run->win_end - m->run->win_start : 0;
 }
 
 static void state_u64_obj(struct tl_json *j, const char *key, const uint64_t *v)
@@ -33,37 +34,6 @@ static void state_u64_obj(struct tl_json *j, const char *key, const uint64_t *v)
 	tl_json_begin_object(j, TL_JSON_INLINE);
 	for (unsigned s = 0; s < TL_ST__COUNT; s++)
 		tl_json_kv_uint(j, tl_state_name(s), v[s]);
-	tl_json_end_object(j);
-}
-
-static void write_trace(struct tl_json *j, const struct tl_model *m, const struct tl_report_opts *o)
-{
-	const struct tl_trace_info *in = &m->info;
-
-	tl_json_key(j, "trace");
-	tl_json_begin_object(j, TL_JSON_BLOCK);
-	tl_json_kv_string(j, "path", o && o->path ? o->path : "");
-	tl_json_kv_string(j, "source", in->source);
-	tl_json_kv_string(j, "kernel", in->kernel);
-	tl_json_kv_string(j, "hostname", in->hostname);
-	tl_json_kv_string(j, "cpu_model", in->cpu_model);
-	tl_json_kv_int(j, "ncpus", m->ncpus > 0 ? m->ncpus : in->ncpus);
-	tl_json_kv_string(j, "command", in->command);
-	tl_json_kv_string(j, "target_mode", tl_report_target_mode_name(in->target_mode));
-	tl_json_key(j, "targets");
-	tl_json_begin_array(j, TL_JSON_INLINE);
-	for (int i = 0; i < in->ntargets && i < TL_TRACE_MAX_TARGETS; i++)
-		tl_json_int(j, in->targets[i]);
-	tl_json_end_array(j);
-	tl_json_kv_uint(j, "start_ns", m->trace_start);
-	tl_json_kv_uint(j, "duration_ns", rel(m, m->trace_end));
-	tl_json_kv_uint(j, "events", m->read.events);
-	tl_json_kv_bool(j, "complete", m->read.complete);
-	tl_json_key(j, "warnings");
-	tl_json_begin_array(j, TL_JSON_BLOCK);
-	for (int i = 0; i < m->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
-		tl_json_string(j, m->read.warnings[i]);
-	tl_json_end_array(j);
 	tl_json_end_object(j);
 }
 
@@ -203,28 +173,23 @@ int tl_report_json(FILE *out, const struct tl_model *m, const struct tl_report_o
 	tl_json_begin_object(&j, TL_JSON_BLOCK);
 	tl_json_kv_string(&j, "schema", "threadlens-report");
 	tl_json_kv_int(&j, "version", 1);
-	write_trace(&j, m, o);
-
-	tl_json_key(&j, "window");
-	tl_json_begin_object(&j, TL_JSON_INLINE);
-	tl_json_kv_uint(&j, "from_ns", rel(m, m->win_start));
-	tl_json_kv_uint(&j, "to_ns", rel(m, m->win_end));
-	tl_json_end_object(&j);
+	tl_json_trace(&j, m->run);
+	tl_json_window(&j, m->run);
 
 	tl_json_key(&j, "lost_events");
 	tl_json_begin_object(&j, TL_JSON_INLINE);
-	tl_json_kv_uint(&j, "total", m->lost_total);
+	tl_json_kv_uint(&j, "total", m->run->lost_total);
 	tl_json_key(&j, "per_cpu");
 	tl_json_begin_array(&j, TL_JSON_INLINE);
-	for (int c = 0; m->lost_per_cpu && c < m->ncpus; c++)
-		tl_json_uint(&j, m->lost_per_cpu[c]);
+	for (int c = 0; m->run->lost_per_cpu && c < m->ncpus; c++)
+		tl_json_uint(&j, m->run->lost_per_cpu[c]);
 	tl_json_end_array(&j);
 	tl_json_end_object(&j);
-	tl_json_kv_uint(&j, "anomalies", m->counters.anomalies);
+	tl_json_kv_uint(&j, "anomalies", m->run->sched.anomalies);
 	tl_json_key(&j, "inferred");
 	tl_json_begin_object(&j, TL_JSON_INLINE);
-	tl_json_kv_uint(&j, "switches", m->counters.inferred_switches);
-	tl_json_kv_uint(&j, "wakeups", m->counters.inferred_wakeups);
+	tl_json_kv_uint(&j, "switches", m->run->sched.inferred_switches);
+	tl_json_kv_uint(&j, "wakeups", m->run->sched.inferred_wakeups);
 	tl_json_end_object(&j);
 
 	tl_json_key(&j, "states");

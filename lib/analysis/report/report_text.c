@@ -150,12 +150,12 @@ static const char *fmt_count(uint64_t v, char *buf)
 
 static uint64_t rel(const struct tl_model *m, uint64_t ts)
 {
-	return ts > m->trace_start ? ts - m->trace_start : 0;
+	return ts > m->run->trace_start ? ts - m->run->trace_start : 0;
 }
 
 static uint64_t window_ns(const struct tl_model *m)
 {
-	return m->win_end > m->win_start ? m->win_end - m->win_start : 0;
+	return m->run->win_end > m->run->win_start ? m->run->win_end - m->run->win_start : 0;
 }
 
 static void section(struct text *t, const char *title, const char *note)
@@ -179,16 +179,16 @@ static void header_lost(struct text *t)
 	const struct tl_model *m = t->m;
 	int listed = 0;
 
-	fprintf(t->f, "!! LOST EVENTS: %" PRIu64 " events dropped by the kernel", m->lost_total);
-	if (m->lost_per_cpu) {
+	fprintf(t->f, "!! LOST EVENTS: %" PRIu64 " events dropped by the kernel", m->run->lost_total);
+	if (m->run->lost_per_cpu) {
 		for (int c = 0; c < m->ncpus; c++) {
-			if (!m->lost_per_cpu[c])
+			if (!m->run->lost_per_cpu[c])
 				continue;
 			if (listed == 8) {
 				fputs(", ...", t->f);
 				break;
 			}
-			fprintf(t->f, "%scpu%d %" PRIu64, listed ? ", " : " (", c, m->lost_per_cpu[c]);
+			fprintf(t->f, "%scpu%d %" PRIu64, listed ? ", " : " (", c, m->run->lost_per_cpu[c]);
 			listed++;
 		}
 		if (listed)
@@ -201,14 +201,14 @@ static void header_lost(struct text *t)
 static void header(struct text *t, const struct tl_report_opts *o)
 {
 	const struct tl_model *m = t->m;
-	const struct tl_trace_info *in = &m->info;
+	const struct tl_trace_info *in = &m->run->info;
 	char b1[16], b2[16], b3[16], b4[16];
-	uint64_t dur = rel(m, m->trace_end);
+	uint64_t dur = rel(m, m->run->trace_end);
 
 	fputs("threadlens report", t->f);
-	if (o && o->path) {
+	if (m->run->path) {
 		fputs(": ", t->f);
-		put_tail(t->f, o->path, t->width - 19);
+		put_tail(t->f, m->run->path, t->width - 19);
 	}
 	fputs("\n  command  ", t->f);
 	if (in->target_mode == TL_TARGET_SYSTEM)
@@ -233,27 +233,27 @@ static void header(struct text *t, const struct tl_report_opts *o)
 		put_tail(t->f, in->cpu_model, 40);
 	}
 	fprintf(t->f, "\n  trace    %s, %" PRIu64 " events, source: ", tl_fmt_dur(dur, b1, sizeof(b1)),
-		m->read.events);
+		m->run->read.events);
 	put_tail(t->f, in->source[0] ? in->source : "?", 30);
 	putc('\n', t->f);
-	if (m->win_start > m->trace_start || m->win_end < m->trace_end)
+	if (m->run->win_start > m->run->trace_start || m->run->win_end < m->run->trace_end)
 		fprintf(t->f, "  window   %s to %s (%s of %s)\n",
-			tl_fmt_dur(rel(m, m->win_start), b1, sizeof(b1)),
-			tl_fmt_dur(rel(m, m->win_end), b2, sizeof(b2)),
+			tl_fmt_dur(rel(m, m->run->win_start), b1, sizeof(b1)),
+			tl_fmt_dur(rel(m, m->run->win_end), b2, sizeof(b2)),
 			tl_fmt_dur(window_ns(m), b3, sizeof(b3)), tl_fmt_dur(dur, b4, sizeof(b4)));
-	if (m->lost_total)
+	if (m->run->lost_total)
 		header_lost(t);
 	/* the reader's warnings already say why a trace is incomplete */
-	for (int i = 0; i < m->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
-		put_wrapped(t->f, "!! ", m->read.warnings[i], t->width);
-	if (m->counters.anomalies)
+	for (int i = 0; i < m->run->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
+		put_wrapped(t->f, "!! ", m->run->read.warnings[i], t->width);
+	if (m->run->sched.anomalies)
 		fprintf(t->f, "note: %" PRIu64 " events contradicted the state model (anomalies); "
 			      "numbers near them may be off\n",
-			m->counters.anomalies);
-	if (m->counters.inferred_switches || m->counters.inferred_wakeups)
+			m->run->sched.anomalies);
+	if (m->run->sched.inferred_switches || m->run->sched.inferred_wakeups)
 		fprintf(t->f, "note: the kernel did not report %" PRIu64 " switches and %" PRIu64
 			      " wakeups; they were inferred (docs/STATES.md)\n",
-			m->counters.inferred_switches, m->counters.inferred_wakeups);
+			m->run->sched.inferred_switches, m->run->sched.inferred_wakeups);
 }
 
 /* ---- thread states and profile ---- */
@@ -548,7 +548,7 @@ static void process_table(struct text *t)
 /* A trace of the whole system, or one that also holds threads of other programs. */
 static int is_wide(const struct tl_model *m)
 {
-	if (m->info.target_mode == TL_TARGET_SYSTEM)
+	if (m->run->info.target_mode == TL_TARGET_SYSTEM)
 		return 1;
 	for (size_t i = 0; i < m->nthreads; i++)
 		if (!m->threads[i].is_target)
