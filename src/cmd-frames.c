@@ -2,7 +2,7 @@
  * cmd-frames.c - `threadlens frames`: throughput, latency, per-step times,
  * dropped frames and per-frame state splits from the program's markers.
  *
- * Parses options into a tl_frames_opts, opens the trace and runs
+ * Parses options into a tl_run and a tl_frames_opts, opens the trace and runs
  * tl_frames_analyze().  With --json the document is written while the
  * trace is read (every finished frame goes out at once, so memory does not
  * grow with the number of frames); the text report is printed at the end.
@@ -27,11 +27,11 @@
 #define DEFAULT_WORST 5
 
 struct frames_args {
-	const char *trace_path;
 	const char *output;
 	int json;
 	const char *steps[MAX_LIST];
 	int64_t ids[MAX_LIST];
+	struct tl_run run;
 	struct tl_frames_opts fo;
 };
 
@@ -109,7 +109,7 @@ static int parse_args(int argc, char **argv, struct frames_args *a)
 	int64_t v;
 	char *end;
 
-	a->fo.to_ns = -1;
+	a->run.to_ns = -1;
 	a->fo.worst = DEFAULT_WORST;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1) {
@@ -124,11 +124,11 @@ static int parse_args(int argc, char **argv, struct frames_args *a)
 			a->json = 1;
 			break;
 		case OPT_FROM:
-			if (cli_parse_time_ns(optarg, &a->fo.from_ns))
+			if (cli_parse_time_ns(optarg, &a->run.from_ns))
 				return cli_bad_value("frames", "--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_TO:
-			if (cli_parse_time_ns(optarg, &a->fo.to_ns))
+			if (cli_parse_time_ns(optarg, &a->run.to_ns))
 				return cli_bad_value("frames", "--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_INTERVAL:
@@ -166,13 +166,13 @@ static int parse_args(int argc, char **argv, struct frames_args *a)
 			v = cli_parse_duration_ns(optarg);
 			if (v <= 0)
 				return cli_bad_value("frames", "--preempt-window", optarg, "a duration like 1ms or 500us");
-			a->fo.preempt_window_ns = (uint64_t)v;
+			a->run.preempt_window_ns = (uint64_t)v;
 			break;
 		default:
 			return cli_usage_error("frames");
 		}
 	}
-	if ((c = cli_trace_args("frames", argc, argv, optind, a->fo.from_ns, a->fo.to_ns, &a->trace_path)))
+	if ((c = cli_trace_args("frames", argc, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path)))
 		return c;
 	return 0;
 }
@@ -186,15 +186,15 @@ static void on_frame(void *ctx, const struct tl_frame *f)
 /* Warnings that belong on stderr whatever the output format. */
 static void warn_after(const struct frames_args *a, const struct tl_frames_result *r)
 {
-	for (int i = 0; i < r->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
-		cli_warn("%s", r->read.warnings[i]);
-	if (r->lost_total)
-		cli_warn("the kernel dropped %" PRIu64 " events; states near the gaps are uncertain", r->lost_total);
-	if (r->spans.marks_lost)
+	for (int i = 0; i < r->run->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
+		cli_warn("%s", r->run->read.warnings[i]);
+	if (r->run->lost_total)
+		cli_warn("the kernel dropped %" PRIu64 " events; states near the gaps are uncertain", r->run->lost_total);
+	if (r->run->spans.marks_lost)
 		cli_warn("the program dropped %" PRIu64 " markers (its buffer was full); frames and steps may be missing",
-			 r->spans.marks_lost);
+			 r->run->spans.marks_lost);
 	if (!r->begun && !r->ends_without_begin && !r->nsteps)
-		cli_warn("no frame markers in '%s' (is the program instrumented with threadlens.h?)", a->trace_path);
+		cli_warn("no frame markers in '%s' (is the program instrumented with threadlens.h?)", a->run.path);
 	for (size_t i = 0; i < a->fo.nsteps; i++) {
 		size_t k;
 		for (k = 0; k < r->nsteps && strcmp(r->steps[k].name, a->steps[i]); k++)
@@ -217,49 +217,51 @@ int cmd_frames(int argc, char **argv)
 	struct cli_progress prog = { .what = "analysing", .last = -1 };
 	struct tl_frames_result r;
 	struct json_out jo;
-	struct tl_trace *t;
 	FILE *out = stdout;
 	int rc;
 
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	t = tl_trace_open(a.trace_path);
-	if (!t)
+	/* opened here: the JSON's frames need the trace's start before the walk */
+	if (tl_run_open(&a.run) < 0)
 		return cli_lib_error();
 	if (!(out = cli_output_open(a.output))) {
-		tl_trace_close(t);
+		tl_run_release(&a.run);
 		return 1;
 	}
 	if (a.json) {
 		tl_json_init(&jo.j, out, TL_JSON_PRETTY);
-		jo.trace_start = tl_trace_info(t)->start_ns;
+		jo.trace_start = a.run.info.start_ns;
 		a.fo.on_frame = on_frame;
 		a.fo.ctx = &jo;
 		tl_frames_json_begin(&jo.j);
 	}
 	if (cli_stderr_is_tty()) {
-		a.fo.progress = cli_progress_show;
-		a.fo.progress_ctx = &prog;
+		a.run.progress = cli_progress_show;
+		a.run.progress_ctx = &prog;
 	}
-	rc = tl_frames_analyze(t, &a.fo, &r);
+	rc = tl_frames_analyze(&a.run, &a.fo, &r);
 	cli_progress_end(&prog);
-	tl_trace_close(t);
+	tl_run_close(&a.run);
 	if (rc) {
 		rc = cli_lib_error();
 		goto fail;
 	}
 	warn_after(&a, &r);
 	if (a.json) {
-		tl_frames_json_end(&jo.j, &r, a.trace_path);
+		tl_frames_json_end(&jo.j, &r);
 		rc = tl_json_finish(&jo.j);
 	} else {
-		struct tl_frames_text_opts to = { .path = a.trace_path, .steps_filter = a.fo.nsteps > 0 };
+		struct tl_frames_text_opts to = { .steps_filter = a.fo.nsteps > 0 };
 		rc = tl_frames_text(out, &r, &to);
 	}
 	tl_frames_release(&r);
-	return cli_output_close(out, a.output, rc);
+	rc = cli_output_close(out, a.output, rc);
+	tl_run_release(&a.run);
+	return rc;
 fail:
 	cli_output_abandon(out, a.output);
+	tl_run_release(&a.run);
 	return rc;
 }

@@ -133,10 +133,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct tl_trace_end end = { 0 };
 	const char *only[] = { "filter" };
 	int64_t ids[] = { 1 };
-	struct tl_frames_opts o = { .to_ns = -1, .worst = 2, .frame_ids = ids, .nframe_ids = 1 };
+	struct tl_frames_opts o = { .worst = 2, .frame_ids = ids, .nframe_ids = 1 };
+	struct tl_run run = { .path = path, .to_ns = -1 };
 	struct tl_frames_result r;
 	struct tl_trace_writer *w;
-	struct tl_trace *t;
 	struct check c = { .frames = 0 };
 	uint64_t ts = 1000000;
 	char *buf = NULL;
@@ -168,9 +168,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (tl_trace_writer_close(w, data[0] & 0x40 ? &end : NULL) < 0)
 		return 0;
 
-	o.from_ns = (data[0] & 3) * 50000;
+	run.from_ns = (data[0] & 3) * 50000;
 	if (data[1] & 3)
-		o.to_ns = o.from_ns + (data[1] & 3) * 200000;
+		run.to_ns = run.from_ns + (data[1] & 3) * 200000;
 	o.interval_ns = 10000 + (uint64_t)(data[1] >> 2) * 1000;
 	if (data[0] & 0x80) {
 		o.steps = only;
@@ -183,17 +183,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	tl_json_init(&c.j, mem, TL_JSON_PRETTY);
 	tl_frames_json_begin(&c.j);
-	t = tl_trace_open(path);
-	if (!t || tl_frames_analyze(t, &o, &r) < 0) {
-		tl_trace_close(t);
+	if (tl_frames_analyze(&run, &o, &r) < 0) {
+		tl_run_release(&run);
 		fclose(mem);
 		free(buf);
 		return 0;
 	}
-	tl_trace_close(t);
+	tl_run_close(&run);
 	if (r.completed + r.unfinished != r.begun || c.frames != r.begun || r.nworst > 2)
 		__builtin_trap();
-	tl_frames_json_end(&c.j, &r, "fuzz.tl");
+	tl_frames_json_end(&c.j, &r);
 	if (tl_json_finish(&c.j) < 0)
 		__builtin_trap();
 	fflush(mem);
@@ -205,5 +204,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fclose(mem);
 	free(buf);
 	tl_frames_release(&r);
+	tl_run_release(&run);
 	return 0;
 }

@@ -161,20 +161,27 @@ static void on_frame(void *ctx, const struct tl_frame *f)
 	(void)ctx;
 }
 
-static int analyze(struct tl_frames_opts *o, struct tl_frames_result *r)
+/* The run of the last analysis: the window asked for, then the trace's summary. */
+static struct tl_run run;
+
+/* Analyse `path` in the window [from, to] from the trace start (to < 0: to the end). */
+static int analyze_window(int64_t from, int64_t to, struct tl_frames_opts *o, struct tl_frames_result *r)
 {
-	struct tl_trace *t = tl_trace_open(path);
 	int rc;
 
-	CHECK(t != NULL);
-	if (!t)
-		return -1;
+	tl_run_release(&run);
+	run = (struct tl_run){ .path = path, .from_ns = from, .to_ns = to };
 	ngot = 0;
 	o->on_frame = on_frame;
-	rc = tl_frames_analyze(t, o, r);
-	tl_trace_close(t);
+	rc = tl_frames_analyze(&run, o, r);
+	tl_run_close(&run);
 	CHECK_EQ_INT(rc, 0);
 	return rc;
+}
+
+static int analyze(struct tl_frames_opts *o, struct tl_frames_result *r)
+{
+	return analyze_window(0, -1, o, r);
 }
 
 static const struct tl_frame *frame_got(int64_t id)
@@ -219,7 +226,7 @@ static uint64_t sum_states(const uint64_t *v)
 
 TEST(counts_throughput_latency)
 {
-	struct tl_frames_opts o = { .to_ns = -1, .worst = 2 };
+	struct tl_frames_opts o = { .worst = 2 };
 	struct tl_frames_result r;
 
 	write_pipeline();
@@ -257,13 +264,13 @@ TEST(counts_throughput_latency)
 	CHECK_EQ_INT(ngot, 4);
 	CHECK(frame_got(1) && frame_got(2) && frame_got(5) && frame_got(3));
 	CHECK(frame_got(3) && frame_got(3)->complete == 0 && frame_got(3)->end == 2000 * US);
-	CHECK_EQ_INT(r.spans.unmatched_ends, 1);
+	CHECK_EQ_INT(run.spans.unmatched_ends, 1);
 	tl_frames_release(&r);
 }
 
 TEST(steps_per_frame)
 {
-	struct tl_frames_opts o = { .to_ns = -1 };
+	struct tl_frames_opts o = { 0 };
 	struct tl_frames_result r;
 	const struct tl_frames_step *s;
 
@@ -314,7 +321,7 @@ TEST(steps_per_frame)
 
 TEST(state_split_per_frame)
 {
-	struct tl_frames_opts o = { .to_ns = -1 };
+	struct tl_frames_opts o = { 0 };
 	struct tl_frames_result r;
 	const struct tl_frame *f;
 	const struct tl_frame_thread *t;
@@ -398,12 +405,12 @@ TEST(state_split_per_frame)
 
 TEST(window_and_intervals)
 {
-	struct tl_frames_opts o = { .from_ns = 350 * US, .to_ns = -1, .interval_ns = 250 * US };
+	struct tl_frames_opts o = { .interval_ns = 250 * US };
 	struct tl_frames_result r;
 
 	write_pipeline();
 	/* from 1350: frame 1 began before the window and is left out, without an "end without begin" */
-	if (analyze(&o, &r))
+	if (analyze_window(350 * US, -1, &o, &r))
 		return;
 	CHECK_EQ_INT(r.begun, 3);
 	CHECK_EQ_INT(r.completed, 2);
@@ -417,20 +424,20 @@ TEST(window_and_intervals)
 	tl_frames_release(&r);
 
 	/* to 1550: frame 5 is still open at the end of the window */
-	o = (struct tl_frames_opts){ .to_ns = 550 * US };
-	if (analyze(&o, &r))
+	o = (struct tl_frames_opts){ 0 };
+	if (analyze_window(0, 550 * US, &o, &r))
 		return;
 	CHECK_EQ_INT(r.begun, 4);
 	CHECK_EQ_INT(r.completed, 2);
 	CHECK_EQ_INT(r.unfinished, 2);
-	CHECK_EQ_INT(r.win_end, 1550 * US);
+	CHECK_EQ_INT(run.win_end, 1550 * US);
 	tl_frames_release(&r);
 }
 
 TEST(step_filter)
 {
 	const char *only[] = { "output" };
-	struct tl_frames_opts o = { .to_ns = -1, .steps = only, .nsteps = 1 };
+	struct tl_frames_opts o = { .steps = only, .nsteps = 1 };
 	struct tl_frames_result r;
 	const struct tl_frame *f;
 
@@ -449,7 +456,7 @@ TEST(step_filter)
 TEST(picked_frames_and_json)
 {
 	int64_t ids[] = { 2 };
-	struct tl_frames_opts o = { .to_ns = -1, .worst = 1, .frame_ids = ids, .nframe_ids = 1 };
+	struct tl_frames_opts o = { .worst = 1, .frame_ids = ids, .nframe_ids = 1 };
 	struct tl_frames_result r;
 	struct tl_json j;
 	char *buf = NULL;
@@ -470,7 +477,7 @@ TEST(picked_frames_and_json)
 		f.nsteps = 0; /* the step names were not kept */
 		tl_frames_json_frame(&j, &f, T0);
 	}
-	tl_frames_json_end(&j, &r, "x.tl");
+	tl_frames_json_end(&j, &r);
 	CHECK_EQ_INT(tl_json_finish(&j), 0);
 	fclose(mem);
 	CHECK(tl_json_check(buf, len) == 0);
@@ -495,7 +502,7 @@ TEST(picked_frames_and_json)
 /* Frame ids that are not consecutive integers, and reused ones. */
 TEST(id_gaps)
 {
-	struct tl_frames_opts o = { .to_ns = -1 };
+	struct tl_frames_opts o = { 0 };
 	struct tl_frames_result r;
 	int64_t sparse[] = { 10, 1000, 5000 };
 
@@ -530,7 +537,7 @@ TEST(id_gaps)
 /* Many frames, overlapping three at a time: exact counts, memory stays small. */
 TEST(many_frames)
 {
-	struct tl_frames_opts o = { .to_ns = -1, .worst = 3 };
+	struct tl_frames_opts o = { .worst = 3 };
 	struct tl_frames_result r;
 	const int n = 3000;
 
@@ -571,7 +578,7 @@ TEST(many_frames)
  */
 TEST(revised_state_at_begin)
 {
-	struct tl_frames_opts o = { .to_ns = -1 };
+	struct tl_frames_opts o = { 0 };
 	struct tl_frames_result r;
 	const struct tl_frame_thread *t;
 
@@ -605,7 +612,7 @@ TEST(revised_state_at_begin)
  */
 TEST(memory_bounded)
 {
-	struct tl_frames_opts o = { .to_ns = -1 };
+	struct tl_frames_opts o = { 0 };
 	struct tl_frames_result r;
 	const int n = 400;
 
@@ -631,7 +638,7 @@ TEST(memory_bounded)
 
 TEST(no_markers)
 {
-	struct tl_frames_opts o = { .to_ns = -1 };
+	struct tl_frames_opts o = { 0 };
 	struct tl_frames_result r;
 
 	open_trace();

@@ -657,7 +657,7 @@ static void finish(struct pass *p)
 	while (p->nopen) {
 		struct oframe *f = p->open[p->nopen - 1];
 		if (!f->ended)
-			f->end = p->r->win_end > f->begin ? p->r->win_end : f->begin;
+			f->end = p->r->run->win_end > f->begin ? p->r->run->win_end : f->begin;
 		/* every thread has ended, so every entry is done */
 		f->pending = 0;
 		frame_finish(p, f);
@@ -680,9 +680,8 @@ static void pass_release(struct pass *p)
 	tl_tidmap_release(&p->rows);
 }
 
-int tl_frames_analyze(struct tl_trace *t, const struct tl_frames_opts *o, struct tl_frames_result *r)
+int tl_frames_analyze(struct tl_run *run, const struct tl_frames_opts *o, struct tl_frames_result *r)
 {
-	const struct tl_trace_info *info = tl_trace_info(t);
 	const struct tl_walk_result *w;
 	struct tl_walk_opts wo = { 0 };
 	struct tl_walk *walk;
@@ -690,26 +689,24 @@ int tl_frames_analyze(struct tl_trace *t, const struct tl_frames_opts *o, struct
 	int rc = -1;
 
 	memset(r, 0, sizeof(*r));
-	r->info = *info;
+	if (tl_run_start(run) < 0)
+		return -1;
+	r->run = run;
 	r->interval_ns = o->interval_ns ? o->interval_ns : DEFAULT_INTERVAL_NS;
 	tl_dist_init(&r->latency);
 	p.a.r = p.r = r;
 	p.a.o = p.o = o;
-	p.trace = t;
+	p.trace = run->trace;
 	if (tl_tidmap_init(&p.rows, sizeof(struct tidrow)) < 0)
 		return -1;
-	wo.from_ns = o->from_ns;
-	wo.to_ns = o->to_ns;
-	wo.preempt_window_ns = o->preempt_window_ns;
+	tl_run_walk_opts(run, &wo);
 	wo.ctx = &p;
 	wo.on_event = on_event;
 	wo.on_interval = on_interval;
 	wo.on_name = on_name;
 	wo.on_thread_end = on_thread_end;
 	wo.on_span = on_span;
-	wo.progress = o->progress;
-	wo.progress_ctx = o->progress_ctx;
-	walk = tl_walk_new(&wo, info);
+	walk = tl_walk_new(&wo, &run->info);
 	if (!walk) {
 		pass_release(&p);
 		return -1;
@@ -717,18 +714,10 @@ int tl_frames_analyze(struct tl_trace *t, const struct tl_frames_opts *o, struct
 	p.sched = tl_walk_sched(walk);
 	p.w = w = tl_walk_result(walk);
 	/* the window is known before the run: frames are summed as they finish */
-	r->win_start = w->win_start;
-	r->win_end = w->win_end;
-	if (tl_walk_run(walk, t) < 0)
+	run->win_start = w->win_start;
+	run->win_end = w->win_end;
+	if (tl_walk_run(walk, run->trace) < 0 || tl_run_keep(run, w) < 0)
 		goto out;
-	r->trace_start = w->trace_start;
-	r->trace_end = w->trace_end;
-	r->win_start = w->win_start;
-	r->win_end = w->win_end;
-	r->lost_total = w->lost_total;
-	r->read = w->read;
-	r->read.end.lost_per_cpu = NULL; /* points into the reader */
-	r->spans = w->spans;
 	finish(&p);
 	if (p.a.oom) {
 		tl_error("out of memory while analysing frames");

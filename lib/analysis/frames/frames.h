@@ -32,6 +32,7 @@
 
 #include "base/dist.h"
 #include "output/json.h"
+#include "timeline/run.h"
 #include "timeline/state_machine.h"
 #include "timeline/spans.h"
 #include "timeline/states.h"
@@ -115,9 +116,8 @@ struct tl_frames_thread {
 	uint64_t state_ns[TL_ST__COUNT]; /* its state split summed over those frames */
 };
 
+/* What to measure; the window and preemption window come from the run. */
 struct tl_frames_opts {
-	int64_t from_ns, to_ns;       /* window from the trace start; to_ns < 0: to the end */
-	uint64_t preempt_window_ns;   /* for the state machine; 0 = its default */
 	uint64_t interval_ns;         /* throughput buckets; 0 = 1 s */
 	const char *const *steps;     /* only these step names (NULL: every region and task) */
 	size_t nsteps;
@@ -133,16 +133,15 @@ struct tl_frames_opts {
 	 */
 	void (*on_frame)(void *ctx, const struct tl_frame *f);
 	void *ctx;
-	void (*progress)(double fraction, void *ctx);
-	void *progress_ctx;
 };
 
 struct tl_frames_result {
-	struct tl_trace_info info;
-	uint64_t trace_start, trace_end, win_start, win_end; /* absolute */
-	uint64_t lost_total;
-	struct tl_trace_stats read;       /* lost_per_cpu is cleared */
-	struct tl_span_counters spans;    /* marker consistency: unmatched ends, lost markers... */
+	/*
+	 * The run it was analysed in: trace, window, reader statistics, lost
+	 * events, span counters (marker consistency: unmatched ends, lost
+	 * markers...).  The caller's; it must outlive every use of the result.
+	 */
+	const struct tl_run *run;
 
 	uint64_t begun;                   /* frames begun in the window */
 	uint64_t completed;               /* of those, ended in the window */
@@ -176,11 +175,13 @@ struct tl_frames_result {
 };
 
 /*
- * Read the whole trace once and fill *r (zeroed first).  Returns 0, or -1
- * with tl_error set (read error, out of memory); *r is then released.
+ * Read the trace of `run` once (tl_run_start()) and fill *r (zeroed first),
+ * keeping the walk's summary in the run; the run's window and preemption
+ * window apply.  Returns 0, or -1 with tl_error set (unreadable trace, read
+ * error, out of memory); *r is then released.
  * Free a filled result with tl_frames_release().
  */
-int tl_frames_analyze(struct tl_trace *t, const struct tl_frames_opts *o, struct tl_frames_result *r);
+int tl_frames_analyze(struct tl_run *run, const struct tl_frames_opts *o, struct tl_frames_result *r);
 
 void tl_frames_release(struct tl_frames_result *r);
 
@@ -204,13 +205,13 @@ void tl_frames_json_frame(struct tl_json *j, const struct tl_frame *f, uint64_t 
 
 /*
  * Close "frames" and write the rest of the document (trace, window,
- * summary, throughput, steps, threads, worst).  path: the trace's path as
- * the user gave it.  The caller then calls tl_json_finish().
+ * summary, throughput, steps, threads, worst); "trace" and "window" are the
+ * shared objects of output/trace_json.h.  The caller then calls
+ * tl_json_finish().
  */
-void tl_frames_json_end(struct tl_json *j, const struct tl_frames_result *r, const char *path);
+void tl_frames_json_end(struct tl_json *j, const struct tl_frames_result *r);
 
 struct tl_frames_text_opts {
-	const char *path;  /* the trace's path as the user gave it; may be NULL */
 	int steps_filter;  /* 1 if --step limited the steps (said in the header) */
 };
 

@@ -219,7 +219,7 @@ static void keep_picked(struct tl_frames_acc *a, const struct tl_frame *f)
 static void add_complete(struct tl_frames_acc *a, const struct tl_frame *f)
 {
 	struct tl_frames_result *r = a->r;
-	uint64_t slot = (f->end - r->win_start) / r->interval_ns;
+	uint64_t slot = (f->end - r->run->win_start) / r->interval_ns;
 
 	r->completed++;
 	if (tl_dist_add(&r->latency, f->end - f->begin) < 0)
@@ -284,7 +284,7 @@ void tl_frames_add(struct tl_frames_acc *a, const struct tl_frame *f)
 void tl_frames_totals(struct tl_frames_acc *a)
 {
 	struct tl_frames_result *r = a->r;
-	uint64_t win = r->win_end - r->win_start, range;
+	uint64_t win = r->run->win_end - r->run->win_start, range;
 	uint64_t need64 = win / r->interval_ns + (win % r->interval_ns != 0);
 	size_t need = need64 > TL_FRAMES_MAX_BUCKETS ? TL_FRAMES_MAX_BUCKETS : (size_t)need64;
 

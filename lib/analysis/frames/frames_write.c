@@ -19,6 +19,7 @@
 
 #include "base/errors.h"
 #include "output/fmt.h"
+#include "output/trace_json.h"
 
 static uint64_t rel(uint64_t ts, uint64_t start)
 {
@@ -111,40 +112,17 @@ static void json_dist(struct tl_json *j, const char *key, const struct tl_dist *
 	tl_json_end_object(j);
 }
 
-static void json_trace(struct tl_json *j, const struct tl_frames_result *r, const char *path)
+static void json_trace(struct tl_json *j, const struct tl_frames_result *r)
 {
-	const struct tl_trace_info *in = &r->info;
-
-	tl_json_key(j, "trace");
-	tl_json_begin_object(j, TL_JSON_BLOCK);
-	tl_json_kv_string(j, "path", path ? path : "");
-	tl_json_kv_string(j, "source", in->source);
-	tl_json_kv_string(j, "kernel", in->kernel);
-	tl_json_kv_string(j, "hostname", in->hostname);
-	tl_json_kv_int(j, "ncpus", in->ncpus);
-	tl_json_kv_string(j, "command", in->command);
-	tl_json_kv_uint(j, "start_ns", r->trace_start);
-	tl_json_kv_uint(j, "duration_ns", rel(r->trace_end, r->trace_start));
-	tl_json_kv_uint(j, "events", r->read.events);
-	tl_json_kv_bool(j, "complete", r->read.complete);
-	tl_json_key(j, "warnings");
-	tl_json_begin_array(j, TL_JSON_INLINE);
-	for (int i = 0; i < r->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
-		tl_json_string(j, r->read.warnings[i]);
-	tl_json_end_array(j);
-	tl_json_end_object(j);
-	tl_json_key(j, "window");
-	tl_json_begin_object(j, TL_JSON_INLINE);
-	tl_json_kv_uint(j, "from_ns", rel(r->win_start, r->trace_start));
-	tl_json_kv_uint(j, "to_ns", rel(r->win_end, r->trace_start));
-	tl_json_end_object(j);
-	tl_json_kv_uint(j, "lost_events", r->lost_total);
+	tl_json_trace(j, r->run);
+	tl_json_window(j, r->run);
+	tl_json_kv_uint(j, "lost_events", r->run->lost_total);
 	tl_json_key(j, "markers");
 	tl_json_begin_object(j, TL_JSON_INLINE);
-	tl_json_kv_uint(j, "lost", r->spans.marks_lost);
-	tl_json_kv_uint(j, "unmatched_ends", r->spans.unmatched_ends);
-	tl_json_kv_uint(j, "mismatched_ends", r->spans.mismatched_ends);
-	tl_json_kv_uint(j, "too_deep", r->spans.too_deep);
+	tl_json_kv_uint(j, "lost", r->run->spans.marks_lost);
+	tl_json_kv_uint(j, "unmatched_ends", r->run->spans.unmatched_ends);
+	tl_json_kv_uint(j, "mismatched_ends", r->run->spans.mismatched_ends);
+	tl_json_kv_uint(j, "too_deep", r->run->spans.too_deep);
 	tl_json_end_object(j);
 }
 
@@ -184,12 +162,12 @@ static void json_summary(struct tl_json *j, const struct tl_frames_result *r)
 	tl_json_kv_double(j, "fps_window", r->fps_window, 3);
 	tl_json_key(j, "first_end_ns");
 	if (r->completed)
-		tl_json_uint(j, rel(r->first_end, r->trace_start));
+		tl_json_uint(j, rel(r->first_end, r->run->trace_start));
 	else
 		tl_json_null(j);
 	tl_json_key(j, "last_end_ns");
 	if (r->completed)
-		tl_json_uint(j, rel(r->last_end, r->trace_start));
+		tl_json_uint(j, rel(r->last_end, r->run->trace_start));
 	else
 		tl_json_null(j);
 	json_dist(j, "latency", &r->latency);
@@ -201,10 +179,10 @@ static void json_summary(struct tl_json *j, const struct tl_frames_result *r)
 	tl_json_key(j, "intervals");
 	tl_json_begin_array(j, TL_JSON_BLOCK);
 	for (size_t i = 0; i < r->nbuckets; i++) {
-		uint64_t start = r->win_start + i * r->interval_ns;
-		uint64_t len = r->win_end - start < r->interval_ns ? r->win_end - start : r->interval_ns;
+		uint64_t start = r->run->win_start + i * r->interval_ns;
+		uint64_t len = r->run->win_end - start < r->interval_ns ? r->run->win_end - start : r->interval_ns;
 		tl_json_begin_object(j, TL_JSON_INLINE);
-		tl_json_kv_uint(j, "start_ns", rel(start, r->trace_start));
+		tl_json_kv_uint(j, "start_ns", rel(start, r->run->trace_start));
 		tl_json_kv_uint(j, "length_ns", len);
 		tl_json_kv_uint(j, "frames", r->buckets[i]);
 		tl_json_kv_double(j, "fps", len ? (double)r->buckets[i] * 1e9 / (double)len : 0, 3);
@@ -272,10 +250,10 @@ static void json_threads(struct tl_json *j, const struct tl_frames_result *r)
 	tl_json_end_array(j);
 }
 
-void tl_frames_json_end(struct tl_json *j, const struct tl_frames_result *r, const char *path)
+void tl_frames_json_end(struct tl_json *j, const struct tl_frames_result *r)
 {
 	tl_json_end_array(j); /* frames */
-	json_trace(j, r, path);
+	json_trace(j, r);
 	json_summary(j, r);
 	json_steps(j, r);
 	json_threads(j, r);
@@ -284,7 +262,7 @@ void tl_frames_json_end(struct tl_json *j, const struct tl_frames_result *r, con
 	for (size_t i = 0; i < r->nworst; i++) {
 		tl_json_begin_object(j, TL_JSON_INLINE);
 		tl_json_kv_int(j, "id", r->worst[i].id);
-		tl_json_kv_uint(j, "begin_ns", rel(r->worst[i].begin, r->trace_start));
+		tl_json_kv_uint(j, "begin_ns", rel(r->worst[i].begin, r->run->trace_start));
 		tl_json_kv_uint(j, "latency_ns", r->worst[i].end - r->worst[i].begin);
 		tl_json_end_object(j);
 	}
@@ -331,7 +309,7 @@ static const char *dur(uint64_t ns, char *buf)
 /* Seconds from the trace start, three decimals. */
 static const char *secs(const struct tl_frames_result *r, uint64_t ts, char *buf)
 {
-	snprintf(buf, 24, "%.3fs", (double)rel(ts, r->trace_start) / 1e9);
+	snprintf(buf, 24, "%.3fs", (double)rel(ts, r->run->trace_start) / 1e9);
 	return buf;
 }
 
@@ -362,15 +340,16 @@ static void text_header(FILE *out, const struct tl_frames_result *r, const struc
 {
 	char a[24], b[24], c[24];
 
-	fprintf(out, "threadlens frames: %s\n", o && o->path ? o->path : "");
-	fprintf(out, "trace    %s, %d CPUs, %s%s\n", dur(rel(r->trace_end, r->trace_start), a), r->info.ncpus,
-		r->read.complete ? "complete" : "incomplete (interrupted or damaged)",
-		r->lost_total ? ", events lost (see report)" : "");
-	fprintf(out, "window   %s to %s\n", secs(r, r->win_start, b), secs(r, r->win_end, c));
-	if (r->spans.marks_lost || r->spans.unmatched_ends || r->spans.mismatched_ends)
+	fprintf(out, "threadlens frames: %s\n", r->run->path ? r->run->path : "");
+	fprintf(out, "trace    %s, %d CPUs, %s%s\n", dur(rel(r->run->trace_end, r->run->trace_start), a),
+		r->run->info.ncpus,
+		r->run->read.complete ? "complete" : "incomplete (interrupted or damaged)",
+		r->run->lost_total ? ", events lost (see report)" : "");
+	fprintf(out, "window   %s to %s\n", secs(r, r->run->win_start, b), secs(r, r->run->win_end, c));
+	if (r->run->spans.marks_lost || r->run->spans.unmatched_ends || r->run->spans.mismatched_ends)
 		fprintf(out, "markers  %" PRIu64 " lost by the program, %" PRIu64 " ends without a begin, %" PRIu64
 			" ends out of order\n",
-			r->spans.marks_lost, r->spans.unmatched_ends, r->spans.mismatched_ends);
+			r->run->spans.marks_lost, r->run->spans.unmatched_ends, r->run->spans.mismatched_ends);
 	if (o && o->steps_filter)
 		fputs("steps    only those named by --step\n", out);
 	fputc('\n', out);
@@ -418,8 +397,8 @@ static void text_throughput(FILE *out, const struct tl_frames_result *r)
 	if (r->nbuckets <= 20) {
 		fprintf(out, "completed per %s\n  %10s %8s %10s\n", dur(r->interval_ns, a), "from", "frames", "frames/s");
 		for (size_t i = 0; i < r->nbuckets; i++) {
-			uint64_t start = r->win_start + i * r->interval_ns;
-			uint64_t len = r->win_end - start < r->interval_ns ? r->win_end - start : r->interval_ns;
+			uint64_t start = r->run->win_start + i * r->interval_ns;
+			uint64_t len = r->run->win_end - start < r->interval_ns ? r->run->win_end - start : r->interval_ns;
 			fprintf(out, "  %10s %8" PRIu64 " %10.2f", secs(r, start, a), r->buckets[i],
 				len ? (double)r->buckets[i] * 1e9 / (double)len : 0.0);
 			if (len < r->interval_ns)
@@ -431,7 +410,7 @@ static void text_throughput(FILE *out, const struct tl_frames_result *r)
 	}
 	for (size_t i = 0; i < r->nbuckets; i++) {
 		double v = (double)r->buckets[i] * 1e9 / (double)r->interval_ns;
-		if (r->win_start + (i + 1) * r->interval_ns > r->win_end)
+		if (r->run->win_start + (i + 1) * r->interval_ns > r->run->win_end)
 			continue; /* the last, shorter interval */
 		full++;
 		if (lo < 0 || v < lo)
