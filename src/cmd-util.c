@@ -2,8 +2,8 @@
  * cmd-util.c - `threadlens util`: the CPU time a processing module (a span)
  * really uses per period, its statistics and the RM / EDF admission test.
  *
- * Parses options into a tl_util_opts, runs tl_util_analyze() and hands the
- * result to the text or JSON writer; it measures and formats nothing
+ * Parses options into a tl_run and a tl_util_opts, runs tl_util_analyze()
+ * and hands the result to the text or JSON writer; it measures and formats nothing
  * itself.  Exit status: 0 when a report was printed, 1 when the trace
  * cannot be read, none of the spans asked for is in it, or the output
  * cannot be written, 2 for bad usage.
@@ -21,7 +21,7 @@
 #include "analysis/cpuuse/cpuuse.h"
 
 struct util_args {
-	const char *trace_path;
+	struct tl_run run;
 	const char *output;
 	int json;
 	uint64_t period_ns;
@@ -156,7 +156,7 @@ static int parse_args(int argc, char **argv, struct util_args *a)
 	int64_t v;
 	int c;
 
-	a->o.to_ns = -1;
+	a->run.to_ns = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1) {
 		switch (c) {
@@ -193,24 +193,24 @@ static int parse_args(int argc, char **argv, struct util_args *a)
 			a->o.keep_instances = 1;
 			break;
 		case OPT_FROM:
-			if (cli_parse_time_ns(optarg, &a->o.from_ns))
+			if (cli_parse_time_ns(optarg, &a->run.from_ns))
 				return cli_bad_value("util", "--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_TO:
-			if (cli_parse_time_ns(optarg, &a->o.to_ns))
+			if (cli_parse_time_ns(optarg, &a->run.to_ns))
 				return cli_bad_value("util", "--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_PREEMPT_WINDOW:
 			v = cli_parse_duration_ns(optarg);
 			if (v <= 0)
 				return cli_bad_value("util", "--preempt-window", optarg, "a duration like 1ms or 500us");
-			a->o.preempt_window_ns = (uint64_t)v;
+			a->run.preempt_window_ns = (uint64_t)v;
 			break;
 		default:
 			return cli_usage_error("util");
 		}
 	}
-	if ((c = cli_trace_args("util", argc, argv, optind, a->o.from_ns, a->o.to_ns, &a->trace_path)))
+	if ((c = cli_trace_args("util", argc, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path)))
 		return c;
 	if (!a->nspecs) {
 		cli_error("util needs a span to measure: --span NAME or --rate NAME=HZ");
@@ -253,15 +253,15 @@ static int check_found(const struct util_args *a, const struct tl_util_result *r
 	if (missing == r->nspans) {
 		if (r->nspans == 1)
 			cli_error("no span '%s' in '%s' (region, task and function spans there: %s)", a->specs[0].name,
-				  a->trace_path, other_names(r, names, sizeof(names)));
+				  a->run.path, other_names(r, names, sizeof(names)));
 		else
 			cli_error("none of the spans asked for is in '%s' (region, task and function spans there: %s)",
-				  a->trace_path, other_names(r, names, sizeof(names)));
+				  a->run.path, other_names(r, names, sizeof(names)));
 		return 1;
 	}
 	for (size_t i = 0; i < r->nspans; i++)
 		if (seen_nothing(&r->spans[i]))
-			cli_warn("no span '%s' in '%s'", a->specs[i].name, a->trace_path);
+			cli_warn("no span '%s' in '%s'", a->specs[i].name, a->run.path);
 	return 0;
 }
 
@@ -269,45 +269,41 @@ int cmd_util(int argc, char **argv)
 {
 	struct util_args a = { 0 };
 	struct cli_progress prog = { .what = "analysing", .last = -1 };
-	struct tl_util_write_opts wo = { 0 };
 	struct tl_util_result r;
-	struct tl_trace *t;
 	FILE *out = stdout;
 	int rc;
 
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	t = tl_trace_open(a.trace_path);
-	if (!t)
-		return cli_lib_error();
 	if (cli_stderr_is_tty()) {
-		a.o.progress = cli_progress_show;
-		a.o.progress_ctx = &prog;
+		a.run.progress = cli_progress_show;
+		a.run.progress_ctx = &prog;
 	}
-	rc = tl_util_analyze(t, &a.o, &r);
+	rc = tl_util_analyze(&a.run, &a.o, &r);
 	cli_progress_end(&prog);
-	tl_trace_close(t);
+	tl_run_close(&a.run);
 	if (rc) {
 		rc = cli_lib_error();
-		tl_util_result_release(&r);
-		return rc;
+		goto out;
 	}
-	for (int i = 0; i < r.read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
-		cli_warn("%s", r.read.warnings[i]);
-	if (r.lost_events && (a.json || a.output))
-		cli_warn("the kernel dropped %" PRIu64 " events; times near the gaps are uncertain", r.lost_events);
+	for (int i = 0; i < a.run.read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
+		cli_warn("%s", a.run.read.warnings[i]);
+	if (a.run.lost_total && (a.json || a.output))
+		cli_warn("the kernel dropped %" PRIu64 " events; times near the gaps are uncertain",
+			 a.run.lost_total);
 	if (check_found(&a, &r)) {
-		tl_util_result_release(&r);
-		return 1;
+		rc = 1;
+		goto out;
 	}
-	wo.path = a.trace_path;
 	out = cli_output_open(a.output);
 	if (!out) {
-		tl_util_result_release(&r);
-		return 1;
+		rc = 1;
+		goto out;
 	}
-	rc = a.json ? tl_util_write_json(out, &r, &wo) : tl_util_write_text(out, &r, &wo);
+	rc = cli_output_close(out, a.output, a.json ? tl_util_write_json(out, &r) : tl_util_write_text(out, &r));
+out:
 	tl_util_result_release(&r);
-	return cli_output_close(out, a.output, rc);
+	tl_run_release(&a.run);
+	return rc;
 }

@@ -127,9 +127,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{ .name = "region:b", .rate_hz = 1000 },
 		{ .name = "function:c", .period_ns = 50000 },
 	};
-	struct tl_util_opts o = { .specs = specs, .nspecs = 3, .to_ns = -1, .keep_instances = 1 };
+	struct tl_util_opts o = { .specs = specs, .nspecs = 3, .keep_instances = 1 };
+	struct tl_run run = { .path = path, .to_ns = -1 };
 	struct tl_util_result r;
-	struct tl_trace *t;
 	FILE *devnull;
 
 	if (!path[0])
@@ -137,24 +137,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || write_trace(data + 1, size - 1) < 0)
 		return 0;
 	if (data[0] & 1) { /* a window somewhere inside */
-		o.from_ns = (int64_t)(data[0] >> 1) * 2000;
-		o.to_ns = o.from_ns + 40000;
+		run.from_ns = (int64_t)(data[0] >> 1) * 2000;
+		run.to_ns = run.from_ns + 40000;
 	}
 	o.worst_pct = data[0] & 2 ? 100 : 0;
-	t = tl_trace_open(path);
-	if (!t)
-		return 0;
-	if (tl_util_analyze(t, &o, &r) == 0) {
+	if (tl_util_analyze(&run, &o, &r) == 0) {
 		check(&r);
 		devnull = fopen("/dev/null", "w");
 		if (devnull) {
-			tl_util_write_text(devnull, &r, NULL);
-			tl_util_write_json(devnull, &r, NULL);
+			tl_util_write_text(devnull, &r);
+			tl_util_write_json(devnull, &r);
 			fclose(devnull);
 		}
 	}
 	tl_util_result_release(&r);
-	tl_trace_close(t);
+	tl_run_release(&run);
 	unlink(path);
 	return 0;
 }

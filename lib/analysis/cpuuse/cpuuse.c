@@ -683,53 +683,41 @@ static void pass_release(struct pass *p)
 	free(p->cache);
 }
 
-int tl_util_analyze(struct tl_trace *t, const struct tl_util_opts *opts, struct tl_util_result *r)
+int tl_util_analyze(struct tl_run *run, const struct tl_util_opts *opts, struct tl_util_result *r)
 {
 	struct tl_walk_opts wo = { 0 };
-	const struct tl_walk_result *wr;
 	struct tl_walk *w = NULL;
 	struct pass p = { 0 };
 	int rc = -1;
 
 	memset(r, 0, sizeof(*r));
-	if (check_opts(opts))
+	if (check_opts(opts) || tl_run_start(run) < 0)
 		return -1;
-	r->info = *tl_trace_info(t);
+	r->run = run;
 	p.o = opts;
 	p.r = r;
-	p.t = t;
+	p.t = run->trace;
 	if (setup(&p, r))
 		goto out;
-	wo.from_ns = opts->from_ns;
-	wo.to_ns = opts->to_ns;
-	wo.preempt_window_ns = opts->preempt_window_ns;
+	tl_run_walk_opts(run, &wo);
 	wo.ctx = &p;
 	wo.on_event = on_event;
 	wo.on_interval = on_interval;
 	wo.on_span = on_span;
-	wo.progress = opts->progress;
-	wo.progress_ctx = opts->progress_ctx;
-	w = tl_walk_new(&wo, &r->info);
+	w = tl_walk_new(&wo, &run->info);
 	if (!w)
 		goto out;
 	p.sched = tl_walk_sched(w);
-	p.wr = wr = tl_walk_result(w);
-	if (tl_walk_run(w, t) < 0)
+	p.wr = tl_walk_result(w);
+	if (tl_walk_run(w, run->trace) < 0)
 		goto out;
 	flush_pending(&p);
 	if (p.oom) {
 		tl_error("out of memory while measuring spans");
 		goto out;
 	}
-	r->read = wr->read;
-	r->read.end.lost_per_cpu = NULL; /* points into the reader */
-	r->trace_start = wr->trace_start;
-	r->trace_end = wr->trace_end;
-	r->win_start = wr->win_start;
-	r->win_end = wr->win_end;
-	r->lost_events = wr->lost_total;
-	r->marks_lost = wr->spans.marks_lost;
-	r->inferred = wr->sched.inferred_switches + wr->sched.inferred_wakeups;
+	if (tl_run_keep(run, p.wr) < 0)
+		goto out;
 	for (size_t i = 0; i < r->nspans; i++)
 		finish_span(&p, i);
 	rc = admission(r);

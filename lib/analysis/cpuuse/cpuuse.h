@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "timeline/run.h"
 #include "timeline/states.h"
 #include "trace/trace.h"
 
@@ -50,13 +51,9 @@ struct tl_util_spec {
 struct tl_util_opts {
 	const struct tl_util_spec *specs;
 	size_t nspecs;              /* 1 .. TL_UTIL_MAX_SPANS */
-	int64_t from_ns, to_ns;     /* window relative to the trace start; to_ns < 0: to the end */
-	uint64_t preempt_window_ns; /* for the state machine; 0 = its default */
 	int keep_instances;         /* keep every instance in the result (memory grows with them) */
 	double worst_pct;           /* percentile of P for the worst-case view, in (0, 100]; 100 = the
 				     * maximum; 0 = the default, 99 */
-	void (*progress)(double fraction, void *ctx);
-	void *progress_ctx;
 };
 
 /* One instance of a span: one processing period of a module. */
@@ -139,12 +136,13 @@ struct tl_util_admission {
 };
 
 struct tl_util_result {
-	struct tl_trace_info info;
-	struct tl_trace_stats read;  /* reader statistics and warnings (lost_per_cpu cleared) */
-	uint64_t trace_start, trace_end, win_start, win_end; /* absolute */
-	uint64_t lost_events;        /* kernel events lost: states near the gaps are uncertain */
-	uint64_t marks_lost;         /* markers the program could not hand over */
-	uint64_t inferred;           /* switches and wakeups the state machine inferred */
+	/*
+	 * The run it was analysed in: trace, window, reader statistics, lost
+	 * events (states near the gaps are uncertain), markers the program
+	 * could not hand over (spans.marks_lost), switches and wakeups the state
+	 * machine inferred (sched).  The caller's; it must outlive the result.
+	 */
+	const struct tl_run *run;
 	double worst_pct;            /* the percentile of the worst-case view */
 	int instances_kept;          /* opts.keep_instances was set */
 	struct tl_util_span *spans;  /* one per spec, in the order given */
@@ -155,13 +153,15 @@ struct tl_util_result {
 };
 
 /*
- * Read the trace once and measure every span of opts->specs.  Fills *r
+ * Read the trace of `run` once (tl_run_start(); its window and preemption
+ * window apply, its thread filters do not) and measure every span of
+ * opts->specs, keeping the walk's summary in the run.  Fills *r
  * (the caller releases it with tl_util_result_release(), also after a
  * failure).  Returns 0, or -1 with tl_error set (read error, out of
  * memory, bad options: no spec, too many, a bad worst_pct or rate).
  * A span that never occurs is no error: its count is 0.
  */
-int tl_util_analyze(struct tl_trace *t, const struct tl_util_opts *opts, struct tl_util_result *r);
+int tl_util_analyze(struct tl_run *run, const struct tl_util_opts *opts, struct tl_util_result *r);
 
 void tl_util_result_release(struct tl_util_result *r);
 
@@ -214,18 +214,14 @@ void tl_util_admit(const double *rate_hz, const double *p_ns, size_t n, struct t
 
 /* ---- writers (cpuuse_write.c): they print, never compute ---- */
 
-struct tl_util_write_opts {
-	const char *path;  /* the trace's path as the user gave it; may be NULL */
-};
-
 /*
  * The terminal report (at most 100 columns): per span type its statistics, utilization and (with
  * instances kept) one row per instance; then the admission test.  Returns
  * 0, or -1 with tl_error set on a write error.
  */
-int tl_util_write_text(FILE *out, const struct tl_util_result *r, const struct tl_util_write_opts *o);
+int tl_util_write_text(FILE *out, const struct tl_util_result *r);
 
 /* The JSON document "threadlens-util" version 1 of docs/JSON.md.  Returns 0, or -1 with tl_error set. */
-int tl_util_write_json(FILE *out, const struct tl_util_result *r, const struct tl_util_write_opts *o);
+int tl_util_write_json(FILE *out, const struct tl_util_result *r);
 
 #endif

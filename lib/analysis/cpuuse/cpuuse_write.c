@@ -16,6 +16,7 @@
 
 #include "base/errors.h"
 #include "output/json.h"
+#include "output/trace_json.h"
 #include "output/fmt.h"
 #include "timeline/spans.h"
 #include "analysis/cpuuse/cpuuse.h"
@@ -28,7 +29,13 @@ static const char fault_note[] = "the trace records no page faults: a fault that
 
 static uint64_t rel(const struct tl_util_result *r, uint64_t ts)
 {
-	return ts > r->trace_start ? ts - r->trace_start : 0;
+	return ts > r->run->trace_start ? ts - r->run->trace_start : 0;
+}
+
+/* Switches and wakeups the state machine inferred (the kernel did not report them). */
+static uint64_t inferred(const struct tl_util_result *r)
+{
+	return r->run->sched.inferred_switches + r->run->sched.inferred_wakeups;
 }
 
 /* Duration with four significant digits: "850ns", "12.34us", "3.012ms", "1.500s". */
@@ -224,20 +231,20 @@ static void text_admission(FILE *f, const struct tl_util_result *r)
 	fprintf(f, "  RM bound n(2^(1/n) - 1) is sufficient, not necessary; it tends to ln 2 = 69.3%%\n");
 }
 
-int tl_util_write_text(FILE *f, const struct tl_util_result *r, const struct tl_util_write_opts *o)
+int tl_util_write_text(FILE *f, const struct tl_util_result *r)
 {
 	char nm[256], a[24];
 	size_t chars;
 
-	name_cell(o && o->path ? o->path : "", nm, sizeof(nm), 40, &chars);
+	name_cell(r->run->path ? r->run->path : "", nm, sizeof(nm), 40, &chars);
 	fprintf(f, "threadlens util: %s, window %.3fs .. %.3fs (%s), %d CPUs\n", nm,
-		(double)rel(r, r->win_start) / 1e9, (double)rel(r, r->win_end) / 1e9,
-		dur((double)(r->win_end - r->win_start), a, sizeof(a)), r->info.ncpus);
-	if (r->lost_events)
+		(double)rel(r, r->run->win_start) / 1e9, (double)rel(r, r->run->win_end) / 1e9,
+		dur((double)(r->run->win_end - r->run->win_start), a, sizeof(a)), r->run->info.ncpus);
+	if (r->run->lost_total)
 		fprintf(f, "!! LOST EVENTS: %" PRIu64 " events dropped by the kernel; times near the gaps are uncertain\n",
-			r->lost_events);
-	if (r->marks_lost)
-		fprintf(f, "!! LOST MARKERS: %" PRIu64 " markers the program could not hand over\n", r->marks_lost);
+			r->run->lost_total);
+	if (r->run->spans.marks_lost)
+		fprintf(f, "!! LOST MARKERS: %" PRIu64 " markers the program could not hand over\n", r->run->spans.marks_lost);
 	fprintf(f, "P = net CPU time: the span's thread EXECUTING inside the span.  Not in P: irq/softirq\n"
 		   "time that hit it, time other threads ran (ready), waits (asleep); page faults are not\n"
 		   "recorded (docs/UTIL.md)\n\n");
@@ -462,35 +469,18 @@ static void json_admission(struct tl_json *j, const struct tl_util_result *r)
 	tl_json_end_object(j);
 }
 
-int tl_util_write_json(FILE *f, const struct tl_util_result *r, const struct tl_util_write_opts *o)
+int tl_util_write_json(FILE *f, const struct tl_util_result *r)
 {
 	struct tl_json j;
 	tl_json_init(&j, f, TL_JSON_PRETTY);
 	tl_json_begin_object(&j, TL_JSON_BLOCK);
 	tl_json_kv_string(&j, "schema", "threadlens-util");
 	tl_json_kv_int(&j, "version", 1);
-	tl_json_key(&j, "trace");
-	tl_json_begin_object(&j, TL_JSON_BLOCK);
-	tl_json_kv_string(&j, "path", o && o->path ? o->path : "");
-	tl_json_kv_int(&j, "ncpus", r->info.ncpus);
-	tl_json_kv_uint(&j, "start_ns", r->trace_start);
-	tl_json_kv_uint(&j, "duration_ns", rel(r, r->trace_end));
-	tl_json_kv_uint(&j, "events", r->read.events);
-	tl_json_kv_bool(&j, "complete", r->read.complete);
-	tl_json_key(&j, "warnings");
-	tl_json_begin_array(&j, TL_JSON_BLOCK);
-	for (int i = 0; i < r->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
-		tl_json_string(&j, r->read.warnings[i]);
-	tl_json_end_array(&j);
-	tl_json_end_object(&j);
-	tl_json_key(&j, "window");
-	tl_json_begin_object(&j, TL_JSON_INLINE);
-	tl_json_kv_uint(&j, "from_ns", rel(r, r->win_start));
-	tl_json_kv_uint(&j, "to_ns", rel(r, r->win_end));
-	tl_json_end_object(&j);
-	tl_json_kv_uint(&j, "lost_events", r->lost_events);
-	tl_json_kv_uint(&j, "marks_lost", r->marks_lost);
-	tl_json_kv_uint(&j, "inferred", r->inferred);
+	tl_json_trace(&j, r->run);
+	tl_json_window(&j, r->run);
+	tl_json_kv_uint(&j, "lost_events", r->run->lost_total);
+	tl_json_kv_uint(&j, "marks_lost", r->run->spans.marks_lost);
+	tl_json_kv_uint(&j, "inferred", inferred(r));
 	tl_json_key(&j, "page_faults");
 	tl_json_begin_object(&j, TL_JSON_INLINE);
 	tl_json_kv_bool(&j, "recorded", 0);
