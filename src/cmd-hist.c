@@ -3,7 +3,7 @@
  * one kind of span (seed 002).
  *
  * Parses options into a tl_hist_query, loads the saved range (--bins),
- * runs tl_hist_run(), saves the widened range (--save-bins) and hands the
+ * runs tl_hist_analyze(), saves the widened range (--save-bins) and hands the
  * result to one writer (text, JSON or CSV).  It computes nothing itself.
  * Exit status: 0 when a histogram was printed, 1 when the trace or a bins
  * file cannot be used or no span counted, 2 for bad usage.
@@ -25,7 +25,7 @@
 enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
 
 struct hist_args {
-	const char *trace_path;
+	struct tl_run run;
 	const char *output;
 	const char *bins_in, *bins_out;
 	int format, csv_table, etp, mode_given;
@@ -231,38 +231,38 @@ static int parse_option(int c, struct hist_args *a)
 		a->bins_out = optarg;
 		break;
 	case OPT_FROM:
-		if (cli_parse_time_ns(optarg, &q->from_ns))
+		if (cli_parse_time_ns(optarg, &a->run.from_ns))
 			return cli_bad_value("hist", "--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 		break;
 	case OPT_TO:
-		if (cli_parse_time_ns(optarg, &q->to_ns))
+		if (cli_parse_time_ns(optarg, &a->run.to_ns))
 			return cli_bad_value("hist", "--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
 		break;
 	case OPT_PID:
 		n = cli_parse_int_list(optarg, a->pids, MAX_IDS);
 		if (n < 0)
 			return cli_bad_value("hist", "--pid list", optarg, "process ids separated by commas");
-		q->pids = a->pids;
-		q->npids = n;
+		a->run.pids = a->pids;
+		a->run.npids = n;
 		break;
 	case OPT_TID:
 		n = cli_parse_int_list(optarg, a->tids, MAX_IDS);
 		if (n < 0)
 			return cli_bad_value("hist", "--tid list", optarg, "thread ids separated by commas");
-		q->tids = a->tids;
-		q->ntids = n;
+		a->run.tids = a->tids;
+		a->run.ntids = n;
 		break;
 	case OPT_COMM:
-		q->comm = optarg;
+		a->run.comm = optarg;
 		break;
 	case OPT_ALL:
-		q->all_threads = 1;
+		a->run.all_threads = 1;
 		break;
 	case OPT_PREEMPT_WINDOW:
 		v = cli_parse_duration_ns(optarg);
 		if (v <= 0)
 			return cli_bad_value("hist", "--preempt-window", optarg, "a duration like 1ms or 500us");
-		q->preempt_window_ns = (uint64_t)v;
+		a->run.preempt_window_ns = (uint64_t)v;
 		break;
 	default:
 		return cli_usage_error("hist");
@@ -294,7 +294,7 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 {
 	int c, rc;
 
-	a->q.to_ns = -1;
+	a->run.to_ns = -1;
 	a->q.mode = TL_HIST_ITERATIVE;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hs:k:o:", long_options, NULL)) != -1) {
@@ -306,7 +306,7 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 		if (rc)
 			return rc;
 	}
-	if ((rc = cli_trace_args("hist", argc, argv, optind, a->q.from_ns, a->q.to_ns, &a->trace_path)))
+	if ((rc = cli_trace_args("hist", argc, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path)))
 		return rc;
 	if (!a->q.span)
 		return usage_error("hist needs --span NAME (a region, task or function name, frame, @burst or @latency)");
@@ -314,12 +314,14 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 }
 
 struct progress {
+	const struct tl_run *run; /* its passes: the pass being read */
 	int last; /* last pass * 1000 + percentage shown, -1 before the first */
 };
 
-static void show_progress(unsigned pass, double fraction, void *ctx)
+static void show_progress(double fraction, void *ctx)
 {
 	struct progress *p = ctx;
+	unsigned pass = p->run->passes;
 	int pct = (int)(fraction * 100), key = (int)pass * 1000 + pct;
 
 	if (key == p->last)
@@ -337,7 +339,7 @@ static int nothing_counted(const struct hist_args *a, const struct tl_hist_resul
 	if (r->incomplete || r->filtered)
 		return cli_error("no complete span '%s' in '%s' (%" PRIu64 " incomplete left out, %" PRIu64
 				 " of threads the filters leave out)",
-				 a->q.span, a->trace_path, r->incomplete, r->filtered);
+				 a->q.span, a->run.path, r->incomplete, r->filtered);
 	list[0] = 0;
 	if (r->other_kinds & (1u << TL_SPAN_FRAME))
 		n += (size_t)snprintf(list + n, sizeof(list) - n, ", frame");
@@ -345,7 +347,7 @@ static int nothing_counted(const struct hist_args *a, const struct tl_hist_resul
 		n += (size_t)snprintf(list + n, sizeof(list) - n, ", '%s'", r->names[i]);
 	if (r->names_more && n < sizeof(list))
 		n += (size_t)snprintf(list + n, sizeof(list) - n, " and %u more", r->names_more);
-	return cli_error("no span '%s' in '%s'; it has %s%s", a->q.span, a->trace_path,
+	return cli_error("no span '%s' in '%s'; it has %s%s", a->q.span, a->run.path,
 			 n ? "" : "no markers or probed functions", n ? list + 2 : "");
 }
 
@@ -368,7 +370,6 @@ static int save_bins(const struct hist_args *a, const struct tl_hist_result *r)
 static int write_result(FILE *out, const struct hist_args *a, const struct tl_hist_result *r)
 {
 	struct tl_hist_write_opts wo = {
-		.path = a->trace_path,
 		.span = a->q.span,
 		.bins_in = a->bins_in,
 		.bins_out = a->bins_out,
@@ -401,7 +402,7 @@ static int load_bins(struct hist_args *a, struct tl_bins_file *f)
 int cmd_hist(int argc, char **argv)
 {
 	struct hist_args a = { 0 };
-	struct progress prog = { -1 };
+	struct progress prog = { .last = -1 };
 	struct tl_bins_file bins;
 	struct tl_hist_result r;
 	FILE *out = stdout;
@@ -421,42 +422,44 @@ int cmd_hist(int argc, char **argv)
 		return usage_error("option --below asks for more bins below r than there are bins");
 	}
 	if (cli_stderr_is_tty()) {
-		a.q.progress = show_progress;
-		a.q.progress_ctx = &prog;
+		prog.run = &a.run;
+		a.run.progress = show_progress;
+		a.run.progress_ctx = &prog;
 	}
-	rc = tl_hist_run(a.trace_path, &a.q, &r);
+	rc = tl_hist_analyze(&a.run, &a.q, &r);
 	if (prog.last >= 0)
 		fputs("\r\033[K", stderr);
 	tl_bins_release(&bins); /* a.q.saved pointed into it; r holds copies of what it needs */
 	a.q.saved = NULL;
 	if (rc) {
-		tl_hist_result_release(&r);
-		return cli_lib_error();
+		rc = cli_lib_error();
+		goto out;
 	}
-	for (int i = 0; i < r.read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
-		cli_warn("%s", r.read.warnings[i]);
-	if (r.lost_total && (r.kinds & ((1u << TL_SPAN_BURST) | (1u << TL_SPAN_LATENCY))))
+	for (int i = 0; i < a.run.read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
+		cli_warn("%s", a.run.read.warnings[i]);
+	if (a.run.lost_total && (r.kinds & ((1u << TL_SPAN_BURST) | (1u << TL_SPAN_LATENCY))))
 		cli_warn("the kernel dropped %" PRIu64 " events; bursts and latencies near the gaps are uncertain",
-			 r.lost_total);
-	if (r.marks_lost)
-		cli_warn("the program dropped %" PRIu64 " markers; spans around them are missing", r.marks_lost);
+			 a.run.lost_total);
+	if (a.run.spans.marks_lost)
+		cli_warn("the program dropped %" PRIu64 " markers; spans around them are missing",
+			 a.run.spans.marks_lost);
 	if (!r.stats.count) {
 		rc = nothing_counted(&a, &r);
-		tl_hist_result_release(&r);
-		return rc;
+		goto out;
 	}
 	/* the output first: a run that cannot show its result must not move the saved range */
 	if (!(out = cli_output_open(a.output))) {
-		tl_hist_result_release(&r);
-		return 1;
+		rc = 1;
+		goto out;
 	}
 	if (a.bins_out && (rc = save_bins(&a, &r))) {
 		if (out != stdout)
 			fclose(out);
-		tl_hist_result_release(&r);
-		return rc;
+		goto out;
 	}
-	rc = write_result(out, &a, &r);
+	rc = cli_output_close(out, a.output, write_result(out, &a, &r));
+out:
 	tl_hist_result_release(&r);
-	return cli_output_close(out, a.output, rc);
+	tl_run_release(&a.run);
+	return rc;
 }

@@ -570,16 +570,34 @@ static const char *tpath(const char *name)
 	return p;
 }
 
+/* The run of the analyses below: filters and window set by the test, then the summary. */
+static struct tl_run run;
+
+/* A fresh run over the whole trace, no filters. */
+static void reset_run(void)
+{
+	tl_run_release(&run);
+	run = (struct tl_run){ .to_ns = -1 };
+}
+
+static int hist_run(const char *path, const struct tl_hist_query *q, struct tl_hist_result *r)
+{
+	tl_run_release(&run); /* the last summary; the filters and window stay */
+	run.path = path;
+	return tl_hist_analyze(&run, q, r);
+}
+
 TEST(run_counts_and_filters)
 {
 	static const uint64_t d[] = { 100, 150, 120, 200, 110, 130, 170, 140, 160, 190 };
-	struct tl_hist_query q = { .span = "decode", .to_ns = -1, .mode = TL_HIST_ITERATIVE, .k = 5 };
+	struct tl_hist_query q = { .span = "decode", .mode = TL_HIST_ITERATIVE, .k = 5 };
 	struct tl_hist_result r;
 	const char *p = tpath("a.tl");
 	int tids[1] = { 10 };
 
+	reset_run();
 	write_trace(p, d, 10, 1);
-	CHECK(tl_hist_run(p, &q, &r) == 0);
+	CHECK(hist_run(p, &q, &r) == 0);
 	/* tid 11's 5 ns decode counts too; the one never ended is left out */
 	CHECK_EQ_INT(r.stats.count, 11);
 	CHECK_EQ_INT(r.stats.min, 5);
@@ -587,9 +605,9 @@ TEST(run_counts_and_filters)
 	CHECK_EQ_INT(r.kinds, 1u << 1); /* region */
 	tl_hist_result_release(&r);
 
-	q.tids = tids;
-	q.ntids = 1;
-	CHECK(tl_hist_run(p, &q, &r) == 0);
+	run.tids = tids;
+	run.ntids = 1;
+	CHECK(hist_run(p, &q, &r) == 0);
 	CHECK_EQ_INT(r.stats.count, 10);
 	CHECK_EQ_INT(r.filtered, 1);
 	CHECK_EQ_INT(r.stats.min, 100);
@@ -612,33 +630,34 @@ TEST(run_counts_and_filters)
 	tl_hist_result_release(&r);
 
 	/* the window: the first region ends at 2100 (relative 1100 ns) */
-	q.from_ns = 1150;
-	CHECK(tl_hist_run(p, &q, &r) == 0);
+	run.from_ns = 1150;
+	CHECK(hist_run(p, &q, &r) == 0);
 	CHECK_EQ_INT(r.stats.count, 9);
 	tl_hist_result_release(&r);
 
 	/* nothing of that name: the others are listed */
-	q.from_ns = 0;
+	run.from_ns = 0;
 	q.span = "encode";
-	CHECK(tl_hist_run(p, &q, &r) == 0);
+	CHECK(hist_run(p, &q, &r) == 0);
 	CHECK_EQ_INT(r.stats.count, 0);
 	CHECK(r.nnames == 2);
 	tl_hist_result_release(&r);
-	CHECK(tl_hist_run("-", &q, &r) == -1);
+	CHECK(hist_run("-", &q, &r) == -1);
 	tl_hist_result_release(&r);
-	CHECK(tl_hist_run(tpath("missing.tl"), &q, &r) == -1);
+	CHECK(hist_run(tpath("missing.tl"), &q, &r) == -1);
 	tl_hist_result_release(&r);
 }
 
 TEST(run_compare_grid)
 {
 	static const uint64_t d[] = { 100, 150, 120, 200, 110, 130, 170, 140, 160, 190 };
-	struct tl_hist_query q = { .span = "decode", .to_ns = -1, .compare = 1, .k = 5 };
+	struct tl_hist_query q = { .span = "decode", .compare = 1, .k = 5 };
 	struct tl_hist_result r;
 	const char *p = tpath("b.tl");
 
+	reset_run();
 	write_trace(p, d, 10, 0);
-	CHECK(tl_hist_run(p, &q, &r) == 0);
+	CHECK(hist_run(p, &q, &r) == 0);
 	CHECK_EQ_INT(r.nhists, 3);
 	CHECK_EQ_INT(r.hists[TL_HIST_LINEAR].b.step, 51);     /* 200 / 4 + 1 */
 	CHECK_EQ_INT(r.hists[TL_HIST_CENTERED].b.ref, 100);   /* the first value */
@@ -663,15 +682,16 @@ TEST(run_iterative_widens_until_converged)
 {
 	static const uint64_t d1[] = { 100, 150, 200 };
 	static const uint64_t d2[] = { 50, 120, 180, 300 };
-	struct tl_hist_query q = { .span = "decode", .to_ns = -1, .mode = TL_HIST_ITERATIVE };
+	struct tl_hist_query q = { .span = "decode", .mode = TL_HIST_ITERATIVE };
 	struct tl_hist_result r;
 	struct tl_bins_file f;
 	const char *p1 = tpath("run1.tl"), *p2 = tpath("run2.tl"), *bp = tpath("b.txt");
 
+	reset_run();
 	write_trace(p1, d1, 3, 0);
 	write_trace(p2, d2, 4, 0);
 	/* run 1: no saved range, so this run's own [100, 200] */
-	CHECK(tl_hist_run(p1, &q, &r) == 0);
+	CHECK(hist_run(p1, &q, &r) == 0);
 	CHECK_EQ_INT(r.iter_saved, 0);
 	CHECK_EQ_INT(r.hists[0].b.c_min, 100);
 	CHECK_EQ_INT(r.hists[0].b.c_max, 200);
@@ -686,7 +706,7 @@ TEST(run_iterative_widens_until_converged)
 	CHECK(tl_bins_load(&f, bp, NULL) == 0);
 	q.saved = tl_bins_find(&f, "decode");
 	CHECK(q.saved != NULL);
-	CHECK(tl_hist_run(p2, &q, &r) == 0);
+	CHECK(hist_run(p2, &q, &r) == 0);
 	CHECK_EQ_INT(r.iter_saved, 1);
 	CHECK_EQ_INT(r.hists[0].b.c_min, 100);
 	CHECK_EQ_INT(tl_hist_outer_below(&r.hists[0]), 1);
@@ -698,14 +718,14 @@ TEST(run_iterative_widens_until_converged)
 	tl_hist_result_release(&r);
 
 	/* run 3 on the same data with the widened range: nothing in the outer bins */
-	CHECK(tl_hist_run(p2, &q, &r) == 0);
+	CHECK(hist_run(p2, &q, &r) == 0);
 	CHECK_EQ_INT(tl_hist_outer_below(&r.hists[0]) + tl_hist_outer_above(&r.hists[0]), 0);
 	CHECK(tl_binning_coverage(&r.hists[0].b, r.stats.min, r.stats.max) == 1.0);
 	CHECK_EQ_INT(r.next_min, 50);
 	CHECK_EQ_INT(r.next_max, 300);
 	/* and run 1's data fit too: the range only widens */
 	tl_hist_result_release(&r);
-	CHECK(tl_hist_run(p1, &q, &r) == 0);
+	CHECK(hist_run(p1, &q, &r) == 0);
 	CHECK_EQ_INT(tl_hist_outer_below(&r.hists[0]) + tl_hist_outer_above(&r.hists[0]), 0);
 	CHECK_EQ_INT(r.next_min, 50);
 	tl_hist_result_release(&r);

@@ -35,6 +35,7 @@ struct ident {
 };
 
 struct run {
+	struct tl_run *run;
 	const struct tl_hist_query *q;
 	struct tl_hist_result *r;
 	unsigned pass;
@@ -102,7 +103,7 @@ static int in_list(const int *v, int n, int x)
 /* Does process pid belong to the recorded program (a target or a descendant of one)? */
 static int process_is_target(struct run *u, int32_t pid)
 {
-	const struct tl_trace_info *info = &u->r->info;
+	const struct tl_trace_info *info = &u->run->info;
 	struct ident id;
 
 	if (info->target_mode == TL_TARGET_SYSTEM || info->ntargets == 0)
@@ -120,27 +121,18 @@ static int process_is_target(struct run *u, int32_t pid)
 
 static int keep_thread(struct run *u, const struct tl_span *sp)
 {
-	const struct tl_hist_query *q = u->q;
 	struct ident id, leader;
-	int known;
+	int known = 0, leader_known = 0, target = 1;
 
-	if (q->ntids && !in_list(q->tids, q->ntids, sp->tid))
-		return 0;
-	if (!u->need_ids)
-		return 1;
-	known = ident_of(u, sp->tid, &id);
-	if (q->npids && (!known || !in_list(q->pids, q->npids, id.tgid)))
-		return 0;
-	if (q->comm && *q->comm) {
-		int leader_known = known && id.tgid > 0 && ident_of(u, id.tgid, &leader);
-		if (!known || (!strstr(id.name, q->comm) && !(leader_known && strstr(leader.name, q->comm))))
-			return 0;
+	if (u->need_ids) {
+		known = ident_of(u, sp->tid, &id);
+		leader_known = known && id.tgid > 0 && ident_of(u, id.tgid, &leader);
 	}
 	/* markers come from the program itself; the state machine's spans exist for every thread */
-	if ((sp->kind == TL_SPAN_BURST || sp->kind == TL_SPAN_LATENCY) && !q->all_threads && !q->npids &&
-	    !q->ntids && !(known && process_is_target(u, id.tgid)))
-		return 0;
-	return 1;
+	if (sp->kind == TL_SPAN_BURST || sp->kind == TL_SPAN_LATENCY)
+		target = known && process_is_target(u, id.tgid);
+	return tl_run_keeps_thread(u->run, target, sp->tid, known ? id.tgid : -1, known ? id.name : NULL,
+				   leader_known ? leader.name : NULL);
 }
 
 static void remember_name(struct run *u, const char *name)
@@ -243,64 +235,44 @@ static void on_span(void *ctx, const struct tl_span *sp, const char *name)
 	add_to_pass(u, sp->end - sp->begin);
 }
 
-static void on_progress(double fraction, void *ctx)
+/* One pass over the whole trace: the first from tl_run_start(), the others reopen the file. */
+static int run_pass(struct run *u)
 {
-	struct run *u = ctx;
-	u->q->progress(u->pass, fraction, u->q->progress_ctx);
-}
-
-/* One pass over the whole trace. */
-static int run_pass(struct run *u, const char *path)
-{
-	const struct tl_hist_query *q = u->q;
+	struct tl_run *run = u->run;
 	struct tl_walk_opts wo = {
-		.from_ns = q->from_ns,
-		.to_ns = q->to_ns,
-		.preempt_window_ns = q->preempt_window_ns,
 		.want_bursts = u->want_kind == TL_SPAN_BURST,
 		.want_latencies = u->want_kind == TL_SPAN_LATENCY,
 		.ctx = u,
 		.on_span = on_span,
 		.on_name = u->need_ids ? keep_ident : NULL,
 		.on_thread_end = u->need_ids ? keep_ident : NULL,
-		.progress = q->progress ? on_progress : NULL,
-		.progress_ctx = u,
 	};
-	struct tl_trace *t = tl_trace_open(path);
 	int rc;
 
-	if (!t)
+	/* run->passes counts the opens: the progress callback can say which pass it is */
+	if ((u->pass ? tl_run_reopen(run) : tl_run_start(run)) < 0)
 		return -1;
 	u->pass++;
 	u->seen = 0;
-	if (u->pass == 1)
-		u->r->info = *tl_trace_info(t);
-	u->w = tl_walk_new(&wo, tl_trace_info(t));
+	tl_run_walk_opts(run, &wo);
+	u->w = tl_walk_new(&wo, &run->info);
 	if (!u->w) {
-		tl_trace_close(t);
+		tl_run_close(run);
 		return -1;
 	}
-	u->win_start = tl_trace_info(t)->start_ns + (uint64_t)(q->from_ns > 0 ? q->from_ns : 0);
-	rc = tl_walk_run(u->w, t);
-	if (!rc && u->pass == 1) {
-		const struct tl_walk_result *wr = tl_walk_result(u->w);
-		u->r->read = wr->read;
-		u->r->trace_start = wr->trace_start;
-		u->r->trace_end = wr->trace_end;
-		u->r->win_start = wr->win_start;
-		u->r->win_end = wr->win_end;
-		u->r->lost_total = wr->lost_total;
-		u->r->marks_lost = wr->spans.marks_lost;
-	}
+	u->win_start = run->info.start_ns + (uint64_t)(run->from_ns > 0 ? run->from_ns : 0);
+	rc = tl_walk_run(u->w, run->trace);
+	if (!rc && u->pass == 1)
+		rc = tl_run_keep(run, tl_walk_result(u->w));
 	tl_walk_free(u->w);
 	u->w = NULL;
-	tl_trace_close(t);
+	tl_run_close(run);
 	if (rc)
 		return -1; /* the reader's message names the file */
 	if (u->oom)
 		return tl_error("out of memory");
 	if (u->pass > 1 && u->seen != u->r->stats.count)
-		return tl_error("'%s' changed while it was read: %llu spans, then %llu", path,
+		return tl_error("'%s' changed while it was read: %llu spans, then %llu", run->path,
 				(unsigned long long)u->r->stats.count, (unsigned long long)u->seen);
 	u->r->passes = u->pass;
 	return 0;
@@ -422,14 +394,15 @@ static void finish_bins(struct run *u)
 	}
 }
 
-int tl_hist_run(const char *path, const struct tl_hist_query *q, struct tl_hist_result *r)
+int tl_hist_analyze(struct tl_run *run, const struct tl_hist_query *q, struct tl_hist_result *r)
 {
-	struct run u = { .q = q, .r = r, .want_kind = -1 };
+	struct run u = { .run = run, .q = q, .r = r, .want_kind = -1 };
 	int rc = -1;
 
 	memset(r, 0, sizeof(*r));
+	r->run = run;
 	tl_hist_stats_init(&r->stats);
-	if (!strcmp(path, "-"))
+	if (run->path && !strcmp(run->path, "-"))
 		return tl_error("hist reads the trace more than once, so it needs a file, not standard input");
 	if (!strcmp(q->span, "frame"))
 		u.want_kind = TL_SPAN_FRAME;
@@ -437,33 +410,33 @@ int tl_hist_run(const char *path, const struct tl_hist_query *q, struct tl_hist_
 		u.want_kind = TL_SPAN_BURST;
 	else if (!strcmp(q->span, "@latency"))
 		u.want_kind = TL_SPAN_LATENCY;
-	u.need_ids = (q->comm && *q->comm) || q->npids ||
-		     ((u.want_kind == TL_SPAN_BURST || u.want_kind == TL_SPAN_LATENCY) && !q->all_threads &&
-		      !q->ntids);
+	u.need_ids = (run->comm && *run->comm) || run->npids ||
+		     ((u.want_kind == TL_SPAN_BURST || u.want_kind == TL_SPAN_LATENCY) && !run->all_threads &&
+		      !run->ntids);
 	if (tl_select_prepass_init(&u.pre))
 		return -1;
 	if (tl_tidmap_init(&u.ids, sizeof(struct ident))) {
 		tl_select_prepass_release(&u.pre);
 		return -1;
 	}
-	if (run_pass(&u, path))
+	if (run_pass(&u))
 		goto out;
 	if (r->stats.count == 0) {
 		rc = 0;
 		goto out;
 	}
-	if (prepare(&u) || run_pass(&u, path))
+	if (prepare(&u) || run_pass(&u))
 		goto out;
 	finish_bins(&u);
 	while (!u.sel_done) {
 		int s = tl_select_end_pass(&u.sel);
 		if (s < 0) {
-			tl_error_prefix("'%s'", path);
+			tl_error_prefix("'%s'", run->path);
 			goto out;
 		}
 		if (s > 0)
 			break;
-		if (run_pass(&u, path))
+		if (run_pass(&u))
 			goto out;
 	}
 	for (unsigned i = 0; i < TL_HIST_NPCT; i++)

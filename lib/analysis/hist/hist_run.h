@@ -3,7 +3,7 @@
  * of span in a trace, binned (one mode, or all three to compare them), with
  * exact statistics, and the writers that print the result.
  *
- * tl_hist_run() reads the trace several times through the walk (walk.h):
+ * tl_hist_analyze() reads the trace several times through the walk (walk.h):
  * pass 1 finds count, min, max, sum and the first value, and counts the
  * values into log-linear buckets that locate each percentile within 1/256
  * of its value; pass 2 fills the histograms, whose bins need min and max,
@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "analysis/hist/hist.h"
+#include "timeline/run.h"
 #include "trace/trace.h"
 
 #define TL_HIST_NPCT 4       /* p50, p90, p99, p99.9 */
@@ -37,14 +38,13 @@
 /* The percentiles, in thousandths: 500, 900, 990, 999. */
 extern const unsigned tl_hist_pct_per_mille[TL_HIST_NPCT];
 
+/*
+ * What to histogram and how to bin it.  The window, the thread filters
+ * (--pid, --tid, --comm; --all lets @burst and @latency reach threads
+ * outside the recorded program) and the preemption window are the run's.
+ */
 struct tl_hist_query {
 	const char *span;               /* what to histogram (see above) */
-	int64_t from_ns, to_ns;         /* window from the trace start; to_ns < 0: to the end */
-	int all_threads;                /* @burst/@latency: also threads outside the recorded program */
-	const int *pids; int npids;     /* only these processes (0: any) */
-	const int *tids; int ntids;     /* only these threads (0: any) */
-	const char *comm;               /* only threads whose name or process name contains this */
-	uint64_t preempt_window_ns;     /* for the state machine; 0 = its default */
 	uint32_t k;                     /* bins; 0: the saved k, else TL_HIST_K_DEFAULT */
 	int compare;                    /* bin with all three modes */
 	unsigned mode;                  /* enum tl_hist_mode, when !compare */
@@ -53,17 +53,16 @@ struct tl_hist_query {
 	int has_below; uint32_t below;  /* centered k_l; default k * 100 / 128 (the seed's 100 of 128) */
 	uint64_t factor;                /* centered f; 0 means 1 */
 	const struct tl_bins_entry *saved; /* iterative: the range of earlier runs; NULL: this run's min/max */
-	/* progress of pass `pass` (1, 2, ...), fraction 0..1; may be NULL */
-	void (*progress)(unsigned pass, double fraction, void *ctx);
-	void *progress_ctx;
 };
 
 struct tl_hist_result {
-	struct tl_trace_info info;
-	struct tl_trace_stats read;     /* the first pass's reader statistics and warnings */
-	uint64_t trace_start, trace_end, win_start, win_end; /* absolute */
-	uint64_t lost_total;            /* kernel events lost (they blur @burst and @latency) */
-	uint64_t marks_lost;            /* markers the program dropped (spans may be missing) */
+	/*
+	 * The run it was analysed in, with the first pass's summary: trace,
+	 * window, reader statistics, lost events (they blur @burst and
+	 * @latency), markers the program dropped (spans.marks_lost: spans may
+	 * be missing).  The caller's; it must outlive the result.
+	 */
+	const struct tl_run *run;
 	unsigned kinds;                 /* bit (1 << enum tl_span_kind) for every kind of span that counted */
 	uint64_t incomplete;            /* matching spans left out: open at the window's end or begun before it */
 	uint64_t filtered;              /* complete matching spans of threads the filters left out */
@@ -88,20 +87,21 @@ struct tl_hist_result {
 };
 
 /*
- * Read the trace at `path` (a file: it is read several times) and fill r.
+ * Read the trace of `run` (a file: it is read several times, the first
+ * time with tl_run_start(), then reopened; run->passes counts the passes
+ * for progress) and fill r, keeping the first pass's summary in the run.
  * Returns 0 (also when no span counted: then r->stats.count is 0 and
  * r->names lists others), or -1 with tl_error set (unreadable trace, a
  * binning the options make impossible, out of memory).  Release r with
  * tl_hist_result_release() either way.
  */
-int tl_hist_run(const char *path, const struct tl_hist_query *q, struct tl_hist_result *r);
+int tl_hist_analyze(struct tl_run *run, const struct tl_hist_query *q, struct tl_hist_result *r);
 
 void tl_hist_result_release(struct tl_hist_result *r);
 
 /* ---- writers (hist_write.c) ---- */
 
 struct tl_hist_write_opts {
-	const char *path;     /* the trace, as given */
 	const char *span;     /* the span name, as given */
 	const char *bins_in;  /* --bins FILE or NULL */
 	const char *bins_out; /* --save-bins FILE or NULL */

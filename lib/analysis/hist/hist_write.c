@@ -16,6 +16,7 @@
 #include "base/errors.h"
 #include "analysis/hist/hist_run.h"
 #include "output/json.h"
+#include "output/trace_json.h"
 #include "timeline/spans.h"
 
 static const char *const pct_names[TL_HIST_NPCT] = { "p50", "p90", "p99", "p99.9" };
@@ -106,14 +107,15 @@ static void text_header(FILE *out, const struct tl_hist_result *r, const struct 
 	const struct tl_hist_stats *s = &r->stats;
 	char a[32], b[32], c[32], kinds[96];
 
-	fprintf(out, "span '%s' (%s) in '%s'\n", o->span, kinds_text(r->kinds, kinds, sizeof(kinds)), o->path);
+	fprintf(out, "span '%s' (%s) in '%s'\n", o->span, kinds_text(r->kinds, kinds, sizeof(kinds)),
+		r->run->path ? r->run->path : "");
 	fprintf(out, "  spans        %" PRIu64 " complete", s->count);
 	fprintf(out, "; %" PRIu64 " left out as incomplete (open at the end, or begun before --from)", r->incomplete);
 	if (r->filtered)
 		fprintf(out, "; %" PRIu64 " of other threads", r->filtered);
 	fputc('\n', out);
-	fprintf(out, "  window       %s .. %s of the trace\n", human(a, sizeof(a), r->win_start - r->trace_start),
-		human(b, sizeof(b), r->win_end - r->trace_start));
+	fprintf(out, "  window       %s .. %s of the trace\n", human(a, sizeof(a), tl_run_rel(r->run, r->run->win_start)),
+		human(b, sizeof(b), tl_run_rel(r->run, r->run->win_end)));
 	fprintf(out, "  time         min %s  mean %s  max %s\n", human(a, sizeof(a), s->min),
 		human(b, sizeof(b), (uint64_t)(tl_hist_stats_mean(s) + 0.5)), human(c, sizeof(c), s->max));
 	fprintf(out, "  percentiles ");
@@ -492,24 +494,8 @@ int tl_hist_write_json(FILE *out, const struct tl_hist_result *r, const struct t
 	tl_json_begin_object(&j, TL_JSON_BLOCK);
 	tl_json_kv_string(&j, "schema", "threadlens-hist");
 	tl_json_kv_int(&j, "version", 1);
-	tl_json_key(&j, "trace");
-	tl_json_begin_object(&j, TL_JSON_BLOCK);
-	tl_json_kv_string(&j, "path", o->path);
-	tl_json_kv_uint(&j, "start_ns", r->trace_start);
-	tl_json_kv_uint(&j, "duration_ns", r->trace_end - r->trace_start);
-	tl_json_kv_bool(&j, "complete", r->read.complete);
-	tl_json_key(&j, "warnings");
-	tl_json_begin_array(&j, TL_JSON_INLINE);
-	for (int i = 0; i < r->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
-		tl_json_string(&j, r->read.warnings[i]);
-	tl_json_end_array(&j);
-	tl_json_kv_uint(&j, "lost_events", r->lost_total);
-	tl_json_end_object(&j);
-	tl_json_key(&j, "window");
-	tl_json_begin_object(&j, TL_JSON_INLINE);
-	tl_json_kv_uint(&j, "from_ns", r->win_start - r->trace_start);
-	tl_json_kv_uint(&j, "to_ns", r->win_end - r->trace_start);
-	tl_json_end_object(&j);
+	tl_json_trace(&j, r->run);
+	tl_json_window(&j, r->run);
 	tl_json_key(&j, "span");
 	tl_json_begin_object(&j, TL_JSON_INLINE);
 	tl_json_kv_string(&j, "name", o->span);
