@@ -335,7 +335,7 @@ for r in $(seq 1 "$AREPS"); do
 	for c in $order; do
 		case $c in
 		report) analyse tl_report "$tl_events" "$TL" report "$ATL" ;;
-		json) analyse tl_report_json "$tl_events" "$TL" report --json "$ATL" ;;
+		json) analyse tl_report_write_json "$tl_events" "$TL" report --json "$ATL" ;;
 		timehist) analyse perf_timehist "$perf_events" perf sched timehist -s -i "$APERF" ;;
 		esac
 	done

@@ -155,7 +155,7 @@ def overhead(rows):
     return res
 
 
-CMD_NAMES = {"tl_report": "threadlens report", "tl_report_json": "threadlens report --json",
+CMD_NAMES = {"tl_report": "threadlens report", "tl_report_write_json": "threadlens report --json",
              "perf_timehist": "perf sched timehist -s"}
 
 

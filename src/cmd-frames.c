@@ -180,7 +180,7 @@ static int parse_args(int argc, char **argv, struct frames_args *a)
 static void on_frame(void *ctx, const struct tl_frame *f)
 {
 	struct json_out *jo = ctx;
-	tl_frames_json_frame(&jo->j, f, jo->trace_start);
+	tl_frames_write_json_frame(&jo->j, f, jo->trace_start);
 }
 
 /* Warnings that belong on stderr whatever the output format. */
@@ -235,7 +235,7 @@ int cmd_frames(int argc, char **argv)
 		jo.trace_start = a.run.info.start_ns;
 		a.fo.on_frame = on_frame;
 		a.fo.ctx = &jo;
-		tl_frames_json_begin(&jo.j);
+		tl_frames_write_json_begin(&jo.j);
 	}
 	if (cli_stderr_is_tty()) {
 		a.run.progress = cli_progress_show;
@@ -250,11 +250,11 @@ int cmd_frames(int argc, char **argv)
 	}
 	warn_after(&a, &r);
 	if (a.json) {
-		tl_frames_json_end(&jo.j, &r);
+		tl_frames_write_json_end(&jo.j, &r);
 		rc = tl_json_finish(&jo.j);
 	} else {
 		struct tl_frames_text_opts to = { .steps_filter = a.fo.nsteps > 0 };
-		rc = tl_frames_text(out, &r, &to);
+		rc = tl_frames_write_text(out, &r, &to);
 	}
 	tl_frames_release(&r);
 	rc = cli_output_close(out, a.output, rc);

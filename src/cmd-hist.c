@@ -17,7 +17,7 @@
 
 #include "cli.h"
 #include "base/errors.h"
-#include "analysis/hist/hist_run.h"
+#include "analysis/hist/hist.h"
 #include "timeline/spans.h"
 
 #define MAX_IDS 1024

@@ -210,9 +210,9 @@ static int terminal_width(const char *output)
 static int write_report(FILE *out, const struct report_args *a, const struct tl_model *m)
 {
 	switch (a->format) {
-	case FMT_JSON: return tl_report_json(out, m, &a->rep);
-	case FMT_CSV: return tl_report_csv(out, m, a->csv_table, &a->rep);
-	default: return tl_report_text(out, m, &a->rep);
+	case FMT_JSON: return tl_report_write_json(out, m, &a->rep);
+	case FMT_CSV: return tl_report_write_csv(out, m, a->csv_table, &a->rep);
+	default: return tl_report_write_text(out, m, &a->rep);
 	}
 }
 

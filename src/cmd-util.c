@@ -2,7 +2,7 @@
  * cmd-util.c - `threadlens util`: the CPU time a processing module (a span)
  * really uses per period, its statistics and the RM / EDF admission test.
  *
- * Parses options into a tl_run and a tl_util_opts, runs tl_util_analyze()
+ * Parses options into a tl_run and a tl_cpuuse_opts, runs tl_cpuuse_analyze()
  * and hands the result to the text or JSON writer; it measures and formats nothing
  * itself.  Exit status: 0 when a report was printed, 1 when the trace
  * cannot be read, none of the spans asked for is in it, or the output
@@ -25,9 +25,9 @@ struct util_args {
 	const char *output;
 	int json;
 	uint64_t period_ns;
-	struct tl_util_spec specs[TL_UTIL_MAX_SPANS];
+	struct tl_cpuuse_spec specs[TL_CPUUSE_MAX_SPANS];
 	size_t nspecs;
-	struct tl_util_opts o;
+	struct tl_cpuuse_opts o;
 };
 
 enum {
@@ -97,16 +97,16 @@ static void usage(FILE *out)
 }
 
 /* The spec named exactly `name`, added if new; NULL (after the message) when there are too many. */
-static struct tl_util_spec *spec_for(struct util_args *a, const char *name)
+static struct tl_cpuuse_spec *spec_for(struct util_args *a, const char *name)
 {
 	for (size_t i = 0; i < a->nspecs; i++)
 		if (!strcmp(a->specs[i].name, name))
 			return &a->specs[i];
-	if (a->nspecs == TL_UTIL_MAX_SPANS) {
-		cli_error("too many spans: at most %d", TL_UTIL_MAX_SPANS);
+	if (a->nspecs == TL_CPUUSE_MAX_SPANS) {
+		cli_error("too many spans: at most %d", TL_CPUUSE_MAX_SPANS);
 		return NULL;
 	}
-	a->specs[a->nspecs] = (struct tl_util_spec){ .name = name };
+	a->specs[a->nspecs] = (struct tl_cpuuse_spec){ .name = name };
 	return &a->specs[a->nspecs++];
 }
 
@@ -114,7 +114,7 @@ static struct tl_util_spec *spec_for(struct util_args *a, const char *name)
 static int parse_rate(struct util_args *a, char *arg)
 {
 	char *eq = strrchr(arg, '='), *end;
-	struct tl_util_spec *s;
+	struct tl_cpuuse_spec *s;
 	double hz;
 
 	if (!eq || eq == arg)
@@ -224,13 +224,13 @@ static int parse_args(int argc, char **argv, struct util_args *a)
 	return 0;
 }
 
-static int seen_nothing(const struct tl_util_span *s)
+static int seen_nothing(const struct tl_cpuuse_span *s)
 {
 	return !s->cpu.count && !s->incomplete && !s->outside && !s->unmeasured;
 }
 
 /* The names of other spans in the trace, for a message: "decode, encode" or "none". */
-static const char *other_names(const struct tl_util_result *r, char *buf, size_t len)
+static const char *other_names(const struct tl_cpuuse_result *r, char *buf, size_t len)
 {
 	size_t o = 0;
 
@@ -243,7 +243,7 @@ static const char *other_names(const struct tl_util_result *r, char *buf, size_t
 }
 
 /* Warn about spans that never occur; 1 when none of them does (nothing to report). */
-static int check_found(const struct util_args *a, const struct tl_util_result *r)
+static int check_found(const struct util_args *a, const struct tl_cpuuse_result *r)
 {
 	size_t missing = 0;
 	char names[512];
@@ -269,7 +269,7 @@ int cmd_util(int argc, char **argv)
 {
 	struct util_args a = { 0 };
 	struct cli_progress prog = { .what = "analysing", .last = -1 };
-	struct tl_util_result r;
+	struct tl_cpuuse_result r;
 	FILE *out = stdout;
 	int rc;
 
@@ -280,7 +280,7 @@ int cmd_util(int argc, char **argv)
 		a.run.progress = cli_progress_show;
 		a.run.progress_ctx = &prog;
 	}
-	rc = tl_util_analyze(&a.run, &a.o, &r);
+	rc = tl_cpuuse_analyze(&a.run, &a.o, &r);
 	cli_progress_end(&prog);
 	tl_run_close(&a.run);
 	if (rc) {
@@ -301,9 +301,9 @@ int cmd_util(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	rc = cli_output_close(out, a.output, a.json ? tl_util_write_json(out, &r) : tl_util_write_text(out, &r));
+	rc = cli_output_close(out, a.output, a.json ? tl_cpuuse_write_json(out, &r) : tl_cpuuse_write_text(out, &r));
 out:
-	tl_util_result_release(&r);
+	tl_cpuuse_result_release(&r);
 	tl_run_release(&a.run);
 	return rc;
 }

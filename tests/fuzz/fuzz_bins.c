@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/hist/hist.h"
+#include "analysis/hist/hist_binning.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

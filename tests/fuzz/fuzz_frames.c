@@ -58,7 +58,7 @@ static void on_frame(void *ctx, const struct tl_frame *f)
 		if (!f->steps[i].count || !f->steps[i].name)
 			__builtin_trap();
 	c->frames++;
-	tl_frames_json_frame(&c->j, f, 1000000);
+	tl_frames_write_json_frame(&c->j, f, 1000000);
 }
 
 static void add(struct tl_trace_writer *w, const uint8_t *b, uint64_t *ts)
@@ -182,7 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!mem)
 		return 0;
 	tl_json_init(&c.j, mem, TL_JSON_PRETTY);
-	tl_frames_json_begin(&c.j);
+	tl_frames_write_json_begin(&c.j);
 	if (tl_frames_analyze(&run, &o, &r) < 0) {
 		tl_run_release(&run);
 		fclose(mem);
@@ -192,14 +192,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tl_run_close(&run);
 	if (r.completed + r.unfinished != r.begun || c.frames != r.begun || r.nworst > 2)
 		__builtin_trap();
-	tl_frames_json_end(&c.j, &r);
+	tl_frames_write_json_end(&c.j, &r);
 	if (tl_json_finish(&c.j) < 0)
 		__builtin_trap();
 	fflush(mem);
 	if (tl_json_check(buf, len) < 0)
 		__builtin_trap();
 	rewind(mem);
-	if (tl_frames_text(mem, &r, NULL) < 0)
+	if (tl_frames_write_text(mem, &r, NULL) < 0)
 		__builtin_trap();
 	fclose(mem);
 	free(buf);

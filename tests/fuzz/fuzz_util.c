@@ -102,14 +102,14 @@ static int write_trace(const uint8_t *data, size_t size)
 	return tl_trace_writer_close(w, &end);
 }
 
-static void check(const struct tl_util_result *r)
+static void check(const struct tl_cpuuse_result *r)
 {
 	for (size_t i = 0; i < r->nspans; i++) {
-		const struct tl_util_span *s = &r->spans[i];
+		const struct tl_cpuuse_span *s = &r->spans[i];
 		if (s->ninst != s->cpu.count)
 			__builtin_trap();
 		for (size_t k = 0; k < s->ninst; k++) {
-			const struct tl_util_instance *in = &s->inst[k];
+			const struct tl_cpuuse_instance *in = &s->inst[k];
 			if (in->cpu_ns + in->irq_ns + in->ready_ns + in->asleep_ns + in->unknown_ns != in->elapsed_ns)
 				__builtin_trap();
 		}
@@ -122,14 +122,14 @@ static void check(const struct tl_util_result *r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct tl_util_spec specs[] = {
+	struct tl_cpuuse_spec specs[] = {
 		{ .name = "a" },
 		{ .name = "region:b", .rate_hz = 1000 },
 		{ .name = "function:c", .period_ns = 50000 },
 	};
-	struct tl_util_opts o = { .specs = specs, .nspecs = 3, .keep_instances = 1 };
+	struct tl_cpuuse_opts o = { .specs = specs, .nspecs = 3, .keep_instances = 1 };
 	struct tl_run run = { .path = path, .to_ns = -1 };
-	struct tl_util_result r;
+	struct tl_cpuuse_result r;
 	FILE *devnull;
 
 	if (!path[0])
@@ -141,16 +141,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		run.to_ns = run.from_ns + 40000;
 	}
 	o.worst_pct = data[0] & 2 ? 100 : 0;
-	if (tl_util_analyze(&run, &o, &r) == 0) {
+	if (tl_cpuuse_analyze(&run, &o, &r) == 0) {
 		check(&r);
 		devnull = fopen("/dev/null", "w");
 		if (devnull) {
-			tl_util_write_text(devnull, &r);
-			tl_util_write_json(devnull, &r);
+			tl_cpuuse_write_text(devnull, &r);
+			tl_cpuuse_write_json(devnull, &r);
 			fclose(devnull);
 		}
 	}
-	tl_util_result_release(&r);
+	tl_cpuuse_result_release(&r);
 	tl_run_release(&run);
 	unlink(path);
 	return 0;

@@ -471,13 +471,13 @@ TEST(picked_frames_and_json)
 	CHECK_EQ_INT(r.picked[0].nthreads, 2);
 	mem = open_memstream(&buf, &len);
 	tl_json_init(&j, mem, TL_JSON_PRETTY);
-	tl_frames_json_begin(&j);
+	tl_frames_write_json_begin(&j);
 	for (int i = 0; i < ngot && i < MAXF; i++) {
 		struct tl_frame f = got[i];
 		f.nsteps = 0; /* the step names were not kept */
-		tl_frames_json_frame(&j, &f, T0);
+		tl_frames_write_json_frame(&j, &f, T0);
 	}
-	tl_frames_json_end(&j, &r);
+	tl_frames_write_json_end(&j, &r);
 	CHECK_EQ_INT(tl_json_finish(&j), 0);
 	fclose(mem);
 	CHECK(tl_json_check(buf, len) == 0);
@@ -486,7 +486,7 @@ TEST(picked_frames_and_json)
 	free(buf);
 	buf = NULL;
 	mem = open_memstream(&buf, &len);
-	CHECK_EQ_INT(tl_frames_text(mem, &r, NULL), 0);
+	CHECK_EQ_INT(tl_frames_write_text(mem, &r, NULL), 0);
 	fclose(mem);
 	CHECK(strstr(buf, "frame 2: 80.0us") != NULL);
 	for (char *l = buf; l && *l;) { /* every line fits in 100 columns */

@@ -12,8 +12,8 @@
 
 #include "base/errors.h"
 #include "harness.h"
+#include "analysis/hist/hist_binning.h"
 #include "analysis/hist/hist.h"
-#include "analysis/hist/hist_run.h"
 #include "trace/trace.h"
 
 static char tmpdir[] = "/tmp/tl-test-hist-XXXXXX";

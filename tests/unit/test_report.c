@@ -141,11 +141,11 @@ static char *render(const struct tl_model *m, int kind, int table, const struct 
 	if (!f)
 		return NULL;
 	if (kind == OUT_TEXT)
-		rc = tl_report_text(f, m, o);
+		rc = tl_report_write_text(f, m, o);
 	else if (kind == OUT_JSON)
-		rc = tl_report_json(f, m, o);
+		rc = tl_report_write_json(f, m, o);
 	else
-		rc = tl_report_csv(f, m, table, o);
+		rc = tl_report_write_csv(f, m, table, o);
 	fclose(f);
 	if (rc) {
 		fprintf(stderr, "  writer failed: %s\n", tl_error_msg());

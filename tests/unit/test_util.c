@@ -141,8 +141,8 @@ static void write_trace(const char *to)
 static struct tl_run run;
 
 /* Measure specs in `path`, in the window [from, to] from the trace start (to < 0: to the end). */
-static int analyze_window(int64_t from, int64_t to, const struct tl_util_spec *specs, size_t n,
-			  struct tl_util_opts *o, struct tl_util_result *r)
+static int analyze_window(int64_t from, int64_t to, const struct tl_cpuuse_spec *specs, size_t n,
+			  struct tl_cpuuse_opts *o, struct tl_cpuuse_result *r)
 {
 	int rc;
 
@@ -150,12 +150,12 @@ static int analyze_window(int64_t from, int64_t to, const struct tl_util_spec *s
 	run = (struct tl_run){ .path = path, .from_ns = from, .to_ns = to };
 	o->specs = specs;
 	o->nspecs = n;
-	rc = tl_util_analyze(&run, o, r);
+	rc = tl_cpuuse_analyze(&run, o, r);
 	tl_run_close(&run);
 	return rc;
 }
 
-static int analyze(const struct tl_util_spec *specs, size_t n, struct tl_util_opts *o, struct tl_util_result *r)
+static int analyze(const struct tl_cpuuse_spec *specs, size_t n, struct tl_cpuuse_opts *o, struct tl_cpuuse_result *r)
 {
 	return analyze_window(0, -1, specs, n, o, r);
 }
@@ -167,11 +167,11 @@ static int near(double a, double b, double tol)
 
 TEST(net_cpu_of_instances)
 {
-	struct tl_util_spec specs[] = { { .name = "step", .rate_hz = 1000 } };
-	struct tl_util_opts o = { .keep_instances = 1 };
-	struct tl_util_result r;
-	const struct tl_util_span *s;
-	const struct tl_util_instance *in;
+	struct tl_cpuuse_spec specs[] = { { .name = "step", .rate_hz = 1000 } };
+	struct tl_cpuuse_opts o = { .keep_instances = 1 };
+	struct tl_cpuuse_result r;
+	const struct tl_cpuuse_span *s;
+	const struct tl_cpuuse_instance *in;
 
 	CHECK_EQ_INT(analyze(specs, 1, &o, &r), 0);
 	CHECK_EQ_INT(r.nspans, 1);
@@ -239,19 +239,19 @@ TEST(net_cpu_of_instances)
 	}
 	CHECK_EQ_INT(r.nseen, 4); /* "outer", "other-step", "late", "woke" */
 	CHECK_EQ_INT(run.lost_total, 0);
-	tl_util_result_release(&r);
+	tl_cpuuse_result_release(&r);
 }
 
 TEST(kinds_window_and_missing)
 {
-	struct tl_util_spec specs[] = {
+	struct tl_cpuuse_spec specs[] = {
 		{ .name = "task:step" },   /* no task is called step */
 		{ .name = "region:step" }, /* the three regions */
 		{ .name = "outer", .period_ns = 100 * US },
 		{ .name = "nowhere" },
 	};
-	struct tl_util_opts o = { .worst_pct = 100 };
-	struct tl_util_result r;
+	struct tl_cpuuse_opts o = { .worst_pct = 100 };
+	struct tl_cpuuse_result r;
 
 	CHECK_EQ_INT(analyze(specs, 4, &o, &r), 0);
 	CHECK_EQ_INT(r.spans[0].cpu.count, 0);
@@ -266,29 +266,29 @@ TEST(kinds_window_and_missing)
 	/* only "outer" has a period: a module at 10 kHz using 20 us, U = 20% */
 	CHECK_EQ_INT(r.admission.n, 1);
 	CHECK(near(r.admission.mean.u, 0.2, 1e-12));
-	tl_util_result_release(&r);
+	tl_cpuuse_result_release(&r);
 
 	/* a window from 1065 us: step #1 is over before it, #2 and #3 count, #4 is cut */
-	o = (struct tl_util_opts){ 0 };
+	o = (struct tl_cpuuse_opts){ 0 };
 	CHECK_EQ_INT(analyze_window(65 * US, 145 * US, specs + 1, 1, &o, &r), 0);
 	CHECK_EQ_INT(r.spans[0].cpu.count, 2);
 	CHECK_EQ_INT(r.spans[0].cpu.sum, 23 * US);
 	CHECK_EQ_INT(r.spans[0].incomplete, 1);
-	tl_util_result_release(&r);
+	tl_cpuuse_result_release(&r);
 
 	/* a window from 1015 us: step #1 began before it */
-	o = (struct tl_util_opts){ 0 };
+	o = (struct tl_cpuuse_opts){ 0 };
 	CHECK_EQ_INT(analyze_window(15 * US, -1, specs + 1, 1, &o, &r), 0);
 	CHECK_EQ_INT(r.spans[0].outside, 1);
 	CHECK_EQ_INT(r.spans[0].cpu.count, 2);
-	tl_util_result_release(&r);
+	tl_cpuuse_result_release(&r);
 }
 
 TEST(switches_inferred_later)
 {
-	struct tl_util_spec specs[] = { { .name = "late" } };
-	struct tl_util_opts o = { 0 };
-	struct tl_util_result r;
+	struct tl_cpuuse_spec specs[] = { { .name = "late" } };
+	struct tl_cpuuse_opts o = { 0 };
+	struct tl_cpuuse_result r;
 
 	CHECK_EQ_INT(analyze(specs, 1, &o, &r), 0);
 	CHECK_EQ_INT(r.spans[0].cpu.count, 1);
@@ -296,7 +296,7 @@ TEST(switches_inferred_later)
 	CHECK_EQ_INT(r.spans[0].ready.sum, 0);
 	CHECK_EQ_INT(r.spans[0].elapsed.sum, 10 * US);
 	CHECK(run.sched.inferred_switches + run.sched.inferred_wakeups >= 1);
-	tl_util_result_release(&r);
+	tl_cpuuse_result_release(&r);
 
 	specs[0].name = "woke";
 	CHECK_EQ_INT(analyze(specs, 1, &o, &r), 0);
@@ -304,30 +304,30 @@ TEST(switches_inferred_later)
 	CHECK_EQ_INT(r.spans[0].cpu.sum, 18 * US);
 	CHECK_EQ_INT(r.spans[0].irq.sum, 2 * US);
 	CHECK_EQ_INT(r.spans[0].asleep.sum, 0);
-	tl_util_result_release(&r);
+	tl_cpuuse_result_release(&r);
 }
 
 TEST(bad_options)
 {
-	struct tl_util_spec specs[] = { { .name = "step", .rate_hz = -1 } };
-	struct tl_util_opts o = { 0 };
-	struct tl_util_result r;
+	struct tl_cpuuse_spec specs[] = { { .name = "step", .rate_hz = -1 } };
+	struct tl_cpuuse_opts o = { 0 };
+	struct tl_cpuuse_result r;
 
 	CHECK_EQ_INT(analyze(specs, 0, &o, &r), -1);
-	tl_util_result_release(&r);
+	tl_cpuuse_result_release(&r);
 	CHECK_EQ_INT(analyze(specs, 1, &o, &r), -1);
-	tl_util_result_release(&r);
+	tl_cpuuse_result_release(&r);
 	specs[0].rate_hz = 0;
 	o.worst_pct = 101;
 	CHECK_EQ_INT(analyze(specs, 1, &o, &r), -1);
-	tl_util_result_release(&r);
+	tl_cpuuse_result_release(&r);
 }
 
 TEST(json_document)
 {
-	struct tl_util_spec specs[] = { { .name = "step", .rate_hz = 1000 } };
-	struct tl_util_opts o = { .keep_instances = 1 };
-	struct tl_util_result r;
+	struct tl_cpuuse_spec specs[] = { { .name = "step", .rate_hz = 1000 } };
+	struct tl_cpuuse_opts o = { .keep_instances = 1 };
+	struct tl_cpuuse_result r;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -337,7 +337,7 @@ TEST(json_document)
 	CHECK(f != NULL);
 	if (!f)
 		return;
-	CHECK_EQ_INT(tl_util_write_json(f, &r), 0);
+	CHECK_EQ_INT(tl_cpuuse_write_json(f, &r), 0);
 	fclose(f);
 	CHECK_EQ_INT(tl_json_check(buf, len), 0);
 	CHECK(strstr(buf, "\"schema\": \"threadlens-util\"") != NULL);
@@ -348,78 +348,78 @@ TEST(json_document)
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	CHECK_EQ_INT(tl_util_write_text(f, &r), 0);
+	CHECK_EQ_INT(tl_cpuuse_write_text(f, &r), 0);
 	fclose(f);
 	CHECK(strstr(buf, "confidence interval of the MEAN") != NULL);
 	CHECK(strstr(buf, "central 95% of SINGLE values") != NULL);
 	free(buf);
-	tl_util_result_release(&r);
+	tl_cpuuse_result_release(&r);
 }
 
 TEST(t_quantiles)
 {
-	CHECK(tl_util_t975(0) == 0);
-	CHECK(near(tl_util_t975(1), 12.70620474, 1e-8));
-	CHECK(near(tl_util_t975(2), 4.302652730, 1e-9));
-	CHECK(near(tl_util_t975(10), 2.228138852, 1e-9));
-	CHECK(near(tl_util_t975(30), 2.042272456, 1e-9));
+	CHECK(tl_cpuuse_t975(0) == 0);
+	CHECK(near(tl_cpuuse_t975(1), 12.70620474, 1e-8));
+	CHECK(near(tl_cpuuse_t975(2), 4.302652730, 1e-9));
+	CHECK(near(tl_cpuuse_t975(10), 2.228138852, 1e-9));
+	CHECK(near(tl_cpuuse_t975(30), 2.042272456, 1e-9));
 	/* the series, against values from the incomplete beta function */
-	CHECK(near(tl_util_t975(31), 2.039513446, 1e-7));
-	CHECK(near(tl_util_t975(40), 2.021075390, 1e-7));
-	CHECK(near(tl_util_t975(100), 1.983971519, 1e-8));
-	CHECK(near(tl_util_t975(1000), 1.962339081, 1e-8));
-	CHECK(near(tl_util_t975(100000000), 1.959964008, 1e-9)); /* z + (z^3 + z) / 4df */
+	CHECK(near(tl_cpuuse_t975(31), 2.039513446, 1e-7));
+	CHECK(near(tl_cpuuse_t975(40), 2.021075390, 1e-7));
+	CHECK(near(tl_cpuuse_t975(100), 1.983971519, 1e-8));
+	CHECK(near(tl_cpuuse_t975(1000), 1.962339081, 1e-8));
+	CHECK(near(tl_cpuuse_t975(100000000), 1.959964008, 1e-9)); /* z + (z^3 + z) / 4df */
 }
 
 TEST(moments_and_ranges)
 {
 	uint64_t v[] = { 10, 12, 14, 16, 18 }, many[80], ten[10];
-	struct tl_util_moments m;
+	struct tl_cpuuse_moments m;
 	double lo, hi, t;
 	uint64_t a, b;
 
-	tl_util_moments_of(v, 5, &m);
+	tl_cpuuse_moments_of(v, 5, &m);
 	CHECK_EQ_INT(m.count, 5);
 	CHECK_EQ_INT(m.sum, 70);
 	CHECK_EQ_INT(m.min, 10);
 	CHECK_EQ_INT(m.max, 18);
 	CHECK(near(m.mean, 14, 1e-12));
 	CHECK(near(m.sd, sqrt(10), 1e-12));
-	CHECK_EQ_INT(tl_util_ci95(&m, &lo, &hi, &t), 0);
+	CHECK_EQ_INT(tl_cpuuse_ci95(&m, &lo, &hi, &t), 0);
 	CHECK(near(t, 2.776445105, 1e-9));
 	CHECK(near(lo, 14 - 2.776445105 * sqrt(10) / sqrt(5), 1e-9));
 	CHECK(near(hi, 14 + 2.776445105 * sqrt(2), 1e-9));
-	tl_util_moments_of(v, 1, &m);
-	CHECK_EQ_INT(tl_util_ci95(&m, &lo, &hi, &t), -1);
+	tl_cpuuse_moments_of(v, 1, &m);
+	CHECK_EQ_INT(tl_cpuuse_ci95(&m, &lo, &hi, &t), -1);
 	CHECK(m.sd == 0);
-	tl_util_moments_of(v, 0, &m);
+	tl_cpuuse_moments_of(v, 0, &m);
 	CHECK_EQ_INT(m.count, 0);
 
 	/* 80 values 1..80: floor(80/40) = 2 dropped on each side */
 	for (int i = 0; i < 80; i++)
 		many[i] = (uint64_t)i + 1;
-	tl_util_central95(many, 80, &a, &b);
+	tl_cpuuse_central95(many, 80, &a, &b);
 	CHECK_EQ_INT(a, 3);
 	CHECK_EQ_INT(b, 78);
-	tl_util_central95(many, 39, &a, &b);
+	tl_cpuuse_central95(many, 39, &a, &b);
 	CHECK_EQ_INT(a, 1);
 	CHECK_EQ_INT(b, 39);
-	tl_util_central95(many, 40, &a, &b);
+	tl_cpuuse_central95(many, 40, &a, &b);
 	CHECK_EQ_INT(a, 2);
 	CHECK_EQ_INT(b, 39);
-	tl_util_central95(many, 0, &a, &b);
+	tl_cpuuse_central95(many, 0, &a, &b);
 	CHECK_EQ_INT(a + b, 0);
 
 	for (int i = 0; i < 10; i++)
 		ten[i] = (uint64_t)i + 1;
-	CHECK_EQ_INT(tl_util_percentile(ten, 10, 50), 5);
-	CHECK_EQ_INT(tl_util_percentile(ten, 10, 99), 10);
-	CHECK_EQ_INT(tl_util_percentile(ten, 10, 90), 9);
-	CHECK_EQ_INT(tl_util_percentile(ten, 10, 2.5), 1);
-	CHECK_EQ_INT(tl_util_percentile(ten, 10, 100), 10);
-	CHECK_EQ_INT(tl_util_percentile(many, 80, 99), 80);
-	CHECK_EQ_INT(tl_util_percentile(many, 80, 97.5), 78);
-	CHECK_EQ_INT(tl_util_percentile(ten, 0, 50), 0);
+	CHECK_EQ_INT(tl_cpuuse_percentile(ten, 10, 50), 5);
+	CHECK_EQ_INT(tl_cpuuse_percentile(ten, 10, 99), 10);
+	CHECK_EQ_INT(tl_cpuuse_percentile(ten, 10, 90), 9);
+	CHECK_EQ_INT(tl_cpuuse_percentile(ten, 10, 2.5), 1);
+	CHECK_EQ_INT(tl_cpuuse_percentile(ten, 10, 100), 10);
+	CHECK_EQ_INT(tl_cpuuse_percentile(many, 80, 99), 80);
+	CHECK_EQ_INT(tl_cpuuse_percentile(many, 80, 97.5), 78);
+	CHECK_EQ_INT(tl_cpuuse_percentile(ten, 0, 50), 0);
 }
 
 TEST(admission_arithmetic)
@@ -427,15 +427,15 @@ TEST(admission_arithmetic)
 	/* U = 0.3, 0.2, 0.5: EDF takes all (exactly 1), RM rejects the third (1.0 > 0.7798) */
 	double rate[] = { 30, 100, 25 }, p[] = { 10e6, 2e6, 20e6 };
 	double rate2[] = { 50, 50, 10 }, p2[] = { 10e6, 10e6, 10e6 };
-	struct tl_util_admit_row rows[3];
-	struct tl_util_admit_total t;
+	struct tl_cpuuse_admit_row rows[3];
+	struct tl_cpuuse_admit_total t;
 
-	CHECK(near(tl_util_rm_bound(1), 1, 1e-15));
-	CHECK(near(tl_util_rm_bound(2), 0.8284271247, 1e-10));
-	CHECK(near(tl_util_rm_bound(3), 0.7797631497, 1e-10));
-	CHECK(near(tl_util_rm_bound(1000000), log(2), 1e-6));
+	CHECK(near(tl_cpuuse_rm_bound(1), 1, 1e-15));
+	CHECK(near(tl_cpuuse_rm_bound(2), 0.8284271247, 1e-10));
+	CHECK(near(tl_cpuuse_rm_bound(3), 0.7797631497, 1e-10));
+	CHECK(near(tl_cpuuse_rm_bound(1000000), log(2), 1e-6));
 
-	tl_util_admit(rate, p, 3, rows, &t);
+	tl_cpuuse_admit(rate, p, 3, rows, &t);
 	CHECK(near(rows[0].u, 0.3, 1e-12));
 	CHECK(rows[0].rm_admitted && rows[0].edf_admitted);
 	CHECK(near(rows[0].rm_slack, 0.7, 1e-12));
@@ -454,7 +454,7 @@ TEST(admission_arithmetic)
 	CHECK_EQ_INT(t.edf_admitted, 3);
 
 	/* a rejected module does not count against the ones after it */
-	tl_util_admit(rate2, p2, 3, rows, &t);
+	tl_cpuuse_admit(rate2, p2, 3, rows, &t);
 	CHECK(rows[0].rm_admitted);
 	CHECK(!rows[1].rm_admitted);
 	CHECK(near(rows[1].rm_slack, 0.8284271247 - 1.0, 1e-10));

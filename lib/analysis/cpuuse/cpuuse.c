@@ -1,5 +1,5 @@
 /*
- * cpuuse.c - tl_util_analyze(): the CPU time each instance of a span really
+ * cpuuse.c - tl_cpuuse_analyze(): the CPU time each instance of a span really
  * used, as callbacks of one walk (walk.h), and the per-span statistics.
  *
  * An instance's time is split into its thread's states by clipping the
@@ -32,7 +32,7 @@
  * elapsed.  Memory: one entry per open span, pending instances up to
  * PENDING_MAX per thread (past that the oldest is measured with the state
  * the machine believes at that moment), one value per measured instance (up
- * to TL_UTIL_EXACT_MAX), the instances themselves only on request.
+ * to TL_CPUUSE_EXACT_MAX), the instances themselves only on request.
  */
 #include "analysis/cpuuse/cpuuse.h"
 
@@ -96,9 +96,9 @@ struct run {
 
 /* Per span type while walking. */
 struct acc {
-	uint64_t *vals; /* net CPU times, while at most TL_UTIL_EXACT_MAX */
+	uint64_t *vals; /* net CPU times, while at most TL_CPUUSE_EXACT_MAX */
 	size_t nvals, cap;
-	int overflow;   /* more than TL_UTIL_EXACT_MAX: quantiles from dist */
+	int overflow;   /* more than TL_CPUUSE_EXACT_MAX: quantiles from dist */
 	struct tl_dist dist;
 	struct run cpu, elapsed, irq, ready, asleep, unknown;
 	struct tl_tidmap tids;
@@ -111,8 +111,8 @@ struct sel_entry {
 };
 
 struct pass {
-	const struct tl_util_opts *o;
-	struct tl_util_result *r;
+	const struct tl_cpuuse_opts *o;
+	struct tl_cpuuse_result *r;
 	struct tl_trace *t;
 	struct tl_sched *sched;
 	const struct tl_walk_result *wr;
@@ -286,7 +286,7 @@ static void run_add(struct run *m, uint64_t v)
 	m->m2 += d * ((double)v - m->mean);
 }
 
-static void run_finish(const struct run *m, struct tl_util_moments *out)
+static void run_finish(const struct run *m, struct tl_cpuuse_moments *out)
 {
 	out->count = m->count;
 	out->sum = m->sum;
@@ -300,9 +300,9 @@ static void run_finish(const struct run *m, struct tl_util_moments *out)
 static void measure(struct pass *p, const struct pending *pd)
 {
 	const struct tl_span *sp = &pd->sp;
-	struct tl_util_span *out = &p->r->spans[pd->sel];
+	struct tl_cpuuse_span *out = &p->r->spans[pd->sel];
 	struct acc *a = &p->acc[pd->sel];
-	struct tl_util_instance in = { 0 };
+	struct tl_cpuuse_instance in = { 0 };
 	uint64_t accounted = 0;
 
 	if (!pd->seen && sp->end > sp->begin) {
@@ -348,7 +348,7 @@ static void measure(struct pass *p, const struct pending *pd)
 	if (tl_dist_add(&a->dist, in.cpu_ns) < 0)
 		p->oom = 1;
 	if (!a->overflow) {
-		if (a->nvals == TL_UTIL_EXACT_MAX) {
+		if (a->nvals == TL_CPUUSE_EXACT_MAX) {
 			a->overflow = 1;
 			free(a->vals);
 			a->vals = NULL;
@@ -370,7 +370,7 @@ static void measure(struct pass *p, const struct pending *pd)
 	if (p->o->keep_instances) {
 		if (out->ninst == a->inst_cap) {
 			size_t cap = a->inst_cap ? 2 * a->inst_cap : 64;
-			struct tl_util_instance *v = realloc(out->inst, cap * sizeof(*v));
+			struct tl_cpuuse_instance *v = realloc(out->inst, cap * sizeof(*v));
 			if (!v) {
 				p->oom = 1;
 				return;
@@ -483,9 +483,9 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 }
 
 /* Remember the name of a span nobody asked for, so that a typo can be answered with the real names. */
-static void note_seen(struct tl_util_result *r, const char *name)
+static void note_seen(struct tl_cpuuse_result *r, const char *name)
 {
-	if (!name || !*name || r->nseen >= TL_UTIL_MAX_SEEN)
+	if (!name || !*name || r->nseen >= TL_CPUUSE_MAX_SEEN)
 		return;
 	for (size_t i = 0; i < r->nseen; i++)
 		if (!strcmp(r->seen[i], name))
@@ -543,7 +543,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static void finish_span(struct pass *p, size_t i)
 {
-	struct tl_util_span *s = &p->r->spans[i];
+	struct tl_cpuuse_span *s = &p->r->spans[i];
 	struct acc *a = &p->acc[i];
 	double worst = p->r->worst_pct;
 
@@ -558,10 +558,10 @@ static void finish_span(struct pass *p, size_t i)
 	if (!a->overflow) {
 		if (a->nvals > 1)
 			qsort(a->vals, a->nvals, sizeof(*a->vals), cmp_u64);
-		s->p50_ns = tl_util_percentile(a->vals, a->nvals, 50);
-		s->p99_ns = tl_util_percentile(a->vals, a->nvals, 99);
-		s->worst_ns = tl_util_percentile(a->vals, a->nvals, worst);
-		tl_util_central95(a->vals, a->nvals, &s->range_low_ns, &s->range_high_ns);
+		s->p50_ns = tl_cpuuse_percentile(a->vals, a->nvals, 50);
+		s->p99_ns = tl_cpuuse_percentile(a->vals, a->nvals, 99);
+		s->worst_ns = tl_cpuuse_percentile(a->vals, a->nvals, worst);
+		tl_cpuuse_central95(a->vals, a->nvals, &s->range_low_ns, &s->range_high_ns);
 	} else {
 		s->p50_ns = tl_dist_percentile(&a->dist, 50);
 		s->p99_ns = tl_dist_percentile(&a->dist, 99);
@@ -569,13 +569,13 @@ static void finish_span(struct pass *p, size_t i)
 		s->range_low_ns = tl_dist_percentile(&a->dist, 2.5);
 		s->range_high_ns = tl_dist_percentile(&a->dist, 97.5);
 	}
-	s->has_ci = tl_util_ci95(&s->cpu, &s->ci_low_ns, &s->ci_high_ns, &s->t_quantile) == 0;
+	s->has_ci = tl_cpuuse_ci95(&s->cpu, &s->ci_low_ns, &s->ci_high_ns, &s->t_quantile) == 0;
 }
 
 /* The admission test over the spans that have a rate or a period and were measured. */
-static int admission(struct tl_util_result *r)
+static int admission(struct tl_cpuuse_result *r)
 {
-	struct tl_util_admission *ad = &r->admission;
+	struct tl_cpuuse_admission *ad = &r->admission;
 	double *rate, *pm, *pw;
 	size_t n = 0;
 
@@ -591,7 +591,7 @@ static int admission(struct tl_util_result *r)
 	pw = calloc(n, sizeof(*pw));
 	if (ad->span && ad->mean_rows && ad->worst_rows && rate && pm && pw) {
 		for (size_t i = 0; i < r->nspans; i++) {
-			const struct tl_util_span *s = &r->spans[i];
+			const struct tl_cpuuse_span *s = &r->spans[i];
 			if (!s->period_ns || !s->cpu.count)
 				continue;
 			ad->span[ad->n] = i;
@@ -600,8 +600,8 @@ static int admission(struct tl_util_result *r)
 			pw[ad->n] = (double)s->worst_ns;
 			ad->n++;
 		}
-		tl_util_admit(rate, pm, n, ad->mean_rows, &ad->mean);
-		tl_util_admit(rate, pw, n, ad->worst_rows, &ad->worst);
+		tl_cpuuse_admit(rate, pm, n, ad->mean_rows, &ad->mean);
+		tl_cpuuse_admit(rate, pw, n, ad->worst_rows, &ad->worst);
 	}
 	free(rate);
 	free(pm);
@@ -613,12 +613,12 @@ static int admission(struct tl_util_result *r)
 	return 0;
 }
 
-static int check_opts(const struct tl_util_opts *o)
+static int check_opts(const struct tl_cpuuse_opts *o)
 {
 	if (!o->nspecs || !o->specs)
 		return tl_error("no span to measure");
-	if (o->nspecs > TL_UTIL_MAX_SPANS)
-		return tl_error("too many spans to measure: %zu (at most %d)", o->nspecs, TL_UTIL_MAX_SPANS);
+	if (o->nspecs > TL_CPUUSE_MAX_SPANS)
+		return tl_error("too many spans to measure: %zu (at most %d)", o->nspecs, TL_CPUUSE_MAX_SPANS);
 	if (o->worst_pct < 0 || o->worst_pct > 100 || isnan(o->worst_pct))
 		return tl_error("bad worst-case percentile %g (want 0 < p <= 100)", o->worst_pct);
 	for (size_t i = 0; i < o->nspecs; i++) {
@@ -630,9 +630,9 @@ static int check_opts(const struct tl_util_opts *o)
 	return 0;
 }
 
-static int setup(struct pass *p, struct tl_util_result *r)
+static int setup(struct pass *p, struct tl_cpuuse_result *r)
 {
-	const struct tl_util_opts *o = p->o;
+	const struct tl_cpuuse_opts *o = p->o;
 
 	r->worst_pct = o->worst_pct > 0 ? o->worst_pct : 99;
 	r->instances_kept = o->keep_instances != 0;
@@ -644,8 +644,8 @@ static int setup(struct pass *p, struct tl_util_result *r)
 		return tl_error("out of memory");
 	r->nspans = o->nspecs;
 	for (size_t i = 0; i < o->nspecs; i++) {
-		const struct tl_util_spec *sp = &o->specs[i];
-		struct tl_util_span *s = &r->spans[i];
+		const struct tl_cpuuse_spec *sp = &o->specs[i];
+		struct tl_cpuuse_span *s = &r->spans[i];
 		p->want[i] = spec_name(sp->name, &p->want_kind[i]);
 		s->kind = p->want_kind[i];
 		s->name = strdup(p->want[i]);
@@ -683,7 +683,7 @@ static void pass_release(struct pass *p)
 	free(p->cache);
 }
 
-int tl_util_analyze(struct tl_run *run, const struct tl_util_opts *opts, struct tl_util_result *r)
+int tl_cpuuse_analyze(struct tl_run *run, const struct tl_cpuuse_opts *opts, struct tl_cpuuse_result *r)
 {
 	struct tl_walk_opts wo = { 0 };
 	struct tl_walk *w = NULL;
@@ -727,7 +727,7 @@ out:
 	return rc;
 }
 
-void tl_util_result_release(struct tl_util_result *r)
+void tl_cpuuse_result_release(struct tl_cpuuse_result *r)
 {
 	for (size_t i = 0; r->spans && i < r->nspans; i++) {
 		free(r->spans[i].name);

@@ -17,7 +17,7 @@
  *
  * Memory: per open span one entry, per thread a bounded number of ended
  * instances waiting for their last interval, one value per instance of a
- * selected span (up to TL_UTIL_EXACT_MAX, for exact quantiles; past that a
+ * selected span (up to TL_CPUUSE_EXACT_MAX, for exact quantiles; past that a
  * bounded histogram), and the instances themselves only when
  * keep_instances is set.
  */
@@ -32,12 +32,12 @@
 #include "timeline/states.h"
 #include "trace/trace.h"
 
-#define TL_UTIL_MAX_SPANS 64        /* span types in one run */
-#define TL_UTIL_EXACT_MAX (1u << 20) /* net CPU values kept per span type for exact quantiles */
-#define TL_UTIL_MAX_SEEN 16         /* names of other spans remembered, for "did you mean" */
+#define TL_CPUUSE_MAX_SPANS 64        /* span types in one run */
+#define TL_CPUUSE_EXACT_MAX (1u << 20) /* net CPU values kept per span type for exact quantiles */
+#define TL_CPUUSE_MAX_SEEN 16         /* names of other spans remembered, for "did you mean" */
 
 /* One span type to measure: a module. */
-struct tl_util_spec {
+struct tl_cpuuse_spec {
 	/*
 	 * The span's name as the program marked it (region, task or probed
 	 * function).  A prefix "region:", "task:" or "function:" restricts the
@@ -48,16 +48,16 @@ struct tl_util_spec {
 	uint64_t period_ns; /* used when rate_hz is 0: the period; 0 = none given */
 };
 
-struct tl_util_opts {
-	const struct tl_util_spec *specs;
-	size_t nspecs;              /* 1 .. TL_UTIL_MAX_SPANS */
+struct tl_cpuuse_opts {
+	const struct tl_cpuuse_spec *specs;
+	size_t nspecs;              /* 1 .. TL_CPUUSE_MAX_SPANS */
 	int keep_instances;         /* keep every instance in the result (memory grows with them) */
 	double worst_pct;           /* percentile of P for the worst-case view, in (0, 100]; 100 = the
 				     * maximum; 0 = the default, 99 */
 };
 
 /* One instance of a span: one processing period of a module. */
-struct tl_util_instance {
+struct tl_cpuuse_instance {
 	uint64_t id;          /* the span's id (spans.h) */
 	uint64_t begin, end;  /* absolute CLOCK_MONOTONIC */
 	int64_t frame;        /* the frame its thread worked on, -1 none */
@@ -74,14 +74,14 @@ struct tl_util_instance {
 };
 
 /* count, sum, min, max, mean and standard deviation of one duration. */
-struct tl_util_moments {
+struct tl_cpuuse_moments {
 	uint64_t count, sum, min, max;
 	double mean;
 	double sd; /* sample standard deviation (divisor n - 1); 0 when count < 2 */
 };
 
 /* The results for one span type. */
-struct tl_util_span {
+struct tl_cpuuse_span {
 	char *name;            /* without the kind prefix; owned by the result */
 	int kind;              /* the kind the prefix asked for, or -1 for any */
 	unsigned kinds_seen;   /* bit (1 << enum tl_span_kind) per kind measured */
@@ -91,22 +91,22 @@ struct tl_util_span {
 	uint64_t incomplete;   /* cut by the end of the trace or window, or by an END of an outer span */
 	uint64_t outside;      /* began before the window: not measured */
 	uint64_t unmeasured;   /* no state interval of its thread covered any of it: not counted */
-	struct tl_util_moments cpu, elapsed, irq, ready, asleep, unknown;
+	struct tl_cpuuse_moments cpu, elapsed, irq, ready, asleep, unknown;
 	uint64_t state_ns[TL_ST__COUNT]; /* every state's time, summed over the instances */
 	/* distribution of the net CPU time P over the instances */
-	int quantiles_exact;   /* 0: more than TL_UTIL_EXACT_MAX instances, quantiles within 3.2% */
+	int quantiles_exact;   /* 0: more than TL_CPUUSE_EXACT_MAX instances, quantiles within 3.2% */
 	uint64_t p50_ns, p99_ns;
 	uint64_t worst_ns;     /* the percentile opts.worst_pct of P (the max for 100) */
-	uint64_t range_low_ns, range_high_ns; /* central 95% of single values (see tl_util_central95()) */
+	uint64_t range_low_ns, range_high_ns; /* central 95% of single values (see tl_cpuuse_central95()) */
 	int has_ci;            /* count >= 2 */
 	double ci_low_ns, ci_high_ns; /* 95% confidence interval of the MEAN of P (Student t) */
 	double t_quantile;     /* t_{0.975, count - 1} used for it */
-	struct tl_util_instance *inst; /* keep_instances: in end order; owned by the result */
+	struct tl_cpuuse_instance *inst; /* keep_instances: in end order; owned by the result */
 	size_t ninst;
 };
 
 /* One module in the admission test. */
-struct tl_util_admit_row {
+struct tl_cpuuse_admit_row {
 	double u;           /* R x P, as a fraction of one CPU */
 	double rm_bound;    /* k(2^(1/k) - 1) for k = the modules admitted so far plus this one */
 	int rm_admitted;    /* fits the RM bound together with the modules admitted before it */
@@ -116,7 +116,7 @@ struct tl_util_admit_row {
 };
 
 /* The whole set of modules against both bounds. */
-struct tl_util_admit_total {
+struct tl_cpuuse_admit_total {
 	size_t n;           /* modules in the test */
 	double u;           /* sum of R x P */
 	double rm_bound;    /* n(2^(1/n) - 1) */
@@ -128,14 +128,14 @@ struct tl_util_admit_total {
 };
 
 /* The admission test on the measured spans, twice: with the mean of P and with the worst-case P. */
-struct tl_util_admission {
+struct tl_cpuuse_admission {
 	size_t n;            /* spans with a rate or period and at least one instance */
-	size_t *span;        /* n indices into tl_util_result.spans, in the order given */
-	struct tl_util_admit_row *mean_rows, *worst_rows;
-	struct tl_util_admit_total mean, worst;
+	size_t *span;        /* n indices into tl_cpuuse_result.spans, in the order given */
+	struct tl_cpuuse_admit_row *mean_rows, *worst_rows;
+	struct tl_cpuuse_admit_total mean, worst;
 };
 
-struct tl_util_result {
+struct tl_cpuuse_result {
 	/*
 	 * The run it was analysed in: trace, window, reader statistics, lost
 	 * events (states near the gaps are uncertain), markers the program
@@ -145,10 +145,10 @@ struct tl_util_result {
 	const struct tl_run *run;
 	double worst_pct;            /* the percentile of the worst-case view */
 	int instances_kept;          /* opts.keep_instances was set */
-	struct tl_util_span *spans;  /* one per spec, in the order given */
+	struct tl_cpuuse_span *spans;  /* one per spec, in the order given */
 	size_t nspans;
-	struct tl_util_admission admission;
-	char *seen[TL_UTIL_MAX_SEEN]; /* names of other region/task/function spans in the trace */
+	struct tl_cpuuse_admission admission;
+	char *seen[TL_CPUUSE_MAX_SEEN]; /* names of other region/task/function spans in the trace */
 	size_t nseen;
 };
 
@@ -156,14 +156,14 @@ struct tl_util_result {
  * Read the trace of `run` once (tl_run_start(); its window and preemption
  * window apply, its thread filters do not) and measure every span of
  * opts->specs, keeping the walk's summary in the run.  Fills *r
- * (the caller releases it with tl_util_result_release(), also after a
+ * (the caller releases it with tl_cpuuse_result_release(), also after a
  * failure).  Returns 0, or -1 with tl_error set (read error, out of
  * memory, bad options: no spec, too many, a bad worst_pct or rate).
  * A span that never occurs is no error: its count is 0.
  */
-int tl_util_analyze(struct tl_run *run, const struct tl_util_opts *opts, struct tl_util_result *r);
+int tl_cpuuse_analyze(struct tl_run *run, const struct tl_cpuuse_opts *opts, struct tl_cpuuse_result *r);
 
-void tl_util_result_release(struct tl_util_result *r);
+void tl_cpuuse_result_release(struct tl_cpuuse_result *r);
 
 /* ---- the statistics, exposed for the tests and the writers ---- */
 
@@ -172,19 +172,19 @@ void tl_util_result_release(struct tl_util_result *r);
  * freedom (df >= 1): a table for df <= 30, above that the Cornish-Fisher
  * expansion around the normal quantile (error below 1e-7).  0 for df 0.
  */
-double tl_util_t975(uint64_t df);
+double tl_cpuuse_t975(uint64_t df);
 
 /*
  * Moments of v[0..n): exact min, max, sum; mean and sample standard
  * deviation in double.  All zero for n = 0.
  */
-void tl_util_moments_of(const uint64_t *v, size_t n, struct tl_util_moments *m);
+void tl_cpuuse_moments_of(const uint64_t *v, size_t n, struct tl_cpuuse_moments *m);
 
 /*
  * The 95% confidence interval of the mean, mean +- t975(n-1) sd / sqrt(n).
  * Returns 0, or -1 (and leaves low/high alone) when count < 2.
  */
-int tl_util_ci95(const struct tl_util_moments *m, double *low, double *high, double *t);
+int tl_cpuuse_ci95(const struct tl_cpuuse_moments *m, double *low, double *high, double *t);
 
 /*
  * The central 95% of single values of the SORTED v[0..n): drop the
@@ -193,13 +193,13 @@ int tl_util_ci95(const struct tl_util_moments *m, double *low, double *high, dou
  * 2.5% on either side.  With fewer than 40 values this is [min, max].
  * Both 0 for n = 0.
  */
-void tl_util_central95(const uint64_t *sorted, size_t n, uint64_t *low, uint64_t *high);
+void tl_cpuuse_central95(const uint64_t *sorted, size_t n, uint64_t *low, uint64_t *high);
 
 /* Nearest-rank percentile of the SORTED v[0..n), p in (0, 100]; 0 for n = 0. */
-uint64_t tl_util_percentile(const uint64_t *sorted, size_t n, double p);
+uint64_t tl_cpuuse_percentile(const uint64_t *sorted, size_t n, double p);
 
 /* The rate-monotonic bound n(2^(1/n) - 1) of Liu and Layland; 1 for n = 1, tends to ln 2. */
-double tl_util_rm_bound(size_t n);
+double tl_cpuuse_rm_bound(size_t n);
 
 /*
  * The admission test of seed 003, sum(R_i x P_i) <= B, for n modules with
@@ -209,8 +209,8 @@ double tl_util_rm_bound(size_t n);
  * (rows[i]; a rejected module is not counted further).  *total tests the
  * whole set.  Both bounds are for one CPU.  rows has n entries.
  */
-void tl_util_admit(const double *rate_hz, const double *p_ns, size_t n, struct tl_util_admit_row *rows,
-		   struct tl_util_admit_total *total);
+void tl_cpuuse_admit(const double *rate_hz, const double *p_ns, size_t n, struct tl_cpuuse_admit_row *rows,
+		   struct tl_cpuuse_admit_total *total);
 
 /* ---- writers (cpuuse_write.c): they print, never compute ---- */
 
@@ -219,9 +219,9 @@ void tl_util_admit(const double *rate_hz, const double *p_ns, size_t n, struct t
  * instances kept) one row per instance; then the admission test.  Returns
  * 0, or -1 with tl_error set on a write error.
  */
-int tl_util_write_text(FILE *out, const struct tl_util_result *r);
+int tl_cpuuse_write_text(FILE *out, const struct tl_cpuuse_result *r);
 
 /* The JSON document "threadlens-util" version 1 of docs/JSON.md.  Returns 0, or -1 with tl_error set. */
-int tl_util_write_json(FILE *out, const struct tl_util_result *r);
+int tl_cpuuse_write_json(FILE *out, const struct tl_cpuuse_result *r);
 
 #endif

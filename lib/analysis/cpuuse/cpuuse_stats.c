@@ -24,7 +24,7 @@ static const double t975_table[31] = {
 	2.048407142, 2.045229642, 2.042272456,
 };
 
-double tl_util_t975(uint64_t df)
+double tl_cpuuse_t975(uint64_t df)
 {
 	/* z_{0.975} and the Cornish-Fisher terms g1..g4 of the t quantile in 1/df */
 	const double z = 1.959963984540054;
@@ -43,11 +43,11 @@ double tl_util_t975(uint64_t df)
 	return z + g1 / v + g2 / (v * v) + g3 / (v * v * v) + g4 / (v * v * v * v);
 }
 
-void tl_util_moments_of(const uint64_t *v, size_t n, struct tl_util_moments *m)
+void tl_cpuuse_moments_of(const uint64_t *v, size_t n, struct tl_cpuuse_moments *m)
 {
 	double mean = 0, m2 = 0;
 
-	*m = (struct tl_util_moments){ 0 };
+	*m = (struct tl_cpuuse_moments){ 0 };
 	for (size_t i = 0; i < n; i++) {
 		/* Welford: no cancellation when the spread is small next to the mean */
 		double d = (double)v[i] - mean;
@@ -64,13 +64,13 @@ void tl_util_moments_of(const uint64_t *v, size_t n, struct tl_util_moments *m)
 	m->sd = n > 1 ? sqrt(m2 / (double)(n - 1)) : 0;
 }
 
-int tl_util_ci95(const struct tl_util_moments *m, double *low, double *high, double *t)
+int tl_cpuuse_ci95(const struct tl_cpuuse_moments *m, double *low, double *high, double *t)
 {
 	double half, tq;
 
 	if (m->count < 2)
 		return -1;
-	tq = tl_util_t975(m->count - 1);
+	tq = tl_cpuuse_t975(m->count - 1);
 	half = tq * m->sd / sqrt((double)m->count);
 	*low = m->mean - half;
 	*high = m->mean + half;
@@ -79,7 +79,7 @@ int tl_util_ci95(const struct tl_util_moments *m, double *low, double *high, dou
 	return 0;
 }
 
-void tl_util_central95(const uint64_t *sorted, size_t n, uint64_t *low, uint64_t *high)
+void tl_cpuuse_central95(const uint64_t *sorted, size_t n, uint64_t *low, uint64_t *high)
 {
 	size_t cut = n / 40; /* floor(2.5% of n): never more than 2.5% dropped on a side */
 
@@ -91,7 +91,7 @@ void tl_util_central95(const uint64_t *sorted, size_t n, uint64_t *low, uint64_t
 	*high = sorted[n - 1 - cut];
 }
 
-uint64_t tl_util_percentile(const uint64_t *sorted, size_t n, double p)
+uint64_t tl_cpuuse_percentile(const uint64_t *sorted, size_t n, double p)
 {
 	size_t rank;
 
@@ -108,7 +108,7 @@ uint64_t tl_util_percentile(const uint64_t *sorted, size_t n, double p)
 	return sorted[rank - 1];
 }
 
-double tl_util_rm_bound(size_t n)
+double tl_cpuuse_rm_bound(size_t n)
 {
 	if (!n)
 		return 1;
@@ -122,19 +122,19 @@ double tl_util_rm_bound(size_t n)
  */
 #define FIT_EPS 1e-12
 
-void tl_util_admit(const double *rate_hz, const double *p_ns, size_t n, struct tl_util_admit_row *rows,
-		   struct tl_util_admit_total *total)
+void tl_cpuuse_admit(const double *rate_hz, const double *p_ns, size_t n, struct tl_cpuuse_admit_row *rows,
+		   struct tl_cpuuse_admit_total *total)
 {
 	double rm_u = 0, edf_u = 0, all = 0;
 	size_t rm_k = 0, edf_k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		struct tl_util_admit_row *row = &rows[i];
+		struct tl_cpuuse_admit_row *row = &rows[i];
 		double u = rate_hz[i] * p_ns[i] / 1e9;
 
 		row->u = u;
 		all += u;
-		row->rm_bound = tl_util_rm_bound(rm_k + 1);
+		row->rm_bound = tl_cpuuse_rm_bound(rm_k + 1);
 		row->rm_slack = row->rm_bound - (rm_u + u);
 		row->rm_admitted = row->rm_slack >= -FIT_EPS;
 		if (row->rm_admitted) {
@@ -150,7 +150,7 @@ void tl_util_admit(const double *rate_hz, const double *p_ns, size_t n, struct t
 	}
 	total->n = n;
 	total->u = all;
-	total->rm_bound = tl_util_rm_bound(n);
+	total->rm_bound = tl_cpuuse_rm_bound(n);
 	total->rm_slack = total->rm_bound - all;
 	total->rm_fits = n > 0 && total->rm_slack >= -FIT_EPS;
 	total->edf_slack = 1.0 - all;

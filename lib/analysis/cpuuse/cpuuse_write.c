@@ -2,7 +2,7 @@
  * cpuuse_write.c - the writers of `threadlens util`: the terminal report and
  * the JSON document "threadlens-util" version 1 (docs/JSON.md, docs/UTIL.md).
  *
- * Writers print a tl_util_result and compute nothing but ratios (a time as
+ * Writers print a tl_cpuuse_result and compute nothing but ratios (a time as
  * a share of the period).  The text fits in 100 columns; names from the
  * traced program are cleaned of control characters and cut to fit.  The
  * two intervals of P are always labelled so that nobody takes one for the
@@ -27,13 +27,13 @@
 static const char fault_note[] = "the trace records no page faults: a fault that sleeps (major) is in the asleep "
 				 "time, one served on the CPU (minor) is inside the net CPU time";
 
-static uint64_t rel(const struct tl_util_result *r, uint64_t ts)
+static uint64_t rel(const struct tl_cpuuse_result *r, uint64_t ts)
 {
 	return ts > r->run->trace_start ? ts - r->run->trace_start : 0;
 }
 
 /* Switches and wakeups the state machine inferred (the kernel did not report them). */
-static uint64_t inferred(const struct tl_util_result *r)
+static uint64_t inferred(const struct tl_cpuuse_result *r)
 {
 	return r->run->sched.inferred_switches + r->run->sched.inferred_wakeups;
 }
@@ -81,7 +81,7 @@ static const char *name_cell(const char *in, char *out, size_t len, size_t cols,
 	return out;
 }
 
-static const char *kinds_str(const struct tl_util_span *s, char *buf, size_t len)
+static const char *kinds_str(const struct tl_cpuuse_span *s, char *buf, size_t len)
 {
 	size_t o = 0;
 
@@ -96,7 +96,7 @@ static const char *kinds_str(const struct tl_util_span *s, char *buf, size_t len
 
 /* ---- text ---- */
 
-static void text_row(FILE *f, const char *label, const struct tl_util_moments *m)
+static void text_row(FILE *f, const char *label, const struct tl_cpuuse_moments *m)
 {
 	char a[24], b[24], c[24], d[24], e[24];
 
@@ -109,7 +109,7 @@ static void text_row(FILE *f, const char *label, const struct tl_util_moments *m
 		dur((double)m->max, d, sizeof(d)), dur((double)m->sum, e, sizeof(e)));
 }
 
-static void text_instances(FILE *f, const struct tl_util_result *r, const struct tl_util_span *s)
+static void text_instances(FILE *f, const struct tl_cpuuse_result *r, const struct tl_cpuuse_span *s)
 {
 	char b[6][24];
 
@@ -117,7 +117,7 @@ static void text_instances(FILE *f, const struct tl_util_result *r, const struct
 	fprintf(f, "  %8s %8s %11s %9s %9s %9s %9s %9s %9s %7s\n", "id", "tid", "begin", "elapsed", "P", "irq",
 		"ready", "asleep", "unknown", s->period_ns ? "util%" : "");
 	for (size_t i = 0; i < s->ninst; i++) {
-		const struct tl_util_instance *in = &s->inst[i];
+		const struct tl_cpuuse_instance *in = &s->inst[i];
 		fprintf(f, "  %8" PRIu64 " %8d %10.6fs %9s %9s %9s %9s %9s %9s", in->id, (int)in->tid,
 			(double)rel(r, in->begin) / 1e9, dur((double)in->elapsed_ns, b[0], sizeof(b[0])),
 			dur((double)in->cpu_ns, b[1], sizeof(b[1])), dur((double)in->irq_ns, b[2], sizeof(b[2])),
@@ -129,7 +129,7 @@ static void text_instances(FILE *f, const struct tl_util_result *r, const struct
 	}
 }
 
-static void text_span(FILE *f, const struct tl_util_result *r, const struct tl_util_span *s)
+static void text_span(FILE *f, const struct tl_cpuuse_result *r, const struct tl_cpuuse_span *s)
 {
 	char nm[256], kinds[64], a[24], b[24], c[24];
 	size_t chars;
@@ -185,10 +185,10 @@ static void text_span(FILE *f, const struct tl_util_result *r, const struct tl_u
 	fputc('\n', f);
 }
 
-static void text_admit_view(FILE *f, const struct tl_util_result *r, const char *title,
-			    const struct tl_util_admit_row *rows, const struct tl_util_admit_total *t, int worst)
+static void text_admit_view(FILE *f, const struct tl_cpuuse_result *r, const char *title,
+			    const struct tl_cpuuse_admit_row *rows, const struct tl_cpuuse_admit_total *t, int worst)
 {
-	const struct tl_util_admission *ad = &r->admission;
+	const struct tl_cpuuse_admission *ad = &r->admission;
 	char nm[256], p[24];
 	size_t chars;
 
@@ -196,8 +196,8 @@ static void text_admit_view(FILE *f, const struct tl_util_result *r, const char 
 	fprintf(f, "  %-*s %9s %10s %9s %9s  %-15s %s\n", NAME_COLS, "module", "rate Hz", "P", "U", "RM bound",
 		"RM", "EDF");
 	for (size_t i = 0; i < ad->n; i++) {
-		const struct tl_util_span *s = &r->spans[ad->span[i]];
-		const struct tl_util_admit_row *row = &rows[i];
+		const struct tl_cpuuse_span *s = &r->spans[ad->span[i]];
+		const struct tl_cpuuse_admit_row *row = &rows[i];
 		double rate = s->rate_hz > 0 ? s->rate_hz : 1e9 / (double)s->period_ns;
 		char rm[32], edf[32];
 
@@ -213,9 +213,9 @@ static void text_admit_view(FILE *f, const struct tl_util_result *r, const char 
 		t->edf_fits ? "fits" : "does NOT fit", 100 * t->edf_slack);
 }
 
-static void text_admission(FILE *f, const struct tl_util_result *r)
+static void text_admission(FILE *f, const struct tl_cpuuse_result *r)
 {
-	const struct tl_util_admission *ad = &r->admission;
+	const struct tl_cpuuse_admission *ad = &r->admission;
 	char title[96];
 
 	if (!ad->n)
@@ -231,7 +231,7 @@ static void text_admission(FILE *f, const struct tl_util_result *r)
 	fprintf(f, "  RM bound n(2^(1/n) - 1) is sufficient, not necessary; it tends to ln 2 = 69.3%%\n");
 }
 
-int tl_util_write_text(FILE *f, const struct tl_util_result *r)
+int tl_cpuuse_write_text(FILE *f, const struct tl_cpuuse_result *r)
 {
 	char nm[256], a[24];
 	size_t chars;
@@ -259,7 +259,7 @@ int tl_util_write_text(FILE *f, const struct tl_util_result *r)
 
 /* ---- JSON ---- */
 
-static void json_moments(struct tl_json *j, const char *key, const struct tl_util_moments *m)
+static void json_moments(struct tl_json *j, const char *key, const struct tl_cpuuse_moments *m)
 {
 	tl_json_key(j, key);
 	tl_json_begin_object(j, TL_JSON_INLINE);
@@ -286,12 +286,12 @@ static void json_pct_or_null(struct tl_json *j, const char *key, double num, uin
 	}
 }
 
-static void json_instances(struct tl_json *j, const struct tl_util_result *r, const struct tl_util_span *s)
+static void json_instances(struct tl_json *j, const struct tl_cpuuse_result *r, const struct tl_cpuuse_span *s)
 {
 	tl_json_key(j, "instances");
 	tl_json_begin_array(j, TL_JSON_BLOCK);
 	for (size_t i = 0; i < s->ninst; i++) {
-		const struct tl_util_instance *in = &s->inst[i];
+		const struct tl_cpuuse_instance *in = &s->inst[i];
 		tl_json_begin_object(j, TL_JSON_INLINE);
 		tl_json_kv_uint(j, "id", in->id);
 		tl_json_kv_int(j, "tid", in->tid);
@@ -313,7 +313,7 @@ static void json_instances(struct tl_json *j, const struct tl_util_result *r, co
 	tl_json_end_array(j);
 }
 
-static void json_span(struct tl_json *j, const struct tl_util_result *r, const struct tl_util_span *s, int with_inst)
+static void json_span(struct tl_json *j, const struct tl_cpuuse_result *r, const struct tl_cpuuse_span *s, int with_inst)
 {
 	tl_json_begin_object(j, TL_JSON_BLOCK);
 	tl_json_kv_string(j, "name", s->name);
@@ -410,18 +410,18 @@ static void json_span(struct tl_json *j, const struct tl_util_result *r, const s
 	tl_json_end_object(j);
 }
 
-static void json_view(struct tl_json *j, const char *key, const struct tl_util_result *r,
-		      const struct tl_util_admit_row *rows, const struct tl_util_admit_total *t, int worst)
+static void json_view(struct tl_json *j, const char *key, const struct tl_cpuuse_result *r,
+		      const struct tl_cpuuse_admit_row *rows, const struct tl_cpuuse_admit_total *t, int worst)
 {
-	const struct tl_util_admission *ad = &r->admission;
+	const struct tl_cpuuse_admission *ad = &r->admission;
 
 	tl_json_key(j, key);
 	tl_json_begin_object(j, TL_JSON_BLOCK);
 	tl_json_key(j, "modules");
 	tl_json_begin_array(j, TL_JSON_BLOCK);
 	for (size_t i = 0; i < ad->n; i++) {
-		const struct tl_util_span *s = &r->spans[ad->span[i]];
-		const struct tl_util_admit_row *row = &rows[i];
+		const struct tl_cpuuse_span *s = &r->spans[ad->span[i]];
+		const struct tl_cpuuse_admit_row *row = &rows[i];
 		tl_json_begin_object(j, TL_JSON_INLINE);
 		tl_json_kv_string(j, "name", s->name);
 		tl_json_kv_double(j, "rate_hz", s->rate_hz > 0 ? s->rate_hz : 1e9 / (double)s->period_ns, 6);
@@ -447,9 +447,9 @@ static void json_view(struct tl_json *j, const char *key, const struct tl_util_r
 	tl_json_end_object(j);
 }
 
-static void json_admission(struct tl_json *j, const struct tl_util_result *r)
+static void json_admission(struct tl_json *j, const struct tl_cpuuse_result *r)
 {
-	const struct tl_util_admission *ad = &r->admission;
+	const struct tl_cpuuse_admission *ad = &r->admission;
 	char worst[32];
 
 	tl_json_key(j, "admission");
@@ -469,7 +469,7 @@ static void json_admission(struct tl_json *j, const struct tl_util_result *r)
 	tl_json_end_object(j);
 }
 
-int tl_util_write_json(FILE *f, const struct tl_util_result *r)
+int tl_cpuuse_write_json(FILE *f, const struct tl_cpuuse_result *r)
 {
 	struct tl_json j;
 	tl_json_init(&j, f, TL_JSON_PRETTY);

@@ -190,7 +190,7 @@ void tl_frames_release(struct tl_frames_result *r);
  * "threadlens-frames" (docs/JSON.md).
  *
  * The JSON is written while the trace is read: the caller begins the
- * document, hands every finished frame to tl_frames_json_frame() from the
+ * document, hands every finished frame to tl_frames_write_json_frame() from the
  * analysis' on_frame callback (so that memory does not grow with the
  * number of frames), and ends it with the result.  Writers only print;
  * failures show in tl_json_finish() or as -1 with tl_error set.
@@ -198,10 +198,10 @@ void tl_frames_release(struct tl_frames_result *r);
 
 
 /* Write "schema", "version", "states" and open the "frames" array. */
-void tl_frames_json_begin(struct tl_json *j);
+void tl_frames_write_json_begin(struct tl_json *j);
 
 /* One element of "frames"; instants are made relative to trace_start (tl_trace_info.start_ns). */
-void tl_frames_json_frame(struct tl_json *j, const struct tl_frame *f, uint64_t trace_start);
+void tl_frames_write_json_frame(struct tl_json *j, const struct tl_frame *f, uint64_t trace_start);
 
 /*
  * Close "frames" and write the rest of the document (trace, window,
@@ -209,7 +209,7 @@ void tl_frames_json_frame(struct tl_json *j, const struct tl_frame *f, uint64_t 
  * shared objects of output/trace_json.h.  The caller then calls
  * tl_json_finish().
  */
-void tl_frames_json_end(struct tl_json *j, const struct tl_frames_result *r);
+void tl_frames_write_json_end(struct tl_json *j, const struct tl_frames_result *r);
 
 struct tl_frames_text_opts {
 	int steps_filter;  /* 1 if --step limited the steps (said in the header) */
@@ -222,6 +222,6 @@ struct tl_frames_text_opts {
  * r->picked in full (steps and state split).  Returns 0, or -1 with
  * tl_error set on a write error.
  */
-int tl_frames_text(FILE *out, const struct tl_frames_result *r, const struct tl_frames_text_opts *o);
+int tl_frames_write_text(FILE *out, const struct tl_frames_result *r, const struct tl_frames_text_opts *o);
 
 #endif

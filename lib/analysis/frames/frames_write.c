@@ -35,7 +35,7 @@ static const char *kind_name(unsigned kind)
 
 /* ---- JSON ---- */
 
-void tl_frames_json_begin(struct tl_json *j)
+void tl_frames_write_json_begin(struct tl_json *j)
 {
 	tl_json_begin_object(j, TL_JSON_BLOCK);
 	tl_json_kv_string(j, "schema", "threadlens-frames");
@@ -49,7 +49,7 @@ void tl_frames_json_begin(struct tl_json *j)
 	tl_json_begin_array(j, TL_JSON_BLOCK);
 }
 
-void tl_frames_json_frame(struct tl_json *j, const struct tl_frame *f, uint64_t trace_start)
+void tl_frames_write_json_frame(struct tl_json *j, const struct tl_frame *f, uint64_t trace_start)
 {
 	tl_json_begin_object(j, TL_JSON_INLINE);
 	tl_json_kv_int(j, "id", f->id);
@@ -250,7 +250,7 @@ static void json_threads(struct tl_json *j, const struct tl_frames_result *r)
 	tl_json_end_array(j);
 }
 
-void tl_frames_json_end(struct tl_json *j, const struct tl_frames_result *r)
+void tl_frames_write_json_end(struct tl_json *j, const struct tl_frames_result *r)
 {
 	tl_json_end_array(j); /* frames */
 	json_trace(j, r);
@@ -553,7 +553,7 @@ static void text_frame(FILE *out, const struct tl_frames_result *r, const struct
 	fputc('\n', out);
 }
 
-int tl_frames_text(FILE *out, const struct tl_frames_result *r, const struct tl_frames_text_opts *o)
+int tl_frames_write_text(FILE *out, const struct tl_frames_result *r, const struct tl_frames_text_opts *o)
 {
 	text_header(out, r, o);
 	text_summary(out, r);

@@ -1,45 +1,18 @@
 /*
- * hist.c - binning, counting, coverage and statistics of execution-time
- * histograms (see hist.h for the bin layout shared by the three modes).
+ * hist.c - the passes of `threadlens hist` over a trace (see hist.h).
  *
- * Invariants of a binning made here: 3 <= k <= TL_HIST_K_MAX, step >= 1,
- * and the last bin's lower bound upper0 + 1 + (k-2)*step does not pass
- * TL_HIST_MAX_NS + TL_HIST_MAX_NS, so no bound computation overflows.
+ * Every pass is a walk (walk.h) with one on_span callback that decides
+ * whether a span counts and hands its duration to the pass: pass 1 to the
+ * statistics and the percentile prepass, pass 2 to the histograms, the percentile search, the compare
+ * grid and (for small counts) the list of values, later passes to the
+ * percentile search alone.  A pass that does not see exactly as many values
+ * as pass 1 stops the run with an error, so a trace rewritten between passes
+ * cannot give numbers that do not belong together.
  *
- * The iterative mode, seed 002 Section II.  Eq. 1:
- *
- *     step = ceil((c_max - c_min) / (k - 2))
- *
- * Eq. 2 as printed:
- *
- *     x_0^l = 0,  x_{j+1}^l = x_j^l + 1,
- *     x_j^u = max(c_min - 1, 1)     j = 0
- *             x_{j-1}^u + step      1 <= j <= k-2
- *             infinity              j = k-1
- *
- * We use
- *
- *     step = ceil((c_max - c_min + 1) / (k - 2))
- *     x_0^l = 0,  x_j^l = x_{j-1}^u + 1,  x_j^u as printed
- *
- * with three departures from the printed equations, each for a case where
- * they would lose the very values the iteration is about:
- *  - the lower bounds: x_{j+1}^l = x_j^l + 1 would make bin 1 start at 1
- *    and every bin overlap the next; contiguous bins need
- *    x_{j+1}^l = x_j^u + 1 (tl_binning_lower()).  The seed's Table II ranges
- *    agree: HandleAcquisition [236..89318] is x_1^l = 236 to x_126^u + 1;
- *  - the + 1 in Eq. 1: the k-2 inner bins must hold the c_max - c_min + 1
- *    integer values of [c_min, c_max].  Without it, whenever k-2 divides
- *    c_max - c_min, the inner bins end at c_max - 1, c_max falls into the
- *    outer bin in every run and the range can never converge.  For all six
- *    rows of the seed's Table I both forms give the same step;
- *  - c_min <= 1: max(c_min - 1, 1) = 1 would put the value 1 (the observed
- *    minimum) into the outer bin 0 for ever; we use x_0^u = 0 (bin 0 holds
- *    only 0, below c_min = 1), and for c_min = 0, where nothing lies below
- *    c_min, bin 0 = [0, 0] is an inner bin (its values are exactly known).
- * So the inner bins always cover [c_min, c_max], and a run binned with the
- * range of earlier runs has nothing in its outer bins when all its values
- * lie inside that range.
+ * Threads are identified for the filters (--comm, --pid, the recorded
+ * program) by the state machine's live thread, or, once it has gone, by a
+ * copy kept from the on_name and on_thread_end callbacks: one small record
+ * per thread ever seen, nothing per span.
  */
 #include "analysis/hist/hist.h"
 
@@ -47,276 +20,445 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "timeline/spans.h"
+#include "base/tidmap.h"
+#include "timeline/walk.h"
 
-static const char *const mode_names[TL_HIST__MODES] = {
-	[TL_HIST_LINEAR] = "linear",
-	[TL_HIST_CENTERED] = "centered",
-	[TL_HIST_ITERATIVE] = "iterative",
+const unsigned tl_hist_pct_per_mille[TL_HIST_NPCT] = { 500, 900, 990, 999 };
+
+/* What the filters need to know about a thread, kept after it is gone. */
+struct ident {
+	int32_t tid; /* tidmap key */
+	int32_t tgid;
+	int32_t parent;
+	char name[TL_NAME_MAX];
 };
 
-const char *tl_hist_mode_name(unsigned mode)
+struct run {
+	struct tl_run *run;
+	const struct tl_hist_query *q;
+	struct tl_hist_result *r;
+	unsigned pass;
+	int want_kind;        /* TL_SPAN_FRAME/BURST/LATENCY, or -1: a named region, task or function */
+	int need_ids;         /* a filter needs thread identities */
+	uint64_t win_start;
+	struct tl_walk *w;
+	struct tl_tidmap ids;
+	unsigned char *name_match; /* by string id: 0 not seen yet, 1 matches, 2 does not */
+	size_t name_cap;
+	struct tl_select_prepass pre; /* pass 1: where the percentiles lie, roughly */
+	struct tl_select sel;
+	int sel_done;
+	uint64_t *grid_hits;  /* ngrid + 1 counters: values above exactly i grid points */
+	size_t nvalues;
+	uint64_t seen;        /* values of this pass */
+	int oom;
+};
+
+static void keep_ident(void *ctx, struct tl_thread *th)
 {
-	return mode < TL_HIST__MODES ? mode_names[mode] : "?";
-}
+	struct run *u = ctx;
+	struct ident *id;
 
-int tl_hist_mode_parse(const char *s)
-{
-	for (unsigned m = 0; s && m < TL_HIST__MODES; m++)
-		if (!strcmp(s, mode_names[m]))
-			return (int)m;
-	return -1;
-}
-
-static int check_k(uint32_t k)
-{
-	if (k < TL_HIST_K_MIN || k > TL_HIST_K_MAX)
-		return tl_error("%u bins: a histogram has %d to %d bins", (unsigned)k, TL_HIST_K_MIN, TL_HIST_K_MAX);
-	return 0;
-}
-
-/*
- * Set the layout and check that the last bin starts at or below
- * 2 * TL_HIST_MAX_NS (so every bound fits in 64 bits with room to spare).
- */
-static int layout(struct tl_binning *b, uint32_t k, uint64_t step, uint64_t upper0, uint32_t first_inner)
-{
-	uint64_t span;
-
-	if (upper0 >= 2 * TL_HIST_MAX_NS || __builtin_mul_overflow(step, (uint64_t)(k - 2), &span) ||
-	    span > 2 * TL_HIST_MAX_NS - upper0 - 1)
-		return tl_error("%u bins of %llu ns reach past %llu ns", (unsigned)k, (unsigned long long)step,
-				(unsigned long long)(2 * TL_HIST_MAX_NS));
-	b->k = k;
-	b->step = step;
-	b->upper0 = upper0;
-	b->first_inner = first_inner;
-	return 0;
-}
-
-int tl_binning_linear(struct tl_binning *b, uint32_t k, uint64_t step)
-{
-	memset(b, 0, sizeof(*b));
-	b->mode = TL_HIST_LINEAR;
-	if (check_k(k))
-		return -1;
-	if (step == 0 || step > TL_HIST_MAX_NS)
-		return tl_error("a linear step of %llu ns: it must be 1 to %llu ns", (unsigned long long)step,
-				(unsigned long long)TL_HIST_MAX_NS);
-	return layout(b, k, step, step - 1, 0);
-}
-
-int tl_binning_centered(struct tl_binning *b, uint32_t k, uint64_t ref, uint32_t below, uint64_t factor,
-			uint64_t fallback_step)
-{
-	uint64_t step, origin;
-	uint32_t kl = below;
-
-	memset(b, 0, sizeof(*b));
-	if (check_k(k))
-		return -1;
-	if (below > k)
-		return tl_error("%u bins below the reference, but only %u bins in all", (unsigned)below, (unsigned)k);
-	if (factor == 0)
-		return tl_error("a centered factor of 0: it must be at least 1");
-	if (ref > TL_HIST_MAX_NS)
-		return tl_error("a reference of %llu ns is past %llu ns", (unsigned long long)ref,
-				(unsigned long long)TL_HIST_MAX_NS);
-	if (__builtin_mul_overflow(ref / k, factor, &step) || step > TL_HIST_MAX_NS)
-		return tl_error("a centered step of floor(%llu / %u) * %llu ns is too large", (unsigned long long)ref,
-				(unsigned)k, (unsigned long long)factor);
-	if (step == 0) {
-		/* the seed: "the linear bin distribution is used as fallback if step = 0" */
-		if (tl_binning_linear(b, k, fallback_step))
-			return -1;
-		b->mode = TL_HIST_CENTERED;
-		b->fallback = 1;
-		b->ref = ref;
-		b->factor = factor;
-		b->below = b->below_asked = below;
-		b->above = k - below;
-		return 0;
+	if (th->tid <= 0)
+		return;
+	id = tl_tidmap_put(&u->ids, th->tid, NULL);
+	if (!id) {
+		u->oom = 1;
+		return;
 	}
-	/* bins wholly below 0 ns would stay empty: move them above the reference */
-	if ((uint64_t)kl * step > ref)
-		kl = (uint32_t)(ref / step);
-	origin = ref - (uint64_t)kl * step; /* = r - k_l * step, the nominal start of bin 0 */
-	if (layout(b, k, step, origin + step - 1, origin == 0 ? 0 : 1))
-		return -1;
-	b->mode = TL_HIST_CENTERED;
-	b->ref = ref;
-	b->factor = factor;
-	b->below = kl;
-	b->below_asked = below;
-	b->above = k - kl;
+	id->tgid = th->tgid;
+	id->parent = th->parent;
+	memcpy(id->name, th->name, sizeof(id->name));
+}
+
+/* The thread's identity: live from the state machine, else the kept copy.  0 if unknown. */
+static int ident_of(struct run *u, int32_t tid, struct ident *out)
+{
+	struct tl_thread *th = tid > 0 ? tl_sched_thread(tl_walk_sched(u->w), tid) : NULL;
+	const struct ident *id;
+
+	if (th) {
+		out->tid = th->tid;
+		out->tgid = th->tgid;
+		out->parent = th->parent;
+		memcpy(out->name, th->name, sizeof(out->name));
+		return 1;
+	}
+	id = tid > 0 ? tl_tidmap_get(&u->ids, tid) : NULL;
+	if (!id)
+		return 0;
+	*out = *id;
+	return 1;
+}
+
+static int in_list(const int *v, int n, int x)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
 	return 0;
 }
 
-uint64_t tl_hist_eq1_step(uint32_t k, uint64_t c_min, uint64_t c_max)
+/* Does process pid belong to the recorded program (a target or a descendant of one)? */
+static int process_is_target(struct run *u, int32_t pid)
 {
-	/* ceil((d + 1) / n) = floor(d / n) + 1 for whole d >= 0, n >= 1 */
-	return (c_max - c_min) / ((uint64_t)k - 2) + 1;
-}
+	const struct tl_trace_info *info = &u->run->info;
+	struct ident id;
 
-uint64_t tl_hist_linear_step(uint32_t k, uint64_t max)
-{
-	return max / ((uint64_t)k - 1) + 1;
-}
-
-int tl_binning_iterative(struct tl_binning *b, uint32_t k, uint64_t c_min, uint64_t c_max)
-{
-	uint64_t upper0;
-
-	memset(b, 0, sizeof(*b));
-	b->mode = TL_HIST_ITERATIVE;
-	if (check_k(k))
-		return -1;
-	if (c_min > c_max)
-		return tl_error("a range [%llu, %llu] whose minimum is above its maximum", (unsigned long long)c_min,
-				(unsigned long long)c_max);
-	if (c_max > TL_HIST_MAX_NS)
-		return tl_error("a range up to %llu ns is past %llu ns", (unsigned long long)c_max,
-				(unsigned long long)TL_HIST_MAX_NS);
-	/* Eq. 2's max(c_min - 1, 1), except for c_min <= 1 (see the top of this file) */
-	upper0 = c_min >= 2 ? c_min - 1 : 0;
-	if (layout(b, k, tl_hist_eq1_step(k, c_min, c_max), upper0, c_min == 0 ? 0 : 1))
-		return -1;
-	b->c_min = c_min;
-	b->c_max = c_max;
+	if (info->target_mode == TL_TARGET_SYSTEM || info->ntargets == 0)
+		return 1;
+	/* the depth bound guards against cycles from pid reuse */
+	for (int depth = 0; pid > 0 && depth < 64; depth++) {
+		if (in_list(info->targets, info->ntargets, pid))
+			return 1;
+		if (!ident_of(u, pid, &id) || !id.parent || !ident_of(u, id.parent, &id) || id.tgid == pid)
+			return 0;
+		pid = id.tgid;
+	}
 	return 0;
 }
 
-uint64_t tl_binning_lower(const struct tl_binning *b, uint32_t j)
+static int keep_thread(struct run *u, const struct tl_span *sp)
 {
-	/* contiguous bins: x_j^l = x_{j-1}^u + 1 (the fix of Eq. 2's typo) */
-	return j == 0 ? 0 : b->upper0 + 1 + (uint64_t)(j - 1) * b->step;
+	struct ident id, leader;
+	int known = 0, leader_known = 0, target = 1;
+
+	if (u->need_ids) {
+		known = ident_of(u, sp->tid, &id);
+		leader_known = known && id.tgid > 0 && ident_of(u, id.tgid, &leader);
+	}
+	/* markers come from the program itself; the state machine's spans exist for every thread */
+	if (sp->kind == TL_SPAN_BURST || sp->kind == TL_SPAN_LATENCY)
+		target = known && process_is_target(u, id.tgid);
+	return tl_run_keeps_thread(u->run, target, sp->tid, known ? id.tgid : -1, known ? id.name : NULL,
+				   leader_known ? leader.name : NULL);
 }
 
-uint64_t tl_binning_upper(const struct tl_binning *b, uint32_t j)
+static void remember_name(struct run *u, const char *name)
 {
-	if (j >= b->k - 1)
-		return TL_HIST_INF;
-	return b->upper0 + (uint64_t)j * b->step;
+	struct tl_hist_result *r = u->r;
+
+	if (r->nnames == TL_HIST_MAX_NAMES) {
+		r->names_more++;
+		return;
+	}
+	r->names[r->nnames] = strdup(name);
+	if (r->names[r->nnames])
+		r->nnames++;
+	else
+		u->oom = 1;
 }
 
-void tl_binning_inner(const struct tl_binning *b, uint64_t *lo, uint64_t *hi)
+/* Is this the span asked for?  Named spans are compared once per string id. */
+static int matches(struct run *u, const struct tl_span *sp, const char *name)
 {
-	*lo = tl_binning_lower(b, b->first_inner);
-	*hi = tl_binning_upper(b, b->k - 2);
+	if (sp->kind != TL_SPAN_REGION && sp->kind != TL_SPAN_TASK && sp->kind != TL_SPAN_FUNC) {
+		if (u->pass == 1 && sp->kind != u->want_kind)
+			u->r->other_kinds |= 1u << sp->kind;
+		return sp->kind == u->want_kind;
+	}
+	if (sp->name >= u->name_cap) {
+		size_t cap = u->name_cap ? u->name_cap : 256;
+		unsigned char *n;
+		while (cap <= sp->name)
+			cap *= 2;
+		n = realloc(u->name_match, cap);
+		if (!n) {
+			u->oom = 1;
+			return 0;
+		}
+		memset(n + u->name_cap, 0, cap - u->name_cap);
+		u->name_match = n;
+		u->name_cap = cap;
+	}
+	if (!u->name_match[sp->name]) {
+		/* "frame", "@burst" and "@latency" name those kinds, never a region of that name */
+		int m = u->want_kind < 0 && !strcmp(name, u->q->span);
+		u->name_match[sp->name] = m ? 1 : 2;
+		if (!m && u->pass == 1)
+			remember_name(u, name);
+	}
+	return u->name_match[sp->name] == 1;
 }
 
-double tl_hist_coverage_range(uint64_t a, uint64_t e, uint64_t min, uint64_t max)
+static void add_to_pass(struct run *u, uint64_t v)
 {
-	uint64_t lo, hi;
+	struct tl_hist_result *r = u->r;
 
-	if (min >= max)
-		return a <= min && min < e ? 1.0 : 0.0;
-	lo = a > min ? a : min;
-	hi = e < max ? e : max;
-	return hi > lo ? (double)(hi - lo) / (double)(max - min) : 0.0;
+	u->seen++;
+	if (u->pass == 1) {
+		tl_hist_stats_add(&r->stats, v);
+		tl_select_prepass_add(&u->pre, v);
+		return;
+	}
+	if (!u->sel_done)
+		tl_select_add(&u->sel, v);
+	if (u->pass > 2)
+		return;
+	for (unsigned m = 0; m < r->nhists; m++)
+		tl_hist_add(&r->hists[m], v);
+	if (r->values && u->nvalues < r->stats.count)
+		r->values[u->nvalues++] = v;
+	if (u->grid_hits) {
+		/* how many thresholds lie below v: v is above exactly those */
+		size_t lo = 0, hi = r->ngrid;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (r->grid[mid] < v)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		u->grid_hits[lo]++;
+	}
 }
 
-double tl_binning_coverage(const struct tl_binning *b, uint64_t min, uint64_t max)
+static void on_span(void *ctx, const struct tl_span *sp, const char *name)
 {
-	uint64_t a, hi;
+	struct run *u = ctx;
 
-	tl_binning_inner(b, &a, &hi);
-	return tl_hist_coverage_range(a, hi + 1, min, max); /* the inner bins cover the real interval [a, hi + 1) */
+	if (!matches(u, sp, name))
+		return;
+	if (!sp->complete || sp->begin < u->win_start) {
+		if (u->pass == 1)
+			u->r->incomplete++;
+		return;
+	}
+	if (!keep_thread(u, sp)) {
+		if (u->pass == 1)
+			u->r->filtered++;
+		return;
+	}
+	if (u->pass == 1)
+		u->r->kinds |= 1u << sp->kind;
+	add_to_pass(u, sp->end - sp->begin);
 }
 
-/* ---- counting ---- */
-
-int tl_hist_init(struct tl_hist *h, const struct tl_binning *b)
+/* One pass over the whole trace: the first from tl_run_start(), the others reopen the file. */
+static int run_pass(struct run *u)
 {
-	memset(h, 0, sizeof(*h));
-	h->b = *b;
-	h->counts = calloc(b->k, sizeof(*h->counts));
-	h->above = calloc(b->k, sizeof(*h->above));
-	if (!h->counts || !h->above) {
-		tl_hist_release(h);
+	struct tl_run *run = u->run;
+	struct tl_walk_opts wo = {
+		.want_bursts = u->want_kind == TL_SPAN_BURST,
+		.want_latencies = u->want_kind == TL_SPAN_LATENCY,
+		.ctx = u,
+		.on_span = on_span,
+		.on_name = u->need_ids ? keep_ident : NULL,
+		.on_thread_end = u->need_ids ? keep_ident : NULL,
+	};
+	int rc;
+
+	/* run->passes counts the opens: the progress callback can say which pass it is */
+	if ((u->pass ? tl_run_reopen(run) : tl_run_start(run)) < 0)
+		return -1;
+	u->pass++;
+	u->seen = 0;
+	tl_run_walk_opts(run, &wo);
+	u->w = tl_walk_new(&wo, &run->info);
+	if (!u->w) {
+		tl_run_close(run);
+		return -1;
+	}
+	u->win_start = run->info.start_ns + (uint64_t)(run->from_ns > 0 ? run->from_ns : 0);
+	rc = tl_walk_run(u->w, run->trace);
+	if (!rc && u->pass == 1)
+		rc = tl_run_keep(run, tl_walk_result(u->w));
+	tl_walk_free(u->w);
+	u->w = NULL;
+	tl_run_close(run);
+	if (rc)
+		return -1; /* the reader's message names the file */
+	if (u->oom)
 		return tl_error("out of memory");
+	if (u->pass > 1 && u->seen != u->r->stats.count)
+		return tl_error("'%s' changed while it was read: %llu spans, then %llu", run->path,
+				(unsigned long long)u->r->stats.count, (unsigned long long)u->seen);
+	u->r->passes = u->pass;
+	return 0;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The binning of one mode for this run's values. */
+static int make_binning(const struct tl_hist_query *q, const struct tl_hist_result *r, unsigned mode, uint32_t k,
+			struct tl_binning *b)
+{
+	const struct tl_hist_stats *s = &r->stats;
+	uint64_t step = q->step ? q->step : tl_hist_linear_step(k, s->max);
+
+	switch (mode) {
+	case TL_HIST_LINEAR:
+		return tl_binning_linear(b, k, step);
+	case TL_HIST_CENTERED:
+		return tl_binning_centered(b, k, q->has_ref ? q->ref : s->first,
+					   q->has_below ? q->below : (uint32_t)((uint64_t)k * 100 / 128),
+					   q->factor ? q->factor : 1, step);
+	default:
+		if (q->saved)
+			return tl_binning_iterative(b, k, q->saved->c_min, q->saved->c_max);
+		return tl_binning_iterative(b, k, s->min, s->max);
+	}
+}
+
+/* compare: every mode's inner upper bounds inside [min - 1, max], plus min - 1 and max. */
+static int make_grid(struct tl_hist_result *r)
+{
+	const struct tl_hist_stats *s = &r->stats;
+	size_t cap = 2, n = 0;
+
+	for (unsigned m = 0; m < r->nhists; m++)
+		cap += r->hists[m].b.k;
+	r->grid = malloc(cap * sizeof(*r->grid));
+	r->grid_above = calloc(cap, sizeof(*r->grid_above));
+	if (!r->grid || !r->grid_above)
+		return tl_error("out of memory");
+	if (s->min > 0)
+		r->grid[n++] = s->min - 1;
+	r->grid[n++] = s->max;
+	for (unsigned m = 0; m < r->nhists; m++)
+		for (uint32_t j = 0; j + 1 < r->hists[m].b.k; j++) {
+			uint64_t t = tl_binning_upper(&r->hists[m].b, j);
+			if (t + 1 >= s->min && t <= s->max)
+				r->grid[n++] = t;
+		}
+	qsort(r->grid, n, sizeof(*r->grid), cmp_u64);
+	r->ngrid = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!r->ngrid || r->grid[r->ngrid - 1] != r->grid[i])
+			r->grid[r->ngrid++] = r->grid[i];
+	return 0;
+}
+
+/* After pass 1: the bins, the percentile search, the grid and the value list. */
+static int prepare(struct run *u)
+{
+	const struct tl_hist_query *q = u->q;
+	struct tl_hist_result *r = u->r;
+	const struct tl_hist_stats *s = &r->stats;
+	uint64_t ranks[TL_HIST_NPCT];
+	uint32_t k = q->k ? q->k : q->saved ? q->saved->k : TL_HIST_K_DEFAULT;
+
+	r->nhists = q->compare ? TL_HIST__MODES : 1;
+	for (unsigned i = 0; i < r->nhists; i++) {
+		struct tl_binning b;
+		unsigned mode = q->compare ? i : q->mode;
+		if (make_binning(q, r, mode, k, &b))
+			return tl_error_prefix("%s bins", tl_hist_mode_name(mode));
+		if (tl_hist_init(&r->hists[i], &b))
+			return -1;
+	}
+	r->step_given = q->step != 0;
+	r->ref_given = q->has_ref;
+	r->below_given = q->has_below;
+	r->iter_saved = q->saved != NULL;
+	r->next_k = k;
+	r->next_min = q->saved && q->saved->c_min < s->min ? q->saved->c_min : s->min;
+	r->next_max = q->saved && q->saved->c_max > s->max ? q->saved->c_max : s->max;
+	for (unsigned i = 0; i < TL_HIST_NPCT; i++)
+		ranks[i] = tl_hist_rank(s->count, tl_hist_pct_per_mille[i]);
+	if (tl_select_init_prepass(&u->sel, ranks, TL_HIST_NPCT, &u->pre))
+		return -1;
+	u->sel_done = u->sel.nranges == 0;
+	if (s->count <= TL_HIST_SMALL && !(r->values = malloc(s->count * sizeof(*r->values))))
+		return tl_error("out of memory");
+	if (q->compare) {
+		if (make_grid(r))
+			return -1;
+		u->grid_hits = calloc(r->ngrid + 1, sizeof(*u->grid_hits));
+		if (!u->grid_hits)
+			return tl_error("out of memory");
 	}
 	return 0;
 }
 
-void tl_hist_finish(struct tl_hist *h)
+static void finish_bins(struct run *u)
 {
-	uint64_t sum = 0;
+	struct tl_hist_result *r = u->r;
 
-	for (uint32_t j = h->b.k; j-- > 0;) {
-		h->above[j] = sum;
-		sum += h->counts[j];
+	for (unsigned m = 0; m < r->nhists; m++)
+		tl_hist_finish(&r->hists[m]);
+	if (r->values)
+		qsort(r->values, u->nvalues, sizeof(*r->values), cmp_u64);
+	if (u->grid_hits) {
+		/* grid_hits[i]: values above exactly the first i thresholds; above(t_i) sums the rest */
+		uint64_t sum = 0;
+		for (size_t i = r->ngrid; i-- > 0;) {
+			sum += u->grid_hits[i + 1];
+			r->grid_above[i] = sum;
+		}
 	}
 }
 
-uint64_t tl_hist_outer_below(const struct tl_hist *h)
+int tl_hist_analyze(struct tl_run *run, const struct tl_hist_query *q, struct tl_hist_result *r)
 {
-	return h->b.first_inner ? h->counts[0] : 0;
+	struct run u = { .run = run, .q = q, .r = r, .want_kind = -1 };
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->run = run;
+	tl_hist_stats_init(&r->stats);
+	if (run->path && !strcmp(run->path, "-"))
+		return tl_error("hist reads the trace more than once, so it needs a file, not standard input");
+	if (!strcmp(q->span, "frame"))
+		u.want_kind = TL_SPAN_FRAME;
+	else if (!strcmp(q->span, "@burst"))
+		u.want_kind = TL_SPAN_BURST;
+	else if (!strcmp(q->span, "@latency"))
+		u.want_kind = TL_SPAN_LATENCY;
+	u.need_ids = (run->comm && *run->comm) || run->npids ||
+		     ((u.want_kind == TL_SPAN_BURST || u.want_kind == TL_SPAN_LATENCY) && !run->all_threads &&
+		      !run->ntids);
+	if (tl_select_prepass_init(&u.pre))
+		return -1;
+	if (tl_tidmap_init(&u.ids, sizeof(struct ident))) {
+		tl_select_prepass_release(&u.pre);
+		return -1;
+	}
+	if (run_pass(&u))
+		goto out;
+	if (r->stats.count == 0) {
+		rc = 0;
+		goto out;
+	}
+	if (prepare(&u) || run_pass(&u))
+		goto out;
+	finish_bins(&u);
+	while (!u.sel_done) {
+		int s = tl_select_end_pass(&u.sel);
+		if (s < 0) {
+			tl_error_prefix("'%s'", run->path);
+			goto out;
+		}
+		if (s > 0)
+			break;
+		if (run_pass(&u))
+			goto out;
+	}
+	for (unsigned i = 0; i < TL_HIST_NPCT; i++)
+		r->pct[i] = u.sel.value[i];
+	rc = 0;
+out:
+	tl_select_release(&u.sel);
+	tl_select_prepass_release(&u.pre);
+	tl_tidmap_release(&u.ids);
+	free(u.name_match);
+	free(u.grid_hits);
+	return rc;
 }
 
-uint64_t tl_hist_outer_above(const struct tl_hist *h)
+void tl_hist_result_release(struct tl_hist_result *r)
 {
-	return h->counts[h->b.k - 1];
-}
-
-uint64_t tl_hist_above_at(const struct tl_hist *h, uint64_t t, uint64_t min, uint64_t max)
-{
-	uint32_t j;
-
-	if (t >= max)
-		return 0;
-	if (t < min)
-		return h->n;
-	/* values > t are values >= t + 1: the bins from t + 1's bin on hold them all */
-	j = tl_binning_index(&h->b, t + 1);
-	return j ? h->above[j - 1] : h->n;
-}
-
-void tl_hist_release(struct tl_hist *h)
-{
-	free(h->counts);
-	free(h->above);
-	h->counts = h->above = NULL;
-}
-
-/* ---- statistics ---- */
-
-void tl_hist_stats_init(struct tl_hist_stats *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->min = UINT64_MAX;
-}
-
-void tl_hist_stats_add(struct tl_hist_stats *s, uint64_t v)
-{
-	if (!s->count)
-		s->first = v;
-	s->count++;
-	if (v < s->min)
-		s->min = v;
-	if (v > s->max)
-		s->max = v;
-	/* 128-bit sum without a compiler extension: carry by hand */
-	s->sum_lo += v;
-	if (s->sum_lo < v)
-		s->sum_hi++;
-}
-
-double tl_hist_stats_mean(const struct tl_hist_stats *s)
-{
-	if (!s->count)
-		return 0;
-	if (!s->sum_hi)
-		return (double)(s->sum_lo / s->count) + (double)(s->sum_lo % s->count) / (double)s->count;
-	return ((double)s->sum_hi * 18446744073709551616.0 + (double)s->sum_lo) / (double)s->count;
-}
-
-uint64_t tl_hist_rank(uint64_t n, unsigned per_mille)
-{
-	/* ceil(p * n / 1000) with n = 1000 q + r: p q + ceil(p r / 1000), never overflowing */
-	uint64_t q = n / 1000, r = n % 1000, rank;
-
-	if (per_mille > 1000)
-		per_mille = 1000;
-	rank = per_mille * q + (per_mille * r + 999) / 1000;
-	return rank ? rank : 1;
+	for (unsigned m = 0; m < TL_HIST__MODES; m++)
+		tl_hist_release(&r->hists[m]);
+	for (unsigned i = 0; i < r->nnames; i++)
+		free(r->names[i]);
+	free(r->values);
+	free(r->grid);
+	free(r->grid_above);
+	memset(r, 0, sizeof(*r));
 }

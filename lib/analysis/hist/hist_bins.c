@@ -1,6 +1,6 @@
 /*
  * hist_bins.c - the bins file: per span name, the range [c_min, c_max] and
- * the k that the next iterative histogram run bins with (format in hist.h
+ * the k that the next iterative histogram run bins with (format in hist_binning.h
  * and docs/HIST.md).
  *
  * Invariants: every entry of a tl_bins_file has a non-empty name of at most
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
-#include "analysis/hist/hist.h"
+#include "analysis/hist/hist_binning.h"
 
 #define BINS_MAGIC "threadlens-bins"
 #define BINS_VERSION 1

@@ -1,7 +1,7 @@
 /*
  * hist_select.c - exact order statistics (percentiles) over repeated passes
  * of the same values, in memory that does not grow with their number (see
- * tl_select in hist.h).
+ * tl_select in hist_binning.h).
  *
  * Each rank lives in a range [lo, hi] of values with `below` values under
  * it and `count` inside, so below < rank <= below + count.  Ranks that share
@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "base/errors.h"
-#include "analysis/hist/hist.h"
+#include "analysis/hist/hist_binning.h"
 
 static void range_free(struct tl_select_range *r)
 {

@@ -2,7 +2,7 @@
  * hist_write.c - the writers of `threadlens hist`: terminal text, JSON
  * (schema in docs/JSON.md, "threadlens hist --json") and CSV.
  *
- * They only format a tl_hist_result; every number comes from hist_run.c.
+ * They only format a tl_hist_result; every number comes from hist.c.
  * Probabilities are values-above / count, printed with 6 (text) or 9
  * (JSON, CSV) decimals; the JSON also carries the integer counts, which is
  * what tests compare.  Durations in JSON and CSV are integer nanoseconds;
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/errors.h"
-#include "analysis/hist/hist_run.h"
+#include "analysis/hist/hist.h"
 #include "output/json.h"
 #include "output/trace_json.h"
 #include "timeline/spans.h"

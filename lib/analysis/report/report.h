@@ -164,15 +164,15 @@ const char *tl_report_csv_table_name(int table);
  * scheduling, per-CPU utilization and per-process summary.
  * Returns 0, or -1 with tl_error set.
  */
-int tl_report_text(FILE *out, const struct tl_model *m, const struct tl_report_opts *o);
+int tl_report_write_text(FILE *out, const struct tl_model *m, const struct tl_report_opts *o);
 
 /* Print the JSON document of docs/JSON.md.  Returns 0, or -1 with tl_error set. */
-int tl_report_json(FILE *out, const struct tl_model *m, const struct tl_report_opts *o);
+int tl_report_write_json(FILE *out, const struct tl_model *m, const struct tl_report_opts *o);
 
 /*
  * Print one CSV table (RFC 4180, a header line first, "\r\n"-free: rows end
  * with "\n").  Returns 0, or -1 with tl_error set.
  */
-int tl_report_csv(FILE *out, const struct tl_model *m, int table, const struct tl_report_opts *o);
+int tl_report_write_csv(FILE *out, const struct tl_model *m, int table, const struct tl_report_opts *o);
 
 #endif

@@ -186,7 +186,7 @@ static void csv_processes(FILE *f, const struct tl_model *m, size_t n)
 	}
 }
 
-int tl_report_csv(FILE *out, const struct tl_model *m, int table, const struct tl_report_opts *o)
+int tl_report_write_csv(FILE *out, const struct tl_model *m, int table, const struct tl_report_opts *o)
 {
 	size_t n, *order;
 

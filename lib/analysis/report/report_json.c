@@ -157,7 +157,7 @@ static void write_process(struct tl_json *j, const struct tl_model *m, const str
 	tl_json_end_object(j);
 }
 
-int tl_report_json(FILE *out, const struct tl_model *m, const struct tl_report_opts *o)
+int tl_report_write_json(FILE *out, const struct tl_model *m, const struct tl_report_opts *o)
 {
 	struct tl_json j;
 	size_t *order, nrows, nprocs;

@@ -556,7 +556,7 @@ static int is_wide(const struct tl_model *m)
 	return 0;
 }
 
-int tl_report_text(FILE *out, const struct tl_model *m, const struct tl_report_opts *o)
+int tl_report_write_text(FILE *out, const struct tl_model *m, const struct tl_report_opts *o)
 {
 	struct text t = { .f = out, .m = m };
 	size_t dflt = is_wide(m) ? TL_REPORT_SYSTEM_TOP : SIZE_MAX;
