@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "timeline/run.h"
 #include "timeline/state_machine.h"
 #include "trace/trace.h"
 
@@ -79,12 +80,13 @@ struct tl_finding {
 };
 
 struct tl_findings {
+	/*
+	 * The run it was analysed in (timeline/run.h): trace, window, reader
+	 * statistics, lost events.  The caller's; it must outlive the result.
+	 */
+	const struct tl_run *run;
 	struct tl_finding *items;  /* ranked: cost_ns, largest first */
 	size_t n;
-	uint64_t win_start, win_end;
-	struct tl_trace_info info;
-	struct tl_trace_stats read;
-	uint64_t lost_total;
 	uint64_t checked[TL_FIND__COUNT]; /* how many candidates each detector examined (0: it could not run) */
 	char skipped[TL_FIND__COUNT][96]; /* why a detector could not run ("no markers", "no futex events"), or "" */
 };
@@ -92,13 +94,14 @@ struct tl_findings {
 void tl_findings_release(struct tl_findings *f);
 
 /*
- * The thresholds and options of the detectors (struct tl_diag_opts, in
- * lib/diagnose.h, with documented defaults).  tl_diagnose() reads the trace
- * once and fills *out with the findings ranked by cost.  opts may be NULL
- * (the defaults).  Returns 0, or -1 with tl_error set; the caller frees
- * *out with tl_findings_release().
+ * The thresholds and options of the detectors (struct tl_diagnose_opts,
+ * with documented defaults, to come with the detectors).
+ * tl_diagnose_analyze() reads the trace of `run` once, as every analysis
+ * does (docs/HACKING.md), and fills *out with the findings ranked by cost.
+ * opts may be NULL (the defaults).  Returns 0, or -1 with tl_error set; the
+ * caller frees *out with tl_findings_release().
  */
-struct tl_diag_opts;
-int tl_diagnose(struct tl_trace *t, const struct tl_diag_opts *opts, struct tl_findings *out);
+struct tl_diagnose_opts;
+int tl_diagnose_analyze(struct tl_run *run, const struct tl_diagnose_opts *opts, struct tl_findings *out);
 
 #endif
