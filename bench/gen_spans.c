@@ -46,9 +46,11 @@ static uint64_t pct(const uint64_t *v, uint64_t n, unsigned per_mille)
 }
 
 static int add(struct tl_trace_writer *w, uint64_t ts, unsigned type, int32_t tid, int32_t arg, uint32_t name,
-	       int64_t a)
+               int64_t a)
 {
-	struct tl_event e = { .ts = ts, .type = (uint16_t)type, .cpu = -1, .tid = tid, .arg = arg, .name = name, .a = a };
+	struct tl_event e = {
+		.ts = ts, .type = (uint16_t)type, .cpu = -1, .tid = tid, .arg = arg, .name = name, .a = a
+	};
 	return tl_trace_writer_add(w, &e);
 }
 
@@ -95,7 +97,8 @@ int main(int argc, char **argv)
 			d += next_rand(&x) % 50000000;
 		d = d * scale / 100;
 		ts += 100 + (r >> 40) % 1000;
-		if (add(w, ts, TL_EV_REGION_BEGIN, tid, 0, work, -1) || add(w, ts + d, TL_EV_REGION_END, tid, 0, work, 0))
+		if (add(w, ts, TL_EV_REGION_BEGIN, tid, 0, work, -1) ||
+		    add(w, ts + d, TL_EV_REGION_END, tid, 0, work, 0))
 			goto fail;
 		ts += d;
 		sum += d;

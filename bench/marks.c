@@ -85,8 +85,9 @@ int main(int argc, char **argv)
 	if (bursts < 2 || bursts > MAX_BURSTS || calls < 2 || pause_us < 0 ||
 	    (strcmp(kind, "pair") && strcmp(kind, "instant") && strcmp(kind, "frame") && strcmp(kind, "clock"))) {
 		fprintf(stderr,
-			"usage: marks [--bursts 2..%d] [--calls N>=2] [--pause-us P] [--kind pair|instant|frame|clock]\n",
-			MAX_BURSTS);
+		        "usage: marks [--bursts 2..%d] [--calls N>=2] [--pause-us P] [--kind "
+		        "pair|instant|frame|clock]\n",
+		        MAX_BURSTS);
 		return 2;
 	}
 	ns = calloc((size_t)bursts, sizeof(*ns));

@@ -63,8 +63,8 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	fprintf(out, "wall_s=%.6f user_s=%.6f sys_s=%.6f maxrss_kb=%ld status=%d\n",
-		(double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9,
-		tv(ru.ru_utime), tv(ru.ru_stime), ru.ru_maxrss, rc);
+	        (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9, tv(ru.ru_utime), tv(ru.ru_stime),
+	        ru.ru_maxrss, rc);
 	fclose(out);
 	return rc;
 }

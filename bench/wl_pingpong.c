@@ -55,14 +55,14 @@ struct opts {
 
 /* Shared by the threads; written before they start or only through atomics. */
 static struct opts o = { MODE_FUTEX, 200000, 0, 0, 1 };
-static _Atomic int turn;  /* futex mode: 0 = ping's turn, 1 = pong's */
-static int p2q[2], q2p[2];  /* pipe mode: ping -> pong, pong -> ping */
+static _Atomic int turn;   /* futex mode: 0 = ping's turn, 1 = pong's */
+static int p2q[2], q2p[2]; /* pipe mode: ping -> pong, pong -> ping */
 static pthread_barrier_t start_barrier;
 static _Atomic uint64_t sink;
 
 struct part {
-	uint64_t t0, t1;  /* CLOCK_MONOTONIC ns */
-	long csw;         /* context switches of this thread */
+	uint64_t t0, t1; /* CLOCK_MONOTONIC ns */
+	long csw;        /* context switches of this thread */
 };
 static struct part parts[3];
 
@@ -244,8 +244,8 @@ static uint64_t parse_u64(const char *opt, const char *s)
 static void usage(void)
 {
 	fprintf(stderr, "usage: wl_pingpong [--mode futex|pipe] [--handoffs N] [--spin ITERS]\n"
-			"                   [--hog ITERS] [--no-pin]\n"
-			"   or: wl_pingpong --calibrate\n");
+	                "                   [--hog ITERS] [--no-pin]\n"
+	                "   or: wl_pingpong --calibrate\n");
 	exit(2);
 }
 
@@ -309,10 +309,10 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	printf("mode=%s handoffs=%llu spin=%llu hog=%llu elapsed_s=%.6f pp_s=%.6f hog_s=%.6f "
 	       "switches=%ld switch_rate=%.0f hog_csw=%ld user_s=%.6f sys_s=%.6f\n",
-	       o.mode == MODE_FUTEX ? "futex" : "pipe", (unsigned long long)o.handoffs,
-	       (unsigned long long)o.spin, (unsigned long long)o.hog, (double)(t1 - t0) / 1e9, pp_s,
-	       (double)(parts[2].t1 - parts[2].t0) / 1e9, sw, pp_s > 0 ? (double)sw / pp_s : 0.0,
-	       parts[2].csw, (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
+	       o.mode == MODE_FUTEX ? "futex" : "pipe", (unsigned long long)o.handoffs, (unsigned long long)o.spin,
+	       (unsigned long long)o.hog, (double)(t1 - t0) / 1e9, pp_s, (double)(parts[2].t1 - parts[2].t0) / 1e9, sw,
+	       pp_s > 0 ? (double)sw / pp_s : 0.0, parts[2].csw,
+	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
 	return 0;
 }

@@ -284,7 +284,8 @@ static int make_footage(struct pipeline *p)
 	unlink(path);
 	for (unsigned f = 0; f < FILE_FRAMES; f++) {
 		for (unsigned i = 0; i < FRAME_BYTES; i++)
-			frame[i] = (unsigned char)((i % WIDTH) * 3 + (i / WIDTH) * 5 + f * 17 + (i * 2654435761u >> 27));
+			frame[i] =
+			        (unsigned char)((i % WIDTH) * 3 + (i / WIDTH) * 5 + f * 17 + (i * 2654435761u >> 27));
 		if (write(p->fd, frame, FRAME_BYTES) != FRAME_BYTES) {
 			fprintf(stderr, "tl-demo: cannot write the footage file: %s\n", strerror(errno));
 			free(frame);
@@ -318,8 +319,8 @@ int main(int argc, char **argv)
 			seconds = atof(argv[++i]);
 		} else {
 			fprintf(stderr, "usage: tl-demo [--seconds S]\n\n"
-					"A camera pipeline (reader, dispatch, worker0, worker1, writer) to record:\n"
-					"  threadlens record -o demo.tl -- tl-demo\n");
+			                "A camera pipeline (reader, dispatch, worker0, worker1, writer) to record:\n"
+			                "  threadlens record -o demo.tl -- tl-demo\n");
 			return !strcmp(argv[i], "--help") ? 0 : 2;
 		}
 	}

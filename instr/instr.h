@@ -26,7 +26,7 @@
 #include "capture/marks_shm.h"
 
 #define TL_EXPORT __attribute__((visibility("default")))
-#define TL_INSTR_CACHE 32 /* per-thread name cache entries, a power of two */
+#define TL_INSTR_CACHE 32          /* per-thread name cache entries, a power of two */
 #define TL_INSTR_NOSLOT_RETRY 4096 /* calls between two attempts of a slotless thread */
 
 /* The library's one global state: the attachment to the recorder's memory. */
@@ -47,7 +47,7 @@ struct tl_instr {
 	pthread_mutex_t lock;
 	uint32_t *names; /* open addressing, 0 = empty */
 	uint32_t names_cap, names_n;
-	int names_full;  /* the string area ran out */
+	int names_full; /* the string area ran out */
 };
 
 extern struct tl_instr tl_instr_g;
@@ -59,14 +59,14 @@ struct tl_instr_cache {
 
 /* What a thread needs on the hot path; malloc'ed on its first marker. */
 struct tl_instr_thread {
-	struct tl_marks_rec *ring;   /* NULL: the thread has no slot */
+	struct tl_marks_rec *ring; /* NULL: the thread has no slot */
 	struct tl_marks_slot *slot;
-	uint64_t head;               /* the next record to write (= slot->head) */
-	uint64_t limit;              /* the hot path goes on while head < limit (see room()) */
-	uint64_t kicked;             /* the tail at which we last woke the recorder, + 1; 0 none */
+	uint64_t head;   /* the next record to write (= slot->head) */
+	uint64_t limit;  /* the hot path goes on while head < limit (see room()) */
+	uint64_t kicked; /* the tail at which we last woke the recorder, + 1; 0 none */
 	uint32_t mask;
-	uint32_t index;              /* slot index */
-	uint32_t retry;              /* slotless: calls until the next attempt */
+	uint32_t index; /* slot index */
+	uint32_t retry; /* slotless: calls until the next attempt */
 	int32_t tid;
 	struct tl_instr_cache cache[TL_INSTR_CACHE];
 };

@@ -65,7 +65,7 @@ static void take_slot(struct tl_instr_thread *t)
 
 		if (__atomic_load_n(&e->state, __ATOMIC_RELAXED) != TL_MARKS_FREE ||
 		    !__atomic_compare_exchange_n(&e->state, &want, TL_MARKS_OWNED, 0, __ATOMIC_ACQUIRE,
-						 __ATOMIC_RELAXED))
+		                                 __ATOMIC_RELAXED))
 			continue;
 		/* Read by the recorder after it acquired head, which we publish later. */
 		__atomic_store_n(&e->tid, t->tid, __ATOMIC_RELAXED);
@@ -81,7 +81,7 @@ static void take_slot(struct tl_instr_thread *t)
 		t->kicked = 0;
 		hw = __atomic_load_n(&g->hdr->slots_hiwater, __ATOMIC_RELAXED);
 		while (hw < i + 1 && !__atomic_compare_exchange_n(&g->hdr->slots_hiwater, &hw, i + 1, 1,
-								  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		                                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			;
 		return;
 	}
@@ -121,7 +121,7 @@ static void drop(struct tl_instr_thread *t)
 	if (t->slot) {
 		__atomic_store_n(&t->slot->drop_ts, ts, __ATOMIC_RELAXED);
 		__atomic_store_n(&t->slot->dropped, __atomic_load_n(&t->slot->dropped, __ATOMIC_RELAXED) + 1,
-				 __ATOMIC_RELEASE);
+		                 __ATOMIC_RELEASE);
 	} else {
 		__atomic_store_n(&tl_instr_g.hdr->noslot_ts, ts, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&tl_instr_g.hdr->noslot_dropped, 1, __ATOMIC_RELEASE);

@@ -115,8 +115,7 @@ int cli_bad_value(const char *cmd, const char *opt, const char *value, const cha
 	return cli_usage_error(cmd);
 }
 
-int cli_trace_args(const char *cmd, int argc, char **argv, int first, int64_t from_ns, int64_t to_ns,
-		   const char **path)
+int cli_trace_args(const char *cmd, int argc, char **argv, int first, int64_t from_ns, int64_t to_ns, const char **path)
 {
 	if (first >= argc) {
 		cli_error("%s needs a trace file", cmd);

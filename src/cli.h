@@ -63,7 +63,7 @@ int cli_bad_value(const char *cmd, const char *opt, const char *value, const cha
  * window from --from/--to is not empty (to_ns < 0: no --to).
  */
 int cli_trace_args(const char *cmd, int argc, char **argv, int first, int64_t from_ns, int64_t to_ns,
-		   const char **path);
+                   const char **path);
 
 /*
  * "threadlens: analysing 42%" on stderr for long reads, when it is a
@@ -72,7 +72,7 @@ int cli_trace_args(const char *cmd, int argc, char **argv, int first, int64_t fr
  */
 struct cli_progress {
 	const char *what;
-	int last;  /* last percentage shown, -1 before the first */
+	int last; /* last percentage shown, -1 before the first */
 	int shown;
 };
 void cli_progress_show(double fraction, void *ctx);

@@ -21,9 +21,9 @@
 #include "trace/trace.h"
 
 struct dump_opts {
-	uint64_t limit;       /* 0: no limit */
-	uint64_t types;       /* bit per event type; 0: all */
-	int32_t tid;          /* -1: all */
+	uint64_t limit;         /* 0: no limit */
+	uint64_t types;         /* bit per event type; 0: all */
+	int32_t tid;            /* -1: all */
 	int64_t from_ns, to_ns; /* relative to the trace start; to_ns -1: no end */
 	int header;
 };
@@ -155,8 +155,8 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 	case TL_EV_BLOCK_ISSUE:
 	case TL_EV_BLOCK_COMPLETE:
 		print_tid(t, nm, e->type == TL_EV_BLOCK_ISSUE ? "submitter" : "tid", e->tid);
-		printf(" dev=%" PRId64 ":%" PRId64 " sector=%" PRIu64 " bytes=%" PRId64, e->a >> 20,
-		       e->a & 0xfffff, (uint64_t)e->b, e->c);
+		printf(" dev=%" PRId64 ":%" PRId64 " sector=%" PRIu64 " bytes=%" PRId64, e->a >> 20, e->a & 0xfffff,
+		       (uint64_t)e->b, e->c);
 		break;
 	case TL_EV_THREAD:
 		print_tid(t, nm, "tid", e->tid);
@@ -166,9 +166,7 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 			printf(" snap_state=%s%s", tl_prev_state_str(e->a, buf, sizeof(buf)),
 			       e->a & TL_PS_SNAPSHOT ? "(snapshot)" : "");
 		break;
-	case TL_EV_LOST:
-		printf(" count=%" PRId64, e->a);
-		break;
+	case TL_EV_LOST: printf(" count=%" PRId64, e->a); break;
 	case TL_EV_RUNTIME:
 		print_tid(t, nm, "tid", e->tid);
 		printf(" runtime_ns=%" PRId64, e->a);
@@ -207,9 +205,7 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 	case TL_EV_FREE:
 	case TL_EV_YIELD_ENTER:
 	case TL_EV_YIELD_EXIT:
-	default:
-		print_tid(t, nm, "tid", e->tid);
-		break;
+	default: print_tid(t, nm, "tid", e->tid); break;
 	}
 	if (e->flags)
 		printf(" ctx=%s%s%s", e->flags & TL_EVF_HARDIRQ ? "hardirq" : "",
@@ -240,10 +236,8 @@ static int about_tid(const struct tl_event *e, int32_t tid)
 	case TL_EV_WAKING:
 	case TL_EV_WAKEUP:
 	case TL_EV_WAKEUP_NEW:
-	case TL_EV_FORK:
-		return e->arg == tid;
-	default:
-		return 0;
+	case TL_EV_FORK: return e->arg == tid;
+	default: return 0;
 	}
 }
 
@@ -290,23 +284,22 @@ static int parse_types(const char *list, uint64_t *types)
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: threadlens dump [options] FILE\n"
-		"\n"
-		"Print a trace's events in time order, one per line: the time in seconds since the\n"
-		"trace started, the CPU ('-' for none), the event type and its fields.\n"
-		"\n"
-		"options:\n"
-		"  -n, --limit N        print at most N events\n"
-		"  -t, --type T[,T]     only these event types (switch, waking, wakeup, fork, ...)\n"
-		"      --tid N          only events about thread N\n"
-		"      --from TIME      start TIME after the trace start (1.5, 250ms, 10us)\n"
-		"      --to TIME        stop TIME after the trace start\n"
-		"      --no-header      leave out the description of the trace\n"
-		"  -h, --help           this help\n"
-		"\n"
-		"example:\n"
-		"  threadlens dump --type switch,wakeup --tid 1234 --from 1s --to 1.5s app.tl\n");
+	fprintf(out, "usage: threadlens dump [options] FILE\n"
+	             "\n"
+	             "Print a trace's events in time order, one per line: the time in seconds since the\n"
+	             "trace started, the CPU ('-' for none), the event type and its fields.\n"
+	             "\n"
+	             "options:\n"
+	             "  -n, --limit N        print at most N events\n"
+	             "  -t, --type T[,T]     only these event types (switch, waking, wakeup, fork, ...)\n"
+	             "      --tid N          only events about thread N\n"
+	             "      --from TIME      start TIME after the trace start (1.5, 250ms, 10us)\n"
+	             "      --to TIME        stop TIME after the trace start\n"
+	             "      --no-header      leave out the description of the trace\n"
+	             "  -h, --help           this help\n"
+	             "\n"
+	             "example:\n"
+	             "  threadlens dump --type switch,wakeup --tid 1234 --from 1s --to 1.5s app.tl\n");
 }
 
 static int run(const char *path, const struct dump_opts *o)
@@ -355,14 +348,10 @@ int cmd_dump(int argc, char **argv)
 {
 	enum { OPT_TID = 256, OPT_FROM, OPT_TO, OPT_NO_HEADER };
 	static const struct option longopts[] = {
-		{ "limit", required_argument, NULL, 'n' },
-		{ "type", required_argument, NULL, 't' },
-		{ "tid", required_argument, NULL, OPT_TID },
-		{ "from", required_argument, NULL, OPT_FROM },
-		{ "to", required_argument, NULL, OPT_TO },
-		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "limit", required_argument, NULL, 'n' },   { "type", required_argument, NULL, 't' },
+		{ "tid", required_argument, NULL, OPT_TID }, { "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },   { "no-header", no_argument, NULL, OPT_NO_HEADER },
+		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	struct dump_opts o = { .tid = -1, .to_ns = -1, .header = 1 };
 	char *end;
@@ -393,18 +382,13 @@ int cmd_dump(int argc, char **argv)
 		case OPT_TO:
 			if (cli_parse_time_ns(optarg, c == OPT_FROM ? &o.from_ns : &o.to_ns) < 0) {
 				cli_error("--%s wants a time such as 1.5, 250ms or 10us, not '%s'",
-					  c == OPT_FROM ? "from" : "to", optarg);
+				          c == OPT_FROM ? "from" : "to", optarg);
 				return cli_usage_error("dump");
 			}
 			break;
-		case OPT_NO_HEADER:
-			o.header = 0;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			return cli_usage_error("dump");
+		case OPT_NO_HEADER: o.header = 0; break;
+		case 'h': usage(stdout); return 0;
+		default: return cli_usage_error("dump");
 		}
 	}
 	if (optind != argc - 1) {

@@ -114,27 +114,24 @@ static int parse_args(int argc, char **argv, struct frames_args *a)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1) {
 		switch (c) {
-		case 'h':
-			usage(stdout);
-			return -1;
-		case 'o':
-			a->output = optarg;
-			break;
-		case OPT_JSON:
-			a->json = 1;
-			break;
+		case 'h': usage(stdout); return -1;
+		case 'o': a->output = optarg; break;
+		case OPT_JSON: a->json = 1; break;
 		case OPT_FROM:
 			if (cli_parse_time_ns(optarg, &a->run.from_ns))
-				return cli_bad_value("frames", "--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+				return cli_bad_value("frames", "--from time", optarg,
+				                     "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_TO:
 			if (cli_parse_time_ns(optarg, &a->run.to_ns))
-				return cli_bad_value("frames", "--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+				return cli_bad_value("frames", "--to time", optarg,
+				                     "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_INTERVAL:
 			v = cli_parse_duration_ns(optarg);
 			if (v < 1000)
-				return cli_bad_value("frames", "--interval", optarg, "a duration of at least 1us, like 1s or 100ms");
+				return cli_bad_value("frames", "--interval", optarg,
+				                     "a duration of at least 1us, like 1s or 100ms");
 			a->fo.interval_ns = (uint64_t)v;
 			break;
 		case OPT_WORST:
@@ -165,11 +162,11 @@ static int parse_args(int argc, char **argv, struct frames_args *a)
 		case OPT_PREEMPT_WINDOW:
 			v = cli_parse_duration_ns(optarg);
 			if (v <= 0)
-				return cli_bad_value("frames", "--preempt-window", optarg, "a duration like 1ms or 500us");
+				return cli_bad_value("frames", "--preempt-window", optarg,
+				                     "a duration like 1ms or 500us");
 			a->run.preempt_window_ns = (uint64_t)v;
 			break;
-		default:
-			return cli_usage_error("frames");
+		default: return cli_usage_error("frames");
 		}
 	}
 	if ((c = cli_trace_args("frames", argc, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path)))
@@ -189,10 +186,12 @@ static void warn_after(const struct frames_args *a, const struct tl_frames_resul
 	for (int i = 0; i < r->run->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
 		cli_warn("%s", r->run->read.warnings[i]);
 	if (r->run->lost_total)
-		cli_warn("the kernel dropped %" PRIu64 " events; states near the gaps are uncertain", r->run->lost_total);
+		cli_warn("the kernel dropped %" PRIu64 " events; states near the gaps are uncertain",
+		         r->run->lost_total);
 	if (r->run->spans.marks_lost)
-		cli_warn("the program dropped %" PRIu64 " markers (its buffer was full); frames and steps may be missing",
-			 r->run->spans.marks_lost);
+		cli_warn("the program dropped %" PRIu64
+		         " markers (its buffer was full); frames and steps may be missing",
+		         r->run->spans.marks_lost);
 	if (!r->begun && !r->ends_without_begin && !r->nsteps)
 		cli_warn("no frame markers in '%s' (is the program instrumented with threadlens.h?)", a->run.path);
 	for (size_t i = 0; i < a->fo.nsteps; i++) {

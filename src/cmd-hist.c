@@ -173,21 +173,15 @@ static int parse_option(int c, struct hist_args *a)
 			return cli_bad_value("hist", "--bins-count", optarg, "a number of bins, 3 to 1000000");
 		q->k = (uint32_t)v;
 		break;
-	case 'o':
-		a->output = optarg;
-		break;
-	case OPT_JSON:
-		a->format = FMT_JSON;
-		break;
+	case 'o': a->output = optarg; break;
+	case OPT_JSON: a->format = FMT_JSON; break;
 	case OPT_CSV:
 		a->format = FMT_CSV;
 		a->csv_table = optarg ? tl_hist_csv_parse(optarg) : TL_HIST_CSV_ETP;
 		if (a->csv_table < 0)
 			return cli_bad_value("hist", "--csv table", optarg, "etp or bins");
 		break;
-	case OPT_ETP:
-		a->etp = 1;
-		break;
+	case OPT_ETP: a->etp = 1; break;
 	case OPT_MODE:
 		n = tl_hist_mode_parse(optarg);
 		if (n < 0)
@@ -195,9 +189,7 @@ static int parse_option(int c, struct hist_args *a)
 		q->mode = (unsigned)n;
 		a->mode_given = 1;
 		break;
-	case OPT_COMPARE:
-		q->compare = 1;
-		break;
+	case OPT_COMPARE: q->compare = 1; break;
 	case OPT_STEP:
 		v = cli_parse_duration_ns(optarg);
 		if (v <= 0 || (uint64_t)v > TL_HIST_MAX_NS)
@@ -224,19 +216,17 @@ static int parse_option(int c, struct hist_args *a)
 			return cli_bad_value("hist", "--factor", optarg, "a whole number, at least 1");
 		q->factor = (uint64_t)v;
 		break;
-	case OPT_BINS:
-		a->bins_in = optarg;
-		break;
-	case OPT_SAVE_BINS:
-		a->bins_out = optarg;
-		break;
+	case OPT_BINS: a->bins_in = optarg; break;
+	case OPT_SAVE_BINS: a->bins_out = optarg; break;
 	case OPT_FROM:
 		if (cli_parse_time_ns(optarg, &a->run.from_ns))
-			return cli_bad_value("hist", "--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+			return cli_bad_value("hist", "--from time", optarg,
+			                     "seconds from the trace start, like 1.5 or 250ms");
 		break;
 	case OPT_TO:
 		if (cli_parse_time_ns(optarg, &a->run.to_ns))
-			return cli_bad_value("hist", "--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+			return cli_bad_value("hist", "--to time", optarg,
+			                     "seconds from the trace start, like 1.5 or 250ms");
 		break;
 	case OPT_PID:
 		n = cli_parse_int_list(optarg, a->pids, MAX_IDS);
@@ -252,20 +242,15 @@ static int parse_option(int c, struct hist_args *a)
 		a->run.tids = a->tids;
 		a->run.ntids = n;
 		break;
-	case OPT_COMM:
-		a->run.comm = optarg;
-		break;
-	case OPT_ALL:
-		a->run.all_threads = 1;
-		break;
+	case OPT_COMM: a->run.comm = optarg; break;
+	case OPT_ALL: a->run.all_threads = 1; break;
 	case OPT_PREEMPT_WINDOW:
 		v = cli_parse_duration_ns(optarg);
 		if (v <= 0)
 			return cli_bad_value("hist", "--preempt-window", optarg, "a duration like 1ms or 500us");
 		a->run.preempt_window_ns = (uint64_t)v;
 		break;
-	default:
-		return cli_usage_error("hist");
+	default: return cli_usage_error("hist");
 	}
 	return 0;
 }
@@ -309,13 +294,14 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 	if ((rc = cli_trace_args("hist", argc, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path)))
 		return rc;
 	if (!a->q.span)
-		return usage_error("hist needs --span NAME (a region, task or function name, frame, @burst or @latency)");
+		return usage_error(
+		        "hist needs --span NAME (a region, task or function name, frame, @burst or @latency)");
 	return check_modes(a);
 }
 
 struct progress {
 	const struct tl_run *run; /* its passes: the pass being read */
-	int last; /* last pass * 1000 + percentage shown, -1 before the first */
+	int last;                 /* last pass * 1000 + percentage shown, -1 before the first */
 };
 
 static void show_progress(double fraction, void *ctx)
@@ -338,8 +324,8 @@ static int nothing_counted(const struct hist_args *a, const struct tl_hist_resul
 
 	if (r->incomplete || r->filtered)
 		return cli_error("no complete span '%s' in '%s' (%" PRIu64 " incomplete left out, %" PRIu64
-				 " of threads the filters leave out)",
-				 a->q.span, a->run.path, r->incomplete, r->filtered);
+		                 " of threads the filters leave out)",
+		                 a->q.span, a->run.path, r->incomplete, r->filtered);
 	list[0] = 0;
 	if (r->other_kinds & (1u << TL_SPAN_FRAME))
 		n += (size_t)snprintf(list + n, sizeof(list) - n, ", frame");
@@ -348,7 +334,7 @@ static int nothing_counted(const struct hist_args *a, const struct tl_hist_resul
 	if (r->names_more && n < sizeof(list))
 		n += (size_t)snprintf(list + n, sizeof(list) - n, " and %u more", r->names_more);
 	return cli_error("no span '%s' in '%s'; it has %s%s", a->q.span, a->run.path,
-			 n ? "" : "no markers or probed functions", n ? list + 2 : "");
+	                 n ? "" : "no markers or probed functions", n ? list + 2 : "");
 }
 
 /* Merge this run's range into the bins file (kept lines of other spans) and write it. */
@@ -360,8 +346,7 @@ static int save_bins(const struct hist_args *a, const struct tl_hist_result *r)
 	tl_bins_init(&f);
 	if (tl_bins_load(&f, a->bins_out, &missing) && !missing)
 		rc = cli_lib_error();
-	else if (tl_bins_set(&f, a->q.span, r->next_k, r->next_min, r->next_max) ||
-		 tl_bins_save(&f, a->bins_out))
+	else if (tl_bins_set(&f, a->q.span, r->next_k, r->next_min, r->next_max) || tl_bins_save(&f, a->bins_out))
 		rc = cli_lib_error();
 	tl_bins_release(&f);
 	return rc;
@@ -439,10 +424,10 @@ int cmd_hist(int argc, char **argv)
 		cli_warn("%s", a.run.read.warnings[i]);
 	if (a.run.lost_total && (r.kinds & ((1u << TL_SPAN_BURST) | (1u << TL_SPAN_LATENCY))))
 		cli_warn("the kernel dropped %" PRIu64 " events; bursts and latencies near the gaps are uncertain",
-			 a.run.lost_total);
+		         a.run.lost_total);
 	if (a.run.spans.marks_lost)
 		cli_warn("the program dropped %" PRIu64 " markers; spans around them are missing",
-			 a.run.spans.marks_lost);
+		         a.run.spans.marks_lost);
 	if (!r.stats.count) {
 		rc = nothing_counted(&a, &r);
 		goto out;

@@ -18,25 +18,24 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: threadlens import [-o OUT.tl] INPUT\n"
-		"\n"
-		"Convert a 'perf sched record' recording into a threadlens trace.  INPUT is a\n"
-		"perf.data file (perf script is run on it) or a text file that holds the output of\n"
-		"  perf script --ns -F comm,tid,pid,cpu,time,event,trace [--header]\n"
-		"Timestamps stay on perf's clock unless the recording used 'perf record -k mono'.\n"
-		"\n"
-		"options:\n"
-		"  -o, --output FILE  the trace to write ('-' for stdout; default: INPUT with\n"
-		"                     its extension replaced by .tl)\n"
-		"      --perf PATH    the perf program to run (default: perf)\n"
-		"  -q, --quiet        no summary\n"
-		"  -h, --help         this help\n"
-		"\n"
-		"example:\n"
-		"  perf sched record -k mono -- ./app\n"
-		"  threadlens import -o app.tl perf.data\n"
-		"  threadlens report app.tl\n");
+	fprintf(out, "usage: threadlens import [-o OUT.tl] INPUT\n"
+	             "\n"
+	             "Convert a 'perf sched record' recording into a threadlens trace.  INPUT is a\n"
+	             "perf.data file (perf script is run on it) or a text file that holds the output of\n"
+	             "  perf script --ns -F comm,tid,pid,cpu,time,event,trace [--header]\n"
+	             "Timestamps stay on perf's clock unless the recording used 'perf record -k mono'.\n"
+	             "\n"
+	             "options:\n"
+	             "  -o, --output FILE  the trace to write ('-' for stdout; default: INPUT with\n"
+	             "                     its extension replaced by .tl)\n"
+	             "      --perf PATH    the perf program to run (default: perf)\n"
+	             "  -q, --quiet        no summary\n"
+	             "  -h, --help         this help\n"
+	             "\n"
+	             "example:\n"
+	             "  perf sched record -k mono -- ./app\n"
+	             "  threadlens import -o app.tl perf.data\n"
+	             "  threadlens report app.tl\n");
 }
 
 /* "dir/perf.data" -> "dir/perf.tl"; the caller frees. */
@@ -57,7 +56,7 @@ static char *default_output(const char *input)
 static void summary(const struct tl_import_opts *o, const struct tl_import_result *r)
 {
 	fprintf(stderr, "imported '%s' into '%s': %" PRIu64 " events, %" PRIu64 " threads, %d cpus, clock %s\n",
-		o->input, o->output, r->events, r->threads, r->ncpus, r->clock);
+	        o->input, o->output, r->events, r->threads, r->ncpus, r->clock);
 	if (r->skipped) {
 		fprintf(stderr, "skipped %" PRIu64 " events of kinds that are not imported:", r->skipped);
 		for (int i = 0; i < r->nkinds; i++)
@@ -83,20 +82,11 @@ int cmd_import(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o':
-			opts.output = optarg;
-			break;
-		case 'P':
-			opts.perf = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			return cli_usage_error("import");
+		case 'o': opts.output = optarg; break;
+		case 'P': opts.perf = optarg; break;
+		case 'q': quiet = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: return cli_usage_error("import");
 		}
 	}
 	if (optind != argc - 1) {
@@ -126,7 +116,7 @@ int cmd_import(int argc, char **argv)
 	}
 	if (ret == 0 && res.malformed)
 		cli_warn("skipped %" PRIu64 " malformed line%s of '%s', first at line %" PRIu64, res.malformed,
-			 res.malformed == 1 ? "" : "s", opts.input, res.first_malformed);
+		         res.malformed == 1 ? "" : "s", opts.input, res.first_malformed);
 	free(owned);
 	return ret < 0 ? 1 : 0;
 }

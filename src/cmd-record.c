@@ -28,42 +28,41 @@ static void on_signal(int sig)
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: threadlens record [options] -- COMMAND [ARGS...]\n"
-		"   or: threadlens record [options] -p PID[,PID...]\n"
-		"   or: threadlens record [options] -a --duration TIME\n"
-		"   or: threadlens record --list-events\n"
-		"\n"
-		"Records the scheduler events of a program (all its threads and children), of\n"
-		"running processes, or of the whole system into a trace file.  Needs root, or\n"
-		"CAP_PERFMON and read access to /sys/kernel/tracing.\n"
-		"\n"
-		"A command that uses the threadlens marker library (threadlens.h: frames, regions,\n"
-		"tasks, instants) has its markers recorded too, and so have its children; with -p\n"
-		"and -a markers are not collected (docs/MARKERS.md).\n"
-		"\n"
-		"options:\n"
-		"  -o, --output FILE      trace file to write (default: threadlens.tl; - for stdout)\n"
-		"  -p, --pid PID[,PID]    attach to running processes; record until they are gone\n"
-		"  -a, --all              record the whole system (stop with Ctrl-C or --duration)\n"
-		"  -d, --duration TIME    stop after TIME (\"10\", \"2.5s\", \"500ms\")\n"
-		"  -m, --mmap-pages N     ring buffer pages per CPU, a power of two (default: 1024\n"
-		"                         on up to 8 CPUs, down to 256 on 32 and more)\n"
-		"      --no-irq           leave out interrupt and softirq events\n"
-		"      --no-futex         leave out futex syscalls (no lock-wait state)\n"
-		"      --no-block         leave out block I/O events\n"
-		"      --no-yield         leave out sched_yield syscalls (no READY_YIELD state)\n"
-		"      --func FUNC[,FUNC] also record entry and return of these functions (uprobes;\n"
-		"                         root): SYMBOL in the command's (or -p process's) binary,\n"
-		"                         or FILE:SYMBOL in a library or another file; repeatable\n"
-		"      --list-events      show which tracepoints this kernel has and which are used\n"
-		"  -h, --help             this text\n"
-		"\n"
-		"examples:\n"
-		"  threadlens record -o app.tl -- ./app --frames 100\n"
-		"  threadlens record -p 1234 --duration 5s\n"
-		"  threadlens record -a -d 500ms -o system.tl\n"
-		"  threadlens record --func decode_frame,libc:usleep -o app.tl -- ./app\n");
+	fprintf(out, "usage: threadlens record [options] -- COMMAND [ARGS...]\n"
+	             "   or: threadlens record [options] -p PID[,PID...]\n"
+	             "   or: threadlens record [options] -a --duration TIME\n"
+	             "   or: threadlens record --list-events\n"
+	             "\n"
+	             "Records the scheduler events of a program (all its threads and children), of\n"
+	             "running processes, or of the whole system into a trace file.  Needs root, or\n"
+	             "CAP_PERFMON and read access to /sys/kernel/tracing.\n"
+	             "\n"
+	             "A command that uses the threadlens marker library (threadlens.h: frames, regions,\n"
+	             "tasks, instants) has its markers recorded too, and so have its children; with -p\n"
+	             "and -a markers are not collected (docs/MARKERS.md).\n"
+	             "\n"
+	             "options:\n"
+	             "  -o, --output FILE      trace file to write (default: threadlens.tl; - for stdout)\n"
+	             "  -p, --pid PID[,PID]    attach to running processes; record until they are gone\n"
+	             "  -a, --all              record the whole system (stop with Ctrl-C or --duration)\n"
+	             "  -d, --duration TIME    stop after TIME (\"10\", \"2.5s\", \"500ms\")\n"
+	             "  -m, --mmap-pages N     ring buffer pages per CPU, a power of two (default: 1024\n"
+	             "                         on up to 8 CPUs, down to 256 on 32 and more)\n"
+	             "      --no-irq           leave out interrupt and softirq events\n"
+	             "      --no-futex         leave out futex syscalls (no lock-wait state)\n"
+	             "      --no-block         leave out block I/O events\n"
+	             "      --no-yield         leave out sched_yield syscalls (no READY_YIELD state)\n"
+	             "      --func FUNC[,FUNC] also record entry and return of these functions (uprobes;\n"
+	             "                         root): SYMBOL in the command's (or -p process's) binary,\n"
+	             "                         or FILE:SYMBOL in a library or another file; repeatable\n"
+	             "      --list-events      show which tracepoints this kernel has and which are used\n"
+	             "  -h, --help             this text\n"
+	             "\n"
+	             "examples:\n"
+	             "  threadlens record -o app.tl -- ./app --frames 100\n"
+	             "  threadlens record -p 1234 --duration 5s\n"
+	             "  threadlens record -a -d 500ms -o system.tl\n"
+	             "  threadlens record --func decode_frame,libc:usleep -o app.tl -- ./app\n");
 }
 
 static void show_progress(const struct tl_record_progress *p, void *ctx)
@@ -71,7 +70,7 @@ static void show_progress(const struct tl_record_progress *p, void *ctx)
 	int *shown = ctx;
 
 	fprintf(stderr, "\rthreadlens: recording %.1f s, %llu events, %llu lost, %.1f MB written\033[K", p->elapsed_s,
-		(unsigned long long)p->events, (unsigned long long)p->lost, (double)p->bytes_written / 1e6);
+	        (unsigned long long)p->events, (unsigned long long)p->lost, (double)p->bytes_written / 1e6);
 	*shown = 1;
 }
 
@@ -117,7 +116,7 @@ static void child_note(const char *cmd, int status)
 		fprintf(stderr, "threadlens: note: '%s' exited with status %d\n", cmd, WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
 		fprintf(stderr, "threadlens: note: '%s' was killed by signal %d (%s)\n", cmd, WTERMSIG(status),
-			strsignal(WTERMSIG(status)));
+		        strsignal(WTERMSIG(status)));
 }
 
 static void catch_signals(void)
@@ -173,21 +172,18 @@ int cmd_record(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:p:ad:m:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o':
-			o.output = optarg;
-			break;
+		case 'o': o.output = optarg; break;
 		case 'p': {
 			int n = cli_parse_int_list(optarg, pids + npids, TL_TRACE_MAX_TARGETS - npids);
 			if (n < 0) {
-				cli_error("invalid process id list '%s' (at most %d ids)", optarg, TL_TRACE_MAX_TARGETS);
+				cli_error("invalid process id list '%s' (at most %d ids)", optarg,
+				          TL_TRACE_MAX_TARGETS);
 				return cli_usage_error("record");
 			}
 			npids += n;
 			break;
 		}
-		case 'a':
-			o.system_wide = 1;
-			break;
+		case 'a': o.system_wide = 1; break;
 		case 'd':
 			ns = cli_parse_duration_ns(optarg);
 			if (ns <= 0) {
@@ -205,37 +201,24 @@ int cmd_record(int argc, char **argv)
 			o.ring_pages = (unsigned)v;
 			break;
 		}
-		case OPT_NO_IRQ:
-			off |= TL_REC_IRQ;
-			break;
-		case OPT_NO_FUTEX:
-			off |= TL_REC_FUTEX;
-			break;
-		case OPT_NO_BLOCK:
-			off |= TL_REC_BLOCK;
-			break;
-		case OPT_NO_YIELD:
-			off |= TL_REC_YIELD;
-			break;
-		case OPT_LIST:
-			list = 1;
-			break;
+		case OPT_NO_IRQ: off |= TL_REC_IRQ; break;
+		case OPT_NO_FUTEX: off |= TL_REC_FUTEX; break;
+		case OPT_NO_BLOCK: off |= TL_REC_BLOCK; break;
+		case OPT_NO_YIELD: off |= TL_REC_YIELD; break;
+		case OPT_LIST: list = 1; break;
 		case OPT_FUNC:
 			if (!*optarg || o.nfuncs == MAX_FUNC_OPTS) {
 				if (*optarg)
 					cli_error("too many --func options (at most %d; list functions with commas)",
-						  MAX_FUNC_OPTS);
+					          MAX_FUNC_OPTS);
 				else
 					cli_error("empty function list in --func");
 				return cli_usage_error("record");
 			}
 			funcs[o.nfuncs++] = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			return cli_usage_error("record");
+		case 'h': usage(stdout); return 0;
+		default: return cli_usage_error("record");
 		}
 	}
 	o.groups = (TL_REC_ALL & ~off) | TL_REC_EXPLICIT;
@@ -269,19 +252,20 @@ int cmd_record(int argc, char **argv)
 	if (c)
 		return cli_lib_error();
 	if (res.lost)
-		cli_warn("the kernel dropped %llu events; a larger ring (-m %u) or fewer event groups (--no-futex, --no-irq) may help",
-			 (unsigned long long)res.lost, o.ring_pages ? 2 * o.ring_pages : 2048);
+		cli_warn("the kernel dropped %llu events; a larger ring (-m %u) or fewer event groups (--no-futex, "
+		         "--no-irq) may help",
+		         (unsigned long long)res.lost, o.ring_pages ? 2 * o.ring_pages : 2048);
 	if (res.marks_lost)
 		cli_warn("the program dropped %llu markers: a thread made them faster than they were "
-			 "collected, or all marker slots were taken",
-			 (unsigned long long)res.marks_lost);
+		         "collected, or all marker slots were taken",
+		         (unsigned long long)res.marks_lost);
 	fprintf(stderr, "threadlens: recorded %llu events (%llu lost) in %.2f s into '%s' (%.1f %s)",
-		(unsigned long long)res.events, (unsigned long long)res.lost, res.elapsed_s, o.output,
-		res.bytes < 1000000 ? (double)res.bytes / 1e3 : (double)res.bytes / 1e6,
-		res.bytes < 1000000 ? "kB" : "MB");
+	        (unsigned long long)res.events, (unsigned long long)res.lost, res.elapsed_s, o.output,
+	        res.bytes < 1000000 ? (double)res.bytes / 1e3 : (double)res.bytes / 1e6,
+	        res.bytes < 1000000 ? "kB" : "MB");
 	if (res.marks || res.marks_lost) /* after the events: scripts parse "N events (M lost)" */
 		fprintf(stderr, ", %llu markers (%llu lost)", (unsigned long long)res.marks,
-			(unsigned long long)res.marks_lost);
+		        (unsigned long long)res.marks_lost);
 	fputc('\n', stderr);
 	if (res.child_ran)
 		child_note(o.argv[0], res.child_status);

@@ -121,26 +121,21 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1) {
 		switch (c) {
-		case 'h':
-			usage(stdout);
-			return -1;
-		case 'o':
-			a->output = optarg;
-			break;
-		case OPT_JSON:
-			a->format = FMT_JSON;
-			break;
+		case 'h': usage(stdout); return -1;
+		case 'o': a->output = optarg; break;
+		case OPT_JSON: a->format = FMT_JSON; break;
 		case OPT_CSV:
 			a->format = FMT_CSV;
 			a->csv_table = optarg ? tl_report_csv_table_parse(optarg) : TL_CSV_THREADS;
 			if (a->csv_table < 0)
 				return cli_bad_value("report", "--csv table", optarg,
-						 "threads, states, transitions, cpus, processes or wakers");
+				                     "threads, states, transitions, cpus, processes or wakers");
 			break;
 		case OPT_SORT:
 			a->rep.sort = tl_report_sort_parse(optarg);
 			if (a->rep.sort == -2)
-				return cli_bad_value("report", "--sort key", optarg, "a state name, name, tid, pid or lifetime");
+				return cli_bad_value("report", "--sort key", optarg,
+				                     "a state name, name, tid, pid or lifetime");
 			break;
 		case OPT_TOP:
 			v = strtoll(optarg, NULL, 10);
@@ -156,11 +151,13 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			break;
 		case OPT_FROM:
 			if (cli_parse_time_ns(optarg, &a->run.from_ns))
-				return cli_bad_value("report", "--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+				return cli_bad_value("report", "--from time", optarg,
+				                     "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_TO:
 			if (cli_parse_time_ns(optarg, &a->run.to_ns))
-				return cli_bad_value("report", "--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+				return cli_bad_value("report", "--to time", optarg,
+				                     "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_PID:
 			n = cli_parse_int_list(optarg, a->pids, MAX_IDS);
@@ -176,20 +173,16 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->run.tids = a->tids;
 			a->run.ntids = n;
 			break;
-		case OPT_COMM:
-			a->run.comm = optarg;
-			break;
-		case OPT_ALL:
-			a->run.all_threads = 1;
-			break;
+		case OPT_COMM: a->run.comm = optarg; break;
+		case OPT_ALL: a->run.all_threads = 1; break;
 		case OPT_PREEMPT_WINDOW:
 			v = cli_parse_duration_ns(optarg);
 			if (v <= 0)
-				return cli_bad_value("report", "--preempt-window", optarg, "a duration like 1ms or 500us");
+				return cli_bad_value("report", "--preempt-window", optarg,
+				                     "a duration like 1ms or 500us");
 			a->run.preempt_window_ns = (uint64_t)v;
 			break;
-		default:
-			return cli_usage_error("report");
+		default: return cli_usage_error("report");
 		}
 	}
 	if ((c = cli_trace_args("report", argc, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path)))
@@ -244,8 +237,7 @@ int cmd_report(int argc, char **argv)
 		cli_warn("%s", a.run.read.warnings[i]);
 	/* the text report shows lost events in its header; other outputs need a word here */
 	if (a.run.lost_total && (a.format != FMT_TEXT || a.output))
-		cli_warn("the kernel dropped %" PRIu64 " events; states near the gaps are uncertain",
-			 a.run.lost_total);
+		cli_warn("the kernel dropped %" PRIu64 " events; states near the gaps are uncertain", a.run.lost_total);
 
 	a.rep.width = a.width ? a.width : terminal_width(a.output);
 	out = cli_output_open(a.output);

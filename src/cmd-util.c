@@ -145,7 +145,8 @@ static int parse_worst(struct util_args *a, const char *arg)
 	errno = 0;
 	p = strtod(arg + 1, &end);
 	if (errno || end == arg + 1 || *end || !(p > 0) || p > 100)
-		return cli_bad_value("util", "--worst", arg, "'max' or a percentile like p99, above p0 and at most p100");
+		return cli_bad_value("util", "--worst", arg,
+		                     "'max' or a percentile like p99, above p0 and at most p100");
 	a->o.worst_pct = p;
 	return 0;
 }
@@ -160,15 +161,9 @@ static int parse_args(int argc, char **argv, struct util_args *a)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1) {
 		switch (c) {
-		case 'h':
-			usage(stdout);
-			return -1;
-		case 'o':
-			a->output = optarg;
-			break;
-		case OPT_JSON:
-			a->json = 1;
-			break;
+		case 'h': usage(stdout); return -1;
+		case 'o': a->output = optarg; break;
+		case OPT_JSON: a->json = 1; break;
 		case OPT_SPAN:
 			if (!*optarg)
 				return cli_bad_value("util", "--span", optarg, "a span name");
@@ -182,32 +177,33 @@ static int parse_args(int argc, char **argv, struct util_args *a)
 		case OPT_PERIOD:
 			v = cli_parse_duration_ns(optarg);
 			if (v <= 0)
-				return cli_bad_value("util", "--period", optarg, "a duration above 0, like 33ms or 0.5s");
+				return cli_bad_value("util", "--period", optarg,
+				                     "a duration above 0, like 33ms or 0.5s");
 			a->period_ns = (uint64_t)v;
 			break;
 		case OPT_WORST:
 			if (parse_worst(a, optarg))
 				return 2;
 			break;
-		case OPT_INSTANCES:
-			a->o.keep_instances = 1;
-			break;
+		case OPT_INSTANCES: a->o.keep_instances = 1; break;
 		case OPT_FROM:
 			if (cli_parse_time_ns(optarg, &a->run.from_ns))
-				return cli_bad_value("util", "--from time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+				return cli_bad_value("util", "--from time", optarg,
+				                     "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_TO:
 			if (cli_parse_time_ns(optarg, &a->run.to_ns))
-				return cli_bad_value("util", "--to time", optarg, "seconds from the trace start, like 1.5 or 250ms");
+				return cli_bad_value("util", "--to time", optarg,
+				                     "seconds from the trace start, like 1.5 or 250ms");
 			break;
 		case OPT_PREEMPT_WINDOW:
 			v = cli_parse_duration_ns(optarg);
 			if (v <= 0)
-				return cli_bad_value("util", "--preempt-window", optarg, "a duration like 1ms or 500us");
+				return cli_bad_value("util", "--preempt-window", optarg,
+				                     "a duration like 1ms or 500us");
 			a->run.preempt_window_ns = (uint64_t)v;
 			break;
-		default:
-			return cli_usage_error("util");
+		default: return cli_usage_error("util");
 		}
 	}
 	if ((c = cli_trace_args("util", argc, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path)))
@@ -253,10 +249,10 @@ static int check_found(const struct util_args *a, const struct tl_cpuuse_result 
 	if (missing == r->nspans) {
 		if (r->nspans == 1)
 			cli_error("no span '%s' in '%s' (region, task and function spans there: %s)", a->specs[0].name,
-				  a->run.path, other_names(r, names, sizeof(names)));
+			          a->run.path, other_names(r, names, sizeof(names)));
 		else
 			cli_error("none of the spans asked for is in '%s' (region, task and function spans there: %s)",
-				  a->run.path, other_names(r, names, sizeof(names)));
+			          a->run.path, other_names(r, names, sizeof(names)));
 		return 1;
 	}
 	for (size_t i = 0; i < r->nspans; i++)
@@ -290,8 +286,7 @@ int cmd_util(int argc, char **argv)
 	for (int i = 0; i < a.run.read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
 		cli_warn("%s", a.run.read.warnings[i]);
 	if (a.run.lost_total && (a.json || a.output))
-		cli_warn("the kernel dropped %" PRIu64 " events; times near the gaps are uncertain",
-			 a.run.lost_total);
+		cli_warn("the kernel dropped %" PRIu64 " events; times near the gaps are uncertain", a.run.lost_total);
 	if (check_found(&a, &r)) {
 		rc = 1;
 		goto out;

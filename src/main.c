@@ -25,14 +25,14 @@ static const struct cli_command commands[] = {
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: threadlens <command> [options] [args]\n\n"
-		     "Shows where every thread of a multi-threaded program spends its time.\n\n"
-		     "commands:\n");
+	             "Shows where every thread of a multi-threaded program spends its time.\n\n"
+	             "commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nexample:\n"
-		     "  threadlens record -o app.tl -- ./app --frames 100\n"
-		     "  threadlens report app.tl\n\n"
-		     "'threadlens <command> --help' describes a command's options.\n");
+	             "  threadlens record -o app.tl -- ./app --frames 100\n"
+	             "  threadlens report app.tl\n\n"
+	             "'threadlens <command> --help' describes a command's options.\n");
 }
 
 int main(int argc, char **argv)

@@ -21,10 +21,10 @@
 #define TL_STRTAB_MAX_LEN 4095
 
 struct tl_strtab {
-	char *arena;        /* the strings, NUL-terminated, back to back */
+	char *arena; /* the strings, NUL-terminated, back to back */
 	size_t arena_len, arena_cap;
-	uint32_t *off;      /* off[id] = offset of string id in the arena */
-	uint32_t count;     /* ids in use, including 0 */
+	uint32_t *off;  /* off[id] = offset of string id in the arena */
+	uint32_t count; /* ids in use, including 0 */
 	uint32_t off_cap;
 	uint32_t *index;    /* open-addressing hash index of ids (writer only) */
 	uint32_t index_cap; /* a power of 2, or 0 before the first intern */

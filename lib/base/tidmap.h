@@ -20,10 +20,10 @@
 
 struct tl_tidmap {
 	unsigned char *slots;
-	size_t vsize;     /* bytes per slot */
-	size_t cap;       /* a power of two */
+	size_t vsize; /* bytes per slot */
+	size_t cap;   /* a power of two */
 	size_t count;
-	unsigned shift;   /* 64 - log2(cap) */
+	unsigned shift; /* 64 - log2(cap) */
 };
 
 /* Set up an empty map.  Returns 0, or -1 with tl_error set. */

@@ -65,7 +65,7 @@ struct tl_marks {
 	size_t n, cap;
 	size_t *runs;
 	size_t runs_cap;
-	uint64_t emitted_upto;     /* the highest watermark handed to the writer */
+	uint64_t emitted_upto; /* the highest watermark handed to the writer */
 	uint64_t last_reclaim;
 	struct tl_marks_stats st;
 	char env[32];
@@ -93,7 +93,7 @@ struct tl_marks *tl_marks_new_sized(uint32_t nslots, uint32_t ring_cap, uint32_t
 	if (!nslots || nslots > 65536 || ring_cap < 2 || ring_cap > (1u << 24) || (ring_cap & (ring_cap - 1)) ||
 	    strings_size < 8 || strings_size >= TL_MARKS_NAME_FULL) {
 		tl_error("invalid marker memory layout (%u slots of %u records, %u bytes of names)", nslots, ring_cap,
-			 strings_size);
+		         strings_size);
 		return NULL;
 	}
 	strings_off = align_up(table_off + (uint64_t)nslots * sizeof(struct tl_marks_entry), 64);
@@ -361,8 +361,8 @@ static int push_lost(struct tl_marks *m, int32_t tid, uint64_t count, uint64_t t
 		ts = now;
 	if (ts < m->emitted_upto)
 		ts = m->emitted_upto;
-	m->ev[m->n++] = (struct tl_event){ .ts = ts, .type = TL_EV_MARKS_LOST, .cpu = -1, .tid = tid,
-					   .a = (int64_t)count };
+	m->ev[m->n++] =
+	        (struct tl_event){ .ts = ts, .type = TL_EV_MARKS_LOST, .cpu = -1, .tid = tid, .a = (int64_t)count };
 	m->st.lost += count;
 	return 0;
 }
@@ -371,9 +371,9 @@ static int push_lost(struct tl_marks *m, int32_t tid, uint64_t count, uint64_t t
 static int push_rec(struct tl_marks *m, struct tl_trace_writer *w, const struct tl_marks_rec *r, int32_t tid)
 {
 	static const uint16_t types[] = {
-		[TL_MK_FRAME_BEGIN] = TL_EV_FRAME_BEGIN, [TL_MK_FRAME_END] = TL_EV_FRAME_END,
+		[TL_MK_FRAME_BEGIN] = TL_EV_FRAME_BEGIN,   [TL_MK_FRAME_END] = TL_EV_FRAME_END,
 		[TL_MK_REGION_BEGIN] = TL_EV_REGION_BEGIN, [TL_MK_REGION_END] = TL_EV_REGION_END,
-		[TL_MK_TASK_BEGIN] = TL_EV_TASK_BEGIN, [TL_MK_TASK_END] = TL_EV_TASK_END,
+		[TL_MK_TASK_BEGIN] = TL_EV_TASK_BEGIN,     [TL_MK_TASK_END] = TL_EV_TASK_END,
 		[TL_MK_INSTANT] = TL_EV_INSTANT,
 	};
 	struct tl_event *ev;
@@ -438,7 +438,8 @@ static int drain_slot(struct tl_marks *m, struct tl_trace_writer *w, uint32_t i,
 	__atomic_store_n(&s->tail, head, __ATOMIC_RELEASE);
 	dropped = __atomic_load_n(&s->dropped, __ATOMIC_ACQUIRE);
 	if (dropped != m->seen_dropped[i]) {
-		if (push_lost(m, tid, dropped - m->seen_dropped[i], __atomic_load_n(&s->drop_ts, __ATOMIC_RELAXED), now))
+		if (push_lost(m, tid, dropped - m->seen_dropped[i], __atomic_load_n(&s->drop_ts, __ATOMIC_RELAXED),
+		              now))
 			return -1;
 		m->seen_dropped[i] = dropped;
 	}
@@ -475,7 +476,7 @@ int64_t tl_marks_drain(struct tl_marks *m, struct tl_trace_writer *w, uint64_t w
 	noslot = __atomic_load_n(&m->hdr->noslot_dropped, __ATOMIC_ACQUIRE);
 	if (noslot != m->seen_noslot) {
 		if (push_lost(m, -1, noslot - m->seen_noslot, __atomic_load_n(&m->hdr->noslot_ts, __ATOMIC_RELAXED),
-			      now))
+		              now))
 			return -1;
 		m->seen_noslot = noslot;
 	}

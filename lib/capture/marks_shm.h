@@ -80,7 +80,7 @@
 
 /* Defaults the recorder uses; the library reads the real values from the header. */
 #define TL_MARKS_DEFAULT_SLOTS 512u
-#define TL_MARKS_DEFAULT_RING 8192u    /* records per thread: 192 KiB */
+#define TL_MARKS_DEFAULT_RING 8192u /* records per thread: 192 KiB */
 #define TL_MARKS_DEFAULT_STRINGS (1u << 20)
 
 /* struct tl_marks_entry.state */
@@ -92,13 +92,13 @@ enum tl_marks_slot_state {
 
 /* struct tl_marks_rec.type */
 enum tl_marks_type {
-	TL_MK_FRAME_BEGIN = 1, /* a = frame id */
-	TL_MK_FRAME_END = 2,   /* a = frame id */
+	TL_MK_FRAME_BEGIN = 1,  /* a = frame id */
+	TL_MK_FRAME_END = 2,    /* a = frame id */
 	TL_MK_REGION_BEGIN = 3, /* name, a = the thread's current frame or -1 */
-	TL_MK_REGION_END = 4,  /* name */
-	TL_MK_TASK_BEGIN = 5,  /* name, a = the thread's current frame or -1 */
-	TL_MK_TASK_END = 6,    /* name */
-	TL_MK_INSTANT = 7,     /* name, a = value */
+	TL_MK_REGION_END = 4,   /* name */
+	TL_MK_TASK_BEGIN = 5,   /* name, a = the thread's current frame or -1 */
+	TL_MK_TASK_END = 6,     /* name */
+	TL_MK_INSTANT = 7,      /* name, a = value */
 };
 
 /* Bytes 0..4095.  Fields marked (atomic) change while both sides run. */
@@ -136,12 +136,12 @@ struct tl_marks_entry {
 /* The start of a slot; the ring follows at TL_MARKS_RING_OFFSET. */
 struct tl_marks_slot {
 	/* written by the producer (its own cache line) */
-	uint64_t head;     /*   0: (atomic) records published */
-	uint64_t dropped;  /*   8: (atomic) markers dropped because the ring was full */
-	uint64_t drop_ts;  /*  16: time of the last drop */
+	uint64_t head;    /*   0: (atomic) records published */
+	uint64_t dropped; /*   8: (atomic) markers dropped because the ring was full */
+	uint64_t drop_ts; /*  16: time of the last drop */
 	uint64_t prod_reserved[5];
 	/* written by the consumer */
-	uint64_t tail;     /*  64: (atomic) records consumed */
+	uint64_t tail; /*  64: (atomic) records consumed */
 	uint64_t cons_reserved[7];
 };
 

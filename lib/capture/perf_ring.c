@@ -38,15 +38,15 @@
 struct tl_perf_ring {
 	int cpu;
 	int nfds, capfds;
-	int *fds;           /* fds[0] owns the mapping */
-	void *map;          /* control page + data area */
+	int *fds;  /* fds[0] owns the mapping */
+	void *map; /* control page + data area */
 	size_t map_len;
 	uint8_t *data;
-	uint64_t size;      /* power of two */
-	uint64_t head;      /* snapshot from begin() */
-	uint64_t tail;      /* next record to hand out */
+	uint64_t size; /* power of two */
+	uint64_t head; /* snapshot from begin() */
+	uint64_t tail; /* next record to hand out */
 	uint64_t corrupt;
-	uint8_t *bounce;    /* MAX_RECORD bytes, for records that wrap */
+	uint8_t *bounce; /* MAX_RECORD bytes, for records that wrap */
 };
 
 int tl_perf_tp_open(uint64_t tp_id, int cpu, unsigned wakeup_bytes)
@@ -241,8 +241,7 @@ int tl_perf_ring_next(struct tl_perf_ring *r, struct tl_perf_rec *rec)
 			rec->raw = NULL;
 			rec->raw_size = 0;
 			return 1;
-		default:
-			continue; /* THROTTLE and friends carry nothing we use */
+		default: continue; /* THROTTLE and friends carry nothing we use */
 		}
 	}
 }
@@ -350,7 +349,7 @@ static struct tl_perf_ring *open_cpu(struct tl_perf_set *set, struct tl_perf_tp 
 }
 
 int tl_perf_set_open(struct tl_perf_set *set, struct tl_perf_tp *tps, int ntps, const int *cpus, int ncpus,
-		     unsigned pages)
+                     unsigned pages)
 {
 	memset(set, 0, sizeof(*set));
 	set->pages = pages;
@@ -375,7 +374,7 @@ int tl_perf_set_open(struct tl_perf_set *set, struct tl_perf_tp *tps, int ntps, 
 }
 
 int tl_perf_set_open_table(struct tl_perf_set *set, const struct tl_tp_table *t, int *used, unsigned pages,
-			   const char *tracing, void (*warn)(void *ctx, const char *msg), void *ctx, int *ncpus)
+                           const char *tracing, void (*warn)(void *ctx, const char *msg), void *ctx, int *ncpus)
 {
 	struct tl_perf_tp tps[TL_TP__COUNT];
 	unsigned kinds[TL_TP__COUNT];
@@ -400,7 +399,8 @@ int tl_perf_set_open_table(struct tl_perf_set *set, const struct tl_tp_table *t,
 		if (!used[k])
 			continue;
 		snprintf(names[ntps], sizeof(names[ntps]), "%s:%s", d->system, d->name);
-		tps[ntps] = (struct tl_perf_tp){ (uint64_t)tl_tp_table_id(t, k), names[ntps], !d->required, d->filter, 0 };
+		tps[ntps] =
+		        (struct tl_perf_tp){ (uint64_t)tl_tp_table_id(t, k), names[ntps], !d->required, d->filter, 0 };
 		kinds[ntps++] = k;
 	}
 	failed = tl_perf_set_open(set, tps, ntps, cpus, n, pages);
@@ -419,13 +419,14 @@ int tl_perf_set_open_table(struct tl_perf_set *set, const struct tl_tp_table *t,
 			continue;
 		used[kinds[i]] = 0;
 		snprintf(msg, sizeof(msg), "cannot open tracepoint '%s': %s; recording without it", tps[i].name,
-			 strerror(tps[i].dropped));
+		         strerror(tps[i].dropped));
 		if (warn)
 			warn(ctx, msg);
 	}
 	if (set->pages != pages && warn) {
-		snprintf(msg, sizeof(msg), "ring buffers reduced to %u pages per cpu (locked memory limit); events may be lost",
-			 set->pages);
+		snprintf(msg, sizeof(msg),
+		         "ring buffers reduced to %u pages per cpu (locked memory limit); events may be lost",
+		         set->pages);
 		warn(ctx, msg);
 	}
 	return 0;
@@ -531,12 +532,12 @@ static int perf_paranoid(void)
 int tl_perf_priv_error(const char *what, const char *tracing)
 {
 	return tl_error("%s; recording needs root, or CAP_PERFMON (or kernel.perf_event_paranoid = -1, it is %d) "
-			"and read access to %s",
-			what, perf_paranoid(), tracing);
+	                "and read access to %s",
+	                what, perf_paranoid(), tracing);
 }
 
 int tl_tracefs_load(const char *tracing, unsigned groups, struct tl_tp_table *t, int *used,
-		    void (*warn)(void *ctx, const char *msg), void *ctx)
+                    void (*warn)(void *ctx, const char *msg), void *ctx)
 {
 	char msg[512];
 
@@ -553,16 +554,18 @@ int tl_tracefs_load(const char *tracing, unsigned groups, struct tl_tp_table *t,
 			int e = errno;
 			if (e == EACCES || e == EPERM) {
 				snprintf(msg, sizeof(msg), "cannot read '%s/events/%s/%s/format': %s", tracing,
-					 d->system, d->name, strerror(e));
+				         d->system, d->name, strerror(e));
 				return tl_perf_priv_error(msg, tracing);
 			}
 			if (d->required)
-				return tl_error("cannot read the format of tracepoint '%s:%s', which recording needs: %s",
-						d->system, d->name, strerror(e));
+				return tl_error(
+				        "cannot read the format of tracepoint '%s:%s', which recording needs: %s",
+				        d->system, d->name, strerror(e));
 			/* futex_waitv came in Linux 5.16: a kernel without it has no program using it. */
 			if (warn && k != TL_TP_FUTEX_WAITV_ENTER && k != TL_TP_FUTEX_WAITV_EXIT) {
-				snprintf(msg, sizeof(msg), "tracepoint '%s:%s' is not available (%s); recording without it",
-					 d->system, d->name, strerror(e));
+				snprintf(msg, sizeof(msg),
+				         "tracepoint '%s:%s' is not available (%s); recording without it", d->system,
+				         d->name, strerror(e));
 				warn(ctx, msg);
 			}
 			continue;
@@ -581,6 +584,7 @@ int tl_tracefs_load(const char *tracing, unsigned groups, struct tl_tp_table *t,
 		used[k] = 1;
 	}
 	if (warn && tl_tp_table_state_fallback(t))
-		warn(ctx, "cannot derive the prev_state bits from sched_switch's print fmt; assuming those of Linux 4.14+");
+		warn(ctx,
+		     "cannot derive the prev_state bits from sched_switch's print fmt; assuming those of Linux 4.14+");
 	return 0;
 }

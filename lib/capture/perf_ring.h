@@ -29,12 +29,12 @@ enum tl_perf_rec_type {
 
 /* One record, decoded from the ring.  Pointers are valid until the next tl_perf_ring_next(). */
 struct tl_perf_rec {
-	uint32_t type;     /* enum tl_perf_rec_type; other types are skipped by the reader */
-	int32_t pid, tid;  /* the task current when the record was written */
-	uint64_t ts;       /* CLOCK_MONOTONIC ns */
-	const void *raw;   /* SAMPLE: the tracepoint's raw bytes */
+	uint32_t type;    /* enum tl_perf_rec_type; other types are skipped by the reader */
+	int32_t pid, tid; /* the task current when the record was written */
+	uint64_t ts;      /* CLOCK_MONOTONIC ns */
+	const void *raw;  /* SAMPLE: the tracepoint's raw bytes */
 	uint32_t raw_size;
-	uint64_t lost;     /* LOST: how many records were dropped */
+	uint64_t lost; /* LOST: how many records were dropped */
 };
 
 struct tl_perf_ring;
@@ -90,11 +90,11 @@ void tl_perf_ring_free(struct tl_perf_ring *r);
 /* ---- a set of tracepoints on every online CPU ---- */
 
 struct tl_perf_tp {
-	uint64_t id;       /* tracepoint id (from its format file) */
-	const char *name;  /* "sched:sched_switch", for messages */
-	int optional;      /* dropped, not fatal, if the kernel refuses it with ENOENT/ENODEV/EINVAL/EOPNOTSUPP */
+	uint64_t id;        /* tracepoint id (from its format file) */
+	const char *name;   /* "sched:sched_switch", for messages */
+	int optional;       /* dropped, not fatal, if the kernel refuses it with ENOENT/ENODEV/EINVAL/EOPNOTSUPP */
 	const char *filter; /* PERF_EVENT_IOC_SET_FILTER string, or NULL; recorded unfiltered if refused */
-	int dropped;       /* out: the errno that dropped it, else 0 */
+	int dropped;        /* out: the errno that dropped it, else 0 */
 };
 
 struct tl_perf_set {
@@ -112,7 +112,7 @@ struct tl_perf_set {
  * with tl_perf_set_release().
  */
 int tl_perf_set_open(struct tl_perf_set *set, struct tl_perf_tp *tps, int ntps, const int *cpus, int ncpus,
-		     unsigned pages);
+                     unsigned pages);
 
 struct tl_tp_table;
 
@@ -126,7 +126,7 @@ struct tl_tp_table;
  * tl_error set.
  */
 int tl_perf_set_open_table(struct tl_perf_set *set, const struct tl_tp_table *t, int *used, unsigned pages,
-			   const char *tracing, void (*warn)(void *ctx, const char *msg), void *ctx, int *ncpus);
+                           const char *tracing, void (*warn)(void *ctx, const char *msg), void *ctx, int *ncpus);
 
 /* Enable (on = 1) or disable every event; stops at the first failure (tl_error set). */
 int tl_perf_set_enable(struct tl_perf_set *set, int on);
@@ -157,7 +157,7 @@ char *tl_tracefs_format(const char *tracing, const char *system, const char *nam
  * tl_perf_priv_error().  Returns 0, or -1 with tl_error set.
  */
 int tl_tracefs_load(const char *tracing, unsigned groups, struct tl_tp_table *t, int *used,
-		    void (*warn)(void *ctx, const char *msg), void *ctx);
+                    void (*warn)(void *ctx, const char *msg), void *ctx);
 
 /*
  * Set tl_error to "<what>; recording needs root, or CAP_PERFMON ..." with

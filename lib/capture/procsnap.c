@@ -36,7 +36,8 @@ int64_t tl_procsnap_state_bits(char letter)
 	case 'T': return TL_PS_T;
 	case 't': return TL_PS_TRACED;
 	case 'Z': return TL_PS_Z;
-	case 'X': case 'x': return TL_PS_X;
+	case 'X':
+	case 'x': return TL_PS_X;
 	case 'P': return TL_PS_P;
 	case 'I': return TL_PS_I;
 	default: return TL_PS_RUNNING; /* R, and letters of old kernels (W: waking) that mean runnable */
@@ -274,8 +275,8 @@ void tl_procsnap_machine(struct tl_trace_info *in)
 /* ---- identity table ---- */
 
 struct tl_threads {
-	struct tl_tidmap map;       /* tid -> struct tl_thread_id */
-	int32_t *retired;           /* tids waiting for tl_threads_sweep() */
+	struct tl_tidmap map; /* tid -> struct tl_thread_id */
+	int32_t *retired;     /* tids waiting for tl_threads_sweep() */
 	size_t nretired, capretired;
 };
 
@@ -384,7 +385,7 @@ static int intern_comm(struct tl_trace_writer *w, const char *s, size_t len, uin
 }
 
 int tl_threads_learn(struct tl_threads *t, struct tl_trace_writer *w, const struct tl_event *at, int32_t tid,
-		     int32_t tgid, const char *comm, size_t comm_len, struct tl_event *th)
+                     int32_t tgid, const char *comm, size_t comm_len, struct tl_event *th)
 {
 	struct tl_thread_id *e;
 	char proc_comm[16];
@@ -448,8 +449,14 @@ static int snap_one(const struct tl_procsnap_thread *t, void *ctx)
 {
 	struct snap_ctx *c = ctx;
 	struct tl_thread_id *e = tl_threads_get(c->ids, t->tid, 1, NULL);
-	struct tl_event ev = { .ts = c->ts, .type = TL_EV_THREAD, .cpu = -1, .tid = t->tid, .arg = t->tgid,
-			       .a = t->ps_bits, .b = t->wchan, .c = t->ncpus_allowed };
+	struct tl_event ev = { .ts = c->ts,
+		               .type = TL_EV_THREAD,
+		               .cpu = -1,
+		               .tid = t->tid,
+		               .arg = t->tgid,
+		               .a = t->ps_bits,
+		               .b = t->wchan,
+		               .c = t->ncpus_allowed };
 	size_t len = strlen(t->comm);
 
 	if (!e || intern_comm(c->w, t->comm, len, &ev.name))
@@ -467,7 +474,7 @@ static int snap_one(const struct tl_procsnap_thread *t, void *ctx)
 }
 
 int tl_procsnap_write(const char *proc_root, struct tl_trace_writer *w, struct tl_threads *ids, uint64_t ts,
-		      uint64_t *added)
+                      uint64_t *added)
 {
 	struct snap_ctx c = { w, ids, ts, 0 };
 	int ret = tl_procsnap_scan(proc_root, snap_one, &c);

@@ -37,8 +37,7 @@ struct tl_procsnap_thread {
  * are skipped.  fn returning non-zero stops the scan and is returned.
  * Returns 0, or -1 with tl_error set if proc_root cannot be read.
  */
-int tl_procsnap_scan(const char *proc_root, int (*fn)(const struct tl_procsnap_thread *t, void *ctx),
-		     void *ctx);
+int tl_procsnap_scan(const char *proc_root, int (*fn)(const struct tl_procsnap_thread *t, void *ctx), void *ctx);
 
 /* TL_PS_* bits for a /proc state letter (without TL_PS_SNAPSHOT); R and unknown letters give 0. */
 int64_t tl_procsnap_state_bits(char letter);
@@ -76,14 +75,14 @@ void tl_procsnap_machine(struct tl_trace_info *in);
 /* ---- thread identities ---- */
 
 struct tl_thread_id {
-	int32_t tid;       /* key; > 0 */
-	int32_t tgid;      /* -1 while unknown */
-	uint32_t name;     /* string id of comm, 0 while unknown */
-	int32_t ncpus;     /* affinity count, as THREAD.c */
-	uint64_t since;    /* ts of the newest fact applied: older events may not overwrite it */
-	uint64_t retired;  /* ts of its sched_process_free, 0 while alive */
+	int32_t tid;      /* key; > 0 */
+	int32_t tgid;     /* -1 while unknown */
+	uint32_t name;    /* string id of comm, 0 while unknown */
+	int32_t ncpus;    /* affinity count, as THREAD.c */
+	uint64_t since;   /* ts of the newest fact applied: older events may not overwrite it */
+	uint64_t retired; /* ts of its sched_process_free, 0 while alive */
 	uint8_t comm_len;
-	char comm[16];     /* the bytes `name` was interned from, not NUL-terminated */
+	char comm[16]; /* the bytes `name` was interned from, not NUL-terminated */
 };
 
 struct tl_threads;
@@ -130,7 +129,7 @@ struct tl_event;
  * overwrite.  tid <= 0 (the idle tasks) is ignored.
  */
 int tl_threads_learn(struct tl_threads *t, struct tl_trace_writer *w, const struct tl_event *at, int32_t tid,
-		     int32_t tgid, const char *comm, size_t comm_len, struct tl_event *th);
+                     int32_t tgid, const char *comm, size_t comm_len, struct tl_event *th);
 
 /*
  * Write the snapshot: one THREAD event per thread under proc_root (cpu -1,
@@ -139,6 +138,6 @@ int tl_threads_learn(struct tl_threads *t, struct tl_trace_writer *w, const stru
  * tl_error set.
  */
 int tl_procsnap_write(const char *proc_root, struct tl_trace_writer *w, struct tl_threads *ids, uint64_t ts,
-		      uint64_t *added);
+                      uint64_t *added);
 
 #endif

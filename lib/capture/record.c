@@ -56,11 +56,11 @@
 #include "capture/uprobes.h"
 
 #define POLL_MS 100
-#define SLACK_NS 10000000ull      /* watermark slack behind T0 */
-#define FLUSH_NS 500000000ull     /* longest time between chunks */
+#define SLACK_NS 10000000ull  /* watermark slack behind T0 */
+#define FLUSH_NS 500000000ull /* longest time between chunks */
 #define PROGRESS_NS 250000000ull
-#define EXIT_GRACE_MS 10          /* after the command exits: its last switch-out */
-#define KILL_GRACE_MS 2000        /* a forwarded signal's time to work before SIGKILL */
+#define EXIT_GRACE_MS 10   /* after the command exits: its last switch-out */
+#define KILL_GRACE_MS 2000 /* a forwarded signal's time to work before SIGKILL */
 #define STAGE_EVENTS 16384
 #define IRQ_CACHE 64
 
@@ -78,23 +78,23 @@ struct rec {
 	char tracing[256];
 	struct tl_tp_table *tps;
 	int used[TL_TP__COUNT];
-	int ncpus;                    /* highest online CPU + 1 */
-	struct tl_perf_set set;       /* one ring per online CPU */
-	struct tl_uprobes *uprobes;   /* --func: probes in tracefs until release() */
+	int ncpus;                  /* highest online CPU + 1 */
+	struct tl_perf_set set;     /* one ring per online CPU */
+	struct tl_uprobes *uprobes; /* --func: probes in tracefs until release() */
 	struct tl_trace_writer *w;
-	struct tl_marks *marks;       /* user markers of the command (marks.h), or NULL */
-	char *path;                   /* the output, for unlink() when the command cannot run */
+	struct tl_marks *marks; /* user markers of the command (marks.h), or NULL */
+	char *path;             /* the output, for unlink() when the command cannot run */
 	struct tl_threads *threads;
 	struct tl_event *stage;
 	size_t nstage;
 	uint64_t *lost_per_cpu;
-	int32_t *oncpu;               /* per CPU: the task the last recorded event put on it */
+	int32_t *oncpu; /* per CPU: the task the last recorded event put on it */
 	uint64_t lost, malformed;
 	uint64_t start_ns, last_flush_ns, last_progress_ns;
-	uint64_t pending;             /* events added since the last flush */
+	uint64_t pending; /* events added since the last flush */
 	struct irq_name irqs[IRQ_CACHE];
 	struct tl_trace_info info;
-	struct tl_targets tg;         /* the command, or the -p processes */
+	struct tl_targets tg; /* the command, or the -p processes */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -131,7 +131,7 @@ static int group_on(unsigned groups, const struct tl_tp_desc *d)
 }
 
 int tl_record_list_events(unsigned groups, void (*fn)(const struct tl_record_tp_status *st, void *ctx), void *ctx,
-			  char *state_desc, unsigned state_desc_len)
+                          char *state_desc, unsigned state_desc_len)
 {
 	struct tl_tp_table *t = tl_tp_table_new();
 	char tracing[256];
@@ -147,8 +147,9 @@ int tl_record_list_events(unsigned groups, void (*fn)(const struct tl_record_tp_
 	}
 	for (unsigned k = 0; k < TL_TP__COUNT; k++) {
 		const struct tl_tp_desc *d = tl_tp_desc(k);
-		struct tl_record_tp_status st = { d->system, d->name, tl_tp_table_id(t, k), d->required,
-						  used[k] && group_on(groups, d), d->group };
+		struct tl_record_tp_status st = {
+			d->system, d->name, tl_tp_table_id(t, k), d->required, used[k] && group_on(groups, d), d->group
+		};
 		fn(&st, ctx);
 	}
 	if (state_desc && state_desc_len)
@@ -205,7 +206,7 @@ static void fill_info(struct rec *rc)
 			in->targets[i] = o->pids[i];
 			if (used < sizeof(in->command))
 				used += (size_t)snprintf(in->command + used, sizeof(in->command) - used, "%s%d",
-							 i ? "," : "", o->pids[i]);
+				                         i ? "," : "", o->pids[i]);
 		}
 	} else {
 		in->target_mode = TL_TARGET_SYSTEM;
@@ -341,7 +342,7 @@ static int handle_sample(struct rec *rc, const struct tl_tp_sample *s)
 			return -1;
 	if (d.name.len) {
 		d.ev.name = d.ev.type == TL_EV_IRQ_ENTRY ? irq_name_id(rc, d.ev.a, &d.name)
-							  : intern_n(rc, d.name.s, d.name.len);
+		                                         : intern_n(rc, d.name.s, d.name.len);
 		if (d.ev.name == (uint32_t)-1)
 			return -1;
 	}
@@ -360,13 +361,18 @@ static int drain_ring(struct rec *rc, struct tl_perf_ring *ring)
 		return 0;
 	while (tl_perf_ring_next(ring, &pr)) {
 		if (pr.type == TL_PERF_REC_SAMPLE) {
-			struct tl_tp_sample s = { .ts = pr.ts, .raw = pr.raw, .raw_size = pr.raw_size,
-						  .pid = pr.pid, .tid = pr.tid, .cpu = (int16_t)cpu };
+			struct tl_tp_sample s = { .ts = pr.ts,
+				                  .raw = pr.raw,
+				                  .raw_size = pr.raw_size,
+				                  .pid = pr.pid,
+				                  .tid = pr.tid,
+				                  .cpu = (int16_t)cpu };
 			if (handle_sample(rc, &s))
 				return -1;
 		} else {
-			struct tl_event ev = { .ts = pr.ts, .type = TL_EV_LOST, .cpu = (int16_t)cpu,
-					       .a = (int64_t)pr.lost };
+			struct tl_event ev = {
+				.ts = pr.ts, .type = TL_EV_LOST, .cpu = (int16_t)cpu, .a = (int64_t)pr.lost
+			};
 			rc->lost += pr.lost;
 			rc->lost_per_cpu[cpu] += pr.lost;
 			if (stage_push(rc, &ev))
@@ -598,8 +604,7 @@ static int finish(struct rec *rc, int ok)
 	rc->w = NULL;
 	rc->res->elapsed_s = (double)(end.end_ns - rc->start_ns) / 1e9;
 	if (rc->malformed)
-		warn(rc->res, "%llu samples could not be decoded and were skipped",
-		     (unsigned long long)rc->malformed);
+		warn(rc->res, "%llu samples could not be decoded and were skipped", (unsigned long long)rc->malformed);
 	return ret;
 }
 
@@ -627,9 +632,10 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	}
 	if (tl_tracefs_dir(rc->tracing, sizeof(rc->tracing)) ||
 	    tl_tracefs_load(rc->tracing, rc->groups, rc->tps, rc->used, warn_cb, res) ||
-	    (opts->npids && tl_targets_attach(&rc->tg, opts->pids, opts->npids)) || !(rc->uprobes = tl_uprobes_open(rc->tracing, opts, rc->tps)) ||
+	    (opts->npids && tl_targets_attach(&rc->tg, opts->pids, opts->npids)) ||
+	    !(rc->uprobes = tl_uprobes_open(rc->tracing, opts, rc->tps)) ||
 	    tl_perf_set_open_table(&rc->set, rc->tps, rc->used, opts->ring_pages, rc->tracing, warn_cb, res,
-				   &rc->ncpus) ||
+	                           &rc->ncpus) ||
 	    tl_uprobes_attach(rc->uprobes, &rc->set))
 		goto out;
 	rc->lost_per_cpu = calloc((size_t)rc->ncpus, sizeof(*rc->lost_per_cpu));

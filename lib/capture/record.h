@@ -29,14 +29,14 @@ struct tl_record_progress {
 };
 
 struct tl_record_opts {
-	const char *output;      /* trace file path */
-	char *const *argv;       /* command to run (NULL-terminated), or NULL */
-	const int *pids;         /* -p: processes to attach to */
+	const char *output; /* trace file path */
+	char *const *argv;  /* command to run (NULL-terminated), or NULL */
+	const int *pids;    /* -p: processes to attach to */
 	int npids;
-	int system_wide;         /* -a */
-	double duration_s;       /* stop after this long; 0 = no limit (needs argv or a stop flag) */
-	unsigned ring_pages;     /* data pages per CPU ring (power of 2); 0 = default */
-	unsigned groups;         /* enum tl_record_groups; 0 = TL_REC_ALL; TL_REC_EXPLICIT alone = none */
+	int system_wide;          /* -a */
+	double duration_s;        /* stop after this long; 0 = no limit (needs argv or a stop flag) */
+	unsigned ring_pages;      /* data pages per CPU ring (power of 2); 0 = default */
+	unsigned groups;          /* enum tl_record_groups; 0 = TL_REC_ALL; TL_REC_EXPLICIT alone = none */
 	const char *const *funcs; /* --func: functions to probe with uprobes, each "SYMBOL" (in the
 				   * command's or the -p process's executable) or "FILE:SYMBOL", or
 				   * a comma-separated list of those (lib/capture/uprobes.h) */
@@ -53,13 +53,13 @@ struct tl_record_result {
 	uint64_t lost;
 	uint64_t bytes;
 	double elapsed_s;
-	double recorder_cpu_s;   /* CPU time the recorder itself used (user + sys) */
-	int child_status;        /* wait status of the command, if one was run */
-	int child_ran;           /* 1 if a command was started */
-	uint64_t marks;          /* user markers recorded (include/threadlens.h; command mode only) */
-	uint64_t marks_lost;     /* markers the program dropped: its buffers were full */
-	int nwarnings;           /* things the user should know; the recording is still valid */
-	char warnings[8][160];   /* e.g. "tracepoint 'block:block_rq_complete' is missing: ..." */
+	double recorder_cpu_s; /* CPU time the recorder itself used (user + sys) */
+	int child_status;      /* wait status of the command, if one was run */
+	int child_ran;         /* 1 if a command was started */
+	uint64_t marks;        /* user markers recorded (include/threadlens.h; command mode only) */
+	uint64_t marks_lost;   /* markers the program dropped: its buffers were full */
+	int nwarnings;         /* things the user should know; the recording is still valid */
+	char warnings[8][160]; /* e.g. "tracepoint 'block:block_rq_complete' is missing: ..." */
 };
 
 /*
@@ -73,10 +73,10 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res);
 /* One tracepoint as tl_record_list_events() reports it. */
 struct tl_record_tp_status {
 	const char *system, *name;
-	int id;          /* the kernel's tracepoint id, -1 if this kernel lacks it */
-	int required;    /* recording fails without it */
-	int used;        /* tl_record() with these groups would record it */
-	unsigned group;  /* enum tl_record_groups bit, 0 = always on */
+	int id;         /* the kernel's tracepoint id, -1 if this kernel lacks it */
+	int required;   /* recording fails without it */
+	int used;       /* tl_record() with these groups would record it */
+	unsigned group; /* enum tl_record_groups bit, 0 = always on */
 };
 
 /*
@@ -86,7 +86,7 @@ struct tl_record_tp_status {
  * sched_switch format ("S=0x1 D=0x2 ... preempt=0x100 (...)").  Returns 0,
  * or -1 with tl_error set if tracefs cannot be read.
  */
-int tl_record_list_events(unsigned groups, void (*fn)(const struct tl_record_tp_status *st, void *ctx),
-			  void *ctx, char *state_desc, unsigned state_desc_len);
+int tl_record_list_events(unsigned groups, void (*fn)(const struct tl_record_tp_status *st, void *ctx), void *ctx,
+                          char *state_desc, unsigned state_desc_len);
 
 #endif

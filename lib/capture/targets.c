@@ -33,7 +33,6 @@ void tl_targets_init(struct tl_targets *t)
 		t->pidfds[i] = -1;
 }
 
-
 static int pidfd_open_(pid_t pid)
 {
 #ifdef SYS_pidfd_open
@@ -45,8 +44,7 @@ static int pidfd_open_(pid_t pid)
 }
 
 /* Fork the command; it waits on a pipe until start_child(), and reports a failed exec on a CLOEXEC pipe. */
-int tl_targets_fork(struct tl_targets *t, char *const *argv, void (*before_exec)(void *ctx), void *ctx,
-		    int *go_fd)
+int tl_targets_fork(struct tl_targets *t, char *const *argv, void (*before_exec)(void *ctx), void *ctx, int *go_fd)
 {
 	int go[2], err[2];
 	pid_t parent = getpid();

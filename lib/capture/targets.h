@@ -16,13 +16,13 @@
 #include "trace/trace.h"
 
 struct tl_targets {
-	pid_t child;          /* the command, 0 if none */
-	int child_pidfd;      /* -1 without pidfd support */
-	int err_fd;           /* the exec report pipe, -1 once read */
+	pid_t child;     /* the command, 0 if none */
+	int child_pidfd; /* -1 without pidfd support */
+	int err_fd;      /* the exec report pipe, -1 once read */
 	int child_reaped;
-	int child_status;     /* wait status once reaped */
+	int child_status; /* wait status once reaped */
 	int exec_failed;
-	int npids;            /* -p targets */
+	int npids; /* -p targets */
 	const int *pids;
 	int pidfds[TL_TRACE_MAX_TARGETS];
 	int pid_gone[TL_TRACE_MAX_TARGETS];
@@ -36,8 +36,7 @@ void tl_targets_init(struct tl_targets *t);
  * closed), calls before_exec(ctx) (may be NULL) and execs.  If the recorder
  * dies first, the child gets SIGTERM.  Returns 0, or -1 with tl_error set.
  */
-int tl_targets_fork(struct tl_targets *t, char *const *argv, void (*before_exec)(void *ctx), void *ctx,
-		    int *go_fd);
+int tl_targets_fork(struct tl_targets *t, char *const *argv, void (*before_exec)(void *ctx), void *ctx, int *go_fd);
 
 /*
  * The exec report: 0 if the command exec'd or may still (non-blocking

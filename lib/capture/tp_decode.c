@@ -53,9 +53,9 @@ static const struct tl_tp_desc descs[TL_TP__COUNT] = {
 	 * how many it woke).  Keep in step with tl_futex_op_waits().
 	 */
 	[TL_TP_FUTEX_ENTER] = { "syscalls", "sys_enter_futex", TL_REC_FUTEX, 0,
-				"op==0||op==128||op==256||op==384||op==9||op==137||op==265||op==393||"
-				"op==6||op==134||op==262||op==390||op==11||op==139||op==267||op==395||"
-				"op==13||op==141||op==269||op==397" },
+	                        "op==0||op==128||op==256||op==384||op==9||op==137||op==265||op==393||"
+	                        "op==6||op==134||op==262||op==390||op==11||op==139||op==267||op==395||"
+	                        "op==13||op==141||op==269||op==397" },
 	[TL_TP_FUTEX_EXIT] = { "syscalls", "sys_exit_futex", TL_REC_FUTEX, 0, "ret<=0" },
 	[TL_TP_FUTEX_WAITV_ENTER] = { "syscalls", "sys_enter_futex_waitv", TL_REC_FUTEX, 0, NULL },
 	[TL_TP_FUTEX_WAITV_EXIT] = { "syscalls", "sys_exit_futex_waitv", TL_REC_FUTEX, 0, NULL },
@@ -72,7 +72,8 @@ static const struct tl_tp_desc descs[TL_TP__COUNT] = {
  * because some kernels lack it.
  */
 static const char *const field_names[TL_TP__COUNT][MAX_FIELDS] = {
-	[TL_TP_SCHED_SWITCH] = { "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid", "next_prio" },
+	[TL_TP_SCHED_SWITCH] = { "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid",
+	                         "next_prio" },
 	[TL_TP_SCHED_WAKING] = { "comm", "pid", "?prio", "?target_cpu" },
 	[TL_TP_SCHED_WAKEUP] = { "comm", "pid", "?prio", "?target_cpu" },
 	[TL_TP_SCHED_WAKEUP_NEW] = { "comm", "pid", "?prio", "?target_cpu" },
@@ -113,16 +114,16 @@ struct fld {
 };
 
 struct tp {
-	int id; /* -1 until added */
+	int id;            /* -1 until added */
 	uint32_t min_size; /* bytes every field needs; shorter samples are rejected */
 	struct fld f[MAX_FIELDS];
 };
 
 struct dyn_tp {
 	int id;
-	uint16_t type;  /* TL_EV_FUNC_ENTRY or TL_EV_FUNC_EXIT */
+	uint16_t type; /* TL_EV_FUNC_ENTRY or TL_EV_FUNC_EXIT */
 	uint32_t len;
-	char *name;     /* owned */
+	char *name; /* owned */
 };
 
 struct tl_tp_table {
@@ -297,8 +298,7 @@ int tl_tp_table_add(struct tl_tp_table *t, unsigned kind, const char *text, size
 			goto out;
 		}
 		if (fld_from_tep(&tp.f[i], f)) {
-			tl_error("field '%s' of '%s:%s' has an unexpected layout", name + optional, d->system,
-				 d->name);
+			tl_error("field '%s' of '%s:%s' has an unexpected layout", name + optional, d->system, d->name);
 			goto out;
 		}
 		if (tp.f[i].off + tp.f[i].size > tp.min_size)
@@ -382,9 +382,21 @@ static inline uint64_t rd_uint(const uint8_t *p, const struct fld *f)
 {
 	switch (f->size) {
 	case 1: return p[f->off];
-	case 2: { uint16_t v; memcpy(&v, p + f->off, 2); return v; }
-	case 4: { uint32_t v; memcpy(&v, p + f->off, 4); return v; }
-	default: { uint64_t v; memcpy(&v, p + f->off, 8); return v; }
+	case 2: {
+		uint16_t v;
+		memcpy(&v, p + f->off, 2);
+		return v;
+	}
+	case 4: {
+		uint32_t v;
+		memcpy(&v, p + f->off, 4);
+		return v;
+	}
+	default: {
+		uint64_t v;
+		memcpy(&v, p + f->off, 8);
+		return v;
+	}
 	}
 }
 
@@ -427,8 +439,7 @@ static inline int rd_str(const uint8_t *p, uint32_t size, const struct fld *f, s
 		out->s = (const char *)p + off;
 		out->len = (uint32_t)strnlen(out->s, len);
 		return 0;
-	default:
-		return 0;
+	default: return 0;
 	}
 }
 
@@ -506,9 +517,9 @@ int tl_tp_decode(const struct tl_tp_table *t, const struct tl_tp_sample *s, stru
 	case TL_TP_SCHED_WAKING:
 	case TL_TP_SCHED_WAKEUP:
 	case TL_TP_SCHED_WAKEUP_NEW:
-		d.ev.type = kind == TL_TP_SCHED_WAKING  ? TL_EV_WAKING
-			    : kind == TL_TP_SCHED_WAKEUP ? TL_EV_WAKEUP
-							 : TL_EV_WAKEUP_NEW;
+		d.ev.type = kind == TL_TP_SCHED_WAKING   ? TL_EV_WAKING
+		            : kind == TL_TP_SCHED_WAKEUP ? TL_EV_WAKEUP
+		                                         : TL_EV_WAKEUP_NEW;
 		d.ev.tid = (int32_t)rd_int(p, &f[1]);
 		d.ev.arg = s->tid; /* the waker is whoever runs when the wakeup fires */
 		d.ev.a = rd_int(p, &f[3]);
@@ -610,11 +621,8 @@ int tl_tp_decode(const struct tl_tp_table *t, const struct tl_tp_sample *s, stru
 		d.ev.a = rd_int(p, &f[1]);
 		break;
 	case TL_TP_YIELD_ENTER:
-	case TL_TP_YIELD_EXIT:
-		d.ev.type = kind == TL_TP_YIELD_ENTER ? TL_EV_YIELD_ENTER : TL_EV_YIELD_EXIT;
-		break;
-	default:
-		return 0;
+	case TL_TP_YIELD_EXIT: d.ev.type = kind == TL_TP_YIELD_ENTER ? TL_EV_YIELD_ENTER : TL_EV_YIELD_EXIT; break;
+	default: return 0;
 	}
 	*out = d;
 	return 1;

@@ -141,8 +141,8 @@ struct tl_tp_decoded {
 	struct {
 		int32_t tid;
 		struct tl_tp_str comm;
-	} ids[2];              /* (tid, comm) pairs seen in the sample */
-	int32_t reset_tid;     /* FORK: the child, whose old identity (pid reuse) is void; else 0 */
+	} ids[2];          /* (tid, comm) pairs seen in the sample */
+	int32_t reset_tid; /* FORK: the child, whose old identity (pid reuse) is void; else 0 */
 };
 
 /*

@@ -41,11 +41,8 @@ static int eval_const(const struct tep_print_arg *a, uint64_t *v, int depth)
 	if (!a || depth > 64)
 		return -1;
 	switch (a->type) {
-	case TEP_PRINT_ATOM:
-		*v = strtoull(a->atom.atom, &end, 0);
-		return (end == a->atom.atom || *end) ? -1 : 0;
-	case TEP_PRINT_TYPE:
-		return eval_const(a->typecast.item, v, depth + 1);
+	case TEP_PRINT_ATOM: *v = strtoull(a->atom.atom, &end, 0); return (end == a->atom.atom || *end) ? -1 : 0;
+	case TEP_PRINT_TYPE: return eval_const(a->typecast.item, v, depth + 1);
 	case TEP_PRINT_OP:
 		op = a->op.op;
 		if (!a->op.left) { /* unary */
@@ -82,8 +79,7 @@ static int eval_const(const struct tep_print_arg *a, uint64_t *v, int depth)
 		else
 			return -1;
 		return 0;
-	default:
-		return -1;
+	default: return -1;
 	}
 }
 
@@ -131,8 +127,8 @@ static void search_args(const struct tep_print_arg *a, struct state_search *s, i
 	case TEP_PRINT_OP: {
 		const struct tep_print_arg *r = a->op.right;
 		/* cond ? "+" : "" -- the preemption mark */
-		if (!strcmp(a->op.op, "?") && r && r->type == TEP_PRINT_OP && !strcmp(r->op.op, ":") &&
-		    r->op.left && r->op.left->type == TEP_PRINT_ATOM && !strcmp(r->op.left->atom.atom, "+")) {
+		if (!strcmp(a->op.op, "?") && r && r->type == TEP_PRINT_OP && !strcmp(r->op.op, ":") && r->op.left &&
+		    r->op.left->type == TEP_PRINT_ATOM && !strcmp(r->op.left->atom.atom, "+")) {
 			uint64_t m;
 			if (!s->have_preempt && !field_mask(a->op.left, "prev_state", &m)) {
 				s->preempt = m;
@@ -143,11 +139,8 @@ static void search_args(const struct tep_print_arg *a, struct state_search *s, i
 		search_args(a->op.right, s, depth + 1);
 		break;
 	}
-	case TEP_PRINT_TYPE:
-		search_args(a->typecast.item, s, depth + 1);
-		break;
-	default:
-		break;
+	case TEP_PRINT_TYPE: search_args(a->typecast.item, s, depth + 1); break;
+	default: break;
 	}
 }
 
@@ -225,11 +218,10 @@ const char *tl_tp_state_desc(const struct tl_tp_state_map *m, char *buf, size_t 
 				c = letters[b];
 		if (!m->tl[i])
 			c = '-';
-		used += (size_t)snprintf(buf + used, len - used, "%c=0x%llx ", c,
-					 (unsigned long long)m->kval[i]);
+		used += (size_t)snprintf(buf + used, len - used, "%c=0x%llx ", c, (unsigned long long)m->kval[i]);
 	}
 	if (used < len)
 		snprintf(buf + used, len - used, "preempt=0x%llx (%s)", (unsigned long long)m->preempt,
-			 m->fallback ? "built-in fallback" : "from sched_switch print fmt");
+		         m->fallback ? "built-in fallback" : "from sched_switch print fmt");
 	return buf;
 }

@@ -24,7 +24,7 @@ struct tl_tp_state_map {
 	uint64_t mask;    /* bits __print_flags() looks at */
 	uint64_t preempt; /* the "+" bit (TASK_REPORT_MAX, or TASK_STATE_MAX on old kernels) */
 	int fallback;
-	int noload;       /* the map has an "N" (TASK_NOLOAD) letter: D|N is TASK_IDLE */
+	int noload; /* the map has an "N" (TASK_NOLOAD) letter: D|N is TASK_IDLE */
 };
 
 struct tep_event;

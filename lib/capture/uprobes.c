@@ -42,8 +42,8 @@ struct tl_uprobes {
 	char group[32];
 	int n, cap;
 	struct tl_uprobe_func *funcs;
-	int made;              /* funcs[0..made) have both probes in tracefs (the last may have one) */
-	int half;              /* funcs[made] has its entry probe only */
+	int made; /* funcs[0..made) have both probes in tracefs (the last may have one) */
+	int half; /* funcs[made] has its entry probe only */
 };
 
 /* ---- pure parts ---- */
@@ -78,8 +78,8 @@ int tl_uprobes_resolve(const char *item, const char *default_file, struct tl_upr
 	} else {
 		if (!default_file)
 			return tl_error("no file to look up '%s' in: without a command or -p, give it as "
-					"--func FILE:%s",
-					sym, sym);
+			                "--func FILE:%s",
+			                sym, sym);
 		snprintf(found, sizeof(found), "%s", default_file);
 	}
 	real = realpath(found, NULL);
@@ -159,7 +159,7 @@ void tl_uprobes_event_name(const char *label, char *out, size_t len)
 }
 
 int tl_uprobes_stale(const char *text, int self, int (*is_alive)(int pid), void (*fn)(const char *ge, void *ctx),
-		     void *ctx)
+                     void *ctx)
 {
 	int count = 0;
 
@@ -302,7 +302,7 @@ static int make_probe(struct tl_uprobes *u, const struct tl_uprobe_func *f, int 
 	int e;
 
 	snprintf(cmd, sizeof(cmd), "%c:%s/%s%s %s:0x%llx\n", ret ? 'r' : 'p', u->group, f->event, ret ? "_ret" : "",
-		 f->path, (unsigned long long)f->offset);
+	         f->path, (unsigned long long)f->offset);
 	if (!write_cmd(u->tracing, cmd))
 		return 0;
 	e = errno;
@@ -320,8 +320,7 @@ static int make_probe(struct tl_uprobes *u, const struct tl_uprobe_func *f, int 
 }
 
 /* Read a created event's format and teach it to the decode table. */
-static int learn_probe(struct tl_uprobes *u, struct tl_tp_table *t, const struct tl_uprobe_func *f, int ret,
-		       int *id)
+static int learn_probe(struct tl_uprobes *u, struct tl_tp_table *t, const struct tl_uprobe_func *f, int ret, int *id)
 {
 	char name[80];
 	size_t len = 0;
@@ -466,7 +465,7 @@ struct tl_uprobes *tl_uprobes_open(const char *tracing, const struct tl_record_o
 			goto fail;
 	}
 	return u;
-fail: {
+fail : {
 	char msg[512];
 	snprintf(msg, sizeof(msg), "%s", tl_error_msg());
 	tl_uprobes_close(u, NULL, NULL);
@@ -492,8 +491,8 @@ static void raise_fd_limit(size_t more)
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= rl.rlim_max)
 		return;
-	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_cur + more < rl.rlim_max ? rl.rlim_cur + more
-											 : rl.rlim_max;
+	rl.rlim_cur =
+	        rl.rlim_max == RLIM_INFINITY || rl.rlim_cur + more < rl.rlim_max ? rl.rlim_cur + more : rl.rlim_max;
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
@@ -514,7 +513,7 @@ int tl_uprobes_attach(struct tl_uprobes *u, struct tl_perf_set *set)
 
 				if (fd < 0)
 					return tl_error("cannot open the uprobe of '%s' on cpu %d: %s", f->label, cpu,
-							strerror(errno));
+					                strerror(errno));
 				if (tl_perf_ring_attach(ring, fd)) {
 					close(fd);
 					return -1;
@@ -538,8 +537,8 @@ void tl_uprobes_close(struct tl_uprobes *u, void (*warn)(void *ctx, const char *
 			snprintf(name, sizeof(name), "%s%s", u->funcs[i].event, ret ? "_ret" : "");
 			if (remove_event(u, name, err, sizeof(err)) && warn) {
 				snprintf(msg, sizeof(msg),
-					 "cannot remove the uprobe '%s/%s': %s; the next recording removes it",
-					 u->group, name, err);
+				         "cannot remove the uprobe '%s/%s': %s; the next recording removes it",
+				         u->group, name, err);
 				warn(ctx, msg);
 			}
 		}

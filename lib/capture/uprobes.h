@@ -34,11 +34,11 @@ struct tl_perf_set;
 
 /* One probed function. */
 struct tl_uprobe_func {
-	char path[1024];   /* absolute path of the file the probe is on */
-	char symbol[128];  /* as the user gave it */
-	char label[192];   /* the event name in the trace: "symbol", or "file:symbol" for another file */
-	uint64_t offset;   /* file offset of the entry */
-	char event[64];    /* tracefs event name of the entry probe; the return probe's adds "_ret" */
+	char path[1024];       /* absolute path of the file the probe is on */
+	char symbol[128];      /* as the user gave it */
+	char label[192];       /* the event name in the trace: "symbol", or "file:symbol" for another file */
+	uint64_t offset;       /* file offset of the entry */
+	char event[64];        /* tracefs event name of the entry probe; the return probe's adds "_ret" */
 	int entry_id, exit_id; /* tracepoint ids once created, else -1 */
 };
 
@@ -73,7 +73,7 @@ void tl_uprobes_event_name(const char *label, char *out, size_t len);
  * many there were.
  */
 int tl_uprobes_stale(const char *text, int self, int (*is_alive)(int pid), void (*fn)(const char *ge, void *ctx),
-		     void *ctx);
+                     void *ctx);
 
 struct tl_uprobes;
 

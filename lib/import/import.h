@@ -36,20 +36,20 @@ struct tl_import_kind {
 };
 
 struct tl_import_result {
-	int from_perf_data;      /* 1 if perf script was run on a perf.data */
-	uint64_t lines;          /* text lines read */
-	uint64_t samples;        /* sample lines recognised */
-	uint64_t header_lines;   /* "# key : value" lines of perf's header understood */
-	uint64_t events;         /* events written, THREAD events included */
-	uint64_t threads;        /* distinct thread ids seen */
-	uint64_t skipped;        /* samples of kinds that are not imported */
-	int nkinds;              /* which kinds, first seen first; the last is "other" when full */
+	int from_perf_data;    /* 1 if perf script was run on a perf.data */
+	uint64_t lines;        /* text lines read */
+	uint64_t samples;      /* sample lines recognised */
+	uint64_t header_lines; /* "# key : value" lines of perf's header understood */
+	uint64_t events;       /* events written, THREAD events included */
+	uint64_t threads;      /* distinct thread ids seen */
+	uint64_t skipped;      /* samples of kinds that are not imported */
+	int nkinds;            /* which kinds, first seen first; the last is "other" when full */
 	struct tl_import_kind kinds[TL_IMPORT_MAX_KINDS];
-	uint64_t malformed;      /* lines that looked like samples but did not parse */
+	uint64_t malformed;       /* lines that looked like samples but did not parse */
 	uint64_t first_malformed; /* line number (from 1) of the first of them */
-	int ncpus;               /* max cpu + 1 seen, or perf's "nrcpus online" */
+	int ncpus;                /* max cpu + 1 seen, or perf's "nrcpus online" */
 	uint64_t first_ts, last_ts;
-	char clock[16];          /* "perf" or "monotonic" (perf record -k mono) */
+	char clock[16]; /* "perf" or "monotonic" (perf record -k mono) */
 };
 
 /*

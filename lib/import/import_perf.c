@@ -38,8 +38,8 @@ struct importer {
 	const struct tl_import_opts *opts;
 	struct tl_perf_parser *parser;
 	struct tl_trace_writer *w;
-	struct tl_strtab strings;   /* ids handed out before the writer exists */
-	struct tl_event *prefix;    /* events held back until the writer exists */
+	struct tl_strtab strings; /* ids handed out before the writer exists */
+	struct tl_event *prefix;  /* events held back until the writer exists */
 	size_t nprefix;
 	uint64_t last_ts, unflushed;
 };
@@ -125,7 +125,8 @@ static int imp_read_lines(struct importer *im, int fd, const char *what)
 			start += len + 1;
 			const struct tl_import_result *r = tl_perf_parser_result(im->parser);
 			if (r->lines == DETECT_LINES && !r->samples && !r->header_lines) {
-				ret = tl_error("cannot import '%s': neither a perf.data file nor 'perf script' output", what);
+				ret = tl_error("cannot import '%s': neither a perf.data file nor 'perf script' output",
+				               what);
 				break;
 			}
 			continue;
@@ -167,8 +168,9 @@ static int spawn_perf(const char *perf, int from_path, const char *input, pid_t 
 	if (*pid < 0)
 		return tl_error_errno("cannot run perf");
 	if (*pid == 0) {
-		char *argv[] = { (char *)perf, "script", "--header", "--ns", "-F", "comm,tid,pid,cpu,time,event,trace",
-				 "-i", (char *)input, NULL };
+		char *argv[] = { (char *)perf, "script",      "--header",
+			         "--ns",       "-F",          "comm,tid,pid,cpu,time,event,trace",
+			         "-i",         (char *)input, NULL };
 		if (dup2(out[1], 1) < 0 || dup2(errmem, 2) < 0)
 			_exit(127);
 		execvp(perf, argv);
@@ -186,7 +188,9 @@ static int spawn_perf(const char *perf, int from_path, const char *input, pid_t 
 		close(errmem);
 		waitpid(*pid, NULL, 0);
 		if (code == ENOENT && from_path)
-			return tl_error("cannot import '%s': perf is not installed (it reads perf.data; install linux-perf, or import 'perf script' text)", input);
+			return tl_error("cannot import '%s': perf is not installed (it reads perf.data; install "
+			                "linux-perf, or import 'perf script' text)",
+			                input);
 		errno = code;
 		return tl_error_errno("cannot import '%s': cannot run '%s'", input, perf);
 	}
@@ -260,14 +264,15 @@ int tl_import_perf(const struct tl_import_opts *opts, struct tl_import_result *r
 		if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status))) {
 			perf_complaint(err_fd, why, sizeof(why));
 			ret = tl_error("cannot import '%s': perf script failed (%s %d)%s", opts->input,
-				       WIFEXITED(status) ? "exit status" : "signal",
-				       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), why);
+			               WIFEXITED(status) ? "exit status" : "signal",
+			               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), why);
 		}
 	}
 	if (!ret) {
 		const struct tl_import_result *r = tl_perf_parser_result(im.parser);
 		if (!r->samples && !r->header_lines)
-			ret = tl_error("cannot import '%s': neither a perf.data file nor 'perf script' output", opts->input);
+			ret = tl_error("cannot import '%s': neither a perf.data file nor 'perf script' output",
+			               opts->input);
 	}
 	if (!ret && !im.w)
 		ret = imp_create_writer(&im);

@@ -45,7 +45,7 @@ struct tl_perf_parser {
 	struct tl_import_result res;
 	struct tid_slot *tids; /* open addressing, at most half full */
 	uint32_t tids_cap, ntids;
-	int32_t oncpu[MAX_CPUS]; /* per CPU: the task the last kept event put on it */
+	int32_t oncpu[MAX_CPUS];   /* per CPU: the task the last kept event put on it */
 	int system_wide, pid_mode; /* from perf's command line */
 	char line[MAX_LINE + 1];
 };
@@ -151,7 +151,8 @@ static int parse_state(const char *v, int64_t *out)
 		case 'D': s |= TL_PS_D; break;
 		case 'T': s |= TL_PS_T; break;
 		case 't': s |= TL_PS_TRACED; break;
-		case 'X': case 'x': s |= TL_PS_X; break;
+		case 'X':
+		case 'x': s |= TL_PS_X; break;
 		case 'Z': s |= TL_PS_Z; break;
 		case 'P': s |= TL_PS_P; break;
 		case 'I': s |= TL_PS_I; break;
@@ -552,8 +553,7 @@ static void header_line(struct tl_perf_parser *p, char *line)
 	} else if (!strcmp(key, "event") && (c = strstr(val, "clockid = ")) && atoi(c + 10) == 1) {
 		snprintf(in->clock, sizeof(in->clock), "monotonic"); /* perf record -k mono */
 		snprintf(p->res.clock, sizeof(p->res.clock), "monotonic");
-	}
-	else if (!strcmp(key, "cmdline")) {
+	} else if (!strcmp(key, "cmdline")) {
 		const char *cmd = strstr(val, " -- ");
 		p->system_wide = strstr(val, " -a") || strstr(val, " --all-cpus");
 		p->pid_mode = strstr(val, " -p ") || strstr(val, " --pid");

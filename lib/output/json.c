@@ -391,8 +391,8 @@ struct checker {
 
 static void skip_ws(struct checker *c)
 {
-	while (c->pos < c->len && (c->p[c->pos] == ' ' || c->p[c->pos] == '\t' ||
-				   c->p[c->pos] == '\n' || c->p[c->pos] == '\r'))
+	while (c->pos < c->len &&
+	       (c->p[c->pos] == ' ' || c->p[c->pos] == '\t' || c->p[c->pos] == '\n' || c->p[c->pos] == '\r'))
 		c->pos++;
 }
 

@@ -38,10 +38,10 @@ struct tl_json {
 	FILE *out;
 	unsigned flags;
 	int depth;
-	int inline_from;  /* depth of the outermost inline container, 0 if none */
-	int after_key;    /* a key was written; the value comes next */
-	int error;        /* misuse seen: 0 or one of the messages in json.c */
-	int top_done;     /* a complete top-level value was written */
+	int inline_from; /* depth of the outermost inline container, 0 if none */
+	int after_key;   /* a key was written; the value comes next */
+	int error;       /* misuse seen: 0 or one of the messages in json.c */
+	int top_done;    /* a complete top-level value was written */
 	unsigned char is_object[TL_JSON_MAX_DEPTH + 1];
 	unsigned char has_items[TL_JSON_MAX_DEPTH + 1];
 };

@@ -44,12 +44,12 @@ struct search {
 	const char *label, *symbol;
 	size_t symlen;
 	struct cand c[MAX_CANDS];
-	int nc, more;           /* distinct addresses kept, and those beyond MAX_CANDS */
-	int have_symtab;        /* a .symtab exists: the file is not stripped */
-	int imported;           /* an undefined (imported) entry matched */
-	char import_from[64];   /* the library its version names, if any */
-	int ifunc;              /* the best rank of an STT_GNU_IFUNC definition that matched, 0 none */
-	int not_func;           /* a defined symbol of another type matched */
+	int nc, more;         /* distinct addresses kept, and those beyond MAX_CANDS */
+	int have_symtab;      /* a .symtab exists: the file is not stripped */
+	int imported;         /* an undefined (imported) entry matched */
+	char import_from[64]; /* the library its version names, if any */
+	int ifunc;            /* the best rank of an STT_GNU_IFUNC definition that matched, 0 none */
+	int not_func;         /* a defined symbol of another type matched */
 };
 
 /* "foo" matches foo, foo@VER and foo@@VER; *hidden says it is a non-default version. */
@@ -170,7 +170,8 @@ static void scan_table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, int arm, struc
 
 		if (!gelf_getsym(d, (int)i, &sym))
 			break;
-		if (!sym.st_name || !(name = elf_strptr(e, sh->sh_link, sym.st_name)) || !name_matches(s, name, &hidden))
+		if (!sym.st_name || !(name = elf_strptr(e, sh->sh_link, sym.st_name)) ||
+		    !name_matches(s, name, &hidden))
 			continue;
 		if (vs && gelf_getversym(vs, (int)i, &ver) && (ver & VERSYM_HIDDEN))
 			hidden = 1;
@@ -208,16 +209,16 @@ static int not_found(const struct search *s)
 
 	if (s->ifunc)
 		return tl_error("function '%s' in '%s' is an IFUNC: its address is the resolver that picks an "
-				"implementation at load time; probe the implementation instead",
-				sym, f);
+		                "implementation at load time; probe the implementation instead",
+		                sym, f);
 	if (s->imported && s->import_from[0])
 		return tl_error("no function '%s' in '%s': it is imported from '%s'; probe it there with "
-				"--func %s:%s",
-				sym, f, s->import_from, s->import_from, sym);
+		                "--func %s:%s",
+		                sym, f, s->import_from, s->import_from, sym);
 	if (s->imported)
 		return tl_error("no function '%s' in '%s': it is imported from a shared library; probe it there "
-				"with --func LIBRARY:%s",
-				sym, f, sym);
+		                "with --func LIBRARY:%s",
+		                sym, f, sym);
 	if (s->not_func)
 		return tl_error("'%s' in '%s' is not a function", sym, f);
 	if (!s->have_symtab)
@@ -239,7 +240,7 @@ static int ambiguous(const struct search *s, int best, int nbest)
 			break;
 		}
 		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s at 0x%llx", shown ? ", " : "",
-					 s->c[i].global ? "global" : "local", (unsigned long long)s->c[i].vaddr);
+		                         s->c[i].global ? "global" : "local", (unsigned long long)s->c[i].vaddr);
 		shown++;
 	}
 	return tl_error("function '%s' is defined %d times in '%s': %s", s->symbol, nbest, s->label, list);
@@ -273,8 +274,8 @@ static int file_offset(Elf *e, const struct search *s, uint64_t vaddr, uint64_t 
 			break;
 	}
 	if (!found)
-		return tl_error("function '%s' in '%s' lies outside every loadable segment (address 0x%llx)",
-				s->symbol, s->label, (unsigned long long)vaddr);
+		return tl_error("function '%s' in '%s' lies outside every loadable segment (address 0x%llx)", s->symbol,
+		                s->label, (unsigned long long)vaddr);
 	return 0;
 }
 
@@ -296,7 +297,8 @@ static int lookup_elf(Elf *e, const char *label, const char *symbol, struct tl_e
 	if (!gelf_getehdr(e, &eh))
 		return tl_error("cannot read '%s': broken ELF header (%s)", label, elf_errmsg(-1));
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
-		return tl_error("'%s' is not an executable or shared library (ELF type %u)", label, (unsigned)eh.e_type);
+		return tl_error("'%s' is not an executable or shared library (ELF type %u)", label,
+		                (unsigned)eh.e_type);
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 
@@ -365,8 +367,7 @@ int tl_elfsym_lookup(const char *path, const char *symbol, struct tl_elfsym *out
 	return ret;
 }
 
-int tl_elfsym_lookup_mem(const void *image, size_t size, const char *label, const char *symbol,
-			 struct tl_elfsym *out)
+int tl_elfsym_lookup_mem(const void *image, size_t size, const char *label, const char *symbol, struct tl_elfsym *out)
 {
 	char *copy;
 	Elf *e;
@@ -409,7 +410,7 @@ static const char *const lib_dirs[] = {
 #ifdef MULTIARCH
 	"/lib/" MULTIARCH, "/usr/lib/" MULTIARCH,
 #endif
-	"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
+	"/lib64",          "/usr/lib64",          "/lib", "/usr/lib", "/usr/local/lib",
 };
 #define NDIRS (sizeof(lib_dirs) / sizeof(lib_dirs[0]))
 

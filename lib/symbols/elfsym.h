@@ -46,8 +46,7 @@ int tl_elfsym_lookup(const char *path, const char *symbol, struct tl_elfsym *out
  * The same on an ELF image in memory (not modified, need not stay valid
  * after the call); `label` names it in messages.
  */
-int tl_elfsym_lookup_mem(const void *image, size_t size, const char *label, const char *symbol,
-			 struct tl_elfsym *out);
+int tl_elfsym_lookup_mem(const void *image, size_t size, const char *label, const char *symbol, struct tl_elfsym *out);
 
 /*
  * The file a `--func FILE:SYMBOL` names, into out (a path that exists):

@@ -87,8 +87,8 @@ static int in_list(const int *list, int n, int v)
 	return 0;
 }
 
-int tl_run_keeps_thread(const struct tl_run *run, int is_target, int32_t tid, int32_t pid,
-			const char *name, const char *process)
+int tl_run_keeps_thread(const struct tl_run *run, int is_target, int32_t tid, int32_t pid, const char *name,
+                        const char *process)
 {
 	if (!is_target && !run->all_threads && !run->npids && !run->ntids)
 		return 0;
@@ -96,8 +96,7 @@ int tl_run_keeps_thread(const struct tl_run *run, int is_target, int32_t tid, in
 		return 0;
 	if (run->ntids && !in_list(run->tids, run->ntids, tid))
 		return 0;
-	if (run->comm && *run->comm && !(name && strstr(name, run->comm)) &&
-	    !(process && strstr(process, run->comm)))
+	if (run->comm && *run->comm && !(name && strstr(name, run->comm)) && !(process && strstr(process, run->comm)))
 		return 0;
 	return 1;
 }

@@ -29,28 +29,30 @@
 
 struct tl_run {
 	/* ---- what to read: set by the caller ---- */
-	const char *path;             /* the trace as the user gave it ("-": stdin, one pass only) */
-	int64_t from_ns, to_ns;       /* window from the trace start; to_ns < 0: to the end */
-	int all_threads;              /* also threads outside the recorded program */
-	const int *pids; int npids;   /* only these processes (0: any) */
-	const int *tids; int ntids;   /* only these threads (0: any) */
-	const char *comm;             /* only threads whose name or process name contains this */
-	uint64_t preempt_window_ns;   /* for the state machine; 0 = its default */
+	const char *path;       /* the trace as the user gave it ("-": stdin, one pass only) */
+	int64_t from_ns, to_ns; /* window from the trace start; to_ns < 0: to the end */
+	int all_threads;        /* also threads outside the recorded program */
+	const int *pids;
+	int npids; /* only these processes (0: any) */
+	const int *tids;
+	int ntids;                                    /* only these threads (0: any) */
+	const char *comm;                             /* only threads whose name or process name contains this */
+	uint64_t preempt_window_ns;                   /* for the state machine; 0 = its default */
 	void (*progress)(double fraction, void *ctx); /* may be NULL */
 	void *progress_ctx;
 
 	/* ---- filled by tl_run_open() ---- */
-	struct tl_trace *trace;       /* open until tl_run_close() or the next tl_run_reopen() */
+	struct tl_trace *trace; /* open until tl_run_close() or the next tl_run_reopen() */
 	struct tl_trace_info info;
-	unsigned passes;              /* times the trace was opened */
+	unsigned passes; /* times the trace was opened */
 
 	/* ---- filled by tl_run_keep(): the summary of the last walk ---- */
-	int ncpus;                    /* info.ncpus, at least 1 */
+	int ncpus;                       /* info.ncpus, at least 1 */
 	uint64_t trace_start, trace_end; /* first and last instant of the trace */
-	uint64_t win_start, win_end;  /* the window actually analysed (absolute) */
-	uint64_t lost_total;          /* events the kernel dropped */
-	uint64_t *lost_per_cpu;       /* ncpus entries, owned by the run */
-	struct tl_trace_stats read;   /* reader statistics and warnings */
+	uint64_t win_start, win_end;     /* the window actually analysed (absolute) */
+	uint64_t lost_total;             /* events the kernel dropped */
+	uint64_t *lost_per_cpu;          /* ncpus entries, owned by the run */
+	struct tl_trace_stats read;      /* reader statistics and warnings */
 	struct tl_sched_counters sched;
 	struct tl_span_counters spans;
 };
@@ -82,8 +84,8 @@ int tl_run_keep(struct tl_run *run, const struct tl_walk_result *r);
 /* 1 if the run's filters keep this thread.  is_target: the thread belongs
  * to the recorded program; without --all, --pid or --tid only those are
  * kept.  name and process may be NULL. */
-int tl_run_keeps_thread(const struct tl_run *run, int is_target, int32_t tid, int32_t pid,
-			const char *name, const char *process);
+int tl_run_keeps_thread(const struct tl_run *run, int is_target, int32_t tid, int32_t pid, const char *name,
+                        const char *process);
 
 /* Instants relative to the trace start (0 before it). */
 uint64_t tl_run_rel(const struct tl_run *run, uint64_t t);

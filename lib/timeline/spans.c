@@ -53,8 +53,8 @@ struct tl_spans {
 };
 
 static const char *const kind_names[TL_SPAN__COUNT] = {
-	[TL_SPAN_FRAME] = "frame",     [TL_SPAN_REGION] = "region", [TL_SPAN_TASK] = "task",
-	[TL_SPAN_FUNC] = "function",   [TL_SPAN_BURST] = "burst",   [TL_SPAN_LATENCY] = "latency",
+	[TL_SPAN_FRAME] = "frame",   [TL_SPAN_REGION] = "region", [TL_SPAN_TASK] = "task",
+	[TL_SPAN_FUNC] = "function", [TL_SPAN_BURST] = "burst",   [TL_SPAN_LATENCY] = "latency",
 };
 
 const char *tl_span_kind_name(unsigned kind)
@@ -194,9 +194,7 @@ void tl_spans_feed(struct tl_spans *s, const struct tl_event *ev, const char *na
 	struct open_frame *f;
 
 	switch (ev->type) {
-	case TL_EV_FRAME_BEGIN:
-		frame_begin(s, ev);
-		break;
+	case TL_EV_FRAME_BEGIN: frame_begin(s, ev); break;
 	case TL_EV_FRAME_END:
 		f = frame_find(s, ev->a);
 		if (f)
@@ -204,29 +202,14 @@ void tl_spans_feed(struct tl_spans *s, const struct tl_event *ev, const char *na
 		else
 			s->n.unmatched_ends++;
 		break;
-	case TL_EV_REGION_BEGIN:
-		begin(s, ev, TL_SPAN_REGION, name);
-		break;
-	case TL_EV_TASK_BEGIN:
-		begin(s, ev, TL_SPAN_TASK, name);
-		break;
-	case TL_EV_FUNC_ENTRY:
-		begin(s, ev, TL_SPAN_FUNC, name);
-		break;
-	case TL_EV_REGION_END:
-		end(s, ev, TL_SPAN_REGION);
-		break;
-	case TL_EV_TASK_END:
-		end(s, ev, TL_SPAN_TASK);
-		break;
-	case TL_EV_FUNC_EXIT:
-		end(s, ev, TL_SPAN_FUNC);
-		break;
-	case TL_EV_MARKS_LOST:
-		s->n.marks_lost += (uint64_t)ev->a;
-		break;
-	default:
-		break;
+	case TL_EV_REGION_BEGIN: begin(s, ev, TL_SPAN_REGION, name); break;
+	case TL_EV_TASK_BEGIN: begin(s, ev, TL_SPAN_TASK, name); break;
+	case TL_EV_FUNC_ENTRY: begin(s, ev, TL_SPAN_FUNC, name); break;
+	case TL_EV_REGION_END: end(s, ev, TL_SPAN_REGION); break;
+	case TL_EV_TASK_END: end(s, ev, TL_SPAN_TASK); break;
+	case TL_EV_FUNC_EXIT: end(s, ev, TL_SPAN_FUNC); break;
+	case TL_EV_MARKS_LOST: s->n.marks_lost += (uint64_t)ev->a; break;
+	default: break;
 	}
 }
 
@@ -240,8 +223,8 @@ void tl_spans_interval(struct tl_spans *s, const struct tl_thread *th, const str
 	sp.tid = th->tid;
 	sp.frame = -1;
 	sp.complete = iv->next < TL_ST__COUNT;
-	if (s->o.want_latencies && iv->state == TL_ST_RUNNABLE && (tl_state_is_oncpu(iv->next) ||
-								  iv->next == TL_ST__COUNT)) {
+	if (s->o.want_latencies && iv->state == TL_ST_RUNNABLE &&
+	    (tl_state_is_oncpu(iv->next) || iv->next == TL_ST__COUNT)) {
 		sp.begin = iv->start;
 		sp.end = iv->end;
 		sp.id = ++s->next_id;

@@ -40,15 +40,15 @@ const char *tl_span_kind_name(unsigned kind);
 
 struct tl_span {
 	uint64_t begin, end;
-	uint64_t id;        /* unique within a walk, in begin order per thread (1, 2, ...) */
-	uint64_t parent;    /* id of the enclosing span of the same thread (regions, tasks, functions), 0 none */
-	int64_t frame;      /* FRAME: its id; REGION/TASK: the frame its thread worked on, -1 none */
-	int32_t tid;        /* FRAME: the thread that began it */
-	uint32_t name;      /* string id in the trace; 0 for frames, bursts and latencies */
-	uint16_t kind;      /* enum tl_span_kind */
-	uint16_t depth;     /* nesting depth in its thread, 0 = outermost */
-	int16_t cpu;        /* BURST: the CPU; FUNC: the CPU of the entry; else -1 */
-	uint8_t complete;   /* 0: it had not ended when the trace (or window) ended */
+	uint64_t id;      /* unique within a walk, in begin order per thread (1, 2, ...) */
+	uint64_t parent;  /* id of the enclosing span of the same thread (regions, tasks, functions), 0 none */
+	int64_t frame;    /* FRAME: its id; REGION/TASK: the frame its thread worked on, -1 none */
+	int32_t tid;      /* FRAME: the thread that began it */
+	uint32_t name;    /* string id in the trace; 0 for frames, bursts and latencies */
+	uint16_t kind;    /* enum tl_span_kind */
+	uint16_t depth;   /* nesting depth in its thread, 0 = outermost */
+	int16_t cpu;      /* BURST: the CPU; FUNC: the CPU of the entry; else -1 */
+	uint8_t complete; /* 0: it had not ended when the trace (or window) ended */
 };
 
 struct tl_span_counters {

@@ -34,10 +34,10 @@
 
 struct thread {
 	struct tl_thread pub;
-	uint64_t run_since;     /* last switch-in (for "woken during this run") */
-	uint64_t wake_ts;       /* when the current RUNNABLE began */
-	int32_t by;             /* `by` for the open interval */
-	uint64_t pend_wake_ts;  /* a sched_waking seen while it was still on a CPU */
+	uint64_t run_since;    /* last switch-in (for "woken during this run") */
+	uint64_t wake_ts;      /* when the current RUNNABLE began */
+	int32_t by;            /* `by` for the open interval */
+	uint64_t pend_wake_ts; /* a sched_waking seen while it was still on a CPU */
 	int32_t pend_waker;
 	uint8_t pend_wake;
 	uint8_t in_futex_wait;  /* between sys_enter_futex (a wait op) and its exit */
@@ -53,21 +53,21 @@ struct thread {
 };
 
 struct cpu {
-	int32_t cur;         /* tid on the CPU; 0 idle; -1 unknown */
-	uint16_t what;       /* enum tl_cpu_activity of the open interval */
-	int32_t irq;         /* for IRQ/SOFTIRQ intervals */
+	int32_t cur;   /* tid on the CPU; 0 idle; -1 unknown */
+	uint16_t what; /* enum tl_cpu_activity of the open interval */
+	int32_t irq;   /* for IRQ/SOFTIRQ intervals */
 	uint64_t since;
-	int irq_depth;       /* nested hardirqs */
+	int irq_depth; /* nested hardirqs */
 	int softirq_depth;
-	uint64_t last_ts;    /* last event on this CPU */
-	uint8_t after_lost;  /* the occupant is unknown because events were lost (not because the trace began) */
+	uint64_t last_ts;         /* last event on this CPU */
+	uint8_t after_lost;       /* the occupant is unknown because events were lost (not because the trace began) */
 	struct thread *preempted; /* threads waiting here in READY_PREEMPT */
 };
 
 struct tl_sched {
 	struct tl_sched_opts o;
 	struct tl_sched_counters n;
-	struct tl_tidmap live;  /* tid -> struct live */
+	struct tl_tidmap live;     /* tid -> struct live */
 	struct thread *recent[64]; /* direct-mapped cache of lookups (tid & 63): most events name a recent thread */
 	struct cpu *cpus;
 	int ncpus;
@@ -263,7 +263,7 @@ static void wake(struct tl_sched *s, struct thread *t, int32_t waker, uint64_t a
  * See docs/STATES.md for the rules and the reasons.
  */
 static unsigned state_after_switch(struct tl_sched *s, struct thread *prev, struct thread *next, int64_t ps,
-				   int next_prio, uint64_t at)
+                                   int next_prio, uint64_t at)
 {
 	/*
 	 * After sched_process_exit a task still runs its exit path and may sleep
@@ -294,7 +294,7 @@ static unsigned state_after_switch(struct tl_sched *s, struct thread *prev, stru
 	if (ps & (TL_PS_I | TL_PS_P))
 		return TL_ST_SLEEPING; /* idle or parked kernel threads: not a load */
 	if (ps & TL_PS_D)
-		return TL_ST_BLOCKED;  /* may become IO_WAIT when it ends: see wake() */
+		return TL_ST_BLOCKED; /* may become IO_WAIT when it ends: see wake() */
 	return TL_ST_SLEEPING;
 }
 
@@ -424,8 +424,7 @@ static void reveal(struct tl_sched *s, int c, int32_t tid, uint64_t runtime, con
  * that is neither, the preemption is over and the thread just waits for its
  * turn: READY_QUANTUM from then on.
  */
-static void end_preemptions(struct tl_sched *s, int c, struct thread *next, int next_fresh, int next_prio,
-			    uint64_t at)
+static void end_preemptions(struct tl_sched *s, int c, struct thread *next, int next_fresh, int next_prio, uint64_t at)
 {
 	struct thread *t = s->cpus[c].preempted, *n;
 
@@ -710,8 +709,7 @@ static int32_t context_tid(const struct tl_event *ev)
 	case TL_EV_WAKING:
 	case TL_EV_WAKEUP:
 	case TL_EV_WAKEUP_NEW:
-	case TL_EV_FORK:
-		return ev->arg;
+	case TL_EV_FORK: return ev->arg;
 	case TL_EV_EXEC:
 	case TL_EV_EXIT:
 	case TL_EV_FUTEX_ENTER:
@@ -720,13 +718,11 @@ static int32_t context_tid(const struct tl_event *ev)
 	case TL_EV_RUNTIME:
 	case TL_EV_YIELD_ENTER:
 	case TL_EV_YIELD_EXIT:
-	case TL_EV_IRQ_ENTRY:   /* interrupt events carry the interrupted task */
+	case TL_EV_IRQ_ENTRY: /* interrupt events carry the interrupted task */
 	case TL_EV_IRQ_EXIT:
 	case TL_EV_SOFTIRQ_ENTRY:
-	case TL_EV_SOFTIRQ_EXIT:
-		return ev->tid;
-	default:
-		return 0; /* SWITCH does it itself */
+	case TL_EV_SOFTIRQ_EXIT: return ev->tid;
+	default: return 0; /* SWITCH does it itself */
 	}
 }
 
@@ -757,9 +753,7 @@ void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *na
 		break;
 	case TL_EV_WAKING:
 	case TL_EV_WAKEUP:
-	case TL_EV_WAKEUP_NEW:
-		on_wakeup(s, ev);
-		break;
+	case TL_EV_WAKEUP_NEW: on_wakeup(s, ev); break;
 	case TL_EV_FORK:
 		on_fork(s, ev, name);
 		t = (struct thread *)tl_sched_thread(s, ev->tid);
@@ -837,9 +831,7 @@ void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *na
 			t->yield_exit_ts = ev->type == TL_EV_YIELD_EXIT ? ev->ts : 0;
 		}
 		break;
-	case TL_EV_LOST:
-		on_lost(s, ev);
-		break;
+	case TL_EV_LOST: on_lost(s, ev); break;
 	case TL_EV_FRAME_BEGIN:
 	case TL_EV_FRAME_END:
 	case TL_EV_REGION_BEGIN:
@@ -859,8 +851,7 @@ void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *na
 			t->marked_at = ev->ts;
 		t = NULL;
 		break;
-	default:
-		break;
+	default: break;
 	}
 	if (s->o.on_event)
 		s->o.on_event(s->o.ctx, t ? &t->pub : NULL, ev);

@@ -28,21 +28,21 @@
 /* What the machine knows about a thread (valid during callbacks). */
 struct tl_thread {
 	int32_t tid;
-	int32_t tgid;          /* 0 while unknown */
-	uint32_t serial;       /* unique per thread instance: tid reuse gives a new serial */
+	int32_t tgid;    /* 0 while unknown */
+	uint32_t serial; /* unique per thread instance: tid reuse gives a new serial */
 	char name[TL_NAME_MAX];
-	uint64_t born;         /* first instant it exists in the trace */
-	uint64_t died;         /* reaped (or last instant), 0 while alive */
-	int prio;              /* kernel prio as of the last event (lower is more urgent) */
-	int parent;            /* tid of the creator, 0 if unknown */
-	int snapshot;          /* 1 if it existed before the trace started */
-	int cpus_allowed;      /* from the recorder, 0 if unknown */
+	uint64_t born;    /* first instant it exists in the trace */
+	uint64_t died;    /* reaped (or last instant), 0 while alive */
+	int prio;         /* kernel prio as of the last event (lower is more urgent) */
+	int parent;       /* tid of the creator, 0 if unknown */
+	int snapshot;     /* 1 if it existed before the trace started */
+	int cpus_allowed; /* from the recorder, 0 if unknown */
 	/* current state (private to state_machine.c; read-only for callbacks) */
 	uint16_t state;
-	int16_t cpu;           /* CPU it runs on or last ran on, -1 unknown */
+	int16_t cpu; /* CPU it runs on or last ran on, -1 unknown */
 	uint64_t state_since;
 	uint64_t state_total[TL_ST__COUNT]; /* time in each state over its closed intervals */
-	void *user;            /* free for one pass to hang data on (see tl_sched_opts) */
+	void *user;                         /* free for one pass to hang data on (see tl_sched_opts) */
 };
 
 /*
@@ -62,34 +62,34 @@ static inline void tl_thread_totals(const struct tl_thread *th, uint64_t at, uin
 /* One closed interval of one thread. */
 struct tl_interval {
 	uint64_t start, end;
-	uint16_t state;   /* enum tl_state */
-	int16_t cpu;      /* CPU for on-CPU states; for ready states the CPU it waits on; -1 otherwise */
-	int32_t by;       /* asleep, NEW and RUNNABLE: the waker that ended or began the wait
+	uint16_t state; /* enum tl_state */
+	int16_t cpu;    /* CPU for on-CPU states; for ready states the CPU it waits on; -1 otherwise */
+	int32_t by;     /* asleep, NEW and RUNNABLE: the waker that ended or began the wait
 			   * (-1 interrupt context, 0 unknown); READY_PREEMPT/QUANTUM: the
 			   * thread that took the CPU; otherwise 0 */
-	uint16_t next;    /* the state that follows (TL_ST__COUNT at the end of its life) */
+	uint16_t next;  /* the state that follows (TL_ST__COUNT at the end of its life) */
 };
 
 /* What a CPU did during one interval. */
 enum tl_cpu_activity {
 	TL_CPU_IDLE = 0,
-	TL_CPU_THREAD,   /* running thread `tid` */
-	TL_CPU_IRQ,      /* hard interrupt (inside `tid`'s time if tid != 0) */
-	TL_CPU_SOFTIRQ,  /* softirq processing */
-	TL_CPU_UNKNOWN,  /* before the first event of the CPU, or after lost events */
+	TL_CPU_THREAD,  /* running thread `tid` */
+	TL_CPU_IRQ,     /* hard interrupt (inside `tid`'s time if tid != 0) */
+	TL_CPU_SOFTIRQ, /* softirq processing */
+	TL_CPU_UNKNOWN, /* before the first event of the CPU, or after lost events */
 };
 
 struct tl_cpu_interval {
 	uint64_t start, end;
 	int16_t cpu;
-	uint16_t what;   /* enum tl_cpu_activity */
-	int32_t tid;     /* thread that was current (0 = idle task) */
+	uint16_t what; /* enum tl_cpu_activity */
+	int32_t tid;   /* thread that was current (0 = idle task) */
 	int32_t tgid;
-	int32_t irq;     /* IRQ number or softirq vector */
+	int32_t irq; /* IRQ number or softirq vector */
 };
 
 struct tl_sched_opts {
-	uint64_t start_ns;        /* trace start (tl_trace_info.start_ns) */
+	uint64_t start_ns; /* trace start (tl_trace_info.start_ns) */
 	int ncpus;
 	uint64_t preempt_window_ns; /* see docs/STATES.md; 0 = default 1 ms */
 	/* callbacks; any may be NULL */
@@ -97,15 +97,17 @@ struct tl_sched_opts {
 	void (*on_interval)(void *ctx, struct tl_thread *th, const struct tl_interval *iv);
 	void (*on_cpu_interval)(void *ctx, const struct tl_cpu_interval *iv);
 	void (*on_thread_end)(void *ctx, struct tl_thread *th); /* after its last interval */
-	void (*on_event)(void *ctx, struct tl_thread *th, const struct tl_event *ev); /* every event, after the machine applied it; th = the subject thread or NULL */
+	void (*on_event)(void *ctx, struct tl_thread *th,
+	                 const struct tl_event
+	                         *ev); /* every event, after the machine applied it; th = the subject thread or NULL */
 	void (*on_name)(void *ctx, struct tl_thread *th); /* name or tgid changed */
 };
 
 struct tl_sched_counters {
 	uint64_t events;
-	uint64_t lost;            /* LOST counts seen */
-	uint64_t anomalies;       /* events that contradict the model (after lost data, clock skew) */
-	uint64_t late_wakeups;    /* wakeups that arrived before the switch-out they end (cross-CPU race) */
+	uint64_t lost;              /* LOST counts seen */
+	uint64_t anomalies;         /* events that contradict the model (after lost data, clock skew) */
+	uint64_t late_wakeups;      /* wakeups that arrived before the switch-out they end (cross-CPU race) */
 	uint64_t inferred_switches; /* switch-ins the kernel did not report, inferred from later events */
 	uint64_t inferred_wakeups;  /* wakeups the kernel did not report (a sleeper showed up running) */
 };

@@ -85,8 +85,9 @@ struct tl_walk *tl_walk_new(const struct tl_walk_opts *o, const struct tl_trace_
 	so.on_event = o->on_event ? w_event : NULL;
 	w->sched = w->r.lost_per_cpu ? tl_sched_new(&so) : NULL;
 	if (w->sched && o->on_span) {
-		struct tl_spans_opts sp = { .ctx = w, .on_span = w_span, .want_bursts = o->want_bursts,
-					    .want_latencies = o->want_latencies };
+		struct tl_spans_opts sp = {
+			.ctx = w, .on_span = w_span, .want_bursts = o->want_bursts, .want_latencies = o->want_latencies
+		};
 		w->spans = tl_spans_new(&sp);
 	}
 	if (!w->sched || (o->on_span && !w->spans)) {

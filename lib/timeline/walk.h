@@ -24,11 +24,11 @@
 #include "trace/trace.h"
 
 struct tl_walk_opts {
-	int64_t from_ns, to_ns;      /* window relative to the trace start; to_ns < 0: to the end */
-	uint64_t preempt_window_ns;  /* for the state machine; 0 = its default */
-	int want_bursts;             /* @burst spans */
-	int want_latencies;          /* @latency spans */
-	void *ctx;                   /* passed to every callback */
+	int64_t from_ns, to_ns;     /* window relative to the trace start; to_ns < 0: to the end */
+	uint64_t preempt_window_ns; /* for the state machine; 0 = its default */
+	int want_bursts;            /* @burst spans */
+	int want_latencies;         /* @latency spans */
+	void *ctx;                  /* passed to every callback */
 	/* every event applied (inside the window), after the state machine saw it; th as in tl_sched_opts */
 	void (*on_event)(void *ctx, struct tl_thread *th, const struct tl_event *ev);
 	void (*on_interval)(void *ctx, struct tl_thread *th, const struct tl_interval *iv);
@@ -44,11 +44,11 @@ struct tl_walk_result {
 	uint64_t trace_start, trace_end; /* first and last instant of the trace */
 	uint64_t win_start, win_end;     /* the window actually analysed (absolute) */
 	uint64_t lost_total;
-	uint64_t *lost_per_cpu;          /* ncpus entries; owned by the walk */
+	uint64_t *lost_per_cpu; /* ncpus entries; owned by the walk */
 	int ncpus;
 	struct tl_sched_counters sched;
 	struct tl_span_counters spans;
-	struct tl_trace_stats read;      /* the reader's statistics and warnings */
+	struct tl_trace_stats read; /* the reader's statistics and warnings */
 };
 
 struct tl_walk;

@@ -62,8 +62,7 @@ int tl_futex_op_waits(int64_t op)
 	case TL_FUTEX_LOCK_PI:
 	case TL_FUTEX_LOCK_PI2:
 	case TL_FUTEX_WAIT_REQUEUE_PI:
-	case TL_FUTEX_WAITV:
-		return 1;
+	case TL_FUTEX_WAITV: return 1;
 	default:
 		/* WAKE*, UNLOCK_PI, TRYLOCK_PI (never sleeps), REQUEUE, ... */
 		return 0;

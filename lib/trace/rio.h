@@ -30,8 +30,8 @@ struct tl_rio {
 	uint64_t size;      /* total size when known (regular file, memory), else 0 */
 	uint32_t crc;       /* running CRC-32C while crc_on */
 	int crc_on;
-	int err;            /* errno of the first failure, 0 if none */
-	int eof;            /* a read came up short without an error */
+	int err; /* errno of the first failure, 0 if none */
+	int eof; /* a read came up short without an error */
 
 	union {
 		struct {

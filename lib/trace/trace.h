@@ -35,39 +35,39 @@ enum tl_target_mode {
 
 /* What a trace is about.  Stored as key/value pairs in the META block. */
 struct tl_trace_info {
-	char clock[16];       /* "monotonic" */
-	char kernel[128];     /* uname -r of the recording host */
+	char clock[16];   /* "monotonic" */
+	char kernel[128]; /* uname -r of the recording host */
 	char hostname[64];
 	char cpu_model[128];
-	char source[64];      /* "record", "import perf-script", ... */
+	char source[64]; /* "record", "import perf-script", ... */
 	char tool_version[32];
-	char command[1024];   /* the recorded command line, or "-p 12,13", "-a" */
-	int ncpus;            /* CPUs online when recording (max cpu id + 1) */
-	int target_mode;      /* enum tl_target_mode */
+	char command[1024]; /* the recorded command line, or "-p 12,13", "-a" */
+	int ncpus;          /* CPUs online when recording (max cpu id + 1) */
+	int target_mode;    /* enum tl_target_mode */
 	int ntargets;
 	int targets[TL_TRACE_MAX_TARGETS]; /* target process ids */
-	uint64_t start_ns;    /* CLOCK_MONOTONIC when tracing was switched on */
-	uint64_t realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at start, for wall-clock display */
+	uint64_t start_ns;                 /* CLOCK_MONOTONIC when tracing was switched on */
+	uint64_t realtime_offset_ns;       /* CLOCK_REALTIME - CLOCK_MONOTONIC at start, for wall-clock display */
 };
 
 /* What the END block holds.  Written by the recorder on a clean stop. */
 struct tl_trace_end {
-	uint64_t end_ns;      /* CLOCK_MONOTONIC when tracing was switched off */
-	uint64_t events;      /* events written */
-	uint64_t lost;        /* events the kernel dropped (sum over CPUs) */
+	uint64_t end_ns; /* CLOCK_MONOTONIC when tracing was switched off */
+	uint64_t events; /* events written */
+	uint64_t lost;   /* events the kernel dropped (sum over CPUs) */
 	int ncpus;
 	const uint64_t *lost_per_cpu; /* ncpus entries, may be NULL */
 };
 
 /* Reading statistics and diagnostics; see tl_trace_stats(). */
 struct tl_trace_stats {
-	uint64_t events;       /* events returned so far */
-	uint64_t chunks;       /* event chunks decoded */
-	uint64_t file_bytes;   /* size of the file, 0 if unknown (pipe) */
-	uint64_t bytes_read;   /* bytes of good blocks consumed */
-	uint64_t bytes_skipped; /* bytes after the last good block, not read */
-	uint64_t late_events;  /* events found below the watermark, returned late */
-	int complete;          /* 1 once the END block was read */
+	uint64_t events;         /* events returned so far */
+	uint64_t chunks;         /* event chunks decoded */
+	uint64_t file_bytes;     /* size of the file, 0 if unknown (pipe) */
+	uint64_t bytes_read;     /* bytes of good blocks consumed */
+	uint64_t bytes_skipped;  /* bytes after the last good block, not read */
+	uint64_t late_events;    /* events found below the watermark, returned late */
+	int complete;            /* 1 once the END block was read */
 	struct tl_trace_end end; /* valid if complete; lost_per_cpu points into the reader */
 	int nwarnings;
 	char warnings[TL_TRACE_MAX_WARNINGS][256];

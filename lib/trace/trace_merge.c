@@ -285,15 +285,15 @@ static struct tl_merge_stream *get_stream(struct tl_merge *m, int cpu)
 }
 
 int tl_merge_add_chunk(struct tl_merge *m, uint8_t *data, size_t len, uint32_t nstrings, uint64_t block,
-		       uint64_t offset)
+                       uint64_t offset)
 {
 	const uint8_t *p = data, *end = data + len;
 	uint64_t watermark, nsec, total = 0;
 	struct chunk *ck;
 	int ret = -1;
 
-	if (tl_varint_get(&p, end, &watermark) < 0 || tl_varint_get(&p, end, &nsec) < 0 ||
-	    nsec > TLF_MAX_CPUS + 1 || nsec > len) {
+	if (tl_varint_get(&p, end, &watermark) < 0 || tl_varint_get(&p, end, &nsec) < 0 || nsec > TLF_MAX_CPUS + 1 ||
+	    nsec > len) {
 		free(data);
 		return -1;
 	}

@@ -26,11 +26,11 @@ struct tl_merge_stream;
 struct tl_merge {
 	struct tl_merge_stream **streams; /* index cpu + 1 */
 	int nstreams;
-	struct tl_merge_stream **heap;    /* streams with a head event, by (ts, cpu) */
+	struct tl_merge_stream **heap; /* streams with a head event, by (ts, cpu) */
 	unsigned nheap, heapcap, nstream_objs;
-	uint64_t watermark;               /* the highest watermark of the chunks so far */
-	uint64_t unknown_events;          /* well-formed events of unknown types, skipped */
-	int damaged;                      /* a malformed event was met: nothing more is returned */
+	uint64_t watermark;                   /* the highest watermark of the chunks so far */
+	uint64_t unknown_events;              /* well-formed events of unknown types, skipped */
+	int damaged;                          /* a malformed event was met: nothing more is returned */
 	uint64_t damage_block, damage_offset; /* the chunk it was in */
 	struct tl_trace_memstats mem;
 };
@@ -52,7 +52,7 @@ void tl_merge_drop(struct tl_merge *m);
  * allocation failure.
  */
 int tl_merge_add_chunk(struct tl_merge *m, uint8_t *data, size_t len, uint32_t nstrings, uint64_t block,
-		       uint64_t offset);
+                       uint64_t offset);
 
 /*
  * The next event, if it can be returned now: it is below the watermark, or

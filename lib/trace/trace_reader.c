@@ -99,10 +99,14 @@ static void stop_damaged(struct tl_trace *t)
 		char hs[32];
 		t->stats.bytes_skipped = size - off;
 		human_size(hs, sizeof(hs), size - off);
-		warn(t, "trace '%s' is damaged at offset %" PRIu64 " (%s in block %" PRIu64 "): %s (%d%%) after it were not read",
+		warn(t,
+		     "trace '%s' is damaged at offset %" PRIu64 " (%s in block %" PRIu64
+		     "): %s (%d%%) after it were not read",
 		     t->name, off, t->blk_why, t->nblocks, hs, (int)((size - off) * 100 / size));
 	} else {
-		warn(t, "trace '%s' is damaged at offset %" PRIu64 " (%s in block %" PRIu64 "): the rest of the input was not read",
+		warn(t,
+		     "trace '%s' is damaged at offset %" PRIu64 " (%s in block %" PRIu64
+		     "): the rest of the input was not read",
 		     t->name, off, t->blk_why, t->nblocks);
 	}
 }
@@ -111,7 +115,9 @@ static void stop_truncated(struct tl_trace *t)
 {
 	t->at_end = 1;
 	t->stats.bytes_skipped = t->blk_partial;
-	warn(t, "trace '%s' is truncated at offset %" PRIu64 ": recording was interrupted; the last %" PRIu64 " bytes are incomplete",
+	warn(t,
+	     "trace '%s' is truncated at offset %" PRIu64 ": recording was interrupted; the last %" PRIu64
+	     " bytes are incomplete",
 	     t->name, t->blk_off + t->blk_partial, t->blk_partial);
 }
 
@@ -338,8 +344,7 @@ static int parse_end(struct tl_trace *t, const uint8_t *p, size_t len)
 	uint64_t ncpus;
 
 	if (tl_varint_get(&p, end, &e->end_ns) < 0 || tl_varint_get(&p, end, &e->events) < 0 ||
-	    tl_varint_get(&p, end, &e->lost) < 0 || tl_varint_get(&p, end, &ncpus) < 0 ||
-	    ncpus > TLF_MAX_CPUS)
+	    tl_varint_get(&p, end, &e->lost) < 0 || tl_varint_get(&p, end, &ncpus) < 0 || ncpus > TLF_MAX_CPUS)
 		return -1;
 	for (uint64_t i = 0; i < ncpus; i++)
 		if (tl_varint_get(&p, end, &t->lost_per_cpu[i]) < 0)
@@ -361,18 +366,13 @@ static int next_block(struct tl_trace *t)
 	int r;
 
 	switch (read_block(t, &payload, &len)) {
-	case BLK_OK:
-		break;
+	case BLK_OK: break;
 	case BLK_EOF:
 		t->at_end = 1;
 		warn(t, "trace '%s' has no end block: the recording did not finish cleanly", t->name);
 		return 0;
-	case BLK_TRUNC:
-		stop_truncated(t);
-		return 0;
-	case BLK_DAMAGED:
-		stop_damaged(t);
-		return 0;
+	case BLK_TRUNC: stop_truncated(t); return 0;
+	case BLK_DAMAGED: stop_damaged(t); return 0;
 	case BLK_IOERR:
 		if (t->rio.err) {
 			errno = t->rio.err;
@@ -388,7 +388,7 @@ static int next_block(struct tl_trace *t)
 		break;
 	case TLF_BLOCK_EVENTS:
 		r = tl_merge_add_chunk(&t->merge, payload, len, tl_strtab_next_id(&t->strings), t->nblocks,
-				       t->blk_off); /* takes payload */
+		                       t->blk_off); /* takes payload */
 		if (r == -2)
 			return tl_error("out of memory");
 		if (r < 0)
@@ -401,8 +401,8 @@ static int next_block(struct tl_trace *t)
 		t->stats.complete = 1;
 		t->at_end = 1;
 		if (t->rio.size > t->rio.processed)
-			warn(t, "trace '%s' has %" PRIu64 " bytes after its end block; they were ignored",
-			     t->name, t->rio.size - t->rio.processed);
+			warn(t, "trace '%s' has %" PRIu64 " bytes after its end block; they were ignored", t->name,
+			     t->rio.size - t->rio.processed);
 		break;
 	default:
 		/* META again, or a block type of a newer minor version: skipped. */
@@ -500,26 +500,27 @@ static int read_start(struct tl_trace *t)
 	minor = tl_get_le16(h + 10);
 	hlen = tl_get_le32(h + 12);
 	if (major > TLF_MAJOR)
-		return tl_error("cannot read '%s': trace format %u.%u is newer than this threadlens can read (%d.x); a newer threadlens is needed",
-				t->name, major, minor, TLF_MAJOR);
+		return tl_error("cannot read '%s': trace format %u.%u is newer than this threadlens can read (%d.x); a "
+		                "newer threadlens is needed",
+		                t->name, major, minor, TLF_MAJOR);
 	if (major < 1 || hlen < TLF_HEADER_SIZE || hlen > TLF_HEADER_MAX)
-		return tl_error("cannot read '%s': damaged file header (format %u.%u, header length %u)",
-				t->name, major, minor, hlen);
+		return tl_error("cannot read '%s': damaged file header (format %u.%u, header length %u)", t->name,
+		                major, minor, hlen);
 	/* A newer minor may have a longer header: skip what we do not know. */
 	if (tl_rio_skip(&t->rio, hlen - TLF_HEADER_SIZE) < hlen - TLF_HEADER_SIZE)
-		return tl_error("cannot read '%s': truncated at offset %" PRIu64 ", inside the file header",
-				t->name, t->rio.processed);
+		return tl_error("cannot read '%s': truncated at offset %" PRIu64 ", inside the file header", t->name,
+		                t->rio.processed);
 
 	switch (read_block(t, &payload, &len)) {
-	case BLK_OK:
-		break;
+	case BLK_OK: break;
 	case BLK_EOF:
 	case BLK_TRUNC:
-		return tl_error("cannot read '%s': truncated at offset %" PRIu64 ", before the end of the metadata block",
-				t->name, t->rio.processed);
+		return tl_error("cannot read '%s': truncated at offset %" PRIu64
+		                ", before the end of the metadata block",
+		                t->name, t->rio.processed);
 	case BLK_DAMAGED:
 		return tl_error("cannot read '%s': damaged metadata block at offset %" PRIu64 " (%s)", t->name,
-				t->blk_off, t->blk_why);
+		                t->blk_off, t->blk_why);
 	case BLK_IOERR:
 		if (t->rio.err) {
 			errno = t->rio.err;
@@ -530,12 +531,14 @@ static int read_start(struct tl_trace *t)
 	if (t->blk_type != TLF_BLOCK_META) {
 		if (t->blk_type == TLF_BLOCK_EVENTS)
 			free(payload);
-		return tl_error("cannot read '%s': damaged trace (block at offset %" PRIu64 " should be metadata, is type %u)",
-				t->name, t->blk_off, t->blk_type);
+		return tl_error("cannot read '%s': damaged trace (block at offset %" PRIu64
+		                " should be metadata, is type %u)",
+		                t->name, t->blk_off, t->blk_type);
 	}
 	if (parse_meta(t, payload, len) < 0)
-		return tl_error("cannot read '%s': damaged metadata block at offset %" PRIu64 " (malformed key/value list)",
-				t->name, t->blk_off);
+		return tl_error("cannot read '%s': damaged metadata block at offset %" PRIu64
+		                " (malformed key/value list)",
+		                t->name, t->blk_off);
 	t->nblocks = 1;
 	t->stats.file_bytes = t->rio.size;
 	t->stats.bytes_read = t->rio.processed;

@@ -87,8 +87,8 @@ static int reserve(uint8_t **buf, size_t *cap, size_t need)
 	return 0;
 }
 
-static int write_block(struct tl_trace_writer *w, unsigned type, unsigned flags,
-		       const void *payload, size_t stored, size_t raw)
+static int write_block(struct tl_trace_writer *w, unsigned type, unsigned flags, const void *payload, size_t stored,
+                       size_t raw)
 {
 	uint8_t h[TLF_BLOCK_HEADER_SIZE];
 
@@ -315,8 +315,8 @@ int tl_trace_writer_add(struct tl_trace_writer *w, const struct tl_event *ev)
 	if (__builtin_expect(type >= TL_EV__COUNT, 0))
 		return tl_error("cannot add an event of unknown type %u to '%s'", type, w->path);
 	if (__builtin_expect(idx < 0 || idx > TLF_MAX_CPUS, 0))
-		return tl_error("cannot add an event on cpu %d to '%s': cpus go from -1 to %d", ev->cpu,
-				w->path, TLF_MAX_CPUS - 1);
+		return tl_error("cannot add an event on cpu %d to '%s': cpus go from -1 to %d", ev->cpu, w->path,
+		                TLF_MAX_CPUS - 1);
 	s = idx < w->nsecs ? &w->secs[idx] : grow_sections(w, idx);
 	if (!s)
 		return -1;
@@ -330,8 +330,8 @@ int tl_trace_writer_add(struct tl_trace_writer *w, const struct tl_event *ev)
 
 	/* Fields the type does not use are stored only when set (explicit mask). */
 	mask = tlf_default_mask[type];
-	have = (ev->tid != 0) | (ev->arg != 0) << 1 | (ev->name != 0) << 2 | (ev->a != 0) << 3 |
-	       (ev->b != 0) << 4 | (ev->c != 0) << 5 | (ev->reserved != 0 || ev->reserved2 != 0) << 6;
+	have = (ev->tid != 0) | (ev->arg != 0) << 1 | (ev->name != 0) << 2 | (ev->a != 0) << 3 | (ev->b != 0) << 4 |
+	       (ev->c != 0) << 5 | (ev->reserved != 0 || ev->reserved2 != 0) << 6;
 	b0 = type < TLF_EV_TYPE_ESCAPE ? type : TLF_EV_TYPE_ESCAPE; /* larger types follow as a varint */
 	if (have & ~mask) {
 		mask |= have;

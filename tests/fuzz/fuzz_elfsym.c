@@ -19,8 +19,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *const names[] = { "foo", "bar", "main", "fi", "impl", "foo@VER_1", "dup", "gl", "dv",
-				     "ver", "mc", "usleep", "_start", "nope", "" };
+static const char *const names[] = { "foo", "bar", "main", "fi",     "impl",   "foo@VER_1", "dup", "gl",
+	                             "dv",  "ver", "mc",   "usleep", "_start", "nope",      "" };
 #define NNAMES (sizeof(names) / sizeof(names[0]))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

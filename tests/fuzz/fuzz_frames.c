@@ -67,7 +67,7 @@ static void add(struct tl_trace_writer *w, const uint8_t *b, uint64_t *ts)
 	unsigned kind = b[0] % 16;
 	int cpu = b[3] & 1;
 	static const unsigned markers[] = { TL_EV_FRAME_BEGIN, TL_EV_FRAME_END, TL_EV_REGION_BEGIN, TL_EV_REGION_END,
-					    TL_EV_TASK_BEGIN,  TL_EV_TASK_END,  TL_EV_MARKS_LOST };
+		                            TL_EV_TASK_BEGIN,  TL_EV_TASK_END,  TL_EV_MARKS_LOST };
 	static const int64_t states[] = { 0, TL_PS_S, TL_PS_D, TL_PS_Z };
 
 	*ts += (uint64_t)b[4] * 1000;
@@ -93,12 +93,8 @@ static void add(struct tl_trace_writer *w, const uint8_t *b, uint64_t *ts)
 		e.type = TL_EV_FORK;
 		e.arg = b[2] % 6 + 1;
 		break;
-	case 4:
-		e.type = TL_EV_EXIT;
-		break;
-	case 5:
-		e.type = TL_EV_FREE;
-		break;
+	case 4: e.type = TL_EV_EXIT; break;
+	case 5: e.type = TL_EV_FREE; break;
 	case 6:
 		e.type = TL_EV_THREAD;
 		e.cpu = -1;

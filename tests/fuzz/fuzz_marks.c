@@ -41,8 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!m)
 		return 0;
-	if (fstat(tl_marks_fd(m), &sb) || (p = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-						     tl_marks_fd(m), 0)) == MAP_FAILED) {
+	if (fstat(tl_marks_fd(m), &sb) ||
+	    (p = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, tl_marks_fd(m), 0)) == MAP_FAILED) {
 		tl_marks_free(m);
 		return 0;
 	}

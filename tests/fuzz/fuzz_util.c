@@ -26,10 +26,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const unsigned types[] = {
-	TL_EV_REGION_BEGIN, TL_EV_REGION_END, TL_EV_TASK_BEGIN,    TL_EV_TASK_END,     TL_EV_FUNC_ENTRY,
-	TL_EV_FUNC_EXIT,    TL_EV_SWITCH,     TL_EV_SWITCH,        TL_EV_WAKEUP,       TL_EV_IRQ_ENTRY,
-	TL_EV_IRQ_EXIT,     TL_EV_SOFTIRQ_ENTRY, TL_EV_SOFTIRQ_EXIT, TL_EV_EXIT,        TL_EV_FREE,
-	TL_EV_FORK,         TL_EV_THREAD,     TL_EV_MARKS_LOST,    TL_EV_RUNTIME,      TL_EV_LOST,
+	TL_EV_REGION_BEGIN, TL_EV_REGION_END,    TL_EV_TASK_BEGIN,   TL_EV_TASK_END, TL_EV_FUNC_ENTRY,
+	TL_EV_FUNC_EXIT,    TL_EV_SWITCH,        TL_EV_SWITCH,       TL_EV_WAKEUP,   TL_EV_IRQ_ENTRY,
+	TL_EV_IRQ_EXIT,     TL_EV_SOFTIRQ_ENTRY, TL_EV_SOFTIRQ_EXIT, TL_EV_EXIT,     TL_EV_FREE,
+	TL_EV_FORK,         TL_EV_THREAD,        TL_EV_MARKS_LOST,   TL_EV_RUNTIME,  TL_EV_LOST,
 };
 static const char *const names[] = { "a", "b", "c", "a" };
 static const int64_t states[] = { 0, TL_PS_S, TL_PS_D, TL_PS_PREEMPT };
@@ -57,8 +57,9 @@ static int write_trace(const uint8_t *data, size_t size)
 		e.ts = ts;
 		e.type = (uint16_t)type;
 		e.tid = tid;
-		e.cpu = (int16_t)(type >= TL_EV_FRAME_BEGIN && type != TL_EV_FUNC_ENTRY && type != TL_EV_FUNC_EXIT ? -1
-												   : cpu);
+		e.cpu = (int16_t)(type >= TL_EV_FRAME_BEGIN && type != TL_EV_FUNC_ENTRY && type != TL_EV_FUNC_EXIT
+		                          ? -1
+		                          : cpu);
 		switch (type) {
 		case TL_EV_SWITCH:
 			e.tid = data[i + 2] & 0x10 ? 0 : tid;
@@ -70,18 +71,14 @@ static int write_trace(const uint8_t *data, size_t size)
 			e.arg = 100 + (data[i + 3] & 3);
 			e.a = cpu;
 			break;
-		case TL_EV_FORK:
-			e.arg = 100;
-			break;
+		case TL_EV_FORK: e.arg = 100; break;
 		case TL_EV_THREAD:
 			e.arg = 100;
 			e.name = tl_trace_writer_intern(w, "t");
 			break;
 		case TL_EV_RUNTIME:
 		case TL_EV_LOST:
-		case TL_EV_MARKS_LOST:
-			e.a = data[i + 3];
-			break;
+		case TL_EV_MARKS_LOST: e.a = data[i + 3]; break;
 		case TL_EV_REGION_BEGIN:
 		case TL_EV_TASK_BEGIN:
 			e.a = -1;
@@ -89,12 +86,8 @@ static int write_trace(const uint8_t *data, size_t size)
 		case TL_EV_REGION_END:
 		case TL_EV_TASK_END:
 		case TL_EV_FUNC_ENTRY:
-		case TL_EV_FUNC_EXIT:
-			e.name = tl_trace_writer_intern(w, names[data[i + 3] & 3]);
-			break;
-		default:
-			e.a = data[i + 3] & 7;
-			break;
+		case TL_EV_FUNC_EXIT: e.name = tl_trace_writer_intern(w, names[data[i + 3] & 3]); break;
+		default: e.a = data[i + 3] & 7; break;
 		}
 		tl_trace_writer_add(w, &e);
 	}
@@ -113,9 +106,9 @@ static void check(const struct tl_cpuuse_result *r)
 			if (in->cpu_ns + in->irq_ns + in->ready_ns + in->asleep_ns + in->unknown_ns != in->elapsed_ns)
 				__builtin_trap();
 		}
-		if (s->cpu.count && (s->cpu.mean < (double)s->cpu.min - 1e-6 || s->cpu.mean > (double)s->cpu.max + 1e-6 ||
-				     s->range_low_ns < s->cpu.min || s->range_high_ns > s->cpu.max ||
-				     s->range_low_ns > s->range_high_ns))
+		if (s->cpu.count && (s->cpu.mean < (double)s->cpu.min - 1e-6 ||
+		                     s->cpu.mean > (double)s->cpu.max + 1e-6 || s->range_low_ns < s->cpu.min ||
+		                     s->range_high_ns > s->cpu.max || s->range_low_ns > s->range_high_ns))
 			__builtin_trap();
 	}
 }

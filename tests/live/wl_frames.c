@@ -57,20 +57,20 @@ struct queue {
 };
 
 struct frame_truth {
-	uint64_t begin, end;          /* around tl_frame_begin / tl_frame_end */
-	uint64_t step_ns[NSTEPS];     /* summed per frame */
+	uint64_t begin, end;      /* around tl_frame_begin / tl_frame_end */
+	uint64_t step_ns[NSTEPS]; /* summed per frame */
 };
 
 struct run {
 	int nframes;
 	double fps;
-	int kill_after;               /* 0: run to the end */
+	int kill_after; /* 0: run to the end */
 	const char *truth_path;
 	struct queue q1, q2;
 	struct frame_truth *f;
 	int tids[3];
 	uint64_t start;
-	atomic_int begun;             /* frames source has begun */
+	atomic_int begun; /* frames source has begun */
 };
 
 static void q_init(struct queue *q)
@@ -213,19 +213,21 @@ static int write_truth(struct run *r, int completed)
 		lat += r->f[i].end - r->f[i].begin;
 	/* our names are plain ASCII: no JSON escaping needed */
 	fprintf(out,
-		"{\"scenario\": \"frames\", \"pid\": %d, \"frames\": %d, \"begun\": %d, \"completed\": %d, \"killed\": %s,\n",
-		(int)getpid(), r->nframes, atomic_load(&r->begun), completed, r->kill_after ? "true" : "false");
+	        "{\"scenario\": \"frames\", \"pid\": %d, \"frames\": %d, \"begun\": %d, \"completed\": %d, \"killed\": "
+	        "%s,\n",
+	        (int)getpid(), r->nframes, atomic_load(&r->begun), completed, r->kill_after ? "true" : "false");
 	fprintf(out, " \"fps_nominal\": %.3f, \"fps\": %.3f, \"latency_mean_ns\": %llu,\n", r->fps,
-		completed > 1 && last > first ? (completed - 1) * 1e9 / (double)(last - first) : 0.0,
-		(unsigned long long)(lat / (uint64_t)completed));
+	        completed > 1 && last > first ? (completed - 1) * 1e9 / (double)(last - first) : 0.0,
+	        (unsigned long long)(lat / (uint64_t)completed));
 	fprintf(out, " \"threads\": {\"source\": %d, \"worker\": %d, \"sink\": %d},\n \"steps\": {", r->tids[0],
-		r->tids[1], r->tids[2]);
+	        r->tids[1], r->tids[2]);
 	for (int s = 0; s < NSTEPS; s++) {
 		uint64_t sum = 0;
 		for (int i = 0; i < completed; i++)
 			sum += r->f[i].step_ns[s];
-		fprintf(out, "%s\n  \"%s\": {\"mean_ns\": %llu, \"count_per_frame\": %d, \"thread\": \"%s\"}", s ? "," : "",
-			step_names[s], (unsigned long long)(sum / (uint64_t)completed), step_count[s], step_threads[s]);
+		fprintf(out, "%s\n  \"%s\": {\"mean_ns\": %llu, \"count_per_frame\": %d, \"thread\": \"%s\"}",
+		        s ? "," : "", step_names[s], (unsigned long long)(sum / (uint64_t)completed), step_count[s],
+		        step_threads[s]);
 	}
 	fputs("\n }\n}\n", out);
 	err = ferror(out);

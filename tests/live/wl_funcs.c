@@ -145,7 +145,7 @@ static void *worker_main(void *arg)
 static int usage(void)
 {
 	fprintf(stderr, "usage: wl_funcs [--threads T] [--iterations N] [--truth FILE]\n"
-			"       wl_funcs --bench N\n");
+	                "       wl_funcs --bench N\n");
 	return 2;
 }
 
@@ -177,7 +177,8 @@ int main(int argc, char **argv)
 	memset(&truth, 0, sizeof(truth));
 	snprintf(truth.scenario, sizeof(truth.scenario), "funcs");
 	truth.scale = 1;
-	snprintf(truth.notes, sizeof(truth.notes), "calls_F: exact call counts; total_ns_F: wall time around the calls");
+	snprintf(truth.notes, sizeof(truth.notes),
+	         "calls_F: exact call counts; total_ns_F: wall time around the calls");
 	pthread_barrier_init(&start, NULL, (unsigned)nthreads + 1);
 	for (int i = 0; i < nthreads; i++) {
 		memset(&w[i], 0, sizeof(w[i]));

@@ -40,8 +40,8 @@ struct run;
 
 struct wthread {
 	const char *name;
-	int pin;        /* pin to the contention CPU */
-	int fifo_prio;  /* 0: SCHED_OTHER, else SCHED_FIFO at this priority */
+	int pin;                              /* pin to the contention CPU */
+	int fifo_prio;                        /* 0: SCHED_OTHER, else SCHED_FIFO at this priority */
 	void (*before)(struct wthread *self); /* before the barrier; may be NULL */
 	void (*body)(struct wthread *self);
 	struct run *run;
@@ -50,41 +50,41 @@ struct wthread {
 	int err;              /* errno value of a failure, 0 if none */
 	const char *err_what; /* what failed */
 	/* measurements */
-	uint64_t cpu_total;   /* thread CPU time at the end of its life */
+	uint64_t cpu_total;                  /* thread CPU time at the end of its life */
 	uint64_t ss_run, ss_wait, ss_slices; /* the kernel's schedstat then */
-	struct wl_acct sync;  /* futex waits: the start barrier, mutex_lock */
-	struct wl_acct sleep; /* clock_nanosleep */
-	struct wl_acct io;    /* pread */
-	struct wl_acct yield; /* sched_yield */
-	uint64_t win_wall, win_cpu; /* a window in which it only wanted to run */
-	uint64_t count;       /* scenario specific: bursts, yields, ... */
+	struct wl_acct sync;                 /* futex waits: the start barrier, mutex_lock */
+	struct wl_acct sleep;                /* clock_nanosleep */
+	struct wl_acct io;                   /* pread */
+	struct wl_acct yield;                /* sched_yield */
+	uint64_t win_wall, win_cpu;          /* a window in which it only wanted to run */
+	uint64_t count;                      /* scenario specific: bursts, yields, ... */
 };
 
 struct io_file {
 	char path[512];
 	int fd;
-	int direct;           /* 1: O_DIRECT, 0: buffered + POSIX_FADV_DONTNEED */
+	int direct; /* 1: O_DIRECT, 0: buffered + POSIX_FADV_DONTNEED */
 	size_t size, block;
 	uint64_t passes, bytes;
 };
 
 struct run {
 	double scale;
-	int cpu;              /* the contention CPU */
-	int pin_all;          /* --cpu: every thread goes on `cpu` */
+	int cpu;     /* the contention CPU */
+	int pin_all; /* --cpu: every thread goes on `cpu` */
 	int nthreads;
 	struct wthread th[MAX_THREADS];
 	pthread_barrier_t start;
 	pthread_mutex_t mutex;
 	atomic_int done;
 	struct io_file io;
-	char skip[256];       /* why the scenario cannot run here, if it cannot */
+	char skip[256]; /* why the scenario cannot run here, if it cannot */
 };
 
 struct scenario {
 	const char *name;
 	const char *help;
-	int (*setup)(struct run *r);    /* may be NULL; returns 0 or an exit status */
+	int (*setup)(struct run *r);     /* may be NULL; returns 0 or an exit status */
 	void (*teardown)(struct run *r); /* may be NULL */
 	void (*truth)(struct run *r, struct wl_truth *t);
 	struct wthread threads[MAX_THREADS]; /* templates; name NULL ends */
@@ -255,7 +255,7 @@ static int io_setup(struct run *r)
 			dir = dirs[i];
 	if (!dir) {
 		snprintf(r->skip, sizeof(r->skip),
-			 "no writable directory on a block device (tried $TL_IO_DIR, $TMPDIR, /var/tmp, .)");
+		         "no writable directory on a block device (tried $TL_IO_DIR, $TMPDIR, /var/tmp, .)");
 		return WL_EXIT_SKIP;
 	}
 	snprintf(io->path, sizeof(io->path), "%s/wl_states-io.%d", dir, (int)getpid());
@@ -352,8 +352,8 @@ static void io_truth(struct run *r, struct wl_truth *t)
 	struct wthread *rd = thread_named(r, "reader");
 	struct wl_truth_thread *tt = truth_thread(t, rd);
 
-	snprintf(t->notes, sizeof(t->notes), "%s reads of '%.160s'", r->io.direct ? "O_DIRECT" : "buffered (fadvise DONTNEED)",
-		 r->io.path);
+	snprintf(t->notes, sizeof(t->notes), "%s reads of '%.160s'",
+	         r->io.direct ? "O_DIRECT" : "buffered (fadvise DONTNEED)", r->io.path);
 	wl_truth_set(tt, "IO_WAIT_ns", (int64_t)rd->io.off_ns);
 	wl_truth_set(tt, "EXECUTING_ns", (int64_t)rd->cpu_total);
 	wl_truth_set(tt, "io_wall_ns", (int64_t)rd->io.wall_ns);
@@ -490,23 +490,48 @@ static void yield_truth(struct run *r, struct wl_truth *t)
 }
 
 static const struct scenario scenarios[] = {
-	{ "spin", "'spinner' runs 300 ms of CPU time: EXECUTING", NULL, NULL, spin_truth,
+	{ "spin",
+	  "'spinner' runs 300 ms of CPU time: EXECUTING",
+	  NULL,
+	  NULL,
+	  spin_truth,
 	  { { .name = "spinner", .body = spin_body } } },
-	{ "sleep", "'sleeper' sleeps 10 x 30 ms: SLEEPING", NULL, NULL, sleep_truth,
+	{ "sleep",
+	  "'sleeper' sleeps 10 x 30 ms: SLEEPING",
+	  NULL,
+	  NULL,
+	  sleep_truth,
 	  { { .name = "sleeper", .body = sleep_body } } },
-	{ "mutex", "'waiter' blocks 200 ms on a mutex that 'holder' holds while sleeping: SYNC_WAIT", NULL, NULL,
+	{ "mutex",
+	  "'waiter' blocks 200 ms on a mutex that 'holder' holds while sleeping: SYNC_WAIT",
+	  NULL,
+	  NULL,
 	  mutex_truth,
 	  { { .name = "holder", .before = holder_before, .body = holder_body },
 	    { .name = "waiter", .body = waiter_body } } },
-	{ "io", "'reader' reads a 32 MB file with O_DIRECT until >= 150 ms of waiting: IO_WAIT", io_setup,
-	  io_teardown, io_truth, { { .name = "reader", .body = reader_body } } },
-	{ "preempt", "'fifo' (SCHED_FIFO) preempts 'victim' 5 ms every 20 ms for 600 ms: READY_PREEMPT", NULL,
-	  NULL, preempt_truth,
+	{ "io",
+	  "'reader' reads a 32 MB file with O_DIRECT until >= 150 ms of waiting: IO_WAIT",
+	  io_setup,
+	  io_teardown,
+	  io_truth,
+	  { { .name = "reader", .body = reader_body } } },
+	{ "preempt",
+	  "'fifo' (SCHED_FIFO) preempts 'victim' 5 ms every 20 ms for 600 ms: READY_PREEMPT",
+	  NULL,
+	  NULL,
+	  preempt_truth,
 	  { { .name = "victim", .pin = 1, .body = victim_body },
 	    { .name = "fifo", .pin = 1, .fifo_prio = 10, .body = fifo_body } } },
-	{ "quantum", "'busyA' and 'busyB' share one CPU for 600 ms: READY_QUANTUM", NULL, NULL, quantum_truth,
+	{ "quantum",
+	  "'busyA' and 'busyB' share one CPU for 600 ms: READY_QUANTUM",
+	  NULL,
+	  NULL,
+	  quantum_truth,
 	  { { .name = "busyA", .pin = 1, .body = busy_body }, { .name = "busyB", .pin = 1, .body = busy_body } } },
-	{ "yield", "'yielder' calls sched_yield for 600 ms beside 'busy' on one CPU: READY_YIELD", NULL, NULL,
+	{ "yield",
+	  "'yielder' calls sched_yield for 600 ms beside 'busy' on one CPU: READY_YIELD",
+	  NULL,
+	  NULL,
 	  yield_truth,
 	  { { .name = "yielder", .pin = 1, .body = yielder_body }, { .name = "busy", .pin = 1, .body = busy_body } } },
 };
@@ -576,11 +601,11 @@ static int finish_skip(const struct scenario *sc, const struct run *r, const cha
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: wl_states SCENARIO [--truth FILE] [--scale X] [--cpu N]\n\n"
-		     "Puts named threads into known states and writes the measured ground truth\n"
-		     "as JSON to FILE (default: stdout).  --scale multiplies every duration.\n"
-		     "--cpu pins every thread to CPU N (default: only the contending ones, on CPU 1\n"
-		     "if it exists).\n\n"
-		     "scenarios:\n");
+	             "Puts named threads into known states and writes the measured ground truth\n"
+	             "as JSON to FILE (default: stdout).  --scale multiplies every duration.\n"
+	             "--cpu pins every thread to CPU N (default: only the contending ones, on CPU 1\n"
+	             "if it exists).\n\n"
+	             "scenarios:\n");
 	for (size_t i = 0; i < NSCENARIOS; i++)
 		fprintf(out, "  %-8s %s\n", scenarios[i].name, scenarios[i].help);
 	fprintf(out, "\nexample:\n  threadlens record -o t.tl -- wl_states mutex --truth truth.json\n");
@@ -676,11 +701,11 @@ int main(int argc, char **argv)
 			if (status == 0)
 				status = WL_EXIT_SKIP;
 			snprintf(r.skip, sizeof(r.skip), "thread '%s': %s failed: %s", th->name, th->err_what,
-				 strerror(th->err));
+			         strerror(th->err));
 			continue;
 		}
 		fprintf(stderr, "wl_states: %s: thread '%s': %s failed: %s\n", sc->name, th->name, th->err_what,
-			strerror(th->err));
+		        strerror(th->err));
 		status = 1;
 	}
 	if (status)

@@ -131,8 +131,9 @@ int main(int argc, char **argv)
 	uint64_t next;
 
 	if (parse(argc, argv, &o)) {
-		fprintf(stderr, "usage: wl_util [--periods N] [--period-ms MS] [--spin-us US] [--cpu C] [--truth FILE]\n"
-				"  (the period must hold both regions: MS >= 2 US/1000 + 3)\n");
+		fprintf(stderr,
+		        "usage: wl_util [--periods N] [--period-ms MS] [--spin-us US] [--cpu C] [--truth FILE]\n"
+		        "  (the period must hold both regions: MS >= 2 US/1000 + 3)\n");
 		return 2;
 	}
 	noise_cpu = o.cpu;
@@ -158,7 +159,8 @@ int main(int argc, char **argv)
 
 	snprintf(truth.scenario, sizeof(truth.scenario), "util");
 	truth.scale = 1;
-	snprintf(truth.notes, sizeof(truth.notes), "regions spin and mixed: counts and CPU/wall sums inside the markers");
+	snprintf(truth.notes, sizeof(truth.notes),
+	         "regions spin and mixed: counts and CPU/wall sums inside the markers");
 	th = wl_truth_add(&truth, "wlu-module", wl_gettid());
 	wl_truth_set(th, "spin_count", spin.count);
 	wl_truth_set(th, "spin_cpu_ns", (int64_t)spin.cpu_ns);

@@ -142,8 +142,8 @@ struct wl_acct {
 	uint64_t off_ns;          /* off-CPU time of the calls that left the CPU, less runq_ns */
 	uint64_t runq_ns;         /* of which waiting on a run queue */
 	uint64_t calls, off_calls;
-	uint64_t t0, c0, w0;      /* start of the open bracket */
-	int ss_fd;                /* /proc/thread-self/schedstat, -1 if unavailable */
+	uint64_t t0, c0, w0; /* start of the open bracket */
+	int ss_fd;           /* /proc/thread-self/schedstat, -1 if unavailable */
 };
 
 /* Run-queue wait of the calling thread so far (ns), 0 if unknown. */
@@ -220,8 +220,8 @@ static inline uint64_t wl_steal_ns(void)
 
 	if (!f)
 		return 0;
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-		   &v[6], &v[7]);
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+	           &v[7]);
 	fclose(f);
 	if (n < 8 || hz <= 0)
 		return 0;
@@ -312,7 +312,7 @@ static inline int wl_truth_write(const struct wl_truth *t, const char *path)
 		return -1;
 	/* Names are ours (plain ASCII, no quotes), so no JSON escaping is needed. */
 	fprintf(f, "{\"scenario\": \"%s\", \"scale\": %g, \"pid\": %d, \"ncpus\": %ld, \"steal_ns\": %llu,\n",
-		t->scenario, t->scale, (int)getpid(), sysconf(_SC_NPROCESSORS_ONLN), (unsigned long long)t->steal_ns);
+	        t->scenario, t->scale, (int)getpid(), sysconf(_SC_NPROCESSORS_ONLN), (unsigned long long)t->steal_ns);
 	fprintf(f, " \"notes\": \"%s\",\n \"threads\": {", t->notes);
 	for (int i = 0; i < t->nthreads; i++) {
 		const struct wl_truth_thread *th = &t->threads[i];

@@ -42,7 +42,7 @@ struct eb_spec {
 	uint16_t e_type; /* ET_EXEC, ET_DYN, ET_REL */
 	int nph;
 	struct eb_phdr ph[4];
-	int dynamic;     /* symbols in .dynsym/.dynstr instead of .symtab/.strtab */
+	int dynamic; /* symbols in .dynsym/.dynstr instead of .symtab/.strtab */
 	int nsym;
 	const struct eb_sym *syms;
 };
@@ -70,11 +70,11 @@ static inline size_t eb_build(const struct eb_spec *s, uint8_t *out)
 	/* section names */
 	off = 1;
 	shstr[0] = 0;
-#define EB_NAME(var, str)                                  \
-	do {                                               \
-		var = (uint16_t)off;                       \
-		memcpy(shstr + off, str, sizeof(str));     \
-		off += sizeof(str);                        \
+#define EB_NAME(var, str)                              \
+	do {                                           \
+		var = (uint16_t)off;                   \
+		memcpy(shstr + off, str, sizeof(str)); \
+		off += sizeof(str);                    \
 	} while (0)
 	EB_NAME(nm_text, ".text");
 	if (s->dynamic) {

@@ -11,7 +11,7 @@
 #include "trace/event.h"
 
 static inline struct tl_event event_us(uint64_t ts_us, int cpu, unsigned type, int32_t tid, int32_t arg, int64_t a,
-				       int64_t b, int64_t c, uint16_t flags)
+                                       int64_t b, int64_t c, uint16_t flags)
 {
 	struct tl_event e = { 0 };
 	e.ts = ts_us * 1000;

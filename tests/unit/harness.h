@@ -18,32 +18,32 @@ static int harness_failed;
 
 #define TEST(name) static void name(void)
 
-#define CHECK(cond)                                                                     \
-	do {                                                                            \
-		if (!(cond)) {                                                          \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
 			fprintf(stderr, "  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
-			harness_failed = 1;                                             \
-		}                                                                       \
+			harness_failed = 1;                                                        \
+		}                                                                                  \
 	} while (0)
 
-#define CHECK_EQ_INT(a, b)                                                              \
-	do {                                                                            \
-		long long va_ = (long long)(a), vb_ = (long long)(b);                   \
-		if (va_ != vb_) {                                                       \
-			fprintf(stderr, "  %s:%d: %s == %s failed: %lld != %lld\n", __FILE__, \
-				__LINE__, #a, #b, va_, vb_);                            \
-			harness_failed = 1;                                             \
-		}                                                                       \
+#define CHECK_EQ_INT(a, b)                                                                                           \
+	do {                                                                                                         \
+		long long va_ = (long long)(a), vb_ = (long long)(b);                                                \
+		if (va_ != vb_) {                                                                                    \
+			fprintf(stderr, "  %s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, va_, \
+			        vb_);                                                                                \
+			harness_failed = 1;                                                                          \
+		}                                                                                                    \
 	} while (0)
 
-#define CHECK_EQ_STR(a, b)                                                              \
-	do {                                                                            \
-		const char *sa_ = (a), *sb_ = (b);                                      \
-		if (!sa_ || !sb_ || strcmp(sa_, sb_)) {                                 \
-			fprintf(stderr, "  %s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__, \
-				__LINE__, #a, #b, sa_ ? sa_ : "(null)", sb_ ? sb_ : "(null)"); \
-			harness_failed = 1;                                             \
-		}                                                                       \
+#define CHECK_EQ_STR(a, b)                                                                                          \
+	do {                                                                                                        \
+		const char *sa_ = (a), *sb_ = (b);                                                                  \
+		if (!sa_ || !sb_ || strcmp(sa_, sb_)) {                                                             \
+			fprintf(stderr, "  %s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__, __LINE__, #a, #b, \
+			        sa_ ? sa_ : "(null)", sb_ ? sb_ : "(null)");                                        \
+			harness_failed = 1;                                                                         \
+		}                                                                                                   \
 	} while (0)
 
 typedef void (*harness_fn)(void);
@@ -67,9 +67,9 @@ static inline int harness_run(const char *names, harness_fn *fns, int n)
 	return failures ? 1 : 0;
 }
 
-#define RUN_TESTS(...)                                                                  \
-	do {                                                                            \
-		harness_fn fns_[] = { __VA_ARGS__ };                                    \
+#define RUN_TESTS(...)                                                                         \
+	do {                                                                                   \
+		harness_fn fns_[] = { __VA_ARGS__ };                                           \
 		return harness_run(#__VA_ARGS__, fns_, (int)(sizeof(fns_) / sizeof(fns_[0]))); \
 	} while (0)
 

@@ -20,7 +20,7 @@ static struct tl_trace_writer *W;
 static char path[] = "/tmp/tl-test-analysis-XXXXXX";
 
 static void ev(uint64_t ts_us, int cpu, unsigned type, int32_t tid, int32_t arg, int64_t a, int64_t b, int64_t c,
-	       uint16_t flags, const char *name)
+               uint16_t flags, const char *name)
 {
 	struct tl_event e = event_us(ts_us, cpu, type, tid, arg, a, b, c, flags);
 	e.name = name ? tl_trace_writer_intern(W, name) : 0;
@@ -135,7 +135,8 @@ TEST(whole_trace)
 		CHECK_EQ_INT(w->state_ns[TL_ST_NEW], 0);
 		CHECK_EQ_INT(w->state_ns[TL_ST_RUNNABLE], 2 * US);
 		CHECK_EQ_INT(w->state_ns[TL_ST_EXECUTING], 48 * US);
-		CHECK_EQ_INT(w->state_ns[TL_ST_READY_PREEMPT], 10 * US); /* "other" was woken and took the CPU at once */
+		CHECK_EQ_INT(w->state_ns[TL_ST_READY_PREEMPT],
+		             10 * US); /* "other" was woken and took the CPU at once */
 		CHECK_EQ_INT(w->state_ns[TL_ST_SLEEPING], 30 * US);
 		CHECK_EQ_INT(w->invol_switches, 1);
 		CHECK_EQ_INT(w->vol_switches, 1);

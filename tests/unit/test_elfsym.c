@@ -47,7 +47,12 @@ static int lookup_exec(const struct eb_sym *syms, int n, int dynamic, const char
 TEST(exec_offsets)
 {
 	static const struct eb_sym syms[] = {
-		{ .name = "foo", .value = TXT + 0x30, .size = 16, .bind = STB_GLOBAL, .type = STT_FUNC, .shndx = EB_TEXT },
+		{ .name = "foo",
+		  .value = TXT + 0x30,
+		  .size = 16,
+		  .bind = STB_GLOBAL,
+		  .type = STT_FUNC,
+		  .shndx = EB_TEXT },
 		{ .name = "in_data", .value = 0x600410, .bind = STB_GLOBAL, .type = STT_FUNC, .shndx = EB_TEXT },
 		{ .name = "foobar", .value = TXT + 0x40, .bind = STB_GLOBAL, .type = STT_FUNC, .shndx = EB_TEXT },
 	};
@@ -108,7 +113,8 @@ TEST(several_definitions)
 	struct tl_elfsym e;
 
 	CHECK_EQ_INT(lookup_exec(syms, 9, 0, "dup", &e), -1);
-	CHECK_EQ_STR(tl_error_msg(), "function 'dup' is defined 2 times in 'img': local at 0x400210, local at 0x400220");
+	CHECK_EQ_STR(tl_error_msg(),
+	             "function 'dup' is defined 2 times in 'img': local at 0x400210, local at 0x400220");
 	CHECK_EQ_INT(lookup_exec(syms, 9, 0, "gl", &e), 0);
 	CHECK_EQ_INT(e.offset, 0x240);
 	CHECK_EQ_INT(e.global, 1);
@@ -117,7 +123,8 @@ TEST(several_definitions)
 	CHECK_EQ_INT(lookup_exec(syms, 9, 0, "al_alias", &e), 0);
 	CHECK_EQ_INT(e.offset, 0x250);
 	CHECK_EQ_INT(lookup_exec(syms, 9, 0, "g2", &e), -1);
-	CHECK_EQ_STR(tl_error_msg(), "function 'g2' is defined 2 times in 'img': global at 0x400260, global at 0x400270");
+	CHECK_EQ_STR(tl_error_msg(),
+	             "function 'g2' is defined 2 times in 'img': global at 0x400260, global at 0x400270");
 }
 
 TEST(versions)
@@ -129,8 +136,18 @@ TEST(versions)
 	};
 	static const struct eb_sym dyn[] = {
 		/* .dynsym has plain names and .gnu.version: 0x8000 marks a hidden (old) version */
-		{ .name = "dv", .value = TXT + 0x30, .bind = STB_GLOBAL, .type = STT_FUNC, .shndx = EB_TEXT, .versym = 0x8002 },
-		{ .name = "dv", .value = TXT + 0x40, .bind = STB_GLOBAL, .type = STT_FUNC, .shndx = EB_TEXT, .versym = 3 },
+		{ .name = "dv",
+		  .value = TXT + 0x30,
+		  .bind = STB_GLOBAL,
+		  .type = STT_FUNC,
+		  .shndx = EB_TEXT,
+		  .versym = 0x8002 },
+		{ .name = "dv",
+		  .value = TXT + 0x40,
+		  .bind = STB_GLOBAL,
+		  .type = STT_FUNC,
+		  .shndx = EB_TEXT,
+		  .versym = 3 },
 	};
 	struct tl_elfsym e;
 
@@ -152,7 +169,11 @@ TEST(not_probeable)
 		{ .name = "abs", .value = 0x1234, .bind = STB_GLOBAL, .type = STT_FUNC, .shndx = EB_ABS },
 		/* glibc's memcpy: the default version an IFUNC, an old version a plain function */
 		{ .name = "mc@OLD_1", .value = TXT + 0x20, .bind = STB_GLOBAL, .type = STT_FUNC, .shndx = EB_TEXT },
-		{ .name = "mc@@NEW_2", .value = TXT + 0x30, .bind = STB_GLOBAL, .type = STT_GNU_IFUNC, .shndx = EB_TEXT },
+		{ .name = "mc@@NEW_2",
+		  .value = TXT + 0x30,
+		  .bind = STB_GLOBAL,
+		  .type = STT_GNU_IFUNC,
+		  .shndx = EB_TEXT },
 	};
 	struct tl_elfsym e;
 
@@ -168,7 +189,7 @@ TEST(not_probeable)
 	CHECK_EQ_STR(tl_error_msg(), "'abs' in 'img' is not a function");
 	CHECK_EQ_INT(lookup_exec(syms, 6, 1, "imp", &e), -1);
 	CHECK_EQ_STR(tl_error_msg(), "no function 'imp' in 'img': it is imported from a shared library; probe it "
-				     "there with --func LIBRARY:imp");
+	                             "there with --func LIBRARY:imp");
 }
 
 TEST(stripped)
@@ -313,7 +334,8 @@ static uint64_t raw_offset(const uint8_t *f, size_t len, const char *name)
 			    strcmp((const char *)f + str->sh_offset + s->st_name, name))
 				continue;
 			for (int p = 0; p < eh->e_phnum; p++) {
-				const Elf64_Phdr *ph = (const Elf64_Phdr *)(f + eh->e_phoff + (size_t)p * sizeof(Elf64_Phdr));
+				const Elf64_Phdr *ph =
+				        (const Elf64_Phdr *)(f + eh->e_phoff + (size_t)p * sizeof(Elf64_Phdr));
 				if (ph->p_type == PT_LOAD && s->st_value >= ph->p_vaddr &&
 				    s->st_value < ph->p_vaddr + ph->p_filesz)
 					return s->st_value - ph->p_vaddr + ph->p_offset;
@@ -325,8 +347,8 @@ static uint64_t raw_offset(const uint8_t *f, size_t len, const char *name)
 
 TEST(wl_funcs_offsets)
 {
-	static const char *const funcs[] = { "wlf_spin", "wlf_inner", "wlf_outer", "wlf_recurse", "wlf_never",
-					     "wlf_empty", "main" };
+	static const char *const funcs[] = { "wlf_spin",  "wlf_inner", "wlf_outer", "wlf_recurse",
+		                             "wlf_never", "wlf_empty", "main" };
 	char self[PATH_MAX], path[PATH_MAX + 16];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	struct tl_elfsym e;
@@ -420,5 +442,5 @@ TEST(find_file)
 int main(void)
 {
 	RUN_TESTS(exec_offsets, pie_offsets, several_definitions, versions, not_probeable, stripped, broken_input,
-		  self_bytes, libc_bytes, wl_funcs_offsets, file_errors, find_file);
+	          self_bytes, libc_bytes, wl_funcs_offsets, file_errors, find_file);
 }

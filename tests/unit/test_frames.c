@@ -24,7 +24,7 @@ static struct tl_trace_writer *W;
 static char path[64];
 
 static void ev(uint64_t ts_us, int cpu, unsigned type, int32_t tid, int32_t arg, int64_t a, int64_t b, int64_t c,
-	       const char *name)
+               const char *name)
 {
 	struct tl_event e = event_us(ts_us, cpu, type, tid, arg, a, b, c, 0);
 	e.name = name ? tl_trace_writer_intern(W, name) : 0;
@@ -341,9 +341,9 @@ TEST(state_split_per_frame)
 		CHECK_EQ_INT(t->roles, TL_FROLE_BEGAN | TL_FROLE_STEPS);
 		CHECK_EQ_INT(t->from, 1100 * US);
 		CHECK_EQ_INT(t->to, 1300 * US);
-		CHECK_EQ_INT(t->state_ns[TL_ST_EXECUTING], 110 * US);   /* 1100-1150, 1170-1230 */
+		CHECK_EQ_INT(t->state_ns[TL_ST_EXECUTING], 110 * US);    /* 1100-1150, 1170-1230 */
 		CHECK_EQ_INT(t->state_ns[TL_ST_READY_PREEMPT], 20 * US); /* 1150-1170 */
-		CHECK_EQ_INT(t->state_ns[TL_ST_SLEEPING], 70 * US);     /* 1230-1300 */
+		CHECK_EQ_INT(t->state_ns[TL_ST_SLEEPING], 70 * US);      /* 1230-1300 */
 		CHECK_EQ_INT(sum_states(t->state_ns), 200 * US);
 		CHECK_EQ_STR(t->name, "src");
 	}
@@ -664,5 +664,5 @@ int main(void)
 {
 	atexit(cleanup);
 	RUN_TESTS(counts_throughput_latency, steps_per_frame, state_split_per_frame, window_and_intervals, step_filter,
-		  picked_frames_and_json, id_gaps, many_frames, revised_state_at_begin, memory_bounded, no_markers);
+	          picked_frames_and_json, id_gaps, many_frames, revised_state_at_begin, memory_bounded, no_markers);
 }

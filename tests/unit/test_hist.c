@@ -23,11 +23,11 @@ static char tmpdir[] = "/tmp/tl-test-hist-XXXXXX";
 /* The seed's Table I (k = 128) and the iterative column of its Table II, [x_1^l .. x_126^u + 1]. */
 static const struct {
 	const char *name;
-	uint64_t min, max;      /* Table I */
-	uint64_t lin_a, lin_e;  /* Table II, linear */
-	uint64_t cen_a, cen_e;  /* Table II, centered */
-	uint64_t it_a, it_e;    /* Table II, iterative */
-	int lin, cen;           /* Table III, percent; -1 for "<1 %" */
+	uint64_t min, max;     /* Table I */
+	uint64_t lin_a, lin_e; /* Table II, linear */
+	uint64_t cen_a, cen_e; /* Table II, centered */
+	uint64_t it_a, it_e;   /* Table II, iterative */
+	int lin, cen;          /* Table III, percent; -1 for "<1 %" */
 } seed[] = {
 	{ "HandleAcquisition", 236, 89259, 0, 1016, 164, 667, 236, 89318, -1, -1 },
 	{ "HandleHealthMonitoring", 10670, 23395, 0, 1016, 2628, 13715, 10670, 23396, 0, 24 },
@@ -72,9 +72,9 @@ TEST(eq2_handle_acquisition_by_hand)
 	CHECK(tl_binning_iterative(&b, 128, 236, 89259) == 0);
 	CHECK_EQ_INT(b.step, 707);
 	CHECK_EQ_INT(tl_hist_eq1_step(128, 236, 89259), 707);
-	CHECK_EQ_INT(tl_binning_upper(&b, 0), 235);   /* max(c_min - 1, 1) */
-	CHECK_EQ_INT(tl_binning_lower(&b, 1), 236);   /* x_1^l = x_0^u + 1, not x_0^l + 1 = 1 */
-	CHECK_EQ_INT(tl_binning_upper(&b, 1), 942);   /* 235 + 707 */
+	CHECK_EQ_INT(tl_binning_upper(&b, 0), 235); /* max(c_min - 1, 1) */
+	CHECK_EQ_INT(tl_binning_lower(&b, 1), 236); /* x_1^l = x_0^u + 1, not x_0^l + 1 = 1 */
+	CHECK_EQ_INT(tl_binning_upper(&b, 1), 942); /* 235 + 707 */
 	CHECK_EQ_INT(tl_binning_lower(&b, 2), 943);
 	CHECK_EQ_INT(tl_binning_upper(&b, 126), 89317); /* 235 + 126 * 707 */
 	CHECK_EQ_INT(tl_binning_lower(&b, 127), 89318);
@@ -174,7 +174,7 @@ TEST(centered_bounds)
 	CHECK_EQ_INT(b.below, 6);
 	CHECK_EQ_INT(b.above, 4);
 	CHECK_EQ_INT(b.first_inner, 1);
-	CHECK_EQ_INT(tl_binning_upper(&b, 0), 499);  /* ]r - k_l*step ... and everything below */
+	CHECK_EQ_INT(tl_binning_upper(&b, 0), 499); /* ]r - k_l*step ... and everything below */
 	CHECK_EQ_INT(tl_binning_lower(&b, 1), 500);
 	CHECK_EQ_INT(tl_binning_lower(&b, 6), 1000); /* bin k_l starts at r */
 	CHECK_EQ_INT(tl_binning_index(&b, 999), 5);
@@ -188,7 +188,7 @@ TEST(centered_bounds)
 	CHECK_EQ_INT(b.below, 3);
 	CHECK_EQ_INT(b.below_asked, 6);
 	CHECK_EQ_INT(b.above, 7);
-	CHECK_EQ_INT(tl_binning_upper(&b, 0), 399);  /* start 100 */
+	CHECK_EQ_INT(tl_binning_upper(&b, 0), 399); /* start 100 */
 	CHECK_EQ_INT(tl_binning_lower(&b, 3), 1000);
 
 	/* nominal start exactly 0: bin 0 is an ordinary inner bin */
@@ -206,7 +206,7 @@ TEST(centered_bounds)
 
 	/* the seed's configuration: k 128, k_l 100, f 1 with r = 10670 (HandleHealthMonitoring's min) */
 	CHECK(tl_binning_centered(&b, 128, 10670, 100, 1, 1) == 0);
-	CHECK_EQ_INT(b.step, 83);                              /* floor(10670 / 128) */
+	CHECK_EQ_INT(b.step, 83); /* floor(10670 / 128) */
 	CHECK_EQ_INT(tl_binning_lower(&b, 100), 10670);
 	CHECK_EQ_INT(tl_binning_lower(&b, 1), 10670 - 99 * 83);
 	CHECK_EQ_INT(tl_binning_lower(&b, 127), 10670 + 27 * 83);
@@ -232,9 +232,9 @@ TEST(coverage_seed_table3)
 		struct tl_binning b;
 		/* all three columns of Table III from the ranges of Table II and the min/max of Table I */
 		CHECK(pct_matches(tl_hist_coverage_range(seed[i].lin_a, seed[i].lin_e, seed[i].min, seed[i].max),
-				  seed[i].lin));
+		                  seed[i].lin));
 		CHECK(pct_matches(tl_hist_coverage_range(seed[i].cen_a, seed[i].cen_e, seed[i].min, seed[i].max),
-				  seed[i].cen));
+		                  seed[i].cen));
 		CHECK(pct_matches(tl_hist_coverage_range(seed[i].it_a, seed[i].it_e, seed[i].min, seed[i].max), 100));
 		/* the same from the binnings themselves: linear k 128 step 8, iterative Eq. 1-2 */
 		CHECK(tl_binning_linear(&b, 128, 8) == 0);
@@ -316,7 +316,7 @@ TEST(stats_and_ranks)
 	CHECK_EQ_INT(tl_hist_rank(1000, 999), 999);
 	CHECK_EQ_INT(tl_hist_rank(10, 500), 5);
 	CHECK_EQ_INT(tl_hist_rank(10, 900), 9);
-	CHECK_EQ_INT(tl_hist_rank(10, 990), 10);  /* ceil(9.9) */
+	CHECK_EQ_INT(tl_hist_rank(10, 990), 10); /* ceil(9.9) */
 	CHECK_EQ_INT(tl_hist_rank(2001, 500), 1001);
 	CHECK_EQ_INT(tl_hist_rank(1, 999), 1);
 	CHECK_EQ_INT(tl_hist_rank(7, 0), 1);
@@ -659,10 +659,10 @@ TEST(run_compare_grid)
 	write_trace(p, d, 10, 0);
 	CHECK(hist_run(p, &q, &r) == 0);
 	CHECK_EQ_INT(r.nhists, 3);
-	CHECK_EQ_INT(r.hists[TL_HIST_LINEAR].b.step, 51);     /* 200 / 4 + 1 */
-	CHECK_EQ_INT(r.hists[TL_HIST_CENTERED].b.ref, 100);   /* the first value */
-	CHECK_EQ_INT(r.hists[TL_HIST_CENTERED].b.step, 20);   /* floor(100 / 5) */
-	CHECK_EQ_INT(r.hists[TL_HIST_CENTERED].b.below, 3);   /* 5 * 100 / 128 */
+	CHECK_EQ_INT(r.hists[TL_HIST_LINEAR].b.step, 51);   /* 200 / 4 + 1 */
+	CHECK_EQ_INT(r.hists[TL_HIST_CENTERED].b.ref, 100); /* the first value */
+	CHECK_EQ_INT(r.hists[TL_HIST_CENTERED].b.step, 20); /* floor(100 / 5) */
+	CHECK_EQ_INT(r.hists[TL_HIST_CENTERED].b.below, 3); /* 5 * 100 / 128 */
 	CHECK_EQ_INT(r.hists[TL_HIST_ITERATIVE].b.step, 34);
 	/* every grid point's exact count is the number of values above it */
 	for (size_t g = 0; g < r.ngrid; g++) {
@@ -742,15 +742,18 @@ int main(void)
 	}
 	rc = 0;
 	{
-		harness_fn fns_[] = { eq2_seed_table2, eq2_handle_acquisition_by_hand, eq2_small_cases, linear_bounds,
-				      centered_bounds, coverage_seed_table3, etp_values, stats_and_ranks,
-				      exact_percentiles, bins_round_trip, bins_parse_errors, run_counts_and_filters,
-				      run_compare_grid, run_iterative_widens_until_converged };
+		harness_fn fns_[] = { eq2_seed_table2,   eq2_handle_acquisition_by_hand,
+			              eq2_small_cases,   linear_bounds,
+			              centered_bounds,   coverage_seed_table3,
+			              etp_values,        stats_and_ranks,
+			              exact_percentiles, bins_round_trip,
+			              bins_parse_errors, run_counts_and_filters,
+			              run_compare_grid,  run_iterative_widens_until_converged };
 		rc = harness_run("eq2_seed_table2, eq2_handle_acquisition_by_hand, eq2_small_cases, linear_bounds, "
-				 "centered_bounds, coverage_seed_table3, etp_values, stats_and_ranks, "
-				 "exact_percentiles, bins_round_trip, bins_parse_errors, run_counts_and_filters, "
-				 "run_compare_grid, run_iterative_widens_until_converged",
-				 fns_, (int)(sizeof(fns_) / sizeof(fns_[0])));
+		                 "centered_bounds, coverage_seed_table3, etp_values, stats_and_ranks, "
+		                 "exact_percentiles, bins_round_trip, bins_parse_errors, run_counts_and_filters, "
+		                 "run_compare_grid, run_iterative_widens_until_converged",
+		                 fns_, (int)(sizeof(fns_) / sizeof(fns_[0])));
 	}
 	{
 		char cmd[300];

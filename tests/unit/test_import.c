@@ -216,31 +216,38 @@ TEST(parser_edge_cases)
 	p = tl_perf_parser_new(&sink);
 	/* A comm with spaces and brackets; state letters of older kernels. */
 	feed(p, "  Web Content [x]  100/101   [003]    12.000000100:       sched:sched_switch: "
-		"prev_comm=Web Content prev_pid=101 prev_prio=120 prev_state=D|K ==> next_comm=a b next_pid=7 next_prio=98");
+	        "prev_comm=Web Content prev_pid=101 prev_prio=120 prev_state=D|K ==> next_comm=a b next_pid=7 "
+	        "next_prio=98");
 	CHECK_EQ_INT(c.n, 2);
 	CHECK(c.ev[0].type == TL_EV_THREAD && c.ev[0].tid == 101 && c.ev[0].arg == 100);
 	CHECK_EQ_STR(tl_strtab_get(&c.s, c.ev[0].name), "Web Content [x]");
 	CHECK(c.ev[1].type == TL_EV_SWITCH && c.ev[1].cpu == 3 && c.ev[1].ts == 12000000100ull);
 	CHECK(c.ev[1].tid == 101 && c.ev[1].arg == 7 && c.ev[1].a == TL_PS_D && c.ev[1].c == 98);
 	/* Same identity: no new THREAD; a new comm: a new THREAD. */
-	feed(p, "  Web Content [x]  100/101   [003]    12.000000200: sched:sched_process_exit: comm=Web Content pid=101 prio=120 group_dead=false");
+	feed(p, "  Web Content [x]  100/101   [003]    12.000000200: sched:sched_process_exit: comm=Web Content "
+	        "pid=101 prio=120 group_dead=false");
 	CHECK_EQ_INT(c.n, 3);
 	feed(p, "  renamed  100/101   [003]    12.000000300: sched:sched_process_free: comm=renamed pid=101 prio=120");
 	CHECK_EQ_INT(c.n, 5);
 	CHECK(c.ev[3].type == TL_EV_THREAD && c.ev[4].type == TL_EV_FREE);
 	/* Microsecond timestamps (no --ns), a line without pid, "R+" and "R". */
-	feed(p, "swapper 0 [000] 13.000001: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R+ ==> next_comm=x next_pid=5 next_prio=120");
+	feed(p, "swapper 0 [000] 13.000001: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 "
+	        "prev_state=R+ ==> next_comm=x next_pid=5 next_prio=120");
 	CHECK(c.ev[5].type == TL_EV_SWITCH && c.ev[5].ts == 13000001000ull && c.ev[5].a == TL_PS_PREEMPT);
-	feed(p, "swapper 0 [000] 13.000002: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=5 next_prio=120");
+	feed(p, "swapper 0 [000] 13.000002: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 "
+	        "prev_state=R ==> next_comm=x next_pid=5 next_prio=120");
 	CHECK(c.ev[6].a == 0);
 	/* Wakeups of older kernels carry "success=1". */
 	feed(p, "x 5/5 [001] 13.000003000: sched:sched_wakeup: comm=y pid=9 prio=110 success=1 target_cpu=002");
-	CHECK(c.ev[8].type == TL_EV_WAKEUP && c.ev[8].tid == 9 && c.ev[8].arg == 5 && c.ev[8].a == 2 && c.ev[8].b == 110);
+	CHECK(c.ev[8].type == TL_EV_WAKEUP && c.ev[8].tid == 9 && c.ev[8].arg == 5 && c.ev[8].a == 2 &&
+	      c.ev[8].b == 110);
 	/* futex_waitv, block I/O */
-	feed(p, "x 5/5 [001] 13.000004000: syscalls:sys_enter_futex_waitv: waiters: 0x7ffd1000, nr_futexes: 0x00000002, flags: 0x00000000, timeout: 0x00000000, clockid: 0x00000001");
+	feed(p, "x 5/5 [001] 13.000004000: syscalls:sys_enter_futex_waitv: waiters: 0x7ffd1000, nr_futexes: "
+	        "0x00000002, flags: 0x00000000, timeout: 0x00000000, clockid: 0x00000001");
 	CHECK(c.ev[9].type == TL_EV_FUTEX_ENTER && c.ev[9].a == TL_FUTEX_WAITV && c.ev[9].b == 0x7ffd1000);
 	feed(p, "x 5/5 [001] 13.000005000: block:block_rq_issue: 259,0 WS 4096 () 2048 + 8 none,0,0 [x]");
-	CHECK(c.ev[10].type == TL_EV_BLOCK_ISSUE && c.ev[10].a == (259 << 20) && c.ev[10].b == 2048 && c.ev[10].c == 4096);
+	CHECK(c.ev[10].type == TL_EV_BLOCK_ISSUE && c.ev[10].a == (259 << 20) && c.ev[10].b == 2048 &&
+	      c.ev[10].c == 4096);
 	feed(p, "x 5/5 [001] 13.000006000: block:block_rq_complete: 259,0 WS () 2048 + 8 none,0,0 [0]");
 	CHECK(c.ev[11].type == TL_EV_BLOCK_COMPLETE && c.ev[11].c == 4096);
 	feed(p, "x 5/5 [001] 13.000006100: syscalls:sys_enter_sched_yield: ");
@@ -338,7 +345,10 @@ TEST(not_perf_input)
 	snprintf(want, sizeof(want), "cannot import '%s': neither a perf.data file nor 'perf script' output", o.input);
 	CHECK_EQ_STR(tl_error_msg(), want);
 	CHECK(access(o.output, F_OK) != 0); /* nothing written */
-	write_file(o.input, "\x7f" "ELF\0\0\0", 7);
+	write_file(o.input,
+	           "\x7f"
+	           "ELF\0\0\0",
+	           7);
 	CHECK_EQ_INT(tl_import_perf(&o, &r), -1);
 	CHECK_EQ_STR(tl_error_msg(), want);
 	write_file(o.input, "", 0);
@@ -364,8 +374,9 @@ TEST(perf_missing)
 		setenv("PATH", path, 1);
 	free(path);
 	snprintf(want, sizeof(want),
-		 "cannot import '%s': perf is not installed (it reads perf.data; install linux-perf, or import 'perf script' text)",
-		 o.input);
+	         "cannot import '%s': perf is not installed (it reads perf.data; install linux-perf, or import 'perf "
+	         "script' text)",
+	         o.input);
 	CHECK_EQ_STR(tl_error_msg(), want);
 	o.perf = "/nonexistent/perf";
 	CHECK_EQ_INT(tl_import_perf(&o, &r), -1);

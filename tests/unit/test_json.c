@@ -93,7 +93,7 @@ TEST(test_compact)
 	tl_json_end_object(&m.j);
 	CHECK_EQ_INT(mem_close(&m), 0);
 	CHECK_EQ_STR(m.buf, "{\"a\":\"x\",\"b\":-5,\"c\":18446744073709551615,\"d\":[true,false,null,{},[]],"
-			    "\"e\":0.333,\"f\":null}");
+	                    "\"e\":0.333,\"f\":null}");
 	CHECK_EQ_INT(tl_json_check(m.buf, m.len), 0);
 	free(m.buf);
 }
@@ -123,13 +123,13 @@ TEST(test_pretty)
 	tl_json_end_object(&m.j);
 	CHECK_EQ_INT(mem_close(&m), 0);
 	CHECK_EQ_STR(m.buf, "{\n"
-			    "  \"n\": 1,\n"
-			    "  \"list\": [\n"
-			    "    {\"x\": 1, \"y\": [2, 3]},\n"
-			    "    4\n"
-			    "  ],\n"
-			    "  \"empty\": []\n"
-			    "}\n");
+	                    "  \"n\": 1,\n"
+	                    "  \"list\": [\n"
+	                    "    {\"x\": 1, \"y\": [2, 3]},\n"
+	                    "    4\n"
+	                    "  ],\n"
+	                    "  \"empty\": []\n"
+	                    "}\n");
 	CHECK_EQ_INT(tl_json_check(m.buf, m.len), 0);
 	free(m.buf);
 }
@@ -162,7 +162,7 @@ TEST(test_escaping)
 	/* broken UTF-8: lone continuation, truncated sequence, overlong, surrogate, > U+10FFFF */
 	s = ONE_LIT("\x80|\xe2\x82|\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80|\xff");
 	CHECK_EQ_STR(s, "\"\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|"
-			"\\ufffd\\ufffd\\ufffd\\ufffd|\\ufffd\"");
+	                "\\ufffd\\ufffd\\ufffd\\ufffd|\\ufffd\"");
 	CHECK_EQ_INT(tl_json_check(s, strlen(s)), 0);
 	free(s);
 
@@ -290,12 +290,14 @@ TEST(test_misuse)
 TEST(test_check)
 {
 	static const char *const good[] = {
-		"0", "-0.5e+10", " {\"a\" : [1, 2.0, true, false, null, \"\\u00e9\\n\"]} ", "[]", "{}",
-		"\"\xc3\xa9\"", "[[[[]]]]",
+		"0",        "-0.5e+10", " {\"a\" : [1, 2.0, true, false, null, \"\\u00e9\\n\"]} ",
+		"[]",       "{}",       "\"\xc3\xa9\"",
+		"[[[[]]]]",
 	};
 	static const char *const bad[] = {
-		"", "01", "1.", "-", "[1,]", "{\"a\":1,}", "{a:1}", "[1 2]", "\"\x01\"", "\"\\x\"",
-		"\"\\u12\"", "\"abc", "\"\xff\"", "tru", "nul", "1 2", "{\"a\"}", "[", "+1", ".5",
+		"",      "01",       "1.",      "-",         "[1,]",  "{\"a\":1,}", "{a:1}",
+		"[1 2]", "\"\x01\"", "\"\\x\"", "\"\\u12\"", "\"abc", "\"\xff\"",   "tru",
+		"nul",   "1 2",      "{\"a\"}", "[",         "+1",    ".5",
 	};
 	char deep[600];
 
@@ -322,5 +324,5 @@ TEST(test_check)
 int main(void)
 {
 	RUN_TESTS(test_compact, test_pretty, test_escaping, test_escaping_exhaustive, test_numbers, test_misuse,
-		  test_check);
+	          test_check);
 }

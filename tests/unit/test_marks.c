@@ -187,7 +187,7 @@ static void *producer(void *arg)
 		const char *r = regions[(i + p->id) % 3];
 		/* Wait for room instead of dropping, so the ring wraps many times under a live consumer. */
 		while (s && __atomic_load_n(&s->head, __ATOMIC_RELAXED) - __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE) >
-				    cap - 3)
+		                    cap - 3)
 			sched_yield();
 		tl_region_begin(r);
 		tl_instant("seq", i);
@@ -521,8 +521,8 @@ TEST(regions_carry_the_threads_frame)
 		const char *name;
 		int64_t a;
 	} want[] = {
-		{ TL_EV_FRAME_BEGIN, "", 5 },  { TL_EV_REGION_BEGIN, "in5", 5 }, { TL_EV_REGION_END, "in5", 0 },
-		{ TL_EV_FRAME_END, "", 5 },    { TL_EV_REGION_BEGIN, "none", -1 }, { TL_EV_REGION_END, "none", 0 },
+		{ TL_EV_FRAME_BEGIN, "", 5 },   { TL_EV_REGION_BEGIN, "in5", 5 },   { TL_EV_REGION_END, "in5", 0 },
+		{ TL_EV_FRAME_END, "", 5 },     { TL_EV_REGION_BEGIN, "none", -1 }, { TL_EV_REGION_END, "none", 0 },
 		{ TL_EV_TASK_BEGIN, "in9", 9 }, { TL_EV_TASK_END, "in9", 0 },
 	};
 
@@ -597,7 +597,7 @@ int main(void)
 	snprintf(trace_path, sizeof(trace_path), "%s/marks.tl", tmpdir);
 	atexit(cleanup);
 	RUN_TESTS(concurrent_rings_exact, full_ring_drops_counted, names_interned_once_across_threads,
-		  slots_of_ended_threads_are_reused, thread_without_slot_counts_lost,
-		  slot_of_killed_process_is_reclaimed, regions_carry_the_threads_frame,
-		  bad_variables_leave_markers_off);
+	          slots_of_ended_threads_are_reused, thread_without_slot_counts_lost,
+	          slot_of_killed_process_is_reclaimed, regions_carry_the_threads_frame,
+	          bad_variables_leave_markers_off);
 }

@@ -98,23 +98,43 @@ static void fixture_init(struct fixture *fx)
 
 	fx->cproc[0] = (struct tl_cpu_proc){ .pid = 100, .name = "app", .ns = 500 * MS };
 	fx->cproc[1] = (struct tl_cpu_proc){ .pid = 200, .name = EVIL, .ns = 100 * MS };
-	fx->cpu[0] = (struct tl_cpu_stats){ .cpu = 0, .busy_ns = 600 * MS, .idle_ns = 380 * MS,
-					   .irq_ns = 15 * MS, .softirq_ns = 5 * MS, .switches = 77,
-					   .procs = fx->cproc, .nprocs = 2 };
-	fx->cpu[1] = (struct tl_cpu_stats){ .cpu = 1, .busy_ns = 150 * MS, .idle_ns = 850 * MS,
-					   .switches = 12, .procs = fx->cproc, .nprocs = 1 };
+	fx->cpu[0] = (struct tl_cpu_stats){ .cpu = 0,
+		                            .busy_ns = 600 * MS,
+		                            .idle_ns = 380 * MS,
+		                            .irq_ns = 15 * MS,
+		                            .softirq_ns = 5 * MS,
+		                            .switches = 77,
+		                            .procs = fx->cproc,
+		                            .nprocs = 2 };
+	fx->cpu[1] = (struct tl_cpu_stats){
+		.cpu = 1, .busy_ns = 150 * MS, .idle_ns = 850 * MS, .switches = 12, .procs = fx->cproc, .nprocs = 1
+	};
 	m->cpus = fx->cpu;
 
-	fx->proc[0] = (struct tl_process_stats){ .pid = 100, .name = "app", .is_target = 1, .nthreads = 2,
-						.start = T0, .end = T0 + 1000 * MS, .cpu_ns = 650 * MS,
-						.available_cpus = 2, .cpus_used = 2,
-						.cpu_pct_machine = 32.5, .cpu_pct_available = 32.5 };
+	fx->proc[0] = (struct tl_process_stats){ .pid = 100,
+		                                 .name = "app",
+		                                 .is_target = 1,
+		                                 .nthreads = 2,
+		                                 .start = T0,
+		                                 .end = T0 + 1000 * MS,
+		                                 .cpu_ns = 650 * MS,
+		                                 .available_cpus = 2,
+		                                 .cpus_used = 2,
+		                                 .cpu_pct_machine = 32.5,
+		                                 .cpu_pct_available = 32.5 };
 	for (unsigned s = 0; s < TL_ST__COUNT; s++)
 		fx->proc[0].state_ns[s] = fx->th[0].state_ns[s] + fx->th[1].state_ns[s];
-	fx->proc[1] = (struct tl_process_stats){ .pid = 200, .name = EVIL, .is_target = 1, .nthreads = 1,
-						.start = T0, .end = T0 + 1000 * MS, .cpu_ns = 100 * MS,
-						.available_cpus = 1, .cpus_used = 1,
-						.cpu_pct_machine = 5.0, .cpu_pct_available = 10.0 };
+	fx->proc[1] = (struct tl_process_stats){ .pid = 200,
+		                                 .name = EVIL,
+		                                 .is_target = 1,
+		                                 .nthreads = 1,
+		                                 .start = T0,
+		                                 .end = T0 + 1000 * MS,
+		                                 .cpu_ns = 100 * MS,
+		                                 .available_cpus = 1,
+		                                 .cpus_used = 1,
+		                                 .cpu_pct_machine = 5.0,
+		                                 .cpu_pct_available = 10.0 };
 	memcpy(fx->proc[1].state_ns, fx->th[2].state_ns, sizeof(fx->proc[1].state_ns));
 	m->procs = fx->proc, m->nprocs = 2;
 	fx->run.lost_per_cpu = fx->lost;
@@ -155,22 +175,22 @@ static char *render(const struct tl_model *m, int kind, int table, const struct 
 	return buf;
 }
 
-#define CHECK_HAS(hay, needle)                                                           \
-	do {                                                                             \
-		if (!(hay) || !strstr((hay), (needle))) {                                \
+#define CHECK_HAS(hay, needle)                                                                 \
+	do {                                                                                   \
+		if (!(hay) || !strstr((hay), (needle))) {                                      \
 			fprintf(stderr, "  %s:%d: missing: %s\n", __FILE__, __LINE__, needle); \
-			harness_failed = 1;                                              \
-		}                                                                        \
+			harness_failed = 1;                                                    \
+		}                                                                              \
 	} while (0)
 
 #define CHECK_PREFIX(str, prefix) CHECK((str) && !strncmp((str), (prefix), strlen(prefix)))
 
-#define CHECK_LACKS(hay, needle)                                                          \
-	do {                                                                              \
-		if ((hay) && strstr((hay), (needle))) {                                   \
+#define CHECK_LACKS(hay, needle)                                                                  \
+	do {                                                                                      \
+		if ((hay) && strstr((hay), (needle))) {                                           \
 			fprintf(stderr, "  %s:%d: unexpected: %s\n", __FILE__, __LINE__, needle); \
-			harness_failed = 1;                                               \
-		}                                                                         \
+			harness_failed = 1;                                                       \
+		}                                                                                 \
 	} while (0)
 
 TEST(test_json_document)
@@ -185,7 +205,7 @@ TEST(test_json_document)
 	CHECK(s != NULL);
 	CHECK_EQ_INT(tl_json_check(s, s ? strlen(s) : 0), 0);
 	CHECK_HAS(s, "{\n  \"schema\": \"threadlens-report\",\n  \"version\": 1,\n  \"trace\": {\n"
-		     "    \"path\": \"app.tl\",\n    \"source\": \"record\",\n");
+	             "    \"path\": \"app.tl\",\n    \"source\": \"record\",\n");
 	CHECK_HAS(s, "\"ncpus\": 2,");
 	CHECK_HAS(s, "\"target_mode\": \"command\",\n    \"targets\": [100],");
 	CHECK_HAS(s, "\"start_ns\": 1000000000000,\n    \"duration_ns\": 1000000000,");
@@ -193,30 +213,30 @@ TEST(test_json_document)
 	CHECK_HAS(s, "\"window\": {\"from_ns\": 0, \"to_ns\": 1000000000},");
 	CHECK_HAS(s, "\"lost_events\": {\"total\": 0, \"per_cpu\": [0, 0]},\n  \"anomalies\": 0,");
 	CHECK_HAS(s, "\"states\": [\"NEW\", \"RUNNABLE\", \"READY_PREEMPT\", \"READY_QUANTUM\", "
-		     "\"READY_YIELD\", \"EXECUTING\", \"INTERRUPTED\", \"SYNC_WAIT\", \"SLEEPING\", "
-		     "\"IO_WAIT\", \"BLOCKED\", \"STOPPED\", \"ZOMBIE\", \"UNKNOWN\"],");
+	             "\"READY_YIELD\", \"EXECUTING\", \"INTERRUPTED\", \"SYNC_WAIT\", \"SLEEPING\", "
+	             "\"IO_WAIT\", \"BLOCKED\", \"STOPPED\", \"ZOMBIE\", \"UNKNOWN\"],");
 	/* threads in model order; the first one in full detail */
 	CHECK_HAS(s, "\"threads\": [\n    {\n      \"tid\": 101,\n      \"pid\": 100,\n"
-		     "      \"name\": \"main\",\n      \"process\": \"app\",\n      \"target\": true,\n"
-		     "      \"snapshot\": true,\n      \"start_ns\": 0,\n      \"end_ns\": 1000000000,\n"
-		     "      \"lifetime_ns\": 1000000000,\n");
+	             "      \"name\": \"main\",\n      \"process\": \"app\",\n      \"target\": true,\n"
+	             "      \"snapshot\": true,\n      \"start_ns\": 0,\n      \"end_ns\": 1000000000,\n"
+	             "      \"lifetime_ns\": 1000000000,\n");
 	CHECK_HAS(s, "\"state_ns\": {\"NEW\": 0, \"RUNNABLE\": 50000000, \"READY_PREEMPT\": 0, "
-		     "\"READY_QUANTUM\": 0, \"READY_YIELD\": 0, \"EXECUTING\": 250000000, \"INTERRUPTED\": 0, "
-		     "\"SYNC_WAIT\": 500000000, \"SLEEPING\": 200000000, \"IO_WAIT\": 0, \"BLOCKED\": 0, "
-		     "\"STOPPED\": 0, \"ZOMBIE\": 0, \"UNKNOWN\": 0},");
+	             "\"READY_QUANTUM\": 0, \"READY_YIELD\": 0, \"EXECUTING\": 250000000, \"INTERRUPTED\": 0, "
+	             "\"SYNC_WAIT\": 500000000, \"SLEEPING\": 200000000, \"IO_WAIT\": 0, \"BLOCKED\": 0, "
+	             "\"STOPPED\": 0, \"ZOMBIE\": 0, \"UNKNOWN\": 0},");
 	CHECK_HAS(s, "\"state_pct\": {\"NEW\": 0.000, \"RUNNABLE\": 5.000, ");
 	CHECK_HAS(s, "\"EXECUTING\": 25.000, \"INTERRUPTED\": 0.000, \"SYNC_WAIT\": 50.000, ");
 	CHECK_HAS(s, "\"entries\": {\"NEW\": 0, \"RUNNABLE\": 0, ");
 	CHECK_HAS(s, "\"transitions\": [\n        {\"from\": \"RUNNABLE\", \"to\": \"EXECUTING\", \"count\": 10},\n"
-		     "        {\"from\": \"EXECUTING\", \"to\": \"SYNC_WAIT\", \"count\": 6}\n      ],");
+	             "        {\"from\": \"EXECUTING\", \"to\": \"SYNC_WAIT\", \"count\": 6}\n      ],");
 	CHECK_HAS(s, "\"switches\": {\"voluntary\": 10, \"involuntary\": 2, \"yields\": 0},\n"
-		     "      \"migrations\": 3,\n");
+	             "      \"migrations\": 3,\n");
 	CHECK_HAS(s, "\"sched_latency\": {\"count\": 2, \"mean_ns\": 3000000, \"p50_ns\": 2000000, "
-		     "\"p99_ns\": 4000000, \"max_ns\": 4000000},");
+	             "\"p99_ns\": 4000000, \"max_ns\": 4000000},");
 	CHECK_HAS(s, "\"ready_wait\": {\"count\": 0, \"mean_ns\": 0, \"p50_ns\": 0, \"p99_ns\": 0, \"max_ns\": 0},");
 	CHECK_HAS(s, "\"wakers\": [\n        {\"tid\": 102, \"name\": \"worker\", \"count\": 6, "
-		     "\"wait_ns\": 300000000},\n        {\"tid\": -1, \"name\": \"\", \"count\": 4, "
-		     "\"wait_ns\": 100000000}\n      ]\n    },");
+	             "\"wait_ns\": 300000000},\n        {\"tid\": -1, \"name\": \"\", \"count\": 4, "
+	             "\"wait_ns\": 100000000}\n      ]\n    },");
 	CHECK_HAS(s, "\"transitions\": [],");
 	CHECK_HAS(s, "\"wakers\": []");
 	/* hostile names are escaped, never raw */
@@ -224,17 +244,17 @@ TEST(test_json_document)
 	CHECK_LACKS(s, "<img");
 	/* cpus */
 	CHECK_HAS(s, "\"cpus\": [\n    {\n      \"cpu\": 0,\n      \"busy_ns\": 600000000,\n"
-		     "      \"idle_ns\": 380000000,\n      \"irq_ns\": 15000000,\n      \"softirq_ns\": 5000000,\n"
-		     "      \"unknown_ns\": 0,\n      \"util_pct\": 62.000,\n      \"switches\": 77,\n"
-		     "      \"processes\": [\n        {\"pid\": 100, \"name\": \"app\", \"ns\": 500000000, "
-		     "\"pct\": 50.000},\n");
+	             "      \"idle_ns\": 380000000,\n      \"irq_ns\": 15000000,\n      \"softirq_ns\": 5000000,\n"
+	             "      \"unknown_ns\": 0,\n      \"util_pct\": 62.000,\n      \"switches\": 77,\n"
+	             "      \"processes\": [\n        {\"pid\": 100, \"name\": \"app\", \"ns\": 500000000, "
+	             "\"pct\": 50.000},\n");
 	/* processes */
 	CHECK_HAS(s, "\"processes\": [\n    {\n      \"pid\": 100,\n      \"name\": \"app\",\n"
-		     "      \"target\": true,\n      \"threads\": 2,\n      \"start_ns\": 0,\n"
-		     "      \"end_ns\": 1000000000,\n      \"cpu_ns\": 650000000,\n"
-		     "      \"cpu_pct_machine\": 32.500,\n      \"cpu_pct_available\": 32.500,\n"
-		     "      \"available_cpus\": 2,\n      \"cpus_used\": 2,\n"
-		     "      \"state_ns\": {\"NEW\": 0, \"RUNNABLE\": 50000000, \"READY_PREEMPT\": 100000000, ");
+	             "      \"target\": true,\n      \"threads\": 2,\n      \"start_ns\": 0,\n"
+	             "      \"end_ns\": 1000000000,\n      \"cpu_ns\": 650000000,\n"
+	             "      \"cpu_pct_machine\": 32.500,\n      \"cpu_pct_available\": 32.500,\n"
+	             "      \"available_cpus\": 2,\n      \"cpus_used\": 2,\n"
+	             "      \"state_ns\": {\"NEW\": 0, \"RUNNABLE\": 50000000, \"READY_PREEMPT\": 100000000, ");
 	CHECK(s && s[strlen(s) - 1] == '\n');
 	free(s);
 	fixture_release(&fx);
@@ -291,33 +311,33 @@ TEST(test_csv_tables)
 	CHECK_PREFIX(s, "tid,pid,name,process,target,start_ns,end_ns,lifetime_ns,new_ns,runnable_ns,");
 	CHECK_HAS(s, ",top_waker_tid,top_waker_name\n");
 	CHECK_HAS(s, "\n101,100,main,app,1,0,1000000000,1000000000,0,50000000,0,0,0,250000000,0,500000000,"
-		     "200000000,0,0,0,0,0,10,2,0,3,2,3000000,2000000,4000000,4000000,0,0,0,0,0,"
-		     "1,25000000,25000000,25000000,25000000,102,worker\n");
+	             "200000000,0,0,0,0,0,10,2,0,3,2,3000000,2000000,4000000,4000000,0,0,0,0,0,"
+	             "1,25000000,25000000,25000000,25000000,102,worker\n");
 	/* a process name that a spreadsheet would run as a formula is defused */
 	CHECK_HAS(s, ",\"'=cmd|' /C calc'!A0\",");
 	free(s);
 
 	s = render(&fx.m, OUT_CSV, TL_CSV_TRANSITIONS, &o);
 	CHECK_EQ_STR(s, "tid,pid,name,from,to,count\n101,100,main,RUNNABLE,EXECUTING,10\n"
-			"101,100,main,EXECUTING,SYNC_WAIT,6\n");
+	                "101,100,main,EXECUTING,SYNC_WAIT,6\n");
 	free(s);
 
 	s = render(&fx.m, OUT_CSV, TL_CSV_WAKERS, &o);
 	CHECK_EQ_STR(s, "tid,pid,name,waker_tid,waker_name,count,wait_ns\n"
-			"101,100,main,102,worker,6,300000000\n101,100,main,-1,,4,100000000\n");
+	                "101,100,main,102,worker,6,300000000\n101,100,main,-1,,4,100000000\n");
 	free(s);
 
 	s = render(&fx.m, OUT_CSV, TL_CSV_CPUS, &o);
 	CHECK_EQ_STR(s, "cpu,busy_ns,irq_ns,softirq_ns,idle_ns,unknown_ns,util_pct,switches\n"
-			"0,600000000,15000000,5000000,380000000,0,62.000,77\n"
-			"1,150000000,0,0,850000000,0,15.000,12\n");
+	                "0,600000000,15000000,5000000,380000000,0,62.000,77\n"
+	                "1,150000000,0,0,850000000,0,15.000,12\n");
 	free(s);
 
 	s = render(&fx.m, OUT_CSV, TL_CSV_PROCESSES, &o);
 	CHECK_HAS(s, "pid,name,target,threads,start_ns,end_ns,cpu_ns,cpu_pct_machine,cpu_pct_available,"
-		     "available_cpus,cpus_used,new_ns,");
+	             "available_cpus,cpus_used,new_ns,");
 	CHECK_HAS(s, "\n100,app,1,2,0,1000000000,650000000,32.500,32.500,2,2,0,50000000,100000000,0,0,"
-		     "650000000,0,500000000,200000000,0,0,0,0,0\n");
+	             "650000000,0,500000000,200000000,0,0,0,0,0\n");
 	free(s);
 	fixture_release(&fx);
 }
@@ -349,15 +369,18 @@ TEST(test_text_report)
 	CHECK_LACKS(s, "\x01");
 	CHECK_HAS(s, "main                101 |rrrEEEEEEEEEEEEWWWWWWWWWWWWWWWWWWWWWWWWWSSSSSSSSSS|\n");
 	CHECK_HAS(s, "legend:  r RUNNABLE  p READY_PREEMPT  E EXECUTING  W SYNC_WAIT  S SLEEPING\n");
-	CHECK_HAS(s, "\nname                tid   vol invol  migr   mean    p50    p99    max   mean    max  top waker\n"
-		     "worker              102     0     0     0      -      -      -      -      -      -  -\n"
-		     "main                101    10     2     3 3.00ms 2.00ms 4.00ms 4.00ms 25.0ms 25.0ms  worker 75%\n");
+	CHECK_HAS(s,
+	          "\nname                tid   vol invol  migr   mean    p50    p99    max   mean    max  top waker\n"
+	          "worker              102     0     0     0      -      -      -      -      -      -  -\n"
+	          "main                101    10     2     3 3.00ms 2.00ms 4.00ms 4.00ms 25.0ms 25.0ms  worker 75%\n");
 	CHECK_HAS(s, "\n cpu    busy     irq softirq    idle   util switches  top processes (share)\n"
-		     "   0   600ms  15.0ms  5.00ms   380ms  62.0%       77  app 50.0%, \"<img src=x onerror=alert(1)~ 10.0%\n"
-		     "   1   150ms       -       -   850ms  15.0%       12  app 50.0%\n");
-	CHECK_HAS(s, "\n    pid  name            threads  cpu time  %machine  %avail  cpus  main states\n"
-		     "    100  app                   2     650ms     32.5%   32.5%   2/2  EXEC 43%, SYNC 33%, SLEEP 13%\n"
-		     "    200  \"<img src=x on~       1     100ms      5.0%   10.0%   1/1  SLEEP 90%, EXEC 10%\n");
+	             "   0   600ms  15.0ms  5.00ms   380ms  62.0%       77  app 50.0%, \"<img src=x onerror=alert(1)~ "
+	             "10.0%\n"
+	             "   1   150ms       -       -   850ms  15.0%       12  app 50.0%\n");
+	CHECK_HAS(s,
+	          "\n    pid  name            threads  cpu time  %machine  %avail  cpus  main states\n"
+	          "    100  app                   2     650ms     32.5%   32.5%   2/2  EXEC 43%, SYNC 33%, SLEEP 13%\n"
+	          "    200  \"<img src=x on~       1     100ms      5.0%   10.0%   1/1  SLEEP 90%, EXEC 10%\n");
 	/* no line is wider than the default 100 columns */
 	for (const char *p = s, *nl; p && *p; p = nl + 1) {
 		nl = strchr(p, '\n');
@@ -386,7 +409,7 @@ TEST(test_text_warnings_and_top)
 	fx.run.read.nwarnings = 2;
 	strcpy(fx.run.read.warnings[0], "cannot read 'x.tl': chunk 3 is damaged\x1b[2J");
 	strcpy(fx.run.read.warnings[1], "trace 'x.tl' is truncated at offset 1577: recording was interrupted; "
-				      "the last 1075 bytes are incomplete and were not read at all");
+	                                "the last 1075 bytes are incomplete and were not read at all");
 	s = render(&fx.m, OUT_TEXT, 0, &o);
 	CHECK(s != NULL);
 	CHECK_HAS(s, "  window   250ms to 750ms (500ms of 1.00s)\n");
@@ -394,7 +417,7 @@ TEST(test_text_warnings_and_top)
 	CHECK_HAS(s, "!! cannot read 'x.tl': chunk 3 is damaged?[2J\n");
 	/* long warnings are wrapped at spaces, never cut */
 	CHECK_HAS(s, "!! trace 'x.tl' is truncated at offset 1577: recording was interrupted; the last 1075 bytes are\n"
-		     "   incomplete and were not read at all\n");
+	             "   incomplete and were not read at all\n");
 	CHECK_HAS(s, "note: 3 events contradicted the state model");
 	/* sorted by name: the hostile name starts with '"', before "main" */
 	CHECK_HAS(s, "(2 more threads not shown; --top N shows more)\n");
@@ -483,5 +506,5 @@ TEST(test_empty_model)
 int main(void)
 {
 	RUN_TESTS(test_json_document, test_json_window_sort_top, test_csv_tables, test_text_report,
-		  test_text_warnings_and_top, test_text_wrap_long_word, test_helpers, test_empty_model);
+	          test_text_warnings_and_top, test_text_wrap_long_word, test_helpers, test_empty_model);
 }

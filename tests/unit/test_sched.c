@@ -117,7 +117,7 @@ static int32_t by(int32_t tid, unsigned state)
 }
 
 static void ev(uint64_t ts_us, int cpu, unsigned type, int32_t tid, int32_t arg, int64_t a, int64_t b, int64_t c,
-	       uint16_t flags, const char *name)
+               uint16_t flags, const char *name)
 {
 	struct tl_event e = event_us(ts_us, cpu, type, tid, arg, a, b, c, flags);
 	tl_sched_feed(S, &e, name);
@@ -152,12 +152,12 @@ static void wakeup_new(uint64_t t, int cpu, int32_t tid, int32_t waker)
 TEST(life_cycle)
 {
 	start();
-	sw(1010, 0, 0, 0, 100);            /* A (100) runs on cpu0 from 1010 */
+	sw(1010, 0, 0, 0, 100); /* A (100) runs on cpu0 from 1010 */
 	fork_(1020, 0, 100, 101, "child");
 	wakeup_new(1021, 0, 101, 100);
-	sw(1030, 0, 100, TL_PS_S, 101);    /* A sleeps, B runs */
-	waking(1050, 1, 100, 0);           /* woken by an unknown waker context on cpu1? no: waker 0 */
-	sw(1060, 0, 101, TL_PS_S, 100);    /* B sleeps, A runs */
+	sw(1030, 0, 100, TL_PS_S, 101); /* A sleeps, B runs */
+	waking(1050, 1, 100, 0);        /* woken by an unknown waker context on cpu1? no: waker 0 */
+	sw(1060, 0, 101, TL_PS_S, 100); /* B sleeps, A runs */
 	{
 		/* totals are exact at any instant the machine has reached, open interval included */
 		uint64_t tot[TL_ST__COUNT];
@@ -167,7 +167,7 @@ TEST(life_cycle)
 		CHECK_EQ_INT(tot[TL_ST_EXECUTING], 30 * US);
 		CHECK_EQ_INT(tot[TL_ST_SLEEPING], 5 * US);
 	}
-	waking(1070, 0, 101, 100);         /* A wakes B */
+	waking(1070, 0, 101, 100); /* A wakes B */
 	sw(1080, 0, 100, TL_PS_S, 101);
 	ev(1090, 0, TL_EV_EXIT, 101, 0, 0, 0, 0, 0, NULL);
 	sw(1095, 0, 101, TL_PS_X, 0);
@@ -241,10 +241,10 @@ TEST(io_wait_and_blocked)
 	sw(1010, 0, 400, TL_PS_D, 0);
 	ev(1030, 0, TL_EV_WAKING, 400, 0, 0, 120, 0, TL_EVF_HARDIRQ, NULL);
 	sw(1031, 0, 0, 0, 400);
-	sw(1040, 0, 400, TL_PS_D, 0);        /* no I/O this run, woken by a thread */
+	sw(1040, 0, 400, TL_PS_D, 0); /* no I/O this run, woken by a thread */
 	waking(1060, 1, 400, 401);
 	sw(1061, 0, 0, 0, 400);
-	sw(1070, 0, 400, TL_PS_D, 0);        /* no I/O, but woken from softirq: I/O completion */
+	sw(1070, 0, 400, TL_PS_D, 0); /* no I/O, but woken from softirq: I/O completion */
 	ev(1090, 1, TL_EV_WAKING, 400, 0, 0, 120, 0, TL_EVF_SOFTIRQ, NULL);
 	sw(1091, 0, 0, 0, 400);
 	finish(1100);
@@ -259,8 +259,8 @@ TEST(io_wait_and_blocked)
 TEST(ready_kinds)
 {
 	start();
-	sw(1000, 0, 0, 0, 500);            /* A runs */
-	waking(1010, 1, 501, 600);          /* B woken onto cpu0 */
+	sw(1000, 0, 0, 0, 500);               /* A runs */
+	waking(1010, 1, 501, 600);            /* B woken onto cpu0 */
 	sw(1010, 0, 500, TL_PS_PREEMPT, 501); /* B preempts A at once */
 	sw(1020, 0, 501, TL_PS_PREEMPT, 500); /* B's slice ends: B quantum, A (not freshly woken) runs */
 	ev(1029, 0, TL_EV_YIELD_ENTER, 500, 0, 0, 0, 0, 0, NULL);
@@ -360,7 +360,7 @@ TEST(lost_events)
 	sw(1000, 0, 0, 0, 1100);
 	ev(1010, 0, TL_EV_FUTEX_ENTER, 1100, 0, TL_FUTEX_WAKE, 0, 0, 0, NULL); /* last event before the gap */
 	ev(1050, 0, TL_EV_LOST, 0, 0, 42, 0, 0, 0, NULL);
-	sw(1060, 0, 1100, TL_PS_S, 0);   /* it was still running */
+	sw(1060, 0, 1100, TL_PS_S, 0); /* it was still running */
 	waking(1070, 1, 1100, 1101);
 	sw(1071, 0, 0, 0, 1100);
 	finish(1080);
@@ -378,14 +378,14 @@ TEST(waking_before_switch_out)
 {
 	start();
 	sw(1000, 0, 0, 0, 1200);
-	waking(1020, 1, 1200, 1201);          /* fires while 1200 is still on cpu0 */
-	sw(1021, 0, 1200, TL_PS_S, 0);        /* shows S, but it is already woken */
+	waking(1020, 1, 1200, 1201);   /* fires while 1200 is still on cpu0 */
+	sw(1021, 0, 1200, TL_PS_S, 0); /* shows S, but it is already woken */
 	wakeup(1022, 1, 1200, 1201);
 	sw(1030, 0, 0, 0, 1200);
 	/* a wakeup that completes while running cancels the pending waking */
 	waking(1040, 1, 1200, 1201);
 	wakeup(1040, 1, 1200, 1201);
-	sw(1050, 0, 1200, TL_PS_S, 0);        /* a real sleep now */
+	sw(1050, 0, 1200, TL_PS_S, 0); /* a real sleep now */
 	waking(1070, 1, 1200, 1201);
 	sw(1071, 0, 0, 0, 1200);
 	finish(1080);
@@ -446,7 +446,7 @@ TEST(identity_before_fork)
 	fork_(1010, 0, 1499, 1500, "kid");
 	wakeup_new(1012, 0, 1500, 1499);
 	finish(1020);
-	CHECK_EQ_INT(R.n, 2); /* the parent and the child */
+	CHECK_EQ_INT(R.n, 2);                         /* the parent and the child */
 	CHECK_EQ_INT(st(1500, 1, TL_ST_NEW), 999999); /* no second instance */
 	CHECK_EQ_INT(st(1500, 0, TL_ST_NEW), 2);
 	CHECK_EQ_INT(st(1500, 0, TL_ST_RUNNABLE), 8);
@@ -458,11 +458,11 @@ TEST(identity_before_fork)
 TEST(preempt_then_turn)
 {
 	start();
-	sw(1000, 0, 0, 0, 1700);                  /* B runs */
-	sw(1004, 0, 1700, TL_PS_RUNNING, 1701);   /* slice over: A runs, B waits (quantum) */
+	sw(1000, 0, 0, 0, 1700);                /* B runs */
+	sw(1004, 0, 1700, TL_PS_RUNNING, 1701); /* slice over: A runs, B waits (quantum) */
 	waking(1010, 1, 1702, 5);
-	sw(1010, 0, 1701, TL_PS_RUNNING, 1702);   /* W preempts A */
-	sw(1012, 0, 1702, TL_PS_S, 1700);         /* W sleeps; B's turn: A waits for it */
+	sw(1010, 0, 1701, TL_PS_RUNNING, 1702); /* W preempts A */
+	sw(1012, 0, 1702, TL_PS_S, 1700);       /* W sleeps; B's turn: A waits for it */
 	sw(1020, 0, 1700, TL_PS_RUNNING, 1701);
 	finish(1030);
 	CHECK_EQ_INT(st(1701, 0, TL_ST_READY_PREEMPT), 2);
@@ -478,11 +478,11 @@ TEST(preempt_then_turn)
 TEST(missing_switch_from_idle)
 {
 	start();
-	sw(1000, 1, 1600, TL_PS_S, 0);                          /* X sleeps, cpu1 idle */
+	sw(1000, 1, 1600, TL_PS_S, 0);                               /* X sleeps, cpu1 idle */
 	ev(1050, 1, TL_EV_RUNTIME, 1600, 0, 20 * US, 0, 0, 0, NULL); /* X has run 20 us: in since 1030 */
 	sw(1060, 1, 1600, TL_PS_S, 0);
-	waking(1100, 0, 1600, 1601);                           /* woken onto idle cpu1 (target 0 here is fine) */
-	sw(1150, 1, 1600, TL_PS_S, 0);                         /* no runtime event: in since its wakeup */
+	waking(1100, 0, 1600, 1601);   /* woken onto idle cpu1 (target 0 here is fine) */
+	sw(1150, 1, 1600, TL_PS_S, 0); /* no runtime event: in since its wakeup */
 	ev(1200, 1, TL_EV_FUTEX_ENTER, 1600, 0, TL_FUTEX_WAKE, 0, 0, 0, NULL); /* woken unseen: in since now */
 	sw(1210, 1, 1600, TL_PS_S, 0);
 	finish(1300);
@@ -500,7 +500,7 @@ TEST(missing_switch_from_idle)
 TEST(hidden_occupant)
 {
 	start();
-	sw(1000, 0, 0, 0, 1800);                    /* H runs on cpu0; later its events vanish */
+	sw(1000, 0, 0, 0, 1800); /* H runs on cpu0; later its events vanish */
 	/* H switched to idle unseen; the idle task then switches to X (seen) */
 	waking(1020, 1, 1801, 1802);
 	sw(1030, 0, 0, 0, 1801);
@@ -509,12 +509,12 @@ TEST(hidden_occupant)
 	ev(1050, 0, TL_EV_FUTEX_ENTER, 1803, 0, TL_FUTEX_WAKE, 0, 0, 0, NULL);
 	sw(1060, 0, 1803, TL_PS_S, 0);
 	finish(1100);
-	CHECK_EQ_INT(st(1800, 0, TL_ST_EXECUTING), 0);   /* its last event was the switch-in at 1000 */
+	CHECK_EQ_INT(st(1800, 0, TL_ST_EXECUTING), 0); /* its last event was the switch-in at 1000 */
 	CHECK_EQ_INT(st(1800, 0, TL_ST_UNKNOWN), 100);
 	CHECK_EQ_INT(st(1801, 0, TL_ST_RUNNABLE), 10);
-	CHECK_EQ_INT(st(1801, 0, TL_ST_EXECUTING), 20);  /* until Y was seen running */
+	CHECK_EQ_INT(st(1801, 0, TL_ST_EXECUTING), 20); /* until Y was seen running */
 	CHECK_EQ_INT(st(1801, 0, TL_ST_UNKNOWN), 20 + 50);
-	CHECK_EQ_INT(st(1803, 0, TL_ST_EXECUTING), 10);  /* its wakeup unseen: from its first event */
+	CHECK_EQ_INT(st(1803, 0, TL_ST_EXECUTING), 10); /* its wakeup unseen: from its first event */
 	CHECK_EQ_INT(tl_sched_counters(S)->anomalies, 0);
 	CHECK_EQ_INT(tl_sched_counters(S)->inferred_switches, 2);
 	CHECK_EQ_INT(tl_sched_counters(S)->inferred_wakeups, 1);
@@ -545,6 +545,7 @@ TEST(sleep_in_exit_path)
 int main(void)
 {
 	RUN_TESTS(life_cycle, running_before_trace, sync_wait, io_wait_and_blocked, ready_kinds, interrupted,
-		  stopped_and_zombie, migration_mid_run, lost_events, waking_before_switch_out, pid_reuse,
-		  snapshot_state, identity_before_fork, missing_switch_from_idle, preempt_then_turn, hidden_occupant, sleep_in_exit_path);
+	          stopped_and_zombie, migration_mid_run, lost_events, waking_before_switch_out, pid_reuse,
+	          snapshot_state, identity_before_fork, missing_switch_from_idle, preempt_then_turn, hidden_occupant,
+	          sleep_in_exit_path);
 }

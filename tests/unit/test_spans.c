@@ -87,11 +87,11 @@ TEST(bad_ends_and_cut_spans)
 	int i;
 
 	start(0);
-	mark(100, TL_EV_TASK_END, 10, 3, 0);     /* began before the trace */
+	mark(100, TL_EV_TASK_END, 10, 3, 0); /* began before the trace */
 	mark(110, TL_EV_TASK_BEGIN, 10, 3, -1);
-	mark(120, TL_EV_TASK_BEGIN, 10, 2, -1);  /* never ends */
-	mark(130, TL_EV_TASK_END, 10, 3, 0);     /* closes work, and filter with it (incomplete) */
-	mark(140, TL_EV_FUNC_ENTRY, 11, 1, 0);   /* still open at the end */
+	mark(120, TL_EV_TASK_BEGIN, 10, 2, -1); /* never ends */
+	mark(130, TL_EV_TASK_END, 10, 3, 0);    /* closes work, and filter with it (incomplete) */
+	mark(140, TL_EV_FUNC_ENTRY, 11, 1, 0);  /* still open at the end */
 	tl_spans_finish(S, 500000);
 	CHECK_EQ_INT(ngot, 3);
 	i = find("filter", 10, TL_SPAN_TASK);
@@ -113,9 +113,9 @@ TEST(frames_cross_threads)
 	start(0);
 	mark(100, TL_EV_FRAME_BEGIN, 10, 0, 1);
 	mark(105, TL_EV_FRAME_BEGIN, 10, 0, 2);
-	mark(106, TL_EV_FRAME_BEGIN, 12, 0, 1);  /* a second begin of frame 1: the first counts */
-	mark(140, TL_EV_FRAME_END, 11, 0, 1);    /* ended by another thread */
-	mark(150, TL_EV_FRAME_END, 11, 0, 9);    /* never began */
+	mark(106, TL_EV_FRAME_BEGIN, 12, 0, 1); /* a second begin of frame 1: the first counts */
+	mark(140, TL_EV_FRAME_END, 11, 0, 1);   /* ended by another thread */
+	mark(150, TL_EV_FRAME_END, 11, 0, 9);   /* never began */
 	mark(160, TL_EV_MARKS_LOST, 11, 0, 5);
 	tl_spans_finish(S, 300000);
 	CHECK_EQ_INT(ngot, 2);
@@ -126,7 +126,7 @@ TEST(frames_cross_threads)
 	CHECK_EQ_INT(got[0].complete, 1);
 	i = 1;
 	CHECK_EQ_INT(got[i].frame, 2);
-	CHECK_EQ_INT(got[i].complete, 0);      /* a dropped frame */
+	CHECK_EQ_INT(got[i].complete, 0); /* a dropped frame */
 	CHECK_EQ_INT(tl_spans_counters(S)->unmatched_ends, 1);
 	CHECK_EQ_INT(tl_spans_counters(S)->marks_lost, 5);
 	tl_spans_free(S);

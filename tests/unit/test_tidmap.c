@@ -75,7 +75,7 @@ TEST(growth_and_iteration)
 	}
 	CHECK_EQ_INT(seen, 100000);
 	CHECK_EQ_INT(sum, 100000ull * 100001 / 2);
-	CHECK(tl_tidmap_put(&m, 0, NULL) == NULL);  /* 0 marks empty slots: not a key */
+	CHECK(tl_tidmap_put(&m, 0, NULL) == NULL); /* 0 marks empty slots: not a key */
 	CHECK(tl_tidmap_get(&m, -5) == NULL);
 	tl_tidmap_release(&m);
 }

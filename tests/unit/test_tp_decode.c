@@ -18,7 +18,7 @@
 static char *read_data(const char *rel, size_t *len)
 {
 	static const char *const roots[] = { "tests/data/formats", "../tests/data/formats",
-					     "../../tests/data/formats" };
+		                             "../../tests/data/formats" };
 	char path[512];
 
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
@@ -78,10 +78,22 @@ struct rec {
 	uint32_t size;
 };
 
-static void put16(struct rec *r, unsigned off, uint16_t v) { memcpy(r->b + off, &v, 2); }
-static void put32(struct rec *r, unsigned off, uint32_t v) { memcpy(r->b + off, &v, 4); }
-static void put64(struct rec *r, unsigned off, uint64_t v) { memcpy(r->b + off, &v, 8); }
-static void putstr(struct rec *r, unsigned off, const char *s) { memcpy(r->b + off, s, strlen(s) + 1); }
+static void put16(struct rec *r, unsigned off, uint16_t v)
+{
+	memcpy(r->b + off, &v, 2);
+}
+static void put32(struct rec *r, unsigned off, uint32_t v)
+{
+	memcpy(r->b + off, &v, 4);
+}
+static void put64(struct rec *r, unsigned off, uint64_t v)
+{
+	memcpy(r->b + off, &v, 8);
+}
+static void putstr(struct rec *r, unsigned off, const char *s)
+{
+	memcpy(r->b + off, s, strlen(s) + 1);
+}
 
 /* A __data_loc string at `at`, its descriptor in the field at `field`. */
 static void putloc(struct rec *r, unsigned field, unsigned at, const char *s)
@@ -145,7 +157,7 @@ TEST(test_prev_state_6_18)
 	CHECK_EQ_INT(tl_tp_table_prev_state(t, 0x100), TL_PS_PREEMPT);
 	CHECK_EQ_INT(tl_tp_table_prev_state(t, 0x200), 0); /* above TASK_REPORT_MAX: ignored */
 	CHECK_EQ_STR(tl_tp_table_state_desc(t, buf, sizeof(buf)),
-		     "S=0x1 D=0x2 T=0x4 t=0x8 X=0x10 Z=0x20 P=0x40 I=0x80 preempt=0x100 (from sched_switch print fmt)");
+	             "S=0x1 D=0x2 T=0x4 t=0x8 X=0x10 Z=0x20 P=0x40 I=0x80 preempt=0x100 (from sched_switch print fmt)");
 	tl_tp_table_free(t);
 }
 
@@ -183,7 +195,7 @@ TEST(test_prev_state_noidle)
 	CHECK_EQ_INT(tl_tp_table_prev_state(t, 0x40), TL_PS_P);
 	CHECK_EQ_INT(tl_tp_table_prev_state(t, 0x100), 0);
 	CHECK_EQ_STR(tl_tp_table_state_desc(t, buf, sizeof(buf)),
-		     "S=0x1 D=0x2 T=0x4 t=0x8 X=0x10 Z=0x20 P=0x40 preempt=0x80 (from sched_switch print fmt)");
+	             "S=0x1 D=0x2 T=0x4 t=0x8 X=0x10 Z=0x20 P=0x40 preempt=0x80 (from sched_switch print fmt)");
 	tl_tp_table_free(t);
 }
 
@@ -454,15 +466,14 @@ TEST(test_decode_irq)
 /* __rel_loc strings (Linux 5.18+ for some events): the offset counts from the end of the field. */
 TEST(test_decode_rel_loc)
 {
-	static const char fmt[] =
-		"name: irq_handler_entry\nID: 99\nformat:\n"
-		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-		"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
-		"\tfield:__rel_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n\n"
-		"print fmt: \"irq=%d name=%s\", REC->irq, __get_rel_str(name)\n";
+	static const char fmt[] = "name: irq_handler_entry\nID: 99\nformat:\n"
+	                          "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	                          "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	                          "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	                          "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	                          "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+	                          "\tfield:__rel_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n\n"
+	                          "print fmt: \"irq=%d name=%s\", REC->irq, __get_rel_str(name)\n";
 	struct tl_tp_table *t = tl_tp_table_new();
 	struct tl_tp_decoded d;
 	struct rec r;
@@ -569,7 +580,7 @@ TEST(test_decode_foreign)
 int main(void)
 {
 	RUN_TESTS(test_ids_6_18, test_prev_state_6_18, test_prev_state_4_9, test_prev_state_noidle,
-		  test_prev_state_fallback, test_bad_format, test_decode_switch, test_decode_wakeups,
-		  test_decode_fork, test_decode_fork_4_9, test_decode_process, test_decode_irq,
-		  test_decode_rel_loc, test_decode_futex, test_decode_block, test_decode_foreign);
+	          test_prev_state_fallback, test_bad_format, test_decode_switch, test_decode_wakeups, test_decode_fork,
+	          test_decode_fork_4_9, test_decode_process, test_decode_irq, test_decode_rel_loc, test_decode_futex,
+	          test_decode_block, test_decode_foreign);
 }

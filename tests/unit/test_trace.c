@@ -276,11 +276,18 @@ TEST(order_across_chunks)
 	 * CPU1's older events.  The reader must hold CPU0's back.
 	 */
 	struct tl_event in[] = {
-		mk(1000, 0, TL_EV_EXIT, 1), mk(1100, 0, TL_EV_EXIT, 2), mk(1200, 0, TL_EV_EXIT, 3),
-		mk(400, 1, TL_EV_EXIT, 10), flush_at(500),
-		mk(600, 1, TL_EV_EXIT, 11), mk(700, 1, TL_EV_EXIT, 12), mk(1050, 1, TL_EV_EXIT, 13),
-		mk(1300, 0, TL_EV_EXIT, 4), flush_at(1250),
-		mk(1250, 1, TL_EV_EXIT, 14), flush_at(2000),
+		mk(1000, 0, TL_EV_EXIT, 1),
+		mk(1100, 0, TL_EV_EXIT, 2),
+		mk(1200, 0, TL_EV_EXIT, 3),
+		mk(400, 1, TL_EV_EXIT, 10),
+		flush_at(500),
+		mk(600, 1, TL_EV_EXIT, 11),
+		mk(700, 1, TL_EV_EXIT, 12),
+		mk(1050, 1, TL_EV_EXIT, 13),
+		mk(1300, 0, TL_EV_EXIT, 4),
+		flush_at(1250),
+		mk(1250, 1, TL_EV_EXIT, 14),
+		flush_at(2000),
 	};
 	const int want[] = { 10, 11, 12, 1, 13, 2, 3, 14, 4 };
 	struct tl_event got[16];
@@ -299,9 +306,14 @@ TEST(order_across_chunks)
 TEST(order_ties_clean)
 {
 	struct tl_event in[] = {
-		mk(500, 1, TL_EV_EXIT, 30), mk(500, 0, TL_EV_EXIT, 20), mk(500, 0, TL_EV_EXIT, 21),
-		mk(500, -1, TL_EV_THREAD, 10), flush_at(500),
-		mk(500, 0, TL_EV_EXIT, 22), mk(500, -1, TL_EV_THREAD, 11), mk(500, 1, TL_EV_EXIT, 31),
+		mk(500, 1, TL_EV_EXIT, 30),
+		mk(500, 0, TL_EV_EXIT, 20),
+		mk(500, 0, TL_EV_EXIT, 21),
+		mk(500, -1, TL_EV_THREAD, 10),
+		flush_at(500),
+		mk(500, 0, TL_EV_EXIT, 22),
+		mk(500, -1, TL_EV_THREAD, 11),
+		mk(500, 1, TL_EV_EXIT, 31),
 		mk(600, 3, TL_EV_EXIT, 40),
 	};
 	const int want[] = { 10, 11, 20, 21, 22, 30, 31, 40 };
@@ -321,10 +333,8 @@ TEST(late_events_counted)
 {
 	/* Chunk 1 promises >= 1000, then CPU1 delivers 800 and 950: returned late. */
 	struct tl_event in[] = {
-		mk(900, 0, TL_EV_EXIT, 1), mk(1000, 0, TL_EV_EXIT, 2), mk(1100, 0, TL_EV_EXIT, 3),
-		flush_at(1000),
-		mk(800, 1, TL_EV_EXIT, 4), mk(950, 1, TL_EV_EXIT, 5), mk(1200, 1, TL_EV_EXIT, 6),
-		flush_at(1300),
+		mk(900, 0, TL_EV_EXIT, 1), mk(1000, 0, TL_EV_EXIT, 2), mk(1100, 0, TL_EV_EXIT, 3), flush_at(1000),
+		mk(800, 1, TL_EV_EXIT, 4), mk(950, 1, TL_EV_EXIT, 5),  mk(1200, 1, TL_EV_EXIT, 6), flush_at(1300),
 	};
 	struct tl_event got[16];
 	struct tl_trace_stats st;
@@ -685,7 +695,7 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "--write-seeds"))
 		return write_seeds(argv[2]);
 	RUN_TESTS(crc32c_vectors, varint_roundtrip, strtab_intern, event_names, roundtrip_every_type,
-		  roundtrip_uncompressed, writer_rejects_bad_events, order_across_chunks, 
-		  order_ties_clean, late_events_counted, backwards_within_cpu, strings_across_blocks, auto_flush_large,
-		  bounded_memory_through_pipe);
+	          roundtrip_uncompressed, writer_rejects_bad_events, order_across_chunks, order_ties_clean,
+	          late_events_counted, backwards_within_cpu, strings_across_blocks, auto_flush_large,
+	          bounded_memory_through_pipe);
 }

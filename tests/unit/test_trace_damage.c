@@ -127,7 +127,9 @@ TEST(flipped_byte_stops_at_last_good_chunk)
 			for (int i = 0; i < chunk_events[0]; i++)
 				CHECK(ev_equal(&got[i], &all[i]));
 			CHECK(has_warning(&st, want));
-			CHECK(has_warning(&st, off < blocks[second].off + TLF_BLOCK_HEADER_SIZE ? "checksum in block" : "(bad checksum in block"));
+			CHECK(has_warning(&st, off < blocks[second].off + TLF_BLOCK_HEADER_SIZE
+			                               ? "checksum in block"
+			                               : "(bad checksum in block"));
 			CHECK_EQ_INT(st.bytes_skipped, len - blocks[second].off);
 			buf[off] ^= (uint8_t)(1 << bit);
 		}
@@ -174,8 +176,10 @@ TEST(newer_major_rejected)
 	write_all(tmp_path("v2.tl"), buf, n);
 	CHECK(tl_trace_open(tmp_path("v2.tl")) == NULL);
 	char want[512];
-	snprintf(want, sizeof(want), "cannot read '%s': trace format 2.3 is newer than this threadlens can read (1.x); a newer threadlens is needed",
-		 tmp_path("v2.tl"));
+	snprintf(want, sizeof(want),
+	         "cannot read '%s': trace format 2.3 is newer than this threadlens can read (1.x); a newer threadlens "
+	         "is needed",
+	         tmp_path("v2.tl"));
 	CHECK_EQ_STR(tl_error_msg(), want);
 }
 
@@ -189,8 +193,8 @@ TEST(newer_minor_accepted)
 	struct tl_event got[8];
 	struct tl_trace_stats st;
 
-	const uint8_t meta[] = { 10, 'f', 'u', 't', 'u', 'r', 'e', '_', 'k', 'e', 'y', 3, 'x', 'y', 'z',
-				 5, 'c', 'l', 'o', 'c', 'k', 4, 'b', 'o', 'o', 't' };
+	const uint8_t meta[] = { 10,  'f', 'u', 't', 'u', 'r', 'e', '_', 'k', 'e', 'y', 3,   'x',
+		                 'y', 'z', 5,   'c', 'l', 'o', 'c', 'k', 4,   'b', 'o', 'o', 't' };
 	n += put_block(buf + n, TLF_BLOCK_META, 0, meta, sizeof(meta));
 	n += put_block(buf + n, 9, 0, "whatever", 8);
 	pl[k++] = 0;   /* watermark */
@@ -201,7 +205,7 @@ TEST(newer_minor_accepted)
 	pl[k++] = 11;  /* bytes */
 	/* the middle event has type 60 (escaped: a type this reader does not know) with an explicit mask */
 	const uint8_t evs[] = { TL_EV_EXIT, 0, 10, TLF_EV_TYPE_ESCAPE | TLF_EV_HAS_MASK, 60, TLF_F_TID, 5, 12,
-				TL_EV_EXIT, 5, 14 };
+		                TL_EV_EXIT, 5, 14 };
 	memcpy(pl + k, evs, sizeof(evs));
 	k += sizeof(evs);
 	pl[k++] = 0xaa;
@@ -264,11 +268,10 @@ TEST(empty_trace)
 	free(buf);
 }
 
-
 int main(void)
 {
 	if (!mkdtemp(tmpdir))
 		return 1;
 	RUN_TESTS(truncated_at_every_offset, flipped_byte_stops_at_last_good_chunk, not_a_trace, newer_major_rejected,
-		  newer_minor_accepted, empty_trace);
+	          newer_minor_accepted, empty_trace);
 }

@@ -19,41 +19,41 @@
 
 /* The formats of a uprobe and a uretprobe as Linux 6.18 writes them. */
 static const char entry_fmt[] = "name: wlf_spin\n"
-				"ID: 2326\n"
-				"format:\n"
-				"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-				"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-				"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-				"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-				"\n"
-				"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
-				"\n"
-				"print fmt: \"(%lx)\", REC->__probe_ip\n";
+                                "ID: 2326\n"
+                                "format:\n"
+                                "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+                                "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+                                "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+                                "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+                                "\n"
+                                "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+                                "\n"
+                                "print fmt: \"(%lx)\", REC->__probe_ip\n";
 static const char exit_fmt[] = "name: wlf_spin_ret\n"
-			       "ID: 2327\n"
-			       "format:\n"
-			       "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-			       "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-			       "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-			       "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-			       "\n"
-			       "\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
-			       "\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
-			       "\n"
-			       "print fmt: \"(%lx <- %lx)\", REC->__probe_func, REC->__probe_ret_ip\n";
+                               "ID: 2327\n"
+                               "format:\n"
+                               "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+                               "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+                               "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+                               "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+                               "\n"
+                               "\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+                               "\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+                               "\n"
+                               "print fmt: \"(%lx <- %lx)\", REC->__probe_func, REC->__probe_ret_ip\n";
 static const char exit_sched_fmt[] = "name: sched_process_exit\n"
-				     "ID: 2326\n"
-				     "format:\n"
-				     "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-				     "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-				     "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-				     "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-				     "\n"
-				     "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-				     "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-				     "\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-				     "\n"
-				     "print fmt: \"comm=%s pid=%d prio=%d\", REC->comm, REC->pid, REC->prio\n";
+                                     "ID: 2326\n"
+                                     "format:\n"
+                                     "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+                                     "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+                                     "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+                                     "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+                                     "\n"
+                                     "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+                                     "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+                                     "\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+                                     "\n"
+                                     "print fmt: \"comm=%s pid=%d prio=%d\", REC->comm, REC->pid, REC->prio\n";
 
 TEST(dynamic_decode)
 {
@@ -165,14 +165,14 @@ static void on_stale(const char *ge, void *ctx)
 TEST(stale_groups)
 {
 	const char *text = "p:threadlens_100/wlf_spin /app:0x0000000000001139\n"
-			   "r:threadlens_100/wlf_spin_ret /app:0x0000000000001139\n"
-			   "p:threadlens_200/alive /app:0x10\n"
-			   "p:threadlens_300/mine /app:0x10\n"
-			   "p:other_100/x /app:0x10\n"
-			   "p:threadlens_/bad /app:0x10\n"
-			   "p:threadlens_12x/bad /app:0x10\n"
-			   "p:uprobes/threadlens_100 /app:0x10\n"
-			   "r:threadlens_101/last /app:0x10";
+	                   "r:threadlens_100/wlf_spin_ret /app:0x0000000000001139\n"
+	                   "p:threadlens_200/alive /app:0x10\n"
+	                   "p:threadlens_300/mine /app:0x10\n"
+	                   "p:other_100/x /app:0x10\n"
+	                   "p:threadlens_/bad /app:0x10\n"
+	                   "p:threadlens_12x/bad /app:0x10\n"
+	                   "p:uprobes/threadlens_100 /app:0x10\n"
+	                   "r:threadlens_101/last /app:0x10";
 	int n;
 
 	nstale_seen = 0;
@@ -238,7 +238,7 @@ TEST(resolve_items)
 	/* errors */
 	CHECK_EQ_INT(tl_uprobes_resolve("wlf_spin", NULL, &f), -1);
 	CHECK_EQ_STR(tl_error_msg(),
-		     "no file to look up 'wlf_spin' in: without a command or -p, give it as --func FILE:wlf_spin");
+	             "no file to look up 'wlf_spin' in: without a command or -p, give it as --func FILE:wlf_spin");
 	CHECK_EQ_INT(tl_uprobes_resolve("libc:", wl, &f), -1);
 	CHECK_EQ_STR(tl_error_msg(), "no function name in 'libc:'");
 	CHECK_EQ_INT(tl_uprobes_resolve(":foo", wl, &f), -1);

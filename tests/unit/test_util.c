@@ -28,7 +28,7 @@ static struct tl_trace_writer *W;
 static char path[] = "/tmp/tl-test-util-XXXXXX";
 
 static void ev(uint64_t ts_us, int cpu, unsigned type, int32_t tid, int32_t arg, int64_t a, uint16_t flags,
-	       const char *name)
+               const char *name)
 {
 	struct tl_event e = event_us(ts_us, cpu, type, tid, arg, a, 0, 0, flags);
 	if (type == TL_EV_SWITCH) {
@@ -142,7 +142,7 @@ static struct tl_run run;
 
 /* Measure specs in `path`, in the window [from, to] from the trace start (to < 0: to the end). */
 static int analyze_window(int64_t from, int64_t to, const struct tl_cpuuse_spec *specs, size_t n,
-			  struct tl_cpuuse_opts *o, struct tl_cpuuse_result *r)
+                          struct tl_cpuuse_opts *o, struct tl_cpuuse_result *r)
 {
 	int rc;
 
@@ -488,6 +488,6 @@ int main(int argc, char **argv)
 	close(fd);
 	write_trace(path);
 	atexit(remove_trace);
-	RUN_TESTS(net_cpu_of_instances, kinds_window_and_missing, switches_inferred_later, bad_options, json_document, t_quantiles,
-		  moments_and_ranges, admission_arithmetic);
+	RUN_TESTS(net_cpu_of_instances, kinds_window_and_missing, switches_inferred_later, bad_options, json_document,
+	          t_quantiles, moments_and_ranges, admission_arithmetic);
 }

@@ -88,8 +88,7 @@ static inline int ev_equal(const struct tl_event *a, const struct tl_event *b)
 }
 
 /* Read every event of a trace in memory; returns the count (-1 if open failed). */
-static inline int read_events(const void *buf, size_t len, struct tl_event *out, int max,
-		       struct tl_trace_stats *stats)
+static inline int read_events(const void *buf, size_t len, struct tl_event *out, int max, struct tl_trace_stats *stats)
 {
 	struct tl_trace *t = tl_trace_open_mem(buf, len);
 	struct tl_event ev;
@@ -121,7 +120,6 @@ static inline int has_warning(const struct tl_trace_stats *s, const char *needle
 			return 1;
 	return 0;
 }
-
 
 /* One event of every type, every used field set, some to extreme values. */
 static inline int all_types(struct tl_trace_writer *w, struct tl_event *evs)
@@ -166,7 +164,6 @@ static inline int all_types(struct tl_trace_writer *w, struct tl_event *evs)
 	return n;
 }
 
-
 /* Chunks partitioned in time (tight watermarks), so any prefix of the file reads as a prefix of the events. */
 static inline void *small_trace(size_t *len, int *chunk_events, int nchunks, struct tl_event *all, int *nall)
 {
@@ -179,7 +176,8 @@ static inline void *small_trace(size_t *len, int *chunk_events, int nchunks, str
 	for (int c = 0; c < nchunks; c++) {
 		chunk_events[c] = 0;
 		for (int i = 0; i < 6; i++) {
-			struct tl_event e = mk(1000 * (c + 1) + 100 * i + (i % 2), i % 2 ? 1 : (i == 4 ? -1 : 0), TL_EV_FORK, 100 + n);
+			struct tl_event e = mk(1000 * (c + 1) + 100 * i + (i % 2), i % 2 ? 1 : (i == 4 ? -1 : 0),
+			                       TL_EV_FORK, 100 + n);
 			snprintf(name, sizeof(name), "c%d", n % 5 + c);
 			e.arg = 50;
 			e.name = tl_trace_writer_intern(w, name);
@@ -194,6 +192,5 @@ static inline void *small_trace(size_t *len, int *chunk_events, int nchunks, str
 	*nall = read_events(buf, *len, all, 64, NULL);
 	return buf;
 }
-
 
 #endif

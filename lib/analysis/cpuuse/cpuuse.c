@@ -58,8 +58,8 @@ struct open_ent {
 	uint64_t begin;
 	uint32_t name;
 	uint16_t kind;
-	int16_t sel;  /* the spec it counts for, -1 none */
-	uint8_t seen; /* an interval of the thread overlapped it */
+	int16_t sel;                /* the spec it counts for, -1 none */
+	uint8_t seen;               /* an interval of the thread overlapped it */
 	uint64_t acc[TL_ST__COUNT]; /* time per state since the begin, from closed intervals */
 };
 
@@ -74,7 +74,7 @@ struct pending {
 struct uthread {
 	int32_t tid; /* the tidmap key */
 	int depth, cap;
-	int nsel;    /* selected entries in the stack */
+	int nsel;         /* selected entries in the stack */
 	uint64_t covered; /* intervals were seen up to here: a reused tid's new thread may restate the past */
 	struct open_ent *stack;
 	struct pending *pend; /* pend[head .. npend) */
@@ -98,7 +98,7 @@ struct run {
 struct acc {
 	uint64_t *vals; /* net CPU times, while at most TL_CPUUSE_EXACT_MAX */
 	size_t nvals, cap;
-	int overflow;   /* more than TL_CPUUSE_EXACT_MAX: quantiles from dist */
+	int overflow; /* more than TL_CPUUSE_EXACT_MAX: quantiles from dist */
 	struct tl_dist dist;
 	struct run cpu, elapsed, irq, ready, asleep, unknown;
 	struct tl_tidmap tids;
@@ -121,9 +121,9 @@ struct pass {
 	size_t ncache;
 	struct closing closing[TL_SPAN_MAX_DEPTH];
 	int nclosing;
-	struct acc *acc;          /* one per spec */
-	const char **want;        /* spec names without the kind prefix */
-	int *want_kind;           /* their kind, -1 any */
+	struct acc *acc;   /* one per spec */
+	const char **want; /* spec names without the kind prefix */
+	int *want_kind;    /* their kind, -1 any */
 	int oom;
 };
 
@@ -261,7 +261,7 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 	struct pass *p = ctx;
 	int is_end, kind;
 
-	(void)th; /* NULL for markers */
+	(void)th;        /* NULL for markers */
 	p->nclosing = 0; /* the previous event's spans have all been delivered */
 	kind = marker_kind(ev->type, &is_end);
 	if (kind < 0)

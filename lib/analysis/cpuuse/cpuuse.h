@@ -32,9 +32,9 @@
 #include "timeline/states.h"
 #include "trace/trace.h"
 
-#define TL_CPUUSE_MAX_SPANS 64        /* span types in one run */
+#define TL_CPUUSE_MAX_SPANS 64         /* span types in one run */
 #define TL_CPUUSE_EXACT_MAX (1u << 20) /* net CPU values kept per span type for exact quantiles */
-#define TL_CPUUSE_MAX_SEEN 16         /* names of other spans remembered, for "did you mean" */
+#define TL_CPUUSE_MAX_SEEN 16          /* names of other spans remembered, for "did you mean" */
 
 /* One span type to measure: a module. */
 struct tl_cpuuse_spec {
@@ -50,27 +50,27 @@ struct tl_cpuuse_spec {
 
 struct tl_cpuuse_opts {
 	const struct tl_cpuuse_spec *specs;
-	size_t nspecs;              /* 1 .. TL_CPUUSE_MAX_SPANS */
-	int keep_instances;         /* keep every instance in the result (memory grows with them) */
-	double worst_pct;           /* percentile of P for the worst-case view, in (0, 100]; 100 = the
+	size_t nspecs;      /* 1 .. TL_CPUUSE_MAX_SPANS */
+	int keep_instances; /* keep every instance in the result (memory grows with them) */
+	double worst_pct;   /* percentile of P for the worst-case view, in (0, 100]; 100 = the
 				     * maximum; 0 = the default, 99 */
 };
 
 /* One instance of a span: one processing period of a module. */
 struct tl_cpuuse_instance {
-	uint64_t id;          /* the span's id (spans.h) */
-	uint64_t begin, end;  /* absolute CLOCK_MONOTONIC */
-	int64_t frame;        /* the frame its thread worked on, -1 none */
+	uint64_t id;         /* the span's id (spans.h) */
+	uint64_t begin, end; /* absolute CLOCK_MONOTONIC */
+	int64_t frame;       /* the frame its thread worked on, -1 none */
 	int32_t tid;
-	uint16_t kind;        /* enum tl_span_kind */
+	uint16_t kind; /* enum tl_span_kind */
 	uint16_t depth;
-	uint64_t elapsed_ns;  /* end - begin: the raw span length */
-	uint64_t cpu_ns;      /* EXECUTING: the net processing time */
-	uint64_t irq_ns;      /* INTERRUPTED: hard IRQs and softirqs on the thread's CPU */
-	uint64_t ready_ns;    /* preempted or waiting for a CPU (the ready states) */
-	uint64_t asleep_ns;   /* sleeping, lock wait, I/O, blocked, stopped */
-	uint64_t unknown_ns;  /* UNKNOWN, NEW, ZOMBIE: what the trace cannot explain */
-	uint64_t fault_ns;    /* page-fault stalls: always 0, the trace has no fault events */
+	uint64_t elapsed_ns; /* end - begin: the raw span length */
+	uint64_t cpu_ns;     /* EXECUTING: the net processing time */
+	uint64_t irq_ns;     /* INTERRUPTED: hard IRQs and softirqs on the thread's CPU */
+	uint64_t ready_ns;   /* preempted or waiting for a CPU (the ready states) */
+	uint64_t asleep_ns;  /* sleeping, lock wait, I/O, blocked, stopped */
+	uint64_t unknown_ns; /* UNKNOWN, NEW, ZOMBIE: what the trace cannot explain */
+	uint64_t fault_ns;   /* page-fault stalls: always 0, the trace has no fault events */
 };
 
 /* count, sum, min, max, mean and standard deviation of one duration. */
@@ -82,55 +82,55 @@ struct tl_cpuuse_moments {
 
 /* The results for one span type. */
 struct tl_cpuuse_span {
-	char *name;            /* without the kind prefix; owned by the result */
-	int kind;              /* the kind the prefix asked for, or -1 for any */
-	unsigned kinds_seen;   /* bit (1 << enum tl_span_kind) per kind measured */
-	double rate_hz;        /* 0 if none given */
-	uint64_t period_ns;    /* 1e9 / rate_hz, or the period given; 0 = none */
-	uint64_t threads;      /* distinct threads among the measured instances */
-	uint64_t incomplete;   /* cut by the end of the trace or window, or by an END of an outer span */
-	uint64_t outside;      /* began before the window: not measured */
-	uint64_t unmeasured;   /* no state interval of its thread covered any of it: not counted */
+	char *name;          /* without the kind prefix; owned by the result */
+	int kind;            /* the kind the prefix asked for, or -1 for any */
+	unsigned kinds_seen; /* bit (1 << enum tl_span_kind) per kind measured */
+	double rate_hz;      /* 0 if none given */
+	uint64_t period_ns;  /* 1e9 / rate_hz, or the period given; 0 = none */
+	uint64_t threads;    /* distinct threads among the measured instances */
+	uint64_t incomplete; /* cut by the end of the trace or window, or by an END of an outer span */
+	uint64_t outside;    /* began before the window: not measured */
+	uint64_t unmeasured; /* no state interval of its thread covered any of it: not counted */
 	struct tl_cpuuse_moments cpu, elapsed, irq, ready, asleep, unknown;
 	uint64_t state_ns[TL_ST__COUNT]; /* every state's time, summed over the instances */
 	/* distribution of the net CPU time P over the instances */
-	int quantiles_exact;   /* 0: more than TL_CPUUSE_EXACT_MAX instances, quantiles within 3.2% */
+	int quantiles_exact; /* 0: more than TL_CPUUSE_EXACT_MAX instances, quantiles within 3.2% */
 	uint64_t p50_ns, p99_ns;
-	uint64_t worst_ns;     /* the percentile opts.worst_pct of P (the max for 100) */
+	uint64_t worst_ns;                    /* the percentile opts.worst_pct of P (the max for 100) */
 	uint64_t range_low_ns, range_high_ns; /* central 95% of single values (see tl_cpuuse_central95()) */
-	int has_ci;            /* count >= 2 */
-	double ci_low_ns, ci_high_ns; /* 95% confidence interval of the MEAN of P (Student t) */
-	double t_quantile;     /* t_{0.975, count - 1} used for it */
-	struct tl_cpuuse_instance *inst; /* keep_instances: in end order; owned by the result */
+	int has_ci;                           /* count >= 2 */
+	double ci_low_ns, ci_high_ns;         /* 95% confidence interval of the MEAN of P (Student t) */
+	double t_quantile;                    /* t_{0.975, count - 1} used for it */
+	struct tl_cpuuse_instance *inst;      /* keep_instances: in end order; owned by the result */
 	size_t ninst;
 };
 
 /* One module in the admission test. */
 struct tl_cpuuse_admit_row {
-	double u;           /* R x P, as a fraction of one CPU */
-	double rm_bound;    /* k(2^(1/k) - 1) for k = the modules admitted so far plus this one */
-	int rm_admitted;    /* fits the RM bound together with the modules admitted before it */
-	double rm_slack;    /* rm_bound - (admitted U + u); negative: how far it overshoots */
+	double u;        /* R x P, as a fraction of one CPU */
+	double rm_bound; /* k(2^(1/k) - 1) for k = the modules admitted so far plus this one */
+	int rm_admitted; /* fits the RM bound together with the modules admitted before it */
+	double rm_slack; /* rm_bound - (admitted U + u); negative: how far it overshoots */
 	int edf_admitted;
-	double edf_slack;   /* 1 - (admitted U + u) */
+	double edf_slack; /* 1 - (admitted U + u) */
 };
 
 /* The whole set of modules against both bounds. */
 struct tl_cpuuse_admit_total {
-	size_t n;           /* modules in the test */
-	double u;           /* sum of R x P */
-	double rm_bound;    /* n(2^(1/n) - 1) */
+	size_t n;        /* modules in the test */
+	double u;        /* sum of R x P */
+	double rm_bound; /* n(2^(1/n) - 1) */
 	int rm_fits;
-	double rm_slack;    /* rm_bound - u */
-	int edf_fits;       /* u <= 1 */
-	double edf_slack;   /* 1 - u */
+	double rm_slack;                  /* rm_bound - u */
+	int edf_fits;                     /* u <= 1 */
+	double edf_slack;                 /* 1 - u */
 	size_t rm_admitted, edf_admitted; /* modules admitted one by one, in the given order */
 };
 
 /* The admission test on the measured spans, twice: with the mean of P and with the worst-case P. */
 struct tl_cpuuse_admission {
-	size_t n;            /* spans with a rate or period and at least one instance */
-	size_t *span;        /* n indices into tl_cpuuse_result.spans, in the order given */
+	size_t n;     /* spans with a rate or period and at least one instance */
+	size_t *span; /* n indices into tl_cpuuse_result.spans, in the order given */
 	struct tl_cpuuse_admit_row *mean_rows, *worst_rows;
 	struct tl_cpuuse_admit_total mean, worst;
 };
@@ -143,9 +143,9 @@ struct tl_cpuuse_result {
 	 * machine inferred (sched).  The caller's; it must outlive the result.
 	 */
 	const struct tl_run *run;
-	double worst_pct;            /* the percentile of the worst-case view */
-	int instances_kept;          /* opts.keep_instances was set */
-	struct tl_cpuuse_span *spans;  /* one per spec, in the order given */
+	double worst_pct;             /* the percentile of the worst-case view */
+	int instances_kept;           /* opts.keep_instances was set */
+	struct tl_cpuuse_span *spans; /* one per spec, in the order given */
 	size_t nspans;
 	struct tl_cpuuse_admission admission;
 	char *seen[TL_CPUUSE_MAX_SEEN]; /* names of other region/task/function spans in the trace */
@@ -210,7 +210,7 @@ double tl_cpuuse_rm_bound(size_t n);
  * whole set.  Both bounds are for one CPU.  rows has n entries.
  */
 void tl_cpuuse_admit(const double *rate_hz, const double *p_ns, size_t n, struct tl_cpuuse_admit_row *rows,
-		   struct tl_cpuuse_admit_total *total);
+                     struct tl_cpuuse_admit_total *total);
 
 /* ---- writers (cpuuse_write.c): they print, never compute ---- */
 

@@ -25,7 +25,7 @@
 #define NAME_COLS 20
 
 static const char fault_note[] = "the trace records no page faults: a fault that sleeps (major) is in the asleep "
-				 "time, one served on the CPU (minor) is inside the net CPU time";
+                                 "time, one served on the CPU (minor) is inside the net CPU time";
 
 static uint64_t rel(const struct tl_cpuuse_result *r, uint64_t ts)
 {
@@ -105,8 +105,8 @@ static void text_row(FILE *f, const char *label, const struct tl_cpuuse_moments 
 		return;
 	}
 	fprintf(f, "  %-19s %10s %10s %10s %10s %10s\n", label, dur(m->mean, a, sizeof(a)),
-		m->count > 1 ? dur(m->sd, b, sizeof(b)) : "-", dur((double)m->min, c, sizeof(c)),
-		dur((double)m->max, d, sizeof(d)), dur((double)m->sum, e, sizeof(e)));
+	        m->count > 1 ? dur(m->sd, b, sizeof(b)) : "-", dur((double)m->min, c, sizeof(c)),
+	        dur((double)m->max, d, sizeof(d)), dur((double)m->sum, e, sizeof(e)));
 }
 
 static void text_instances(FILE *f, const struct tl_cpuuse_result *r, const struct tl_cpuuse_span *s)
@@ -114,15 +114,15 @@ static void text_instances(FILE *f, const struct tl_cpuuse_result *r, const stru
 	char b[6][24];
 
 	fprintf(f, "  instances (P = net CPU; times relative to the trace start):\n");
-	fprintf(f, "  %8s %8s %11s %9s %9s %9s %9s %9s %9s %7s\n", "id", "tid", "begin", "elapsed", "P", "irq",
-		"ready", "asleep", "unknown", s->period_ns ? "util%" : "");
+	fprintf(f, "  %8s %8s %11s %9s %9s %9s %9s %9s %9s %7s\n", "id", "tid", "begin", "elapsed", "P", "irq", "ready",
+	        "asleep", "unknown", s->period_ns ? "util%" : "");
 	for (size_t i = 0; i < s->ninst; i++) {
 		const struct tl_cpuuse_instance *in = &s->inst[i];
 		fprintf(f, "  %8" PRIu64 " %8d %10.6fs %9s %9s %9s %9s %9s %9s", in->id, (int)in->tid,
-			(double)rel(r, in->begin) / 1e9, dur((double)in->elapsed_ns, b[0], sizeof(b[0])),
-			dur((double)in->cpu_ns, b[1], sizeof(b[1])), dur((double)in->irq_ns, b[2], sizeof(b[2])),
-			dur((double)in->ready_ns, b[3], sizeof(b[3])), dur((double)in->asleep_ns, b[4], sizeof(b[4])),
-			dur((double)in->unknown_ns, b[5], sizeof(b[5])));
+		        (double)rel(r, in->begin) / 1e9, dur((double)in->elapsed_ns, b[0], sizeof(b[0])),
+		        dur((double)in->cpu_ns, b[1], sizeof(b[1])), dur((double)in->irq_ns, b[2], sizeof(b[2])),
+		        dur((double)in->ready_ns, b[3], sizeof(b[3])), dur((double)in->asleep_ns, b[4], sizeof(b[4])),
+		        dur((double)in->unknown_ns, b[5], sizeof(b[5])));
 		if (s->period_ns)
 			fprintf(f, " %7.2f", 100.0 * (double)in->cpu_ns / (double)s->period_ns);
 		fputc('\n', f);
@@ -136,11 +136,14 @@ static void text_span(FILE *f, const struct tl_cpuuse_result *r, const struct tl
 	const char *worst = r->worst_pct >= 100 ? "max" : "p";
 
 	name_cell(s->name, nm, sizeof(nm), 60, &chars);
-	fprintf(f, "span '%s' (%s): %" PRIu64 " instance%s on %" PRIu64 " thread%s\n", nm, kinds_str(s, kinds, sizeof(kinds)),
-		s->cpu.count, s->cpu.count == 1 ? "" : "s", s->threads, s->threads == 1 ? "" : "s");
+	fprintf(f, "span '%s' (%s): %" PRIu64 " instance%s on %" PRIu64 " thread%s\n", nm,
+	        kinds_str(s, kinds, sizeof(kinds)), s->cpu.count, s->cpu.count == 1 ? "" : "s", s->threads,
+	        s->threads == 1 ? "" : "s");
 	if (s->incomplete)
-		fprintf(f, "  not measured: %" PRIu64 " incomplete (cut by the end of the trace or window, or of an\n"
-			   "  outer span)\n", s->incomplete);
+		fprintf(f,
+		        "  not measured: %" PRIu64 " incomplete (cut by the end of the trace or window, or of an\n"
+		        "  outer span)\n",
+		        s->incomplete);
 	if (s->outside)
 		fprintf(f, "  not measured: %" PRIu64 " began before the window\n", s->outside);
 	if (s->unmeasured)
@@ -168,7 +171,7 @@ static void text_span(FILE *f, const struct tl_cpuuse_result *r, const struct tl
 	interval(f, (double)s->range_low_ns, (double)s->range_high_ns);
 	fprintf(f, "  (2.5%% .. 97.5%%%s)\n", s->quantiles_exact ? "" : ", within 3.2%");
 	fprintf(f, "  P percentiles: p50 %s, p99 %s", dur((double)s->p50_ns, a, sizeof(a)),
-		dur((double)s->p99_ns, b, sizeof(b)));
+	        dur((double)s->p99_ns, b, sizeof(b)));
 	if (r->worst_pct < 100 && r->worst_pct != 99 && r->worst_pct != 50)
 		fprintf(f, ", %s%g %s", worst, r->worst_pct, dur((double)s->worst_ns, c, sizeof(c)));
 	fputc('\n', f);
@@ -178,7 +181,7 @@ static void text_span(FILE *f, const struct tl_cpuuse_result *r, const struct tl
 		if (s->rate_hz > 0)
 			fprintf(f, " (%g Hz)", s->rate_hz);
 		fprintf(f, ": mean %.2f%%, p99 %.2f%%, max %.2f%%; elapsed mean %.2f%%\n", 100 * s->cpu.mean / per,
-			100 * (double)s->p99_ns / per, 100 * (double)s->cpu.max / per, 100 * s->elapsed.mean / per);
+		        100 * (double)s->p99_ns / per, 100 * (double)s->cpu.max / per, 100 * s->elapsed.mean / per);
 	}
 	if (s->ninst)
 		text_instances(f, r, s);
@@ -186,15 +189,15 @@ static void text_span(FILE *f, const struct tl_cpuuse_result *r, const struct tl
 }
 
 static void text_admit_view(FILE *f, const struct tl_cpuuse_result *r, const char *title,
-			    const struct tl_cpuuse_admit_row *rows, const struct tl_cpuuse_admit_total *t, int worst)
+                            const struct tl_cpuuse_admit_row *rows, const struct tl_cpuuse_admit_total *t, int worst)
 {
 	const struct tl_cpuuse_admission *ad = &r->admission;
 	char nm[256], p[24];
 	size_t chars;
 
 	fprintf(f, "  %s:\n", title);
-	fprintf(f, "  %-*s %9s %10s %9s %9s  %-15s %s\n", NAME_COLS, "module", "rate Hz", "P", "U", "RM bound",
-		"RM", "EDF");
+	fprintf(f, "  %-*s %9s %10s %9s %9s  %-15s %s\n", NAME_COLS, "module", "rate Hz", "P", "U", "RM bound", "RM",
+	        "EDF");
 	for (size_t i = 0; i < ad->n; i++) {
 		const struct tl_cpuuse_span *s = &r->spans[ad->span[i]];
 		const struct tl_cpuuse_admit_row *row = &rows[i];
@@ -205,12 +208,12 @@ static void text_admit_view(FILE *f, const struct tl_cpuuse_result *r, const cha
 		snprintf(rm, sizeof(rm), "%s %+.2f%%", row->rm_admitted ? "admit " : "reject", 100 * row->rm_slack);
 		snprintf(edf, sizeof(edf), "%s %+.2f%%", row->edf_admitted ? "admit " : "reject", 100 * row->edf_slack);
 		fprintf(f, "  %s%*s %9.2f %10s %8.3f%% %8.3f%%  %-15s %s\n", nm, (int)(NAME_COLS - chars), "", rate,
-			dur(worst ? (double)s->worst_ns : s->cpu.mean, p, sizeof(p)), 100 * row->u,
-			100 * row->rm_bound, rm, edf);
+		        dur(worst ? (double)s->worst_ns : s->cpu.mean, p, sizeof(p)), 100 * row->u, 100 * row->rm_bound,
+		        rm, edf);
 	}
 	fprintf(f, "  all %zu: U %.3f%%; RM bound %.3f%%: %s, slack %+.3f%%; EDF bound 100%%: %s, slack %+.3f%%\n",
-		t->n, 100 * t->u, 100 * t->rm_bound, t->rm_fits ? "fits" : "does NOT fit", 100 * t->rm_slack,
-		t->edf_fits ? "fits" : "does NOT fit", 100 * t->edf_slack);
+	        t->n, 100 * t->u, 100 * t->rm_bound, t->rm_fits ? "fits" : "does NOT fit", 100 * t->rm_slack,
+	        t->edf_fits ? "fits" : "does NOT fit", 100 * t->edf_slack);
 }
 
 static void text_admission(FILE *f, const struct tl_cpuuse_result *r)
@@ -221,7 +224,7 @@ static void text_admission(FILE *f, const struct tl_cpuuse_result *r)
 	if (!ad->n)
 		return;
 	fprintf(f, "admission test: sum of R x P <= B on one CPU (U = R x P); modules offered in the order\n"
-		   "given, each admitted if it fits with those admitted before it; slack = bound - U so far\n");
+	           "given, each admitted if it fits with those admitted before it; slack = bound - U so far\n");
 	text_admit_view(f, r, "with the mean of P", ad->mean_rows, &ad->mean, 0);
 	if (r->worst_pct >= 100)
 		snprintf(title, sizeof(title), "with the max of P (worst case seen)");
@@ -238,16 +241,18 @@ int tl_cpuuse_write_text(FILE *f, const struct tl_cpuuse_result *r)
 
 	name_cell(r->run->path ? r->run->path : "", nm, sizeof(nm), 40, &chars);
 	fprintf(f, "threadlens util: %s, window %.3fs .. %.3fs (%s), %d CPUs\n", nm,
-		(double)rel(r, r->run->win_start) / 1e9, (double)rel(r, r->run->win_end) / 1e9,
-		dur((double)(r->run->win_end - r->run->win_start), a, sizeof(a)), r->run->info.ncpus);
+	        (double)rel(r, r->run->win_start) / 1e9, (double)rel(r, r->run->win_end) / 1e9,
+	        dur((double)(r->run->win_end - r->run->win_start), a, sizeof(a)), r->run->info.ncpus);
 	if (r->run->lost_total)
-		fprintf(f, "!! LOST EVENTS: %" PRIu64 " events dropped by the kernel; times near the gaps are uncertain\n",
-			r->run->lost_total);
+		fprintf(f,
+		        "!! LOST EVENTS: %" PRIu64 " events dropped by the kernel; times near the gaps are uncertain\n",
+		        r->run->lost_total);
 	if (r->run->spans.marks_lost)
-		fprintf(f, "!! LOST MARKERS: %" PRIu64 " markers the program could not hand over\n", r->run->spans.marks_lost);
+		fprintf(f, "!! LOST MARKERS: %" PRIu64 " markers the program could not hand over\n",
+		        r->run->spans.marks_lost);
 	fprintf(f, "P = net CPU time: the span's thread EXECUTING inside the span.  Not in P: irq/softirq\n"
-		   "time that hit it, time other threads ran (ready), waits (asleep); page faults are not\n"
-		   "recorded (docs/UTIL.md)\n\n");
+	           "time that hit it, time other threads ran (ready), waits (asleep); page faults are not\n"
+	           "recorded (docs/UTIL.md)\n\n");
 	for (size_t i = 0; i < r->nspans; i++)
 		text_span(f, r, &r->spans[i]);
 	text_admission(f, r);
@@ -313,7 +318,8 @@ static void json_instances(struct tl_json *j, const struct tl_cpuuse_result *r, 
 	tl_json_end_array(j);
 }
 
-static void json_span(struct tl_json *j, const struct tl_cpuuse_result *r, const struct tl_cpuuse_span *s, int with_inst)
+static void json_span(struct tl_json *j, const struct tl_cpuuse_result *r, const struct tl_cpuuse_span *s,
+                      int with_inst)
 {
 	tl_json_begin_object(j, TL_JSON_BLOCK);
 	tl_json_kv_string(j, "name", s->name);
@@ -411,7 +417,7 @@ static void json_span(struct tl_json *j, const struct tl_cpuuse_result *r, const
 }
 
 static void json_view(struct tl_json *j, const char *key, const struct tl_cpuuse_result *r,
-		      const struct tl_cpuuse_admit_row *rows, const struct tl_cpuuse_admit_total *t, int worst)
+                      const struct tl_cpuuse_admit_row *rows, const struct tl_cpuuse_admit_total *t, int worst)
 {
 	const struct tl_cpuuse_admission *ad = &r->admission;
 

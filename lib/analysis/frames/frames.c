@@ -492,8 +492,12 @@ static int cmp_fthreads(const void *pa, const void *pb)
 static void frame_finish(struct pass *p, struct oframe *f)
 {
 	struct tl_frames_result *r = p->r;
-	struct tl_frame out = { .id = f->id, .begin = f->begin, .end = f->end, .began_by = f->began_by,
-				.ended_by = f->ended ? f->ended_by : 0, .complete = f->ended };
+	struct tl_frame out = { .id = f->id,
+		                .begin = f->begin,
+		                .end = f->end,
+		                .began_by = f->began_by,
+		                .ended_by = f->ended ? f->ended_by : 0,
+		                .complete = f->ended };
 	struct tl_frame_thread *ft = NULL;
 	size_t n = 0;
 
@@ -571,18 +575,11 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 	if (ev->type == TL_EV_FRAME_BEGIN || ev->type == TL_EV_FRAME_END)
 		settle(p, ev->ts);
 	switch (ev->type) {
-	case TL_EV_FRAME_BEGIN:
-		frame_begin(p, ev);
-		break;
-	case TL_EV_FRAME_END:
-		frame_end(p, ev);
-		break;
+	case TL_EV_FRAME_BEGIN: frame_begin(p, ev); break;
+	case TL_EV_FRAME_END: frame_end(p, ev); break;
 	case TL_EV_REGION_BEGIN:
-	case TL_EV_TASK_BEGIN:
-		step_begin(p, ev);
-		break;
-	default:
-		break;
+	case TL_EV_TASK_BEGIN: step_begin(p, ev); break;
+	default: break;
 	}
 }
 

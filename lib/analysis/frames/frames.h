@@ -47,11 +47,11 @@ enum tl_frame_role {
 
 /* One step (region or task name) in one frame: its occurrences summed. */
 struct tl_frame_step {
-	const char *name;  /* owned by the analysis, valid until tl_frames_release() */
-	uint16_t kind;     /* TL_SPAN_REGION or TL_SPAN_TASK */
-	uint32_t step;     /* index into tl_frames_result.steps */
-	uint32_t count;    /* occurrences in the frame */
-	uint64_t ns;       /* their summed length */
+	const char *name; /* owned by the analysis, valid until tl_frames_release() */
+	uint16_t kind;    /* TL_SPAN_REGION or TL_SPAN_TASK */
+	uint32_t step;    /* index into tl_frames_result.steps */
+	uint32_t count;   /* occurrences in the frame */
+	uint64_t ns;      /* their summed length */
 };
 
 /*
@@ -63,9 +63,9 @@ struct tl_frame_step {
  */
 struct tl_frame_thread {
 	int32_t tid;
-	uint32_t row;      /* index into tl_frames_result.threads */
+	uint32_t row; /* index into tl_frames_result.threads */
 	char name[TL_NAME_MAX];
-	unsigned roles;    /* enum tl_frame_role */
+	unsigned roles; /* enum tl_frame_role */
 	uint64_t from, to;
 	uint64_t state_ns[TL_ST__COUNT];
 };
@@ -73,10 +73,10 @@ struct tl_frame_thread {
 /* A finished frame. */
 struct tl_frame {
 	int64_t id;
-	uint64_t begin, end;   /* absolute; an unfinished frame ends at the window's end */
-	int32_t began_by;      /* tid */
-	int32_t ended_by;      /* tid, 0 if unfinished */
-	int complete;          /* 1: ended inside the window */
+	uint64_t begin, end; /* absolute; an unfinished frame ends at the window's end */
+	int32_t began_by;    /* tid */
+	int32_t ended_by;    /* tid, 0 if unfinished */
+	int complete;        /* 1: ended inside the window */
 	size_t nsteps, nthreads;
 	struct tl_frame_step *steps;     /* in the order their first occurrence ended */
 	struct tl_frame_thread *threads; /* the beginner first, then by tid */
@@ -85,23 +85,23 @@ struct tl_frame {
 /* A step name over all frames. */
 struct tl_frames_step_thread {
 	int32_t tid;
-	uint32_t row;      /* index into tl_frames_result.threads */
-	uint64_t count;    /* occurrences it ran, in frames or not */
+	uint32_t row;   /* index into tl_frames_result.threads */
+	uint64_t count; /* occurrences it ran, in frames or not */
 	uint64_t ns;
 };
 
-#define TL_FRAMES_STEP_THREADS 32 /* threads listed per step */
-#define TL_FRAMES_LIST 16         /* ids of unfinished frames listed */
+#define TL_FRAMES_STEP_THREADS 32        /* threads listed per step */
+#define TL_FRAMES_LIST 16                /* ids of unfinished frames listed */
 #define TL_FRAMES_MAX_BUCKETS (1u << 22) /* throughput intervals kept; later completions are not bucketed */
 
 struct tl_frames_step {
 	char *name;
-	uint16_t kind;           /* TL_SPAN_REGION or TL_SPAN_TASK */
-	uint64_t frames;         /* complete frames it occurred in */
-	uint64_t count;          /* its occurrences in those frames */
-	uint64_t ns;             /* their summed length */
-	uint64_t unframed;       /* occurrences in no frame, an unknown frame or an unfinished one */
-	struct tl_dist per_frame;/* its summed length per frame, over `frames` */
+	uint16_t kind;            /* TL_SPAN_REGION or TL_SPAN_TASK */
+	uint64_t frames;          /* complete frames it occurred in */
+	uint64_t count;           /* its occurrences in those frames */
+	uint64_t ns;              /* their summed length */
+	uint64_t unframed;        /* occurrences in no frame, an unknown frame or an unfinished one */
+	struct tl_dist per_frame; /* its summed length per frame, over `frames` */
 	size_t nthreads;
 	uint64_t other_threads_count; /* occurrences run by threads beyond the first TL_FRAMES_STEP_THREADS */
 	struct tl_frames_step_thread threads[TL_FRAMES_STEP_THREADS];
@@ -111,18 +111,18 @@ struct tl_frames_step {
 struct tl_frames_thread {
 	int32_t tid, pid;
 	char name[TL_NAME_MAX];
-	uint64_t frames;         /* complete frames it worked on */
-	uint64_t began, ended, stepped; /* of those, how many it began, ended, had steps in */
+	uint64_t frames;                 /* complete frames it worked on */
+	uint64_t began, ended, stepped;  /* of those, how many it began, ended, had steps in */
 	uint64_t state_ns[TL_ST__COUNT]; /* its state split summed over those frames */
 };
 
 /* What to measure; the window and preemption window come from the run. */
 struct tl_frames_opts {
-	uint64_t interval_ns;         /* throughput buckets; 0 = 1 s */
-	const char *const *steps;     /* only these step names (NULL: every region and task) */
+	uint64_t interval_ns;     /* throughput buckets; 0 = 1 s */
+	const char *const *steps; /* only these step names (NULL: every region and task) */
 	size_t nsteps;
-	size_t worst;                 /* keep the `worst` longest complete frames in full */
-	const int64_t *frame_ids;     /* keep the frames with these ids in full */
+	size_t worst;             /* keep the `worst` longest complete frames in full */
+	const int64_t *frame_ids; /* keep the frames with these ids in full */
 	size_t nframe_ids;
 	/*
 	 * Every finished frame, in the order they finish (a complete frame once
@@ -143,35 +143,35 @@ struct tl_frames_result {
 	 */
 	const struct tl_run *run;
 
-	uint64_t begun;                   /* frames begun in the window */
-	uint64_t completed;               /* of those, ended in the window */
-	uint64_t unfinished;              /* begun but not ended by the window's end */
+	uint64_t begun;      /* frames begun in the window */
+	uint64_t completed;  /* of those, ended in the window */
+	uint64_t unfinished; /* begun but not ended by the window's end */
 	size_t nunfinished_ids;
 	int64_t unfinished_ids[TL_FRAMES_LIST]; /* the first unfinished frames' ids */
-	uint64_t ends_without_begin;      /* FRAME_ENDs in the window with no open frame of their id */
-	size_t max_held;                  /* most frames held at once (open, or ended and waiting) */
-	int64_t id_min, id_max;           /* of the frames begun */
-	int ids_consecutive;              /* ids look like consecutive integers (docs/FRAMES.md) */
-	uint64_t ids_skipped;             /* then: ids in [id_min, id_max] never begun */
+	uint64_t ends_without_begin;            /* FRAME_ENDs in the window with no open frame of their id */
+	size_t max_held;                        /* most frames held at once (open, or ended and waiting) */
+	int64_t id_min, id_max;                 /* of the frames begun */
+	int ids_consecutive;                    /* ids look like consecutive integers (docs/FRAMES.md) */
+	uint64_t ids_skipped;                   /* then: ids in [id_min, id_max] never begun */
 
-	double fps;                       /* (completed - 1) / (last end - first end); 0 if < 2 */
-	double fps_window;                /* completed / window length */
-	uint64_t first_end, last_end;     /* absolute; 0 if none */
+	double fps;                   /* (completed - 1) / (last end - first end); 0 if < 2 */
+	double fps_window;            /* completed / window length */
+	uint64_t first_end, last_end; /* absolute; 0 if none */
 	uint64_t interval_ns;
-	size_t nbuckets;                  /* ceil(window / interval), at most TL_FRAMES_MAX_BUCKETS */
-	uint64_t *buckets;                /* frames completed in [win_start + i * interval, + interval) */
+	size_t nbuckets;   /* ceil(window / interval), at most TL_FRAMES_MAX_BUCKETS */
+	uint64_t *buckets; /* frames completed in [win_start + i * interval, + interval) */
 
-	struct tl_dist latency;           /* end - begin of complete frames */
+	struct tl_dist latency; /* end - begin of complete frames */
 
 	size_t nsteps;
-	struct tl_frames_step *steps;     /* in the order their first occurrence ended */
+	struct tl_frames_step *steps; /* in the order their first occurrence ended */
 	size_t nthreads;
 	struct tl_frames_thread *threads; /* every thread seen, in order of appearance */
 
 	size_t nworst;
-	struct tl_frame *worst;           /* longest first */
+	struct tl_frame *worst; /* longest first */
 	size_t npicked;
-	struct tl_frame *picked;          /* frames asked for by id, in finish order */
+	struct tl_frame *picked; /* frames asked for by id, in finish order */
 };
 
 /*
@@ -196,7 +196,6 @@ void tl_frames_release(struct tl_frames_result *r);
  * failures show in tl_json_finish() or as -1 with tl_error set.
  */
 
-
 /* Write "schema", "version", "states" and open the "frames" array. */
 void tl_frames_write_json_begin(struct tl_json *j);
 
@@ -212,7 +211,7 @@ void tl_frames_write_json_frame(struct tl_json *j, const struct tl_frame *f, uin
 void tl_frames_write_json_end(struct tl_json *j, const struct tl_frames_result *r);
 
 struct tl_frames_text_opts {
-	int steps_filter;  /* 1 if --step limited the steps (said in the header) */
+	int steps_filter; /* 1 if --step limited the steps (said in the header) */
 };
 
 /*

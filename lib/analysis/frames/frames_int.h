@@ -34,7 +34,7 @@ int tl_frames_grow(void *arr, size_t *cap, size_t need, size_t size);
  * index in *idx.  NULL (and a->oom set) when out of memory.
  */
 struct tl_frames_step *tl_frames_step_of(struct tl_frames_acc *a, unsigned kind, uint32_t name_id, const char *name,
-					  uint32_t *idx);
+                                         uint32_t *idx);
 
 /* Count one occurrence of step s, `ns` long, run by thread tid (row: its thread row or TL_FRAMES_NO_ROW). */
 void tl_frames_step_ran(struct tl_frames_step *s, int32_t tid, uint32_t row, uint64_t ns);

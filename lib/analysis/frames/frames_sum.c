@@ -66,7 +66,7 @@ static int index_rebuild(struct tl_frames_acc *a, size_t cap)
 }
 
 struct tl_frames_step *tl_frames_step_of(struct tl_frames_acc *a, unsigned kind, uint32_t name_id, const char *name,
-					  uint32_t *idx)
+                                         uint32_t *idx)
 {
 	struct tl_frames_result *r = a->r;
 	struct tl_frames_step *s;

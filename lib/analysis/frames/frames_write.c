@@ -342,14 +342,14 @@ static void text_header(FILE *out, const struct tl_frames_result *r, const struc
 
 	fprintf(out, "threadlens frames: %s\n", r->run->path ? r->run->path : "");
 	fprintf(out, "trace    %s, %d CPUs, %s%s\n", dur(rel(r->run->trace_end, r->run->trace_start), a),
-		r->run->info.ncpus,
-		r->run->read.complete ? "complete" : "incomplete (interrupted or damaged)",
-		r->run->lost_total ? ", events lost (see report)" : "");
+	        r->run->info.ncpus, r->run->read.complete ? "complete" : "incomplete (interrupted or damaged)",
+	        r->run->lost_total ? ", events lost (see report)" : "");
 	fprintf(out, "window   %s to %s\n", secs(r, r->run->win_start, b), secs(r, r->run->win_end, c));
 	if (r->run->spans.marks_lost || r->run->spans.unmatched_ends || r->run->spans.mismatched_ends)
-		fprintf(out, "markers  %" PRIu64 " lost by the program, %" PRIu64 " ends without a begin, %" PRIu64
-			" ends out of order\n",
-			r->run->spans.marks_lost, r->run->spans.unmatched_ends, r->run->spans.mismatched_ends);
+		fprintf(out,
+		        "markers  %" PRIu64 " lost by the program, %" PRIu64 " ends without a begin, %" PRIu64
+		        " ends out of order\n",
+		        r->run->spans.marks_lost, r->run->spans.unmatched_ends, r->run->spans.mismatched_ends);
 	if (o && o->steps_filter)
 		fputs("steps    only those named by --step\n", out);
 	fputc('\n', out);
@@ -359,12 +359,13 @@ static void text_summary(FILE *out, const struct tl_frames_result *r)
 {
 	char a[24], b[24], c[24], d[24], e[24], f[24];
 
-	fprintf(out, "frames   %" PRIu64 " begun, %" PRIu64 " completed, %" PRIu64 " unfinished, %" PRIu64
-		" ended without a begin\n",
-		r->begun, r->completed, r->unfinished, r->ends_without_begin);
+	fprintf(out,
+	        "frames   %" PRIu64 " begun, %" PRIu64 " completed, %" PRIu64 " unfinished, %" PRIu64
+	        " ended without a begin\n",
+	        r->begun, r->completed, r->unfinished, r->ends_without_begin);
 	if (r->begun && r->ids_consecutive)
 		fprintf(out, "ids      %" PRId64 " to %" PRId64 ", %" PRIu64 " skipped\n", r->id_min, r->id_max,
-			r->ids_skipped);
+		        r->ids_skipped);
 	else if (r->begun)
 		fprintf(out, "ids      %" PRId64 " to %" PRId64 ", not consecutive integers\n", r->id_min, r->id_max);
 	if (r->nunfinished_ids) {
@@ -375,14 +376,14 @@ static void text_summary(FILE *out, const struct tl_frames_result *r)
 	}
 	if (r->completed >= 2)
 		fprintf(out, "rate     %.2f frames/s from the first to the last completion (%.2f/s over the window)\n",
-			r->fps, r->fps_window);
+		        r->fps, r->fps_window);
 	else
 		fprintf(out, "rate     %.2f frames/s over the window\n", r->fps_window);
 	if (r->latency.count)
-		fprintf(out, "latency  mean %s  min %s  p50 %s  p90 %s  p99 %s  max %s\n", dur(tl_dist_mean(&r->latency), a),
-			dur(r->latency.min, b), dur(tl_dist_percentile(&r->latency, 50), c),
-			dur(tl_dist_percentile(&r->latency, 90), d), dur(tl_dist_percentile(&r->latency, 99), e),
-			dur(r->latency.max, f));
+		fprintf(out, "latency  mean %s  min %s  p50 %s  p90 %s  p99 %s  max %s\n",
+		        dur(tl_dist_mean(&r->latency), a), dur(r->latency.min, b),
+		        dur(tl_dist_percentile(&r->latency, 50), c), dur(tl_dist_percentile(&r->latency, 90), d),
+		        dur(tl_dist_percentile(&r->latency, 99), e), dur(r->latency.max, f));
 	fputc('\n', out);
 }
 
@@ -395,12 +396,14 @@ static void text_throughput(FILE *out, const struct tl_frames_result *r)
 	if (!r->nbuckets || !r->completed)
 		return;
 	if (r->nbuckets <= 20) {
-		fprintf(out, "completed per %s\n  %10s %8s %10s\n", dur(r->interval_ns, a), "from", "frames", "frames/s");
+		fprintf(out, "completed per %s\n  %10s %8s %10s\n", dur(r->interval_ns, a), "from", "frames",
+		        "frames/s");
 		for (size_t i = 0; i < r->nbuckets; i++) {
 			uint64_t start = r->run->win_start + i * r->interval_ns;
-			uint64_t len = r->run->win_end - start < r->interval_ns ? r->run->win_end - start : r->interval_ns;
+			uint64_t len =
+			        r->run->win_end - start < r->interval_ns ? r->run->win_end - start : r->interval_ns;
 			fprintf(out, "  %10s %8" PRIu64 " %10.2f", secs(r, start, a), r->buckets[i],
-				len ? (double)r->buckets[i] * 1e9 / (double)len : 0.0);
+			        len ? (double)r->buckets[i] * 1e9 / (double)len : 0.0);
 			if (len < r->interval_ns)
 				fprintf(out, "  (over %s)", dur(len, b));
 			fputc('\n', out);
@@ -420,7 +423,7 @@ static void text_throughput(FILE *out, const struct tl_frames_result *r)
 	}
 	if (full)
 		fprintf(out, "completed per %s: %zu intervals, from %.2f to %.2f frames/s (each in --json)\n\n",
-			dur(r->interval_ns, a), full, lo, hi);
+		        dur(r->interval_ns, a), full, lo, hi);
 }
 
 static void text_steps(FILE *out, const struct tl_frames_result *r)
@@ -433,15 +436,16 @@ static void text_steps(FILE *out, const struct tl_frames_result *r)
 	}
 	fputs("steps (per complete frame: the sum of the step's occurrences in it)\n", out);
 	fprintf(out, "%-24s %-6s %7s %7s %9s %9s %9s %9s  %s\n", "step", "kind", "frames", "n/frame", "mean", "p50",
-		"p99", "max", "threads");
+	        "p99", "max", "threads");
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct tl_frames_step *s = &r->steps[i];
 		const struct tl_dist *pf = &s->per_frame;
 		tl_fmt_put_name(out, s->name, 24);
 		fprintf(out, " %-6s %7" PRIu64 " %7.2f %9s %9s %9s %9s  ", kind_name(s->kind), s->frames,
-			s->frames ? (double)s->count / (double)s->frames : 0.0, pf->count ? dur(tl_dist_mean(pf), a) : "-",
-			pf->count ? dur(tl_dist_percentile(pf, 50), b) : "-",
-			pf->count ? dur(tl_dist_percentile(pf, 99), c) : "-", pf->count ? dur(pf->max, d) : "-");
+		        s->frames ? (double)s->count / (double)s->frames : 0.0,
+		        pf->count ? dur(tl_dist_mean(pf), a) : "-",
+		        pf->count ? dur(tl_dist_percentile(pf, 50), b) : "-",
+		        pf->count ? dur(tl_dist_percentile(pf, 99), c) : "-", pf->count ? dur(pf->max, d) : "-");
 		if (s->nthreads) {
 			uint32_t row = s->threads[0].row;
 			fputs(name_cut(row < r->nthreads ? r->threads[row].name : "?", 10, nb, sizeof(nb)), out);
@@ -458,7 +462,7 @@ static void text_steps(FILE *out, const struct tl_frames_result *r)
 static const char *roles_str(unsigned roles, char *buf)
 {
 	snprintf(buf, 8, "%c%c%c", roles & TL_FROLE_BEGAN ? 'b' : '-', roles & TL_FROLE_ENDED ? 'e' : '-',
-		 roles & TL_FROLE_STEPS ? 's' : '-');
+	         roles & TL_FROLE_STEPS ? 's' : '-');
 	return buf;
 }
 
@@ -478,7 +482,7 @@ static void text_threads(FILE *out, const struct tl_frames_result *r)
 	for (size_t i = 0; i < r->nthreads; i++) {
 		const struct tl_frames_thread *t = &r->threads[i];
 		unsigned roles = (t->began ? TL_FROLE_BEGAN : 0) | (t->ended ? TL_FROLE_ENDED : 0) |
-				 (t->stepped ? TL_FROLE_STEPS : 0);
+		                 (t->stepped ? TL_FROLE_STEPS : 0);
 		if (!t->frames)
 			continue;
 		tl_fmt_put_name(out, t->name, 16);
@@ -512,8 +516,8 @@ static void text_frame(FILE *out, const struct tl_frames_result *r, const struct
 	size_t col;
 
 	fprintf(out, "frame %" PRId64 ": %s%s, %s to %s, began by %s", f->id, dur(f->end - f->begin, a),
-		f->complete ? "" : " (unfinished)", secs(r, f->begin, b), secs(r, f->end, c),
-		who(f, f->began_by, nb, sizeof(nb)));
+	        f->complete ? "" : " (unfinished)", secs(r, f->begin, b), secs(r, f->end, c),
+	        who(f, f->began_by, nb, sizeof(nb)));
 	if (f->ended_by)
 		fprintf(out, ", ended by %s", who(f, f->ended_by, nb, sizeof(nb)));
 	fputc('\n', out);
@@ -526,7 +530,7 @@ static void text_frame(FILE *out, const struct tl_frames_result *r, const struct
 			if (f->steps[i].count > 1)
 				snprintf(times, sizeof(times), " (x%u)", f->steps[i].count);
 			n = snprintf(item, sizeof(item), " %s %s%s%s", name_cut(f->steps[i].name, 24, nb, sizeof(nb)),
-				     dur(f->steps[i].ns, a), times, i + 1 < f->nsteps ? "," : "");
+			             dur(f->steps[i].ns, a), times, i + 1 < f->nsteps ? "," : "");
 			if (col + (size_t)n > 98) {
 				fputs("\n        ", out);
 				col = 8;
@@ -564,7 +568,8 @@ int tl_frames_write_text(FILE *out, const struct tl_frames_result *r, const stru
 		if (r->nworst == 1)
 			fputs("the longest frame (--worst K for more, --frame ID for others)\n\n", out);
 		else
-			fprintf(out, "the %zu longest frames (--worst K for more, --frame ID for others)\n\n", r->nworst);
+			fprintf(out, "the %zu longest frames (--worst K for more, --frame ID for others)\n\n",
+			        r->nworst);
 		for (size_t i = 0; i < r->nworst; i++)
 			text_frame(out, r, &r->worst[i]);
 	}

@@ -39,8 +39,8 @@ struct run {
 	const struct tl_hist_query *q;
 	struct tl_hist_result *r;
 	unsigned pass;
-	int want_kind;        /* TL_SPAN_FRAME/BURST/LATENCY, or -1: a named region, task or function */
-	int need_ids;         /* a filter needs thread identities */
+	int want_kind; /* TL_SPAN_FRAME/BURST/LATENCY, or -1: a named region, task or function */
+	int need_ids;  /* a filter needs thread identities */
 	uint64_t win_start;
 	struct tl_walk *w;
 	struct tl_tidmap ids;
@@ -49,9 +49,9 @@ struct run {
 	struct tl_select_prepass pre; /* pass 1: where the percentiles lie, roughly */
 	struct tl_select sel;
 	int sel_done;
-	uint64_t *grid_hits;  /* ngrid + 1 counters: values above exactly i grid points */
+	uint64_t *grid_hits; /* ngrid + 1 counters: values above exactly i grid points */
 	size_t nvalues;
-	uint64_t seen;        /* values of this pass */
+	uint64_t seen; /* values of this pass */
 	int oom;
 };
 
@@ -132,7 +132,7 @@ static int keep_thread(struct run *u, const struct tl_span *sp)
 	if (sp->kind == TL_SPAN_BURST || sp->kind == TL_SPAN_LATENCY)
 		target = known && process_is_target(u, id.tgid);
 	return tl_run_keeps_thread(u->run, target, sp->tid, known ? id.tgid : -1, known ? id.name : NULL,
-				   leader_known ? leader.name : NULL);
+	                           leader_known ? leader.name : NULL);
 }
 
 static void remember_name(struct run *u, const char *name)
@@ -273,7 +273,7 @@ static int run_pass(struct run *u)
 		return tl_error("out of memory");
 	if (u->pass > 1 && u->seen != u->r->stats.count)
 		return tl_error("'%s' changed while it was read: %llu spans, then %llu", run->path,
-				(unsigned long long)u->r->stats.count, (unsigned long long)u->seen);
+		                (unsigned long long)u->r->stats.count, (unsigned long long)u->seen);
 	u->r->passes = u->pass;
 	return 0;
 }
@@ -286,18 +286,17 @@ static int cmp_u64(const void *x, const void *y)
 
 /* The binning of one mode for this run's values. */
 static int make_binning(const struct tl_hist_query *q, const struct tl_hist_result *r, unsigned mode, uint32_t k,
-			struct tl_binning *b)
+                        struct tl_binning *b)
 {
 	const struct tl_hist_stats *s = &r->stats;
 	uint64_t step = q->step ? q->step : tl_hist_linear_step(k, s->max);
 
 	switch (mode) {
-	case TL_HIST_LINEAR:
-		return tl_binning_linear(b, k, step);
+	case TL_HIST_LINEAR: return tl_binning_linear(b, k, step);
 	case TL_HIST_CENTERED:
 		return tl_binning_centered(b, k, q->has_ref ? q->ref : s->first,
-					   q->has_below ? q->below : (uint32_t)((uint64_t)k * 100 / 128),
-					   q->factor ? q->factor : 1, step);
+		                           q->has_below ? q->below : (uint32_t)((uint64_t)k * 100 / 128),
+		                           q->factor ? q->factor : 1, step);
 	default:
 		if (q->saved)
 			return tl_binning_iterative(b, k, q->saved->c_min, q->saved->c_max);
@@ -410,9 +409,9 @@ int tl_hist_analyze(struct tl_run *run, const struct tl_hist_query *q, struct tl
 		u.want_kind = TL_SPAN_BURST;
 	else if (!strcmp(q->span, "@latency"))
 		u.want_kind = TL_SPAN_LATENCY;
-	u.need_ids = (run->comm && *run->comm) || run->npids ||
-		     ((u.want_kind == TL_SPAN_BURST || u.want_kind == TL_SPAN_LATENCY) && !run->all_threads &&
-		      !run->ntids);
+	u.need_ids =
+	        (run->comm && *run->comm) || run->npids ||
+	        ((u.want_kind == TL_SPAN_BURST || u.want_kind == TL_SPAN_LATENCY) && !run->all_threads && !run->ntids);
 	if (tl_select_prepass_init(&u.pre))
 		return -1;
 	if (tl_tidmap_init(&u.ids, sizeof(struct ident))) {

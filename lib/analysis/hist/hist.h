@@ -44,14 +44,16 @@ extern const unsigned tl_hist_pct_per_mille[TL_HIST_NPCT];
  * outside the recorded program) and the preemption window are the run's.
  */
 struct tl_hist_query {
-	const char *span;               /* what to histogram (see above) */
-	uint32_t k;                     /* bins; 0: the saved k, else TL_HIST_K_DEFAULT */
-	int compare;                    /* bin with all three modes */
-	unsigned mode;                  /* enum tl_hist_mode, when !compare */
-	uint64_t step;                  /* linear step (also the centered fallback); 0: tl_hist_linear_step(k, max) */
-	int has_ref; uint64_t ref;      /* centered reference; default: the first value (as the seed) */
-	int has_below; uint32_t below;  /* centered k_l; default k * 100 / 128 (the seed's 100 of 128) */
-	uint64_t factor;                /* centered f; 0 means 1 */
+	const char *span; /* what to histogram (see above) */
+	uint32_t k;       /* bins; 0: the saved k, else TL_HIST_K_DEFAULT */
+	int compare;      /* bin with all three modes */
+	unsigned mode;    /* enum tl_hist_mode, when !compare */
+	uint64_t step;    /* linear step (also the centered fallback); 0: tl_hist_linear_step(k, max) */
+	int has_ref;
+	uint64_t ref; /* centered reference; default: the first value (as the seed) */
+	int has_below;
+	uint32_t below;                    /* centered k_l; default k * 100 / 128 (the seed's 100 of 128) */
+	uint64_t factor;                   /* centered f; 0 means 1 */
 	const struct tl_bins_entry *saved; /* iterative: the range of earlier runs; NULL: this run's min/max */
 };
 
@@ -63,27 +65,27 @@ struct tl_hist_result {
 	 * be missing).  The caller's; it must outlive the result.
 	 */
 	const struct tl_run *run;
-	unsigned kinds;                 /* bit (1 << enum tl_span_kind) for every kind of span that counted */
-	uint64_t incomplete;            /* matching spans left out: open at the window's end or begun before it */
-	uint64_t filtered;              /* complete matching spans of threads the filters left out */
-	struct tl_hist_stats stats;     /* the spans that count */
-	uint64_t pct[TL_HIST_NPCT];     /* exact, nearest rank */
-	unsigned passes;                /* times the trace was read */
+	unsigned kinds;             /* bit (1 << enum tl_span_kind) for every kind of span that counted */
+	uint64_t incomplete;        /* matching spans left out: open at the window's end or begun before it */
+	uint64_t filtered;          /* complete matching spans of threads the filters left out */
+	struct tl_hist_stats stats; /* the spans that count */
+	uint64_t pct[TL_HIST_NPCT]; /* exact, nearest rank */
+	unsigned passes;            /* times the trace was read */
 	int step_given, ref_given, below_given; /* the linear step, centered r and k_l came from the query */
-	uint64_t *values;               /* sorted, when stats.count <= TL_HIST_SMALL, else NULL */
-	unsigned nhists;                /* 1, or TL_HIST__MODES to compare */
-	struct tl_hist hists[TL_HIST__MODES]; /* compare: in enum tl_hist_mode order */
+	uint64_t *values;                       /* sorted, when stats.count <= TL_HIST_SMALL, else NULL */
+	unsigned nhists;                        /* 1, or TL_HIST__MODES to compare */
+	struct tl_hist hists[TL_HIST__MODES];   /* compare: in enum tl_hist_mode order */
 	/* iterative: where the range came from and what to save for the next run */
-	int iter_saved;                 /* 1: the range came from query->saved */
+	int iter_saved; /* 1: the range came from query->saved */
 	uint32_t next_k;
-	uint64_t next_min, next_max;    /* the saved range widened by this run's min and max */
+	uint64_t next_min, next_max; /* the saved range widened by this run's min and max */
 	/* compare: the exact ETP on the union of all modes' bin boundaries inside [min - 1, max] */
-	uint64_t *grid, *grid_above;    /* ngrid thresholds (ascending) and the values above each */
+	uint64_t *grid, *grid_above; /* ngrid thresholds (ascending) and the values above each */
 	size_t ngrid;
 	/* when nothing counted: the names of the other spans in the trace */
 	char *names[TL_HIST_MAX_NAMES];
 	unsigned nnames, names_more;
-	unsigned other_kinds;           /* bits of the kinds seen with other names (frames, bursts...) */
+	unsigned other_kinds; /* bits of the kinds seen with other names (frames, bursts...) */
 };
 
 /*

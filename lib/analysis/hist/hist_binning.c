@@ -85,7 +85,7 @@ static int layout(struct tl_binning *b, uint32_t k, uint64_t step, uint64_t uppe
 	if (upper0 >= 2 * TL_HIST_MAX_NS || __builtin_mul_overflow(step, (uint64_t)(k - 2), &span) ||
 	    span > 2 * TL_HIST_MAX_NS - upper0 - 1)
 		return tl_error("%u bins of %llu ns reach past %llu ns", (unsigned)k, (unsigned long long)step,
-				(unsigned long long)(2 * TL_HIST_MAX_NS));
+		                (unsigned long long)(2 * TL_HIST_MAX_NS));
 	b->k = k;
 	b->step = step;
 	b->upper0 = upper0;
@@ -101,12 +101,12 @@ int tl_binning_linear(struct tl_binning *b, uint32_t k, uint64_t step)
 		return -1;
 	if (step == 0 || step > TL_HIST_MAX_NS)
 		return tl_error("a linear step of %llu ns: it must be 1 to %llu ns", (unsigned long long)step,
-				(unsigned long long)TL_HIST_MAX_NS);
+		                (unsigned long long)TL_HIST_MAX_NS);
 	return layout(b, k, step, step - 1, 0);
 }
 
 int tl_binning_centered(struct tl_binning *b, uint32_t k, uint64_t ref, uint32_t below, uint64_t factor,
-			uint64_t fallback_step)
+                        uint64_t fallback_step)
 {
 	uint64_t step, origin;
 	uint32_t kl = below;
@@ -120,10 +120,10 @@ int tl_binning_centered(struct tl_binning *b, uint32_t k, uint64_t ref, uint32_t
 		return tl_error("a centered factor of 0: it must be at least 1");
 	if (ref > TL_HIST_MAX_NS)
 		return tl_error("a reference of %llu ns is past %llu ns", (unsigned long long)ref,
-				(unsigned long long)TL_HIST_MAX_NS);
+		                (unsigned long long)TL_HIST_MAX_NS);
 	if (__builtin_mul_overflow(ref / k, factor, &step) || step > TL_HIST_MAX_NS)
 		return tl_error("a centered step of floor(%llu / %u) * %llu ns is too large", (unsigned long long)ref,
-				(unsigned)k, (unsigned long long)factor);
+		                (unsigned)k, (unsigned long long)factor);
 	if (step == 0) {
 		/* the seed: "the linear bin distribution is used as fallback if step = 0" */
 		if (tl_binning_linear(b, k, fallback_step))
@@ -172,10 +172,10 @@ int tl_binning_iterative(struct tl_binning *b, uint32_t k, uint64_t c_min, uint6
 		return -1;
 	if (c_min > c_max)
 		return tl_error("a range [%llu, %llu] whose minimum is above its maximum", (unsigned long long)c_min,
-				(unsigned long long)c_max);
+		                (unsigned long long)c_max);
 	if (c_max > TL_HIST_MAX_NS)
 		return tl_error("a range up to %llu ns is past %llu ns", (unsigned long long)c_max,
-				(unsigned long long)TL_HIST_MAX_NS);
+		                (unsigned long long)TL_HIST_MAX_NS);
 	/* Eq. 2's max(c_min - 1, 1), except for c_min <= 1 (see the top of this file) */
 	upper0 = c_min >= 2 ? c_min - 1 : 0;
 	if (layout(b, k, tl_hist_eq1_step(k, c_min, c_max), upper0, c_min == 0 ? 0 : 1))

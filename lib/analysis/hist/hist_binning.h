@@ -39,17 +39,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum tl_hist_mode {
-	TL_HIST_LINEAR = 0,
-	TL_HIST_CENTERED,
-	TL_HIST_ITERATIVE,
-	TL_HIST__MODES
-};
+enum tl_hist_mode { TL_HIST_LINEAR = 0, TL_HIST_CENTERED, TL_HIST_ITERATIVE, TL_HIST__MODES };
 
 #define TL_HIST_K_DEFAULT 128
 #define TL_HIST_K_MIN 3
 #define TL_HIST_K_MAX 1000000
-#define TL_HIST_INF UINT64_MAX            /* upper bound of the last bin */
+#define TL_HIST_INF UINT64_MAX             /* upper bound of the last bin */
 #define TL_HIST_MAX_NS (UINT64_C(1) << 62) /* largest duration a binning takes (146 years) */
 
 /* "linear", "centered", "iterative"; "?" for anything else.  Never NULL. */
@@ -59,18 +54,18 @@ const char *tl_hist_mode_name(unsigned mode);
 int tl_hist_mode_parse(const char *s);
 
 struct tl_binning {
-	unsigned mode;          /* enum tl_hist_mode */
-	uint32_t k;             /* number of bins */
-	uint64_t step;          /* width of bins 1..k-2 */
-	uint64_t upper0;        /* upper bound of bin 0 (Eq. 2's x_0^u) */
-	uint32_t first_inner;   /* 0: bin 0 is an inner bin; 1: it is an outer bin */
+	unsigned mode;        /* enum tl_hist_mode */
+	uint32_t k;           /* number of bins */
+	uint64_t step;        /* width of bins 1..k-2 */
+	uint64_t upper0;      /* upper bound of bin 0 (Eq. 2's x_0^u) */
+	uint32_t first_inner; /* 0: bin 0 is an inner bin; 1: it is an outer bin */
 	/* what the bins were made from, for the record */
-	uint64_t ref;           /* centered: r */
-	uint64_t factor;        /* centered: f */
-	uint32_t below, above;  /* centered: k_l and k_u as used */
-	uint32_t below_asked;   /* centered: k_l as asked (more than `below` if bins would lie below 0) */
-	int fallback;           /* centered: step was 0, these are linear bins of the fallback step */
-	uint64_t c_min, c_max;  /* iterative: the range of Eq. 1 */
+	uint64_t ref;          /* centered: r */
+	uint64_t factor;       /* centered: f */
+	uint32_t below, above; /* centered: k_l and k_u as used */
+	uint32_t below_asked;  /* centered: k_l as asked (more than `below` if bins would lie below 0) */
+	int fallback;          /* centered: step was 0, these are linear bins of the fallback step */
+	uint64_t c_min, c_max; /* iterative: the range of Eq. 1 */
 };
 
 /*
@@ -92,7 +87,7 @@ int tl_binning_linear(struct tl_binning *b, uint32_t k, uint64_t step);
  * TL_HIST_MAX_NS, bins past TL_HIST_MAX_NS).
  */
 int tl_binning_centered(struct tl_binning *b, uint32_t k, uint64_t ref, uint32_t below, uint64_t factor,
-			uint64_t fallback_step);
+                        uint64_t fallback_step);
 
 /*
  * Iterative bins (Eq. 1-2) for the range [c_min, c_max] of earlier runs.
@@ -146,9 +141,9 @@ double tl_hist_coverage_range(uint64_t a, uint64_t e, uint64_t min, uint64_t max
 
 struct tl_hist {
 	struct tl_binning b;
-	uint64_t n;             /* values added */
-	uint64_t *counts;       /* k: values per bin */
-	uint64_t *above;        /* k, after tl_hist_finish(): values in bins after j (= values > upper_j) */
+	uint64_t n;       /* values added */
+	uint64_t *counts; /* k: values per bin */
+	uint64_t *above;  /* k, after tl_hist_finish(): values in bins after j (= values > upper_j) */
 };
 
 /* Empty histogram on binning b (copied).  Returns 0, or -1 with tl_error set.  Free with tl_hist_release(). */
@@ -200,8 +195,8 @@ uint64_t tl_hist_rank(uint64_t n, unsigned per_mille);
 /* ---- exact order statistics in bounded memory ---- */
 
 #define TL_SELECT_MAX 8
-#define TL_SELECT_BUCKETS 65536        /* counters per range in a counting pass */
-#define TL_SELECT_COLLECT (1u << 19)   /* a range with at most this many values is collected and sorted */
+#define TL_SELECT_BUCKETS 65536      /* counters per range in a counting pass */
+#define TL_SELECT_COLLECT (1u << 19) /* a range with at most this many values is collected and sorted */
 
 /*
  * Finds the values of given ranks exactly, over several passes of the same
@@ -215,12 +210,12 @@ uint64_t tl_hist_rank(uint64_t n, unsigned per_mille);
  * prepass (below).
  */
 struct tl_select_range {
-	uint64_t lo, hi;    /* the values of this range are in [lo, hi] */
-	uint64_t below;     /* values < lo */
-	uint64_t count;     /* values in [lo, hi] */
-	uint64_t width;     /* counting: values per bucket */
-	uint64_t *buckets;  /* counting pass: TL_SELECT_BUCKETS counters */
-	uint64_t *vals;     /* collecting pass: count values */
+	uint64_t lo, hi;   /* the values of this range are in [lo, hi] */
+	uint64_t below;    /* values < lo */
+	uint64_t count;    /* values in [lo, hi] */
+	uint64_t width;    /* counting: values per bucket */
+	uint64_t *buckets; /* counting pass: TL_SELECT_BUCKETS counters */
+	uint64_t *vals;    /* collecting pass: count values */
 	uint64_t nvals;
 };
 
@@ -259,8 +254,7 @@ void tl_select_prepass_release(struct tl_select_prepass *p);
  * each rank starts in the bucket that holds it.  The values of the next
  * passes must be the prepass's values.
  */
-int tl_select_init_prepass(struct tl_select *s, const uint64_t *ranks, unsigned n,
-			   const struct tl_select_prepass *p);
+int tl_select_init_prepass(struct tl_select *s, const uint64_t *ranks, unsigned n, const struct tl_select_prepass *p);
 
 /*
  * Look for the values of ranks[0..n) (1 <= rank <= count, n <= TL_SELECT_MAX)
@@ -269,8 +263,7 @@ int tl_select_init_prepass(struct tl_select *s, const uint64_t *ranks, unsigned 
  * tl_select_end_pass(); repeat until it returns 1.  Free with
  * tl_select_release() (also after errors).
  */
-int tl_select_init(struct tl_select *s, const uint64_t *ranks, unsigned n, uint64_t count, uint64_t min,
-		   uint64_t max);
+int tl_select_init(struct tl_select *s, const uint64_t *ranks, unsigned n, uint64_t count, uint64_t min, uint64_t max);
 
 /* One value of the current pass. */
 void tl_select_add(struct tl_select *s, uint64_t v);

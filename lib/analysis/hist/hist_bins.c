@@ -114,7 +114,8 @@ static char *decode_name(const char *s, size_t len)
 			*o++ = s[i];
 			continue;
 		}
-		if (len - i < 3 || (hi = hexval((unsigned char)s[i + 1])) < 0 || (lo = hexval((unsigned char)s[i + 2])) < 0) {
+		if (len - i < 3 || (hi = hexval((unsigned char)s[i + 1])) < 0 ||
+		    (lo = hexval((unsigned char)s[i + 2])) < 0) {
 			free(out);
 			tl_error("a '%%' in the span name not followed by two hex digits");
 			return NULL;
@@ -190,7 +191,7 @@ static int parse_entry(struct tl_bins_file *f, const char **tok, const size_t *t
 		return tl_error("K, MIN_NS, MAX_NS and STEP_NS must be whole numbers");
 	if (k < TL_HIST_K_MIN || k > TL_HIST_K_MAX)
 		return tl_error("%llu bins: a histogram has %d to %d bins", (unsigned long long)k, TL_HIST_K_MIN,
-				TL_HIST_K_MAX);
+		                TL_HIST_K_MAX);
 	if (tlen[0] > 3 * TL_BINS_NAME_MAX)
 		return tl_error("a span name longer than %d bytes", TL_BINS_NAME_MAX);
 	name = decode_name(tok[0], tlen[0]);
@@ -202,9 +203,9 @@ static int parse_entry(struct tl_bins_file *f, const char **tok, const size_t *t
 		rc = -1;
 	} else if (step != tl_hist_eq1_step((uint32_t)k, c_min, c_max)) {
 		rc = tl_error("step %llu does not match Eq. 1 for %llu bins over [%llu, %llu] (%llu)",
-			      (unsigned long long)step, (unsigned long long)k, (unsigned long long)c_min,
-			      (unsigned long long)c_max,
-			      (unsigned long long)tl_hist_eq1_step((uint32_t)k, c_min, c_max));
+		              (unsigned long long)step, (unsigned long long)k, (unsigned long long)c_min,
+		              (unsigned long long)c_max,
+		              (unsigned long long)tl_hist_eq1_step((uint32_t)k, c_min, c_max));
 	} else {
 		rc = tl_bins_set(f, name, (uint32_t)k, c_min, c_max);
 	}
@@ -236,11 +237,11 @@ int tl_bins_parse(struct tl_bins_file *f, const char *buf, size_t len)
 			continue;
 		if (!seen_header) {
 			if (ntok != 2 || tlen[0] != strlen(BINS_MAGIC) || memcmp(tok[0], BINS_MAGIC, tlen[0]))
-				return tl_error("line %u: not a threadlens bins file (it must start with '%s %d')", line,
-						BINS_MAGIC, BINS_VERSION);
+				return tl_error("line %u: not a threadlens bins file (it must start with '%s %d')",
+				                line, BINS_MAGIC, BINS_VERSION);
 			if (parse_u64(tok[1], tlen[1], &version) || version != BINS_VERSION)
 				return tl_error("line %u: bins file version '%.*s' (this threadlens reads version %d)",
-						line, (int)(tlen[1] > 20 ? 20 : tlen[1]), tok[1], BINS_VERSION);
+				                line, (int)(tlen[1] > 20 ? 20 : tlen[1]), tok[1], BINS_VERSION);
 			seen_header = 1;
 			continue;
 		}
@@ -276,7 +277,7 @@ int tl_bins_load(struct tl_bins_file *f, const char *path, int *missing)
 				fclose(in);
 				free(buf);
 				return tl_error("cannot read '%s': larger than %u MB, not a bins file", path,
-						BINS_MAX_FILE >> 20);
+				                BINS_MAX_FILE >> 20);
 			}
 			nb = realloc(buf, cap);
 			if (!nb) {
@@ -326,16 +327,17 @@ int tl_bins_format(const struct tl_bins_file *f, char **out, size_t *len)
 	m = open_memstream(out, len);
 	if (!m)
 		return tl_error("out of memory");
-	fprintf(m, "# threadlens bins: the range each span's next iterative histogram bins with\n"
-		   "# (threadlens hist --bins FILE; docs/HIST.md).  STEP_NS is the step Eq. 1 gives.\n"
-		   "%s %d\n"
-		   "# NAME K MIN_NS MAX_NS STEP_NS\n",
-		BINS_MAGIC, BINS_VERSION);
+	fprintf(m,
+	        "# threadlens bins: the range each span's next iterative histogram bins with\n"
+	        "# (threadlens hist --bins FILE; docs/HIST.md).  STEP_NS is the step Eq. 1 gives.\n"
+	        "%s %d\n"
+	        "# NAME K MIN_NS MAX_NS STEP_NS\n",
+	        BINS_MAGIC, BINS_VERSION);
 	for (size_t i = 0; i < f->n; i++) {
 		const struct tl_bins_entry *e = &f->e[i];
 		encode_name(m, e->name);
 		fprintf(m, " %u %llu %llu %llu\n", (unsigned)e->k, (unsigned long long)e->c_min,
-			(unsigned long long)e->c_max, (unsigned long long)tl_hist_eq1_step(e->k, e->c_min, e->c_max));
+		        (unsigned long long)e->c_max, (unsigned long long)tl_hist_eq1_step(e->k, e->c_min, e->c_max));
 	}
 	if (fclose(m)) {
 		free(*out);

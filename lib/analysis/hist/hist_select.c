@@ -45,8 +45,7 @@ static int range_prepare(struct tl_select_range *r)
 	return r->buckets ? 0 : tl_error("out of memory");
 }
 
-int tl_select_init(struct tl_select *s, const uint64_t *ranks, unsigned n, uint64_t count, uint64_t min,
-		   uint64_t max)
+int tl_select_init(struct tl_select *s, const uint64_t *ranks, unsigned n, uint64_t count, uint64_t min, uint64_t max)
 {
 	memset(s, 0, sizeof(*s));
 	if (n > TL_SELECT_MAX)
@@ -57,7 +56,7 @@ int tl_select_init(struct tl_select *s, const uint64_t *ranks, unsigned n, uint6
 	for (unsigned i = 0; i < n; i++) {
 		if (ranks[i] < 1 || ranks[i] > count)
 			return tl_error("rank %llu of %llu values", (unsigned long long)ranks[i],
-					(unsigned long long)count);
+			                (unsigned long long)count);
 		s->rank[i] = ranks[i];
 		s->range_of[i] = 0;
 	}
@@ -124,8 +123,7 @@ void tl_select_prepass_release(struct tl_select_prepass *p)
 	p->buckets = NULL;
 }
 
-int tl_select_init_prepass(struct tl_select *s, const uint64_t *ranks, unsigned n,
-			   const struct tl_select_prepass *p)
+int tl_select_init_prepass(struct tl_select *s, const uint64_t *ranks, unsigned n, const struct tl_select_prepass *p)
 {
 	memset(s, 0, sizeof(*s));
 	if (n > TL_SELECT_MAX)
@@ -139,7 +137,7 @@ int tl_select_init_prepass(struct tl_select *s, const uint64_t *ranks, unsigned 
 
 		if (ranks[i] < 1 || ranks[i] > p->count)
 			return tl_error("rank %llu of %llu values", (unsigned long long)ranks[i],
-					(unsigned long long)p->count);
+			                (unsigned long long)p->count);
 		s->rank[i] = ranks[i];
 		while (cum + p->buckets[b] < ranks[i])
 			cum += p->buckets[b++];

@@ -108,16 +108,17 @@ static void text_header(FILE *out, const struct tl_hist_result *r, const struct 
 	char a[32], b[32], c[32], kinds[96];
 
 	fprintf(out, "span '%s' (%s) in '%s'\n", o->span, kinds_text(r->kinds, kinds, sizeof(kinds)),
-		r->run->path ? r->run->path : "");
+	        r->run->path ? r->run->path : "");
 	fprintf(out, "  spans        %" PRIu64 " complete", s->count);
 	fprintf(out, "; %" PRIu64 " left out as incomplete (open at the end, or begun before --from)", r->incomplete);
 	if (r->filtered)
 		fprintf(out, "; %" PRIu64 " of other threads", r->filtered);
 	fputc('\n', out);
-	fprintf(out, "  window       %s .. %s of the trace\n", human(a, sizeof(a), tl_run_rel(r->run, r->run->win_start)),
-		human(b, sizeof(b), tl_run_rel(r->run, r->run->win_end)));
+	fprintf(out, "  window       %s .. %s of the trace\n",
+	        human(a, sizeof(a), tl_run_rel(r->run, r->run->win_start)),
+	        human(b, sizeof(b), tl_run_rel(r->run, r->run->win_end)));
 	fprintf(out, "  time         min %s  mean %s  max %s\n", human(a, sizeof(a), s->min),
-		human(b, sizeof(b), (uint64_t)(tl_hist_stats_mean(s) + 0.5)), human(c, sizeof(c), s->max));
+	        human(b, sizeof(b), (uint64_t)(tl_hist_stats_mean(s) + 0.5)), human(c, sizeof(c), s->max));
 	fprintf(out, "  percentiles ");
 	for (int i = 0; i < TL_HIST_NPCT; i++)
 		fprintf(out, " %s %s", pct_names[i], human(a, sizeof(a), r->pct[i]));
@@ -132,25 +133,27 @@ static void text_params(FILE *out, const struct tl_hist_result *r, const struct 
 	switch (b->mode) {
 	case TL_HIST_LINEAR:
 		fprintf(out, "linear bins (seed 002 mode 1): k %u, step %s%s\n", (unsigned)b->k,
-			human(a, sizeof(a), b->step),
-			r->step_given ? "" : " (default: the smallest step whose k-1 inner bins hold the maximum)");
+		        human(a, sizeof(a), b->step),
+		        r->step_given ? "" : " (default: the smallest step whose k-1 inner bins hold the maximum)");
 		break;
 	case TL_HIST_CENTERED:
-		fprintf(out, "centered bins (seed 002 mode 2): k %u = %u below + %u above r = %s%s, factor %" PRIu64 "\n",
-			(unsigned)b->k, (unsigned)b->below, (unsigned)b->above, human(a, sizeof(a), b->ref),
-			r->ref_given ? "" : " (the first value, as the seed)", b->factor);
+		fprintf(out,
+		        "centered bins (seed 002 mode 2): k %u = %u below + %u above r = %s%s, factor %" PRIu64 "\n",
+		        (unsigned)b->k, (unsigned)b->below, (unsigned)b->above, human(a, sizeof(a), b->ref),
+		        r->ref_given ? "" : " (the first value, as the seed)", b->factor);
 		if (b->fallback)
-			fprintf(out, "  step floor(r/k) * f is 0: linear bins of step %s instead (the seed's fallback)\n",
-				human(a, sizeof(a), b->step));
+			fprintf(out,
+			        "  step floor(r/k) * f is 0: linear bins of step %s instead (the seed's fallback)\n",
+			        human(a, sizeof(a), b->step));
 		else
 			fprintf(out, "  step floor(r/k) * f = %s\n", human(a, sizeof(a), b->step));
 		if (b->below < b->below_asked)
 			fprintf(out, "  %u bins below r asked for, %u used: the others would lie below 0 ns\n",
-				(unsigned)b->below_asked, (unsigned)b->below);
+			        (unsigned)b->below_asked, (unsigned)b->below);
 		break;
 	default:
 		fprintf(out, "iterative bins (seed 002 Eq. 1-2): k %u, step %s over [%s, %s]", (unsigned)b->k,
-			human(a, sizeof(a), b->step), human(c, sizeof(c), b->c_min), human(d, sizeof(d), b->c_max));
+		        human(a, sizeof(a), b->step), human(c, sizeof(c), b->c_min), human(d, sizeof(d), b->c_max));
 		fprintf(out, r->iter_saved ? " (the saved range)\n" : " (this run's min and max: no saved bins)\n");
 		break;
 	}
@@ -163,10 +166,10 @@ static void text_coverage(FILE *out, const struct tl_hist_result *r, const struc
 
 	tl_binning_inner(&h->b, &lo, &hi);
 	fprintf(out, "  inner bins %u..%u cover [%s, %s]: %.1f%% of [min, max]\n", (unsigned)h->b.first_inner,
-		(unsigned)h->b.k - 2, human(a, sizeof(a), lo), human(b, sizeof(b), hi),
-		100 * tl_binning_coverage(&h->b, r->stats.min, r->stats.max));
+	        (unsigned)h->b.k - 2, human(a, sizeof(a), lo), human(b, sizeof(b), hi),
+	        100 * tl_binning_coverage(&h->b, r->stats.min, r->stats.max));
 	fprintf(out, "  outer bins hold %" PRIu64 " values below and %" PRIu64 " above\n", tl_hist_outer_below(h),
-		tl_hist_outer_above(h));
+	        tl_hist_outer_above(h));
 }
 
 static void text_iteration(FILE *out, const struct tl_hist_result *r, const struct tl_hist_write_opts *o)
@@ -181,22 +184,22 @@ static void text_iteration(FILE *out, const struct tl_hist_result *r, const stru
 	tl_binning_inner(&h->b, &lo, &hi);
 	if (!r->iter_saved && o->bins_in)
 		fprintf(out, "  '%s' has no range for this span yet: this first run bins with its own min and max\n",
-			o->bins_in);
+		        o->bins_in);
 	else if (!r->iter_saved)
 		fprintf(out, "  first run: the bins span this run's own min and max, so no value is outside them\n");
 	else if (!outside)
 		fprintf(out, "  converged: no value outside the inner bins\n");
 	else if (o->bins_out)
 		fprintf(out, "  %" PRIu64 " values outside [%s, %s]: run again with --bins %s to widen\n", outside,
-			human(a, sizeof(a), lo), human(b, sizeof(b), hi), o->bins_out);
+		        human(a, sizeof(a), lo), human(b, sizeof(b), hi), o->bins_out);
 	else
 		fprintf(out,
-			"  %" PRIu64 " values outside [%s, %s]: save the widened range with --save-bins FILE, "
-			"then run again with --bins FILE\n",
-			outside, human(a, sizeof(a), lo), human(b, sizeof(b), hi));
+		        "  %" PRIu64 " values outside [%s, %s]: save the widened range with --save-bins FILE, "
+		        "then run again with --bins FILE\n",
+		        outside, human(a, sizeof(a), lo), human(b, sizeof(b), hi));
 	if (o->bins_out)
 		fprintf(out, "  saved k %u over [%s, %s] to '%s'\n", (unsigned)r->next_k,
-			human(a, sizeof(a), r->next_min), human(b, sizeof(b), r->next_max), o->bins_out);
+		        human(a, sizeof(a), r->next_min), human(b, sizeof(b), r->next_max), o->bins_out);
 }
 
 static void text_bins(FILE *out, const struct tl_hist_result *r, const struct tl_hist *h)
@@ -218,13 +221,13 @@ static void text_bins(FILE *out, const struct tl_hist_result *r, const struct tl
 		}
 		bar = (int)((h->counts[j] * 20 + peak - 1) / peak);
 		fprintf(out, "  %7u %16s %16s %10" PRIu64 " %6.1f%% %10.6f  %.*s\n", (unsigned)j,
-			exact(a, sizeof(a), tl_binning_lower(&h->b, j), u),
-			exact(b, sizeof(b), tl_binning_upper(&h->b, j), u), h->counts[j],
-			100.0 * prob(h->counts[j], h->n), prob(h->above[j], h->n), bar, "####################");
+		        exact(a, sizeof(a), tl_binning_lower(&h->b, j), u),
+		        exact(b, sizeof(b), tl_binning_upper(&h->b, j), u), h->counts[j],
+		        100.0 * prob(h->counts[j], h->n), prob(h->above[j], h->n), bar, "####################");
 	}
 	if (empty)
 		fprintf(out, "  (%" PRIu64 " empty bin%s not shown; --json and --csv=bins list every bin)\n", empty,
-			empty == 1 ? "" : "s");
+		        empty == 1 ? "" : "s");
 }
 
 static void text_etp(FILE *out, const struct tl_hist_result *r, const struct tl_hist *h)
@@ -237,15 +240,16 @@ static void text_etp(FILE *out, const struct tl_hist_result *r, const struct tl_
 	fprintf(out, "  %16s\n", u.name);
 	for (uint32_t j = 0; j + 1 < h->b.k; j++)
 		fprintf(out, "  %16s %10" PRIu64 " %10.6f\n", exact(a, sizeof(a), tl_binning_upper(&h->b, j), u),
-			h->above[j], prob(h->above[j], h->n));
+		        h->above[j], prob(h->above[j], h->n));
 	if (!r->values)
 		return;
-	fprintf(out, "\n  at the observed values (%" PRIu64 " span%s)\n", r->stats.count, r->stats.count == 1 ? "" : "s");
+	fprintf(out, "\n  at the observed values (%" PRIu64 " span%s)\n", r->stats.count,
+	        r->stats.count == 1 ? "" : "s");
 	for (size_t i = 0; i < r->stats.count; i++) {
 		if (i + 1 < r->stats.count && r->values[i + 1] == r->values[i])
 			continue; /* the last of equal values: the ones above it all differ */
 		fprintf(out, "  %16s %10" PRIu64 " %10.6f\n", exact(a, sizeof(a), r->values[i], u),
-			(uint64_t)(r->stats.count - i - 1), prob(r->stats.count - i - 1, r->stats.count));
+		        (uint64_t)(r->stats.count - i - 1), prob(r->stats.count - i - 1, r->stats.count));
 	}
 }
 
@@ -281,7 +285,7 @@ static void text_compare(FILE *out, const struct tl_hist_result *r)
 
 	fprintf(out, "\nbinnings compared (seed 002 Fig. 3 and Tables II-III), k %u\n", (unsigned)r->hists[0].b.k);
 	fprintf(out, "  %-10s %12s %16s %16s %9s %18s\n", "mode", "step", "inner from", "inner to", "coverage",
-		"outer below/above");
+	        "outer below/above");
 	for (unsigned m = 0; m < r->nhists; m++) {
 		const struct tl_hist *h = &r->hists[m];
 		uint64_t lo, hi;
@@ -289,16 +293,17 @@ static void text_compare(FILE *out, const struct tl_hist_result *r)
 		tl_binning_inner(&h->b, &lo, &hi);
 		snprintf(ob, sizeof(ob), "%" PRIu64 " / %" PRIu64, tl_hist_outer_below(h), tl_hist_outer_above(h));
 		fprintf(out, "  %-10s %12s %16s %16s %8.1f%% %18s\n", tl_hist_mode_name(h->b.mode),
-			human(a, sizeof(a), h->b.step), human(b, sizeof(b), lo), human(c, sizeof(c), hi),
-			100 * tl_binning_coverage(&h->b, r->stats.min, r->stats.max), ob);
+		        human(a, sizeof(a), h->b.step), human(b, sizeof(b), lo), human(c, sizeof(c), hi),
+		        100 * tl_binning_coverage(&h->b, r->stats.min, r->stats.max), ob);
 	}
 	fputc('\n', out);
 	for (unsigned m = 0; m < r->nhists; m++)
 		text_params(out, r, &r->hists[m]);
-	fprintf(out, "\n  ETP side by side, P(time > t): 'exact' from the values; each mode as its bins show it\n"
-		     "  (exact at its own bin bounds, the largest value its bins allow in between), where the\n"
-		     "  exact ETP first drops to 0.99, 0.9, 0.75, 0.5 ... 1e-7; --csv has all %zu thresholds\n",
-		r->ngrid);
+	fprintf(out,
+	        "\n  ETP side by side, P(time > t): 'exact' from the values; each mode as its bins show it\n"
+	        "  (exact at its own bin bounds, the largest value its bins allow in between), where the\n"
+	        "  exact ETP first drops to 0.99, 0.9, 0.75, 0.5 ... 1e-7; --csv has all %zu thresholds\n",
+	        r->ngrid);
 	fprintf(out, "  %16s %10s %10s %10s %10s\n", "t/", "exact", "linear", "centered", "iterative");
 	fprintf(out, "  %16s\n", u.name);
 	for (size_t i = 0; i < nrows; i++) {
@@ -307,7 +312,7 @@ static void text_compare(FILE *out, const struct tl_hist_result *r)
 		fprintf(out, "  %16s %10.6f", exact(a, sizeof(a), t, u), prob(r->grid_above[g], r->stats.count));
 		for (unsigned m = 0; m < r->nhists; m++)
 			fprintf(out, " %10.6f",
-				prob(tl_hist_above_at(&r->hists[m], t, r->stats.min, r->stats.max), r->stats.count));
+			        prob(tl_hist_above_at(&r->hists[m], t, r->stats.min, r->stats.max), r->stats.count));
 		fputc('\n', out);
 	}
 }
@@ -469,16 +474,15 @@ static void json_compare(struct tl_json *j, const struct tl_hist_result *r)
 		tl_json_kv_uint(j, "exact", r->grid_above[g]);
 		for (unsigned m = 0; m < r->nhists; m++)
 			tl_json_kv_uint(j, tl_hist_mode_name(r->hists[m].b.mode),
-					tl_hist_above_at(&r->hists[m], t, r->stats.min, r->stats.max));
+			                tl_hist_above_at(&r->hists[m], t, r->stats.min, r->stats.max));
 		tl_json_end_object(j);
 		tl_json_key(j, "p");
 		tl_json_begin_object(j, TL_JSON_INLINE);
 		tl_json_kv_double(j, "exact", prob(r->grid_above[g], r->stats.count), 9);
 		for (unsigned m = 0; m < r->nhists; m++)
-			tl_json_kv_double(j, tl_hist_mode_name(r->hists[m].b.mode),
-					  prob(tl_hist_above_at(&r->hists[m], t, r->stats.min, r->stats.max),
-					       r->stats.count),
-					  9);
+			tl_json_kv_double(
+			        j, tl_hist_mode_name(r->hists[m].b.mode),
+			        prob(tl_hist_above_at(&r->hists[m], t, r->stats.min, r->stats.max), r->stats.count), 9);
 		tl_json_end_object(j);
 		tl_json_end_object(j);
 	}
@@ -590,10 +594,11 @@ static void csv_compare(FILE *out, const struct tl_hist_result *r)
 	fputc('\n', out);
 	for (size_t g = 0; g < r->ngrid; g++) {
 		uint64_t t = r->grid[g];
-		fprintf(out, "%" PRIu64 ",%" PRIu64 ",%.9f", t, r->grid_above[g], prob(r->grid_above[g], r->stats.count));
+		fprintf(out, "%" PRIu64 ",%" PRIu64 ",%.9f", t, r->grid_above[g],
+		        prob(r->grid_above[g], r->stats.count));
 		for (unsigned m = 0; m < r->nhists; m++)
 			fprintf(out, ",%.9f",
-				prob(tl_hist_above_at(&r->hists[m], t, r->stats.min, r->stats.max), r->stats.count));
+			        prob(tl_hist_above_at(&r->hists[m], t, r->stats.min, r->stats.max), r->stats.count));
 		fputc('\n', out);
 	}
 }
@@ -606,7 +611,7 @@ static void csv_bins(FILE *out, const struct tl_hist_result *r)
 		for (uint32_t j = 0; j < h->b.k; j++) {
 			uint64_t up = tl_binning_upper(&h->b, j);
 			fprintf(out, "%s,%u,%" PRIu64 ",", tl_hist_mode_name(h->b.mode), (unsigned)j,
-				tl_binning_lower(&h->b, j));
+			        tl_binning_lower(&h->b, j));
 			if (up != TL_HIST_INF)
 				fprintf(out, "%" PRIu64, up);
 			fprintf(out, ",%" PRIu64 "\n", h->counts[j]);

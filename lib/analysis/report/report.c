@@ -21,11 +21,11 @@
 /* Per-thread accumulator: the public stats plus what is needed to finish them. */
 struct acc {
 	struct tl_thread_stats st;
-	int32_t parent_tgid;     /* process that created this thread's process (for leaders) */
+	int32_t parent_tgid; /* process that created this thread's process (for leaders) */
 	int32_t parent_tid;
 	int cpus_allowed;
-	uint64_t burst;          /* on-CPU time of the current run so far */
-	uint64_t *cpu_ns;        /* per-CPU EXECUTING + INTERRUPTED time in the window */
+	uint64_t burst;   /* on-CPU time of the current run so far */
+	uint64_t *cpu_ns; /* per-CPU EXECUTING + INTERRUPTED time in the window */
 	size_t wakers_cap;
 	int ended;
 };
@@ -35,7 +35,7 @@ struct pass {
 	struct tl_sched *sched;
 	const struct tl_walk_result *r; /* the window: r->win_start, r->win_end (absolute) */
 	int ncpus;
-	struct acc **accs;       /* all threads ever seen, by serial order */
+	struct acc **accs; /* all threads ever seen, by serial order */
 	size_t naccs, cap;
 	struct tl_cpu_stats *cpus;
 	int oom;
@@ -64,8 +64,8 @@ static struct acc *acc_of(struct pass *p, struct tl_thread *th)
 	if (a)
 		return a;
 	a = calloc(1, sizeof(*a));
-	if (!a || (p->naccs == p->cap && !(p->cap = p->cap ? p->cap * 2 : 256,
-					   p->accs = realloc(p->accs, p->cap * sizeof(*p->accs))))) {
+	if (!a || (p->naccs == p->cap &&
+	           !(p->cap = p->cap ? p->cap * 2 : 256, p->accs = realloc(p->accs, p->cap * sizeof(*p->accs))))) {
 		free(a);
 		p->oom = 1;
 		return NULL;
@@ -192,21 +192,11 @@ static void on_cpu_interval(void *ctx, const struct tl_cpu_interval *iv)
 		return;
 	c = &p->cpus[iv->cpu];
 	switch (iv->what) {
-	case TL_CPU_IDLE:
-		c->idle_ns += len;
-		break;
-	case TL_CPU_THREAD:
-		c->busy_ns += len;
-		break;
-	case TL_CPU_IRQ:
-		c->irq_ns += len;
-		break;
-	case TL_CPU_SOFTIRQ:
-		c->softirq_ns += len;
-		break;
-	default:
-		c->unknown_ns += len;
-		break;
+	case TL_CPU_IDLE: c->idle_ns += len; break;
+	case TL_CPU_THREAD: c->busy_ns += len; break;
+	case TL_CPU_IRQ: c->irq_ns += len; break;
+	case TL_CPU_SOFTIRQ: c->softirq_ns += len; break;
+	default: c->unknown_ns += len; break;
 	}
 }
 
@@ -271,9 +261,9 @@ static int in_list(const int *list, int n, int v)
 /* What build_model needs to know about each process, found once (sorted by pid). */
 struct pinfo {
 	int32_t pid;
-	int32_t parent;     /* parent process, 0 if unknown */
-	const char *name;   /* the leader's name, else any thread's */
-	int target;         /* -1 not yet known */
+	int32_t parent;   /* parent process, 0 if unknown */
+	const char *name; /* the leader's name, else any thread's */
+	int target;       /* -1 not yet known */
 };
 
 static int cmp_acc_pid(const void *x, const void *y)
@@ -462,7 +452,7 @@ static int build_model(struct pass *p, struct tl_model *m)
 			continue;
 		for (int c = 0; c < p->ncpus; c++)
 			if (a->cpu_ns[c] && add_cpu_proc(&p->cpus[c], a->st.pid, pinfo_find(pi, npi, a->st.pid)->name,
-							 a->cpu_ns[c]) < 0) {
+			                                 a->cpu_ns[c]) < 0) {
 				free(pi);
 				return tl_error("out of memory");
 			}

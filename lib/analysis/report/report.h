@@ -30,7 +30,7 @@
 #include "trace/trace.h"
 
 struct tl_waker_stat {
-	int32_t tid;      /* -1: woken from interrupt context */
+	int32_t tid; /* -1: woken from interrupt context */
 	char name[TL_NAME_MAX];
 	uint64_t count;   /* waits it ended */
 	uint64_t wait_ns; /* total time of those waits (inside the window) */
@@ -41,15 +41,15 @@ struct tl_thread_stats {
 	uint32_t serial;
 	char name[TL_NAME_MAX];
 	char process[TL_NAME_MAX];
-	int snapshot;                 /* existed before the trace */
-	int is_target;                /* belongs to the recorded program */
-	uint64_t start, end;          /* lifetime inside the window */
-	uint64_t state_ns[TL_ST__COUNT];  /* sums to end - start */
-	uint64_t entries[TL_ST__COUNT];   /* intervals that began inside the window */
+	int snapshot;                               /* existed before the trace */
+	int is_target;                              /* belongs to the recorded program */
+	uint64_t start, end;                        /* lifetime inside the window */
+	uint64_t state_ns[TL_ST__COUNT];            /* sums to end - start */
+	uint64_t entries[TL_ST__COUNT];             /* intervals that began inside the window */
 	uint32_t trans[TL_ST__COUNT][TL_ST__COUNT]; /* [from][to] */
-	uint64_t vol_switches;        /* left the CPU to sleep */
-	uint64_t invol_switches;      /* left the CPU while runnable (preempt, quantum) */
-	uint64_t yields;              /* left the CPU runnable without preemption */
+	uint64_t vol_switches;                      /* left the CPU to sleep */
+	uint64_t invol_switches;                    /* left the CPU while runnable (preempt, quantum) */
+	uint64_t yields;                            /* left the CPU runnable without preemption */
 	uint64_t migrations;
 	struct tl_dist sched_latency; /* wakeup -> on CPU (RUNNABLE intervals) */
 	struct tl_dist ready_wait;    /* every wait for a CPU, whatever the reason */
@@ -67,11 +67,11 @@ struct tl_cpu_proc {
 
 struct tl_cpu_stats {
 	int cpu;
-	uint64_t busy_ns;      /* threads running (not idle), excluding IRQ and softirq time */
+	uint64_t busy_ns; /* threads running (not idle), excluding IRQ and softirq time */
 	uint64_t idle_ns;
 	uint64_t irq_ns;
 	uint64_t softirq_ns;
-	uint64_t unknown_ns;   /* before its first event, or after lost events */
+	uint64_t unknown_ns; /* before its first event, or after lost events */
 	uint64_t switches;
 	struct tl_cpu_proc *procs; /* sorted by ns, largest first */
 	size_t nprocs;
@@ -98,11 +98,11 @@ struct tl_model {
 	 * outlive every use of the model.
 	 */
 	const struct tl_run *run;
-	int ncpus;                         /* entries of cpus: run->ncpus */
-	struct tl_thread_stats *threads;   /* sorted by pid, then tid, then serial */
+	int ncpus;                       /* entries of cpus: run->ncpus */
+	struct tl_thread_stats *threads; /* sorted by pid, then tid, then serial */
 	size_t nthreads;
-	struct tl_cpu_stats *cpus;         /* ncpus entries */
-	struct tl_process_stats *procs;    /* sorted by cpu_ns, largest first */
+	struct tl_cpu_stats *cpus;      /* ncpus entries */
+	struct tl_process_stats *procs; /* sorted by cpu_ns, largest first */
 	size_t nprocs;
 };
 
@@ -118,7 +118,6 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m);
 void tl_report_release(struct tl_model *m);
 
 /* ---- writers: they print, never compute ---- */
-
 
 /*
  * Row order of the thread tables.  0 .. TL_ST__COUNT-1 sort by the time
@@ -144,9 +143,9 @@ enum tl_report_csv_table {
 };
 
 struct tl_report_opts {
-	int sort;         /* enum tl_report_sort, or a state */
-	int top;          /* at most this many thread and process rows; 0 = default (see REPORT.md), <0 = all */
-	int width;        /* text: terminal width to fit in; 0 = 100 */
+	int sort;  /* enum tl_report_sort, or a state */
+	int top;   /* at most this many thread and process rows; 0 = default (see REPORT.md), <0 = all */
+	int width; /* text: terminal width to fit in; 0 = 100 */
 };
 
 /* Parse a --sort key: a state name, "name", "tid", "pid" or "lifetime" (any case); -2 if unknown. */

@@ -15,12 +15,8 @@
 #include "analysis/report/report_int.h"
 
 static const char *const csv_tables[TL_CSV__COUNT] = {
-	[TL_CSV_THREADS] = "threads",
-	[TL_CSV_STATES] = "states",
-	[TL_CSV_TRANSITIONS] = "transitions",
-	[TL_CSV_CPUS] = "cpus",
-	[TL_CSV_PROCESSES] = "processes",
-	[TL_CSV_WAKERS] = "wakers",
+	[TL_CSV_THREADS] = "threads", [TL_CSV_STATES] = "states",       [TL_CSV_TRANSITIONS] = "transitions",
+	[TL_CSV_CPUS] = "cpus",       [TL_CSV_PROCESSES] = "processes", [TL_CSV_WAKERS] = "wakers",
 };
 
 int tl_report_sort_parse(const char *key)
@@ -124,4 +120,3 @@ size_t tl_report_limit(const struct tl_report_opts *o, size_t avail, size_t dflt
 		lim = SIZE_MAX;
 	return avail < lim ? avail : lim;
 }
-

@@ -64,9 +64,8 @@ static void put_state_header(FILE *f, const char *suffix)
 
 static void put_dist(FILE *f, const struct tl_dist *d)
 {
-	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, d->count,
-		tl_dist_mean(d), tl_dist_percentile(d, 50), tl_dist_percentile(d, 99),
-		d->count ? d->max : 0);
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, d->count, tl_dist_mean(d),
+	        tl_dist_percentile(d, 50), tl_dist_percentile(d, 99), d->count ? d->max : 0);
 }
 
 /* "tid,pid,name" of a thread row. */
@@ -83,8 +82,7 @@ static void csv_threads(FILE *f, const struct tl_model *m, const size_t *order, 
 	fputs(",voluntary,involuntary,yields,migrations", f);
 	for (int k = 0; k < 3; k++) {
 		static const char *const dn[] = { "sched_latency", "ready_wait", "bursts" };
-		fprintf(f, ",%s_count,%s_mean_ns,%s_p50_ns,%s_p99_ns,%s_max_ns", dn[k], dn[k], dn[k],
-			dn[k], dn[k]);
+		fprintf(f, ",%s_count,%s_mean_ns,%s_p50_ns,%s_p99_ns,%s_max_ns", dn[k], dn[k], dn[k], dn[k], dn[k]);
 	}
 	fputs(",top_waker_tid,top_waker_name\n", f);
 	for (size_t r = 0; r < n; r++) {
@@ -92,11 +90,11 @@ static void csv_threads(FILE *f, const struct tl_model *m, const size_t *order, 
 		put_thread_id(f, t);
 		put_text(f, t->process, 0);
 		fprintf(f, ",%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64, t->is_target ? 1 : 0, rel(m, t->start),
-			rel(m, t->end), tl_report_lifetime(t));
+		        rel(m, t->end), tl_report_lifetime(t));
 		for (unsigned s = 0; s < TL_ST__COUNT; s++)
 			fprintf(f, ",%" PRIu64, t->state_ns[s]);
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, t->vol_switches,
-			t->invol_switches, t->yields, t->migrations);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, t->vol_switches, t->invol_switches,
+		        t->yields, t->migrations);
 		put_dist(f, &t->sched_latency);
 		put_dist(f, &t->ready_wait);
 		put_dist(f, &t->bursts);
@@ -118,7 +116,7 @@ static void csv_states(FILE *f, const struct tl_model *m, const size_t *order, s
 		for (unsigned s = 0; s < TL_ST__COUNT; s++) {
 			put_thread_id(f, t);
 			fprintf(f, ",%s,%" PRIu64 ",%.3f,%" PRIu64 "\n", tl_state_name(s), t->state_ns[s],
-				tl_fmt_pct(t->state_ns[s], tl_report_lifetime(t)), t->entries[s]);
+			        tl_fmt_pct(t->state_ns[s], tl_report_lifetime(t)), t->entries[s]);
 		}
 	}
 }
@@ -133,8 +131,7 @@ static void csv_transitions(FILE *f, const struct tl_model *m, const size_t *ord
 				if (!t->trans[a][b])
 					continue;
 				put_thread_id(f, t);
-				fprintf(f, ",%s,%s,%u\n", tl_state_name(a), tl_state_name(b),
-					(unsigned)t->trans[a][b]);
+				fprintf(f, ",%s,%s,%u\n", tl_state_name(a), tl_state_name(b), (unsigned)t->trans[a][b]);
 			}
 	}
 }
@@ -160,9 +157,9 @@ static void csv_cpus(FILE *f, const struct tl_model *m)
 	fputs("cpu,busy_ns,irq_ns,softirq_ns,idle_ns,unknown_ns,util_pct,switches\n", f);
 	for (int i = 0; m->cpus && i < m->ncpus; i++) {
 		const struct tl_cpu_stats *c = &m->cpus[i];
-		fprintf(f, "%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 "\n",
-			c->cpu, c->busy_ns, c->irq_ns, c->softirq_ns, c->idle_ns, c->unknown_ns,
-			tl_fmt_pct(c->busy_ns + c->irq_ns + c->softirq_ns, win), c->switches);
+		fprintf(f, "%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 "\n", c->cpu,
+		        c->busy_ns, c->irq_ns, c->softirq_ns, c->idle_ns, c->unknown_ns,
+		        tl_fmt_pct(c->busy_ns + c->irq_ns + c->softirq_ns, win), c->switches);
 	}
 }
 
@@ -178,8 +175,8 @@ static void csv_processes(FILE *f, const struct tl_model *m, size_t n)
 		fprintf(f, "%d", p->pid);
 		put_text(f, p->name, 0);
 		fprintf(f, ",%d,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%d,%d", p->is_target ? 1 : 0,
-			p->nthreads, rel(m, p->start), rel(m, p->end), p->cpu_ns, p->cpu_pct_machine,
-			p->cpu_pct_available, p->available_cpus, p->cpus_used);
+		        p->nthreads, rel(m, p->start), rel(m, p->end), p->cpu_ns, p->cpu_pct_machine,
+		        p->cpu_pct_available, p->available_cpus, p->cpus_used);
 		for (unsigned s = 0; s < TL_ST__COUNT; s++)
 			fprintf(f, ",%" PRIu64, p->state_ns[s]);
 		putc('\n', f);
@@ -193,7 +190,7 @@ int tl_report_write_csv(FILE *out, const struct tl_model *m, int table, const st
 	if (table < 0 || table >= TL_CSV__COUNT)
 		return tl_error("unknown CSV table %d", table);
 	order = tl_report_thread_order(m, o ? o->sort : TL_REPORT_SORT_DEFAULT,
-				       tl_report_limit(o, m->nthreads, SIZE_MAX), &n);
+	                               tl_report_limit(o, m->nthreads, SIZE_MAX), &n);
 	if (!order)
 		return -1;
 	switch (table) {

@@ -23,11 +23,20 @@
 
 /* Short column labels (at most 5 characters) and bar letters, per state. */
 static const char *const short_label[TL_ST__COUNT] = {
-	[TL_ST_NEW] = "NEW",     [TL_ST_RUNNABLE] = "RUNBL",    [TL_ST_READY_PREEMPT] = "PREEM",
-	[TL_ST_READY_QUANTUM] = "QUANT", [TL_ST_READY_YIELD] = "YIELD", [TL_ST_EXECUTING] = "EXEC",
-	[TL_ST_INTERRUPTED] = "INTR", [TL_ST_SYNC_WAIT] = "SYNC",   [TL_ST_SLEEPING] = "SLEEP",
-	[TL_ST_IO_WAIT] = "IO",   [TL_ST_BLOCKED] = "BLOCK",    [TL_ST_STOPPED] = "STOP",
-	[TL_ST_ZOMBIE] = "ZOMB",  [TL_ST_UNKNOWN] = "UNKN",
+	[TL_ST_NEW] = "NEW",
+	[TL_ST_RUNNABLE] = "RUNBL",
+	[TL_ST_READY_PREEMPT] = "PREEM",
+	[TL_ST_READY_QUANTUM] = "QUANT",
+	[TL_ST_READY_YIELD] = "YIELD",
+	[TL_ST_EXECUTING] = "EXEC",
+	[TL_ST_INTERRUPTED] = "INTR",
+	[TL_ST_SYNC_WAIT] = "SYNC",
+	[TL_ST_SLEEPING] = "SLEEP",
+	[TL_ST_IO_WAIT] = "IO",
+	[TL_ST_BLOCKED] = "BLOCK",
+	[TL_ST_STOPPED] = "STOP",
+	[TL_ST_ZOMBIE] = "ZOMB",
+	[TL_ST_UNKNOWN] = "UNKN",
 };
 static const char bar_letter[TL_ST__COUNT + 1] = "NrpqyEIWSOBTZ.";
 
@@ -37,7 +46,7 @@ struct text {
 	int width;
 	const size_t *order; /* thread rows shown, in order */
 	size_t nrows;
-	size_t nprocs;       /* process rows shown */
+	size_t nprocs; /* process rows shown */
 };
 
 /* Print a cleaned name cut or padded to exactly w columns. */
@@ -194,8 +203,7 @@ static void header_lost(struct text *t)
 		if (listed)
 			putc(')', t->f);
 	}
-	fputs("\n!! states and counts near the gaps are uncertain; record fewer events or use a bigger buffer\n",
-	      t->f);
+	fputs("\n!! states and counts near the gaps are uncertain; record fewer events or use a bigger buffer\n", t->f);
 }
 
 static void header(struct text *t, const struct tl_report_opts *o)
@@ -233,27 +241,28 @@ static void header(struct text *t, const struct tl_report_opts *o)
 		put_tail(t->f, in->cpu_model, 40);
 	}
 	fprintf(t->f, "\n  trace    %s, %" PRIu64 " events, source: ", tl_fmt_dur(dur, b1, sizeof(b1)),
-		m->run->read.events);
+	        m->run->read.events);
 	put_tail(t->f, in->source[0] ? in->source : "?", 30);
 	putc('\n', t->f);
 	if (m->run->win_start > m->run->trace_start || m->run->win_end < m->run->trace_end)
-		fprintf(t->f, "  window   %s to %s (%s of %s)\n",
-			tl_fmt_dur(rel(m, m->run->win_start), b1, sizeof(b1)),
-			tl_fmt_dur(rel(m, m->run->win_end), b2, sizeof(b2)),
-			tl_fmt_dur(window_ns(m), b3, sizeof(b3)), tl_fmt_dur(dur, b4, sizeof(b4)));
+		fprintf(t->f, "  window   %s to %s (%s of %s)\n", tl_fmt_dur(rel(m, m->run->win_start), b1, sizeof(b1)),
+		        tl_fmt_dur(rel(m, m->run->win_end), b2, sizeof(b2)), tl_fmt_dur(window_ns(m), b3, sizeof(b3)),
+		        tl_fmt_dur(dur, b4, sizeof(b4)));
 	if (m->run->lost_total)
 		header_lost(t);
 	/* the reader's warnings already say why a trace is incomplete */
 	for (int i = 0; i < m->run->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
 		put_wrapped(t->f, "!! ", m->run->read.warnings[i], t->width);
 	if (m->run->sched.anomalies)
-		fprintf(t->f, "note: %" PRIu64 " events contradicted the state model (anomalies); "
-			      "numbers near them may be off\n",
-			m->run->sched.anomalies);
+		fprintf(t->f,
+		        "note: %" PRIu64 " events contradicted the state model (anomalies); "
+		        "numbers near them may be off\n",
+		        m->run->sched.anomalies);
 	if (m->run->sched.inferred_switches || m->run->sched.inferred_wakeups)
-		fprintf(t->f, "note: the kernel did not report %" PRIu64 " switches and %" PRIu64
-			      " wakeups; they were inferred (docs/STATES.md)\n",
-			m->run->sched.inferred_switches, m->run->sched.inferred_wakeups);
+		fprintf(t->f,
+		        "note: the kernel did not report %" PRIu64 " switches and %" PRIu64
+		        " wakeups; they were inferred (docs/STATES.md)\n",
+		        m->run->sched.inferred_switches, m->run->sched.inferred_wakeups);
 }
 
 /* ---- thread states and profile ---- */
@@ -269,11 +278,13 @@ static void states_table(struct text *t, int sort)
 			used[s] |= m->threads[t->order[r]].state_ns[s] != 0;
 	if (sort >= 0 && sort < TL_ST__COUNT)
 		snprintf(note, sizeof(note), "%% of each thread's lifetime; sorted by time in %s",
-			 tl_state_name((unsigned)sort));
+		         tl_state_name((unsigned)sort));
 	else
 		snprintf(note, sizeof(note), "%% of each thread's lifetime; sorted by %s",
-			 sort == TL_REPORT_SORT_NAME ? "name" : sort == TL_REPORT_SORT_TID ? "tid"
-				 : sort == TL_REPORT_SORT_PID ? "pid" : "lifetime");
+		         sort == TL_REPORT_SORT_NAME  ? "name"
+		         : sort == TL_REPORT_SORT_TID ? "tid"
+		         : sort == TL_REPORT_SORT_PID ? "pid"
+		                                      : "lifetime");
 	section(t, "THREAD STATES", note);
 	if (!t->nrows) {
 		fputs("(no threads in the window)\n", t->f);
@@ -408,20 +419,19 @@ static void sched_table(struct text *t)
 		tail = 12;
 	section(t, "SCHEDULING", "latency: wakeup to running; burst: one stay on a CPU");
 	/* group labels centred over their columns: switches (2), latency (4), burst (2) */
-	fprintf(t->f, "%*s%s%12s%s%9s%s\n", NAME_W + 8, "", "  switches", "", "sched latency to CPU", "",
-		"burst");
-	fprintf(t->f, "%-*s %7s %5s %5s %5s %6s %6s %6s %6s %6s %6s  %s\n", NAME_W, "name", "tid", "vol",
-		"invol", "migr", "mean", "p50", "p99", "max", "mean", "max", "top waker");
+	fprintf(t->f, "%*s%s%12s%s%9s%s\n", NAME_W + 8, "", "  switches", "", "sched latency to CPU", "", "burst");
+	fprintf(t->f, "%-*s %7s %5s %5s %5s %6s %6s %6s %6s %6s %6s  %s\n", NAME_W, "name", "tid", "vol", "invol",
+	        "migr", "mean", "p50", "p99", "max", "mean", "max", "top waker");
 	for (size_t r = 0; r < t->nrows; r++) {
 		const struct tl_thread_stats *th = &m->threads[t->order[r]];
 		const struct tl_dist *l = &th->sched_latency, *bu = &th->bursts;
 
 		put_name(t->f, th->name, NAME_W);
 		fprintf(t->f, " %7d %5s %5s %5s", th->tid, fmt_count(th->vol_switches, b[0]),
-			fmt_count(th->invol_switches, b[1]), fmt_count(th->migrations, b[2]));
+		        fmt_count(th->invol_switches, b[1]), fmt_count(th->migrations, b[2]));
 		fprintf(t->f, " %6s %6s %6s %6s", fmt_dur(tl_dist_mean(l), b[0]),
-			fmt_dur(tl_dist_percentile(l, 50), b[1]), fmt_dur(tl_dist_percentile(l, 99), b[2]),
-			fmt_dur(l->count ? l->max : 0, b[3]));
+		        fmt_dur(tl_dist_percentile(l, 50), b[1]), fmt_dur(tl_dist_percentile(l, 99), b[2]),
+		        fmt_dur(l->count ? l->max : 0, b[3]));
 		fprintf(t->f, " %6s %6s  ", fmt_dur(tl_dist_mean(bu), b[4]), fmt_dur(bu->count ? bu->max : 0, b[5]));
 		put_top_waker(t, th, tail);
 		putc('\n', t->f);
@@ -455,7 +465,7 @@ static void cpu_table(struct text *t)
 		int left = tail;
 
 		fprintf(t->f, "%4d %7s %7s %7s %7s", c->cpu, fmt_dur(c->busy_ns, b[0]), fmt_dur(c->irq_ns, b[1]),
-			fmt_dur(c->softirq_ns, b[2]), fmt_dur(c->idle_ns, b[3]));
+		        fmt_dur(c->softirq_ns, b[2]), fmt_dur(c->idle_ns, b[3]));
 		if (any_unknown)
 			fprintf(t->f, " %7s", fmt_dur(c->unknown_ns, b[4]));
 		snprintf(b[5], sizeof(b[5]), "%.1f%%", tl_fmt_pct(c->busy_ns + c->irq_ns + c->softirq_ns, win));
@@ -464,7 +474,7 @@ static void cpu_table(struct text *t)
 			char pct[16], clean[4 * TL_NAME_MAX + 8];
 			int plen = fmt_share(c->procs[p].ns, win, pct);
 			int nlen = (int)tl_fmt_clean_name(c->procs[p].name[0] ? c->procs[p].name : "?", clean,
-							     sizeof(clean));
+			                                  sizeof(clean));
 			int need = (p ? 2 : 0) + nlen + plen;
 
 			/* a later name may be cut, but not down to nothing */
@@ -496,15 +506,14 @@ static void put_main_states(struct text *t, const struct tl_process_stats *p, in
 		int len;
 
 		for (unsigned s = 0; s < TL_ST__COUNT; s++)
-			if (!done[s] && p->state_ns[s] &&
-			    (best == TL_ST__COUNT || p->state_ns[s] > p->state_ns[best]))
+			if (!done[s] && p->state_ns[s] && (best == TL_ST__COUNT || p->state_ns[s] > p->state_ns[best]))
 				best = s;
 		/* a state that rounds to 0% says nothing here */
 		if (best == TL_ST__COUNT || (k && tl_fmt_pct(p->state_ns[best], total) < 0.5))
 			break;
 		done[best] = 1;
 		len = snprintf(item, sizeof(item), "%s%s %.0f%%", k ? ", " : "", short_label[best],
-			       tl_fmt_pct(p->state_ns[best], total));
+		               tl_fmt_pct(p->state_ns[best], total));
 		if (len > left)
 			break;
 		fputs(item, t->f);
@@ -527,8 +536,8 @@ static void process_table(struct text *t)
 	}
 	if (tail < 16)
 		tail = 16;
-	fprintf(t->f, "%7s  %-*s %7s %9s %9s %7s %5s  %s\n", "pid", NAME_W, "name", "threads", "cpu time",
-		"%machine", "%avail", "cpus", "main states");
+	fprintf(t->f, "%7s  %-*s %7s %9s %9s %7s %5s  %s\n", "pid", NAME_W, "name", "threads", "cpu time", "%machine",
+	        "%avail", "cpus", "main states");
 	for (size_t i = 0; i < t->nprocs; i++) {
 		const struct tl_process_stats *p = &m->procs[i];
 		char cpus[24];
