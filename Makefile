@@ -5,6 +5,8 @@
 #   make check      build and run every test tier, ends with a summary line
 #   make bench      benchmarks against perf (not part of check)
 #   make fuzz       longer fuzzing runs (FUZZ_SECONDS per target)
+#   make format     rewrite the C files in the style of .clang-format (make check
+#                   fails on any file that differs: scripts/format.sh)
 #   make SANITIZE=address,undefined check    the suite under ASan + UBSan
 #   make CC=clang   build with clang (both compilers must stay warning-free)
 #   make install    install the command, the marker library, its header and
@@ -187,7 +189,8 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/threadlens.pc
 
 format:
-	clang-format -i $(shell find lib -name '*.[ch]') src/*.[ch] instr/*.[ch] tests/*/*.[ch] demo/*.c
+	@scripts/deps.sh check
+	@scripts/format.sh --fix
 
 clean:
 	rm -rf $(BUILD) build-*
