@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "base/errors.h"
+#include "base/tidmap.h"
 #include "trace/event.h"
 #include "trace/trace.h"
 
@@ -28,46 +29,28 @@ struct dump_opts {
 	int header;
 };
 
-/* tid -> name, open addressing; names as the trace's string ids. */
-struct names {
-	int32_t *tids;
-	uint32_t *ids;
-	uint32_t cap, n;
+/* tid -> name, as the trace's string ids; tid 0 (the idle tasks) apart, as the map keeps tids > 0. */
+struct name_row {
+	int32_t tid; /* the tidmap key */
+	uint32_t id;
 };
 
+struct names {
+	struct tl_tidmap map;
+	uint32_t idle; /* tid 0's name */
+};
+
+/* The name slot of tid (created if `add`), or NULL: unknown, a negative tid, or no memory (add). */
 static uint32_t *names_slot(struct names *nm, int32_t tid, int add)
 {
-	uint32_t i;
+	struct name_row *r;
 
-	if (add && 2 * (nm->n + 1) > nm->cap) {
-		struct names big = { 0 };
-		big.cap = nm->cap ? 2 * nm->cap : 256;
-		big.tids = malloc(big.cap * sizeof(*big.tids));
-		big.ids = calloc(big.cap, sizeof(*big.ids));
-		if (!big.tids || !big.ids) {
-			free(big.tids);
-			free(big.ids);
-			return NULL;
-		}
-		for (i = 0; i < big.cap; i++)
-			big.tids[i] = -1;
-		for (uint32_t k = 0; k < nm->cap; k++)
-			if (nm->tids[k] != -1)
-				*names_slot(&big, nm->tids[k], 1) = nm->ids[k];
-		free(nm->tids);
-		free(nm->ids);
-		*nm = big;
-	}
-	if (!nm->cap)
+	if (tid == 0)
+		return &nm->idle;
+	if (tid < 0)
 		return NULL;
-	for (i = (uint32_t)tid * 2654435761u & (nm->cap - 1); nm->tids[i] != -1; i = (i + 1) & (nm->cap - 1))
-		if (nm->tids[i] == tid)
-			return &nm->ids[i];
-	if (!add)
-		return NULL;
-	nm->tids[i] = tid;
-	nm->n++;
-	return &nm->ids[i];
+	r = add ? tl_tidmap_put(&nm->map, tid, NULL) : tl_tidmap_get(&nm->map, tid);
+	return r ? &r->id : NULL;
 }
 
 static void print_tid(struct tl_trace *t, struct names *nm, const char *key, int32_t tid)
@@ -218,7 +201,7 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 static int learn_name(struct names *nm, const struct tl_event *e)
 {
 	uint32_t *id;
-	if ((e->type != TL_EV_THREAD && e->type != TL_EV_FORK && e->type != TL_EV_RENAME) || !e->name)
+	if ((e->type != TL_EV_THREAD && e->type != TL_EV_FORK && e->type != TL_EV_RENAME) || !e->name || e->tid < 0)
 		return 0;
 	id = names_slot(nm, e->tid, 1);
 	if (!id)
@@ -313,6 +296,10 @@ static int run(const char *path, const struct dump_opts *o)
 
 	if (!t)
 		return cli_lib_error();
+	if (tl_tidmap_init(&nm.map, sizeof(struct name_row)) < 0) {
+		tl_trace_close(t);
+		return cli_lib_error();
+	}
 	start = tl_trace_info(t)->start_ns;
 	if (o->header)
 		print_header(path, tl_trace_info(t));
@@ -338,8 +325,7 @@ static int run(const char *path, const struct dump_opts *o)
 	st = tl_trace_stats(t);
 	for (int i = 0; i < st->nwarnings; i++)
 		cli_warn("%s", st->warnings[i]);
-	free(nm.tids);
-	free(nm.ids);
+	tl_tidmap_release(&nm.map);
 	tl_trace_close(t);
 	return ret;
 }

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/tidmap.h"
 
 #define MAX_LINE TL_PERF_MAX_LINE
 #define MAX_CPUS 4096 /* the trace format's limit */
@@ -35,7 +36,7 @@
 /* ---- the line parser ---- */
 
 struct tid_slot {
-	int32_t tid, pid; /* tid 0: empty slot (tid 0 is never stored) */
+	int32_t tid, pid; /* tid first: the tidmap's key (tids > 0 only) */
 	uint32_t comm;
 };
 
@@ -43,8 +44,7 @@ struct tl_perf_parser {
 	struct tl_perf_sink sink;
 	struct tl_trace_info info;
 	struct tl_import_result res;
-	struct tid_slot *tids; /* open addressing, at most half full */
-	uint32_t tids_cap, ntids;
+	struct tl_tidmap tids;     /* struct tid_slot: the identity each thread last showed */
 	int32_t oncpu[MAX_CPUS];   /* per CPU: the task the last kept event put on it */
 	int system_wide, pid_mode; /* from perf's command line */
 	char line[MAX_LINE + 1];
@@ -428,31 +428,14 @@ static int parse_head(char *line, struct sample *s)
 
 static struct tid_slot *tid_lookup(struct tl_perf_parser *p, int32_t tid)
 {
-	uint32_t i;
-	if (2 * (p->ntids + 1) > p->tids_cap) {
-		uint32_t cap = p->tids_cap ? 2 * p->tids_cap : 1024;
-		struct tid_slot *t = calloc(cap, sizeof(*t));
-		if (!t)
-			return NULL;
-		for (uint32_t k = 0; k < p->tids_cap; k++) {
-			if (!p->tids[k].tid)
-				continue;
-			for (i = (uint32_t)p->tids[k].tid * 2654435761u & (cap - 1); t[i].tid; i = (i + 1) & (cap - 1))
-				;
-			t[i] = p->tids[k];
-		}
-		free(p->tids);
-		p->tids = t;
-		p->tids_cap = cap;
+	int created = 0;
+	struct tid_slot *t = tl_tidmap_put(&p->tids, tid, &created);
+
+	if (t && created) {
+		t->pid = -1;
+		p->res.threads = p->tids.count;
 	}
-	for (i = (uint32_t)tid * 2654435761u & (p->tids_cap - 1); p->tids[i].tid; i = (i + 1) & (p->tids_cap - 1))
-		if (p->tids[i].tid == tid)
-			return &p->tids[i];
-	p->tids[i].tid = tid;
-	p->tids[i].pid = -1;
-	p->ntids++;
-	p->res.threads = p->ntids;
-	return &p->tids[i];
+	return t;
 }
 
 static int emit(struct tl_perf_parser *p, const struct tl_event *ev)
@@ -642,6 +625,10 @@ struct tl_perf_parser *tl_perf_parser_new(const struct tl_perf_sink *sink)
 		tl_error("out of memory");
 		return NULL;
 	}
+	if (tl_tidmap_init(&p->tids, sizeof(struct tid_slot)) < 0) {
+		free(p);
+		return NULL;
+	}
 	p->sink = *sink;
 	snprintf(p->info.clock, sizeof(p->info.clock), "perf");
 	snprintf(p->res.clock, sizeof(p->res.clock), "perf");
@@ -666,6 +653,6 @@ void tl_perf_parser_free(struct tl_perf_parser *p)
 {
 	if (!p)
 		return;
-	free(p->tids);
+	tl_tidmap_release(&p->tids);
 	free(p);
 }

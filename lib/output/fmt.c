@@ -3,6 +3,7 @@
  */
 #include "output/fmt.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "output/json.h"
@@ -12,31 +13,38 @@ double tl_fmt_pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-const char *tl_fmt_dur(uint64_t ns, char *buf, size_t len)
+const char *tl_fmt_dur_sig(double ns, int digits, char *buf, size_t len)
 {
 	static const struct {
 		double scale;
 		const char *unit;
-	} units[] = { { 1e3, "us" }, { 1e6, "ms" }, { 1e9, "s" } };
-	int u;
+	} units[] = { { 1, "ns" }, { 1e3, "us" }, { 1e6, "ms" }, { 1e9, "s" } };
+	double a = fabs(ns), half = 0.5, v, av;
+	int u = 0, dec, whole = 1;
 
-	if (ns < 1000) {
-		snprintf(buf, len, "%uns", (unsigned)ns);
-		return buf;
-	}
-	u = ns >= 1000000000 ? 2 : ns >= 1000000 ? 1 : 0;
-	for (;;) {
-		double v = (double)ns / units[u].scale;
-		int dec = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
+	if (digits < 2)
+		digits = 2;
+	if (digits > 9)
+		digits = 9;
+	for (int i = 0; i < digits; i++)
+		half /= 10;
+	/* the largest unit in which the value, rounded, is at least 1: 999.96us is "1.000ms" at 4 digits */
+	for (int k = 3; k > 0 && !u; k--)
+		if (a >= units[k].scale * (1 - half))
+			u = k;
+	v = ns / units[u].scale;
+	av = fabs(v);
+	/* digits before the point after rounding to `digits` significant ones */
+	for (double lim = 10 * (1 - half); av >= lim && whole < digits; lim *= 10)
+		whole++;
+	dec = u == 0 ? 0 : digits - whole;
+	snprintf(buf, len, "%.*f%s", dec, v, units[u].unit);
+	return buf;
+}
 
-		/* 999.6us would print as "1000us": that is 1.00ms */
-		if (v >= 999.5 && u < 2) {
-			u++;
-			continue;
-		}
-		snprintf(buf, len, "%.*f%s", dec, v, units[u].unit);
-		return buf;
-	}
+const char *tl_fmt_dur(uint64_t ns, char *buf, size_t len)
+{
+	return tl_fmt_dur_sig((double)ns, 3, buf, len);
 }
 
 size_t tl_fmt_clean_name(const char *in, char *out, size_t len)

@@ -18,10 +18,17 @@
 double tl_fmt_pct(uint64_t part, uint64_t whole);
 
 /*
- * Human-readable duration with three significant digits: "850ns", "12.3us",
- * "1.20ms", "1.20s", "1234s".  Writes into buf (at least 16 bytes) and
- * returns it.
+ * A duration, the one style of every writer: the value and its unit with no
+ * space between, the unit the largest of ns, us, ms, s in which the value
+ * rounds to at least 1, and `digits` significant digits (2 to 9; nanoseconds
+ * are always whole, and whole seconds beyond the digits are kept):
+ * "850ns", "12.3us", "1.20ms", "1.20s", "1234s" at 3 digits, "12.34us" at 4.
+ * Negative values keep their sign.  Writes into buf (at least 24 bytes)
+ * and returns it.
  */
+const char *tl_fmt_dur_sig(double ns, int digits, char *buf, size_t len);
+
+/* tl_fmt_dur_sig() with three significant digits, for tables. */
 const char *tl_fmt_dur(uint64_t ns, char *buf, size_t len);
 
 /*

@@ -458,6 +458,18 @@ TEST(test_helpers)
 	CHECK_EQ_STR(tl_fmt_dur(12300000, b, sizeof(b)), "12.3ms");
 	CHECK_EQ_STR(tl_fmt_dur(1200000000, b, sizeof(b)), "1.20s");
 	CHECK_EQ_STR(tl_fmt_dur(1234000000000ull, b, sizeof(b)), "1234s");
+	/* the same style at other precisions: util's 4 digits, hist's 6, signs */
+	CHECK_EQ_STR(tl_fmt_dur_sig(850, 4, b, sizeof(b)), "850ns");
+	CHECK_EQ_STR(tl_fmt_dur_sig(12340, 4, b, sizeof(b)), "12.34us");
+	CHECK_EQ_STR(tl_fmt_dur_sig(999960, 4, b, sizeof(b)), "1.000ms");
+	CHECK_EQ_STR(tl_fmt_dur_sig(999940, 4, b, sizeof(b)), "999.9us");
+	CHECK_EQ_STR(tl_fmt_dur_sig(3012000, 4, b, sizeof(b)), "3.012ms");
+	CHECK_EQ_STR(tl_fmt_dur_sig(-1500000000.0, 4, b, sizeof(b)), "-1.500s");
+	CHECK_EQ_STR(tl_fmt_dur_sig(12345, 6, b, sizeof(b)), "12.3450us");
+	CHECK_EQ_STR(tl_fmt_dur_sig(1234567, 6, b, sizeof(b)), "1.23457ms");
+	CHECK_EQ_STR(tl_fmt_dur_sig(999999000, 6, b, sizeof(b)), "999.999ms");
+	CHECK_EQ_STR(tl_fmt_dur_sig(999999600, 6, b, sizeof(b)), "1.00000s");
+	CHECK_EQ_STR(tl_fmt_dur_sig(5, 1, b, sizeof(b)), "5ns"); /* digits below 2 count as 2 */
 	CHECK_EQ_INT(tl_report_sort_parse("executing"), TL_ST_EXECUTING);
 	CHECK_EQ_INT(tl_report_sort_parse("SYNC_WAIT"), TL_ST_SYNC_WAIT);
 	CHECK_EQ_INT(tl_report_sort_parse("Name"), TL_REPORT_SORT_NAME);

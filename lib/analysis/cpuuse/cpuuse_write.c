@@ -41,17 +41,7 @@ static uint64_t inferred(const struct tl_cpuuse_result *r)
 /* Duration with four significant digits: "850ns", "12.34us", "3.012ms", "1.500s". */
 static const char *dur(double ns, char *buf, size_t len)
 {
-	static const struct {
-		double scale;
-		const char *unit;
-	} units[] = { { 1, "ns" }, { 1e3, "us" }, { 1e6, "ms" }, { 1e9, "s" } };
-	double a = fabs(ns);
-	int u = a >= 999.95e6 ? 3 : a >= 999.95e3 ? 2 : a >= 999.95 ? 1 : 0;
-	double v = ns / units[u].scale, av = fabs(v);
-	int dec = u == 0 ? 0 : av < 9.9995 ? 3 : av < 99.995 ? 2 : av < 999.95 ? 1 : 0;
-
-	snprintf(buf, len, "%.*f%s", dec, v, units[u].unit);
-	return buf;
+	return tl_fmt_dur_sig(ns, 4, buf, len);
 }
 
 /*

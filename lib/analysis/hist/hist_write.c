@@ -15,6 +15,7 @@
 
 #include "base/errors.h"
 #include "analysis/hist/hist.h"
+#include "output/fmt.h"
 #include "output/json.h"
 #include "output/trace_json.h"
 #include "timeline/spans.h"
@@ -37,17 +38,10 @@ static double prob(uint64_t above, uint64_t n)
 }
 
 /* A duration for reading: "850 ns", "12.345 us", "1.234 ms", "2.500 s". */
+/* A duration in the style of every writer, with five significant digits (exact values deserve them). */
 static const char *human(char *buf, size_t len, uint64_t ns)
 {
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.3f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
-	return buf;
+	return tl_fmt_dur_sig((double)ns, 5, buf, len);
 }
 
 /* The unit of a table: the largest that still shows values up to max with few digits before the point. */
