@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "base/grow.h"
 #include "capture/marks_shm.h"
 
 #define RECLAIM_NS 1000000000ull /* how often slots of dead owners are looked for */
@@ -292,20 +293,11 @@ static uint32_t name_id(struct tl_marks *m, struct tl_trace_writer *w, uint32_t 
 
 static int reserve(struct tl_marks *m, size_t more)
 {
-	size_t cap = m->cap ? m->cap : 4096;
-	struct tl_event *ev, *tmp;
+	size_t cap = m->cap, tmp_cap = m->cap;
 
-	if (m->n + more <= m->cap)
-		return 0;
-	while (cap < m->n + more)
-		cap *= 2;
-	ev = realloc(m->ev, cap * sizeof(*ev));
-	if (ev)
-		m->ev = ev;
-	tmp = ev ? realloc(m->tmp, cap * sizeof(*tmp)) : NULL;
-	if (!tmp)
-		return tl_error("out of memory");
-	m->tmp = tmp;
+	/* ev and tmp (the merge's scratch) share one capacity, m->cap: the smaller of the two */
+	if (TL_GROW(m->ev, cap, m->n + more) < 0 || TL_GROW(m->tmp, tmp_cap, cap) < 0)
+		return -1;
 	m->cap = cap;
 	return 0;
 }
@@ -319,11 +311,8 @@ static int sort_waiting(struct tl_marks *m)
 	if (n < 2)
 		return 0;
 	if (m->runs_cap < n + 1) {
-		size_t *r = realloc(m->runs, (n + 1) * sizeof(*r));
-		if (!r)
-			return tl_error("out of memory");
-		m->runs = r;
-		m->runs_cap = n + 1;
+		if (TL_GROW(m->runs, m->runs_cap, n + 1) < 0)
+			return -1;
 	}
 	m->runs[nr++] = 0;
 	for (size_t i = 1; i < n; i++)

@@ -27,6 +27,7 @@
 #include <tracefs/tracefs.h>
 
 #include "base/errors.h"
+#include "base/grow.h"
 #include "capture/procsnap.h"
 #include "capture/tp_decode.h"
 
@@ -37,7 +38,8 @@
 
 struct tl_perf_ring {
 	int cpu;
-	int nfds, capfds;
+	int nfds;
+	size_t capfds;
 	int *fds;  /* fds[0] owns the mapping */
 	void *map; /* control page + data area */
 	size_t map_len;
@@ -80,14 +82,8 @@ int tl_perf_tp_open(uint64_t tp_id, int cpu, unsigned wakeup_bytes)
 
 static int add_fd(struct tl_perf_ring *r, int fd)
 {
-	if (r->nfds == r->capfds) {
-		int cap = r->capfds ? 2 * r->capfds : 16;
-		int *n = realloc(r->fds, (size_t)cap * sizeof(*n));
-		if (!n)
-			return tl_error("out of memory");
-		r->fds = n;
-		r->capfds = cap;
-	}
+	if (TL_GROW(r->fds, r->capfds, (size_t)r->nfds + 1) < 0)
+		return -1;
 	r->fds[r->nfds++] = fd;
 	return 0;
 }
@@ -479,14 +475,9 @@ char *tl_tracefs_format(const char *tracing, const char *system, const char *nam
 		return NULL;
 	for (;;) {
 		ssize_t r;
-		if (cap - n < 2) {
-			char *nb = realloc(buf, cap ? 2 * cap : 8192);
-			if (!nb) {
-				e = ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap = cap ? 2 * cap : 8192;
+		if (cap - n < 2 && TL_GROW(buf, cap, cap ? 2 * cap : 8192) < 0) {
+			e = ENOMEM;
+			break;
 		}
 		r = read(fd, buf + n, cap - n - 1);
 		if (r < 0 && errno == EINTR)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "base/grow.h"
 #include "trace/event.h"
 #include "base/tidmap.h"
 #include "trace/trace.h"
@@ -337,14 +338,8 @@ int tl_threads_retire(struct tl_threads *t, int32_t tid, uint64_t ts)
 
 	if (!e)
 		return 0;
-	if (t->nretired == t->capretired) {
-		size_t cap = t->capretired ? 2 * t->capretired : 256;
-		int32_t *n = realloc(t->retired, cap * sizeof(*n));
-		if (!n)
-			return tl_error("out of memory");
-		t->retired = n;
-		t->capretired = cap;
-	}
+	if (TL_GROW(t->retired, t->capretired, t->nretired + 1) < 0)
+		return -1;
 	e->retired = ts ? ts : 1;
 	t->retired[t->nretired++] = tid;
 	return 0;

@@ -19,6 +19,7 @@
 #include <traceevent/event-parse.h>
 
 #include "base/errors.h"
+#include "base/grow.h"
 #include "capture/tp_state.h"
 
 /*
@@ -132,6 +133,7 @@ struct tl_tp_table {
 	struct tp tp[TL_TP__COUNT];
 	struct tl_tp_state_map st;
 	int ndyn;
+	size_t capdyn;
 	struct dyn_tp *dyn;         /* kind TL_TP__COUNT + i */
 	uint16_t kind_of_id[65536]; /* common_type -> kind + 1; 0 = not ours */
 };
@@ -325,7 +327,7 @@ int tl_tp_table_add_dynamic(struct tl_tp_table *t, const char *text, size_t len,
 {
 	struct tep_handle *tep;
 	struct tep_event *ev = NULL;
-	struct dyn_tp *grown, *dt;
+	struct dyn_tp *dt;
 	unsigned kind;
 	int ret = -1;
 
@@ -352,12 +354,8 @@ int tl_tp_table_add_dynamic(struct tl_tp_table *t, const char *text, size_t len,
 	}
 	if (add_common(t, ev))
 		goto out;
-	grown = realloc(t->dyn, ((size_t)t->ndyn + 1) * sizeof(*t->dyn));
-	if (!grown) {
-		tl_error("out of memory");
+	if (TL_GROW(t->dyn, t->capdyn, (size_t)t->ndyn + 1) < 0)
 		goto out;
-	}
-	t->dyn = grown;
 	dt = &t->dyn[t->ndyn];
 	dt->name = strdup(name);
 	if (!dt->name) {

@@ -28,6 +28,7 @@
 
 #include "symbols/elfsym.h"
 #include "base/errors.h"
+#include "base/grow.h"
 #include "trace/event.h"
 #include "capture/perf_ring.h"
 #include "capture/record.h"
@@ -40,7 +41,8 @@
 struct tl_uprobes {
 	char tracing[256];
 	char group[32];
-	int n, cap;
+	int n;
+	size_t cap;
 	struct tl_uprobe_func *funcs;
 	int made; /* funcs[0..made) have both probes in tracefs (the last may have one) */
 	int half; /* funcs[made] has its entry probe only */
@@ -362,14 +364,8 @@ static int add_func(struct tl_uprobes *u, const char *item, const char *default_
 			return 0; /* named twice: one probe */
 	if (u->n >= MAX_FUNCS)
 		return tl_error("too many functions to probe (at most %d)", MAX_FUNCS);
-	if (u->n == u->cap) {
-		int cap = u->cap ? 2 * u->cap : 8;
-		struct tl_uprobe_func *nf = realloc(u->funcs, (size_t)cap * sizeof(*nf));
-		if (!nf)
-			return tl_error("out of memory");
-		u->funcs = nf;
-		u->cap = cap;
-	}
+	if (TL_GROW(u->funcs, u->cap, (size_t)u->n + 1) < 0)
+		return -1;
 	/* Labels differ, but sanitized names can clash ("a.b", "a_b"; "f_ret" and f's return probe). */
 	tl_uprobes_event_name(f.label, f.event, sizeof(f.event));
 	if (name_taken(u, f.event)) {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/grow.h"
 #include "base/tidmap.h"
 
 struct open_span {
@@ -158,14 +159,8 @@ static void frame_begin(struct tl_spans *s, const struct tl_event *ev)
 
 	if (f)
 		return; /* begun already: the first begin counts */
-	if (s->nframes == s->capframes) {
-		size_t cap = s->capframes ? 2 * s->capframes : 64;
-		struct open_frame *n = realloc(s->frames, cap * sizeof(*n));
-		if (!n)
-			return;
-		s->frames = n;
-		s->capframes = cap;
-	}
+	if (TL_GROW(s->frames, s->capframes, s->nframes + 1) < 0)
+		return;
 	f = &s->frames[s->nframes++];
 	f->id = ev->a;
 	f->begin = ev->ts;

@@ -16,6 +16,7 @@
 
 #include "base/crc32c.h"
 #include "base/errors.h"
+#include "base/grow.h"
 
 #define FD_BUF_SIZE (256 * 1024)
 
@@ -115,22 +116,9 @@ static int out_write(struct tl_rio *r, const void *buf, size_t len)
 {
 	if (r->err)
 		return -1;
-	if (len > r->u.out.cap - r->u.out.len) {
-		size_t cap = r->u.out.cap ? r->u.out.cap : 4096;
-		while (cap - r->u.out.len < len) {
-			if (cap > SIZE_MAX / 2) {
-				r->err = ENOMEM;
-				return -1;
-			}
-			cap *= 2;
-		}
-		uint8_t *p = realloc(r->u.out.p, cap);
-		if (!p) {
-			r->err = ENOMEM;
-			return -1;
-		}
-		r->u.out.p = p;
-		r->u.out.cap = cap;
+	if (len > SIZE_MAX - r->u.out.len || TL_GROW(r->u.out.p, r->u.out.cap, r->u.out.len + len) < 0) {
+		r->err = ENOMEM;
+		return -1;
 	}
 	memcpy(r->u.out.p + r->u.out.len, buf, len);
 	r->u.out.len += len;

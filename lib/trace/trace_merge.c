@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "trace/trace_format.h"
+#include "base/grow.h"
 #include "base/varint.h"
 
 struct chunk {
@@ -267,14 +268,8 @@ static struct tl_merge_stream *get_stream(struct tl_merge *m, int cpu)
 	}
 	if (!m->streams[idx]) {
 		/* A heap slot per stream, reserved now so that inserting never fails. */
-		if (m->heapcap <= m->nstream_objs) {
-			unsigned cap = m->heapcap ? m->heapcap * 2 : 16;
-			struct tl_merge_stream **h = realloc(m->heap, cap * sizeof(*h));
-			if (!h)
-				return NULL;
-			m->heap = h;
-			m->heapcap = cap;
-		}
+		if (TL_GROW(m->heap, m->heapcap, (size_t)m->nstream_objs + 1) < 0)
+			return NULL;
 		m->streams[idx] = calloc(1, sizeof(struct tl_merge_stream));
 		if (!m->streams[idx])
 			return NULL;

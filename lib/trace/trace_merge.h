@@ -27,7 +27,8 @@ struct tl_merge {
 	struct tl_merge_stream **streams; /* index cpu + 1 */
 	int nstreams;
 	struct tl_merge_stream **heap; /* streams with a head event, by (ts, cpu) */
-	unsigned nheap, heapcap, nstream_objs;
+	unsigned nheap, nstream_objs;
+	size_t heapcap;
 	uint64_t watermark;                   /* the highest watermark of the chunks so far */
 	uint64_t unknown_events;              /* well-formed events of unknown types, skipped */
 	int damaged;                          /* a malformed event was met: nothing more is returned */

@@ -28,6 +28,7 @@
 
 #include "base/crc32c.h"
 #include "base/errors.h"
+#include "base/grow.h"
 #include "trace/rio.h"
 #include "base/strtab.h"
 #include "trace/trace_format.h"
@@ -125,15 +126,7 @@ static void stop_truncated(struct tl_trace *t)
 
 static int grow(uint8_t **buf, size_t *cap, size_t need)
 {
-	uint8_t *p;
-	if (need <= *cap)
-		return 0;
-	p = realloc(*buf, need);
-	if (!p)
-		return tl_error("out of memory");
-	*buf = p;
-	*cap = need;
-	return 0;
+	return tl_grow(buf, cap, need, 1, 0);
 }
 
 static enum blk_status damaged(struct tl_trace *t, const char *why)

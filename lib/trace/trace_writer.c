@@ -26,6 +26,7 @@
 
 #include "base/crc32c.h"
 #include "base/errors.h"
+#include "base/grow.h"
 #include "trace/rio.h"
 #include "base/strtab.h"
 #include "trace/trace_format.h"
@@ -72,19 +73,7 @@ static int write_error(struct tl_trace_writer *w)
 /* Grow *buf to hold at least need bytes (amortised doubling). */
 static int reserve(uint8_t **buf, size_t *cap, size_t need)
 {
-	size_t c = *cap ? *cap : 4096;
-	uint8_t *p;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	p = realloc(*buf, c);
-	if (!p)
-		return tl_error("out of memory");
-	*buf = p;
-	*cap = c;
-	return 0;
+	return tl_grow(buf, cap, need, 1, 0);
 }
 
 static int write_block(struct tl_trace_writer *w, unsigned type, unsigned flags, const void *payload, size_t stored,

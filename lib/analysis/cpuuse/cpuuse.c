@@ -42,6 +42,7 @@
 
 #include "base/dist.h"
 #include "base/errors.h"
+#include "base/grow.h"
 #include "timeline/spans.h"
 #include "base/tidmap.h"
 #include "timeline/walk.h"
@@ -73,7 +74,8 @@ struct pending {
 
 struct uthread {
 	int32_t tid; /* the tidmap key */
-	int depth, cap;
+	int depth;
+	size_t cap;
 	int nsel;         /* selected entries in the stack */
 	uint64_t covered; /* intervals were seen up to here: a reused tid's new thread may restate the past */
 	struct open_ent *stack;
@@ -210,15 +212,9 @@ static void span_begin(struct pass *p, const struct tl_event *ev, int kind)
 	}
 	if (u->depth >= TL_SPAN_MAX_DEPTH)
 		return; /* the span builder ignores it too (too_deep) */
-	if (u->depth == u->cap) {
-		int cap = u->cap ? 2 * u->cap : 4;
-		struct open_ent *s = realloc(u->stack, (size_t)cap * sizeof(*s));
-		if (!s) {
-			p->oom = 1;
-			return;
-		}
-		u->stack = s;
-		u->cap = cap;
+	if (TL_GROW(u->stack, u->cap, (size_t)u->depth + 1) < 0) {
+		p->oom = 1;
+		return;
 	}
 	e = &u->stack[u->depth++];
 	memset(e, 0, sizeof(*e));
@@ -354,29 +350,17 @@ static void measure(struct pass *p, const struct pending *pd)
 			a->vals = NULL;
 			a->nvals = a->cap = 0;
 		} else {
-			if (a->nvals == a->cap) {
-				size_t cap = a->cap ? 2 * a->cap : 256;
-				uint64_t *v = realloc(a->vals, cap * sizeof(*v));
-				if (!v) {
-					p->oom = 1;
-					return;
-				}
-				a->vals = v;
-				a->cap = cap;
+			if (TL_GROW(a->vals, a->cap, a->nvals + 1) < 0) {
+				p->oom = 1;
+				return;
 			}
 			a->vals[a->nvals++] = in.cpu_ns;
 		}
 	}
 	if (p->o->keep_instances) {
-		if (out->ninst == a->inst_cap) {
-			size_t cap = a->inst_cap ? 2 * a->inst_cap : 64;
-			struct tl_cpuuse_instance *v = realloc(out->inst, cap * sizeof(*v));
-			if (!v) {
-				p->oom = 1;
-				return;
-			}
-			out->inst = v;
-			a->inst_cap = cap;
+		if (TL_GROW(out->inst, a->inst_cap, out->ninst + 1) < 0) {
+			p->oom = 1;
+			return;
 		}
 		out->inst[out->ninst++] = in;
 	}
@@ -425,15 +409,9 @@ static void add_pending(struct pass *p, struct uthread *u, const struct tl_span 
 		u->npend -= u->head;
 		u->head = 0;
 	}
-	if (u->npend == u->cappend) {
-		size_t cap = u->cappend ? 2 * u->cappend : 8;
-		struct pending *v = realloc(u->pend, cap * sizeof(*v));
-		if (!v) {
-			p->oom = 1;
-			return;
-		}
-		u->pend = v;
-		u->cappend = cap;
+	if (TL_GROW(u->pend, u->cappend, u->npend + 1) < 0) {
+		p->oom = 1;
+		return;
 	}
 	pd = &u->pend[u->npend++];
 	pd->sp = *sp;

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/grow.h"
 #include "analysis/frames/frames_int.h"
 #include "base/tidmap.h"
 #include "timeline/walk.h"
@@ -133,8 +134,7 @@ static struct fthr *reg(struct pass *p, struct tl_thread *th)
 
 	if (f)
 		return f;
-	if (tl_frames_grow(&p->live, &p->caplive, p->nlive + 1, sizeof(*p->live)) ||
-	    tl_frames_grow(&r->threads, &p->a.capthreads, r->nthreads + 1, sizeof(*r->threads)) ||
+	if (TL_GROW(p->live, p->caplive, p->nlive + 1) || TL_GROW(r->threads, p->a.capthreads, r->nthreads + 1) ||
 	    !(f = calloc(1, sizeof(*f))) || !(tr = tl_tidmap_put(&p->rows, th->tid, NULL))) {
 		p->a.oom = 1;
 		free(f);
@@ -187,7 +187,7 @@ static struct entry *entry_add(struct pass *p, struct oframe *f, int32_t tid, ui
 {
 	struct entry *e;
 
-	if (tl_frames_grow(&f->ents, &f->capents, f->nents + 1, sizeof(*f->ents))) {
+	if (TL_GROW(f->ents, f->capents, f->nents + 1)) {
 		p->a.oom = 1;
 		return NULL;
 	}
@@ -219,7 +219,7 @@ static void entry_count(struct pass *p, struct oframe *f, struct entry *e, struc
 	e->to = f->ended ? f->end : OPEN_END;
 	if (e->to != OPEN_END && t->th->state_since >= e->to)
 		return; /* stays done */
-	if (tl_frames_grow(&t->pend, &t->cappend, t->npend + 1, sizeof(*t->pend))) {
+	if (TL_GROW(t->pend, t->cappend, t->npend + 1)) {
 		p->a.oom = 1;
 		return;
 	}
@@ -339,7 +339,7 @@ static void frame_begin(struct pass *p, const struct tl_event *ev)
 
 	if (frame_open(p, ev->a))
 		return; /* begun already: the first begin counts (as in spans.c) */
-	if (tl_frames_grow(&p->open, &p->capopen, p->nopen + 1, sizeof(*p->open)) || !(f = calloc(1, sizeof(*f)))) {
+	if (TL_GROW(p->open, p->capopen, p->nopen + 1) || !(f = calloc(1, sizeof(*f)))) {
 		p->a.oom = 1;
 		return;
 	}
@@ -461,7 +461,7 @@ static void step_span(struct pass *p, const struct tl_span *sp, const char *name
 			break;
 		}
 	if (!fs) {
-		if (tl_frames_grow(&f->steps, &f->capsteps, f->nsteps + 1, sizeof(*f->steps))) {
+		if (TL_GROW(f->steps, f->capsteps, f->nsteps + 1)) {
 			p->a.oom = 1;
 			return;
 		}

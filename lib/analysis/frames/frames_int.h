@@ -19,15 +19,12 @@
 struct tl_frames_acc {
 	struct tl_frames_result *r;
 	const struct tl_frames_opts *o;
-	size_t capthreads, capsteps, capkeys, capbuckets, capworst;
+	size_t capthreads, capsteps, capkeys, capbuckets, capworst, cappicked;
 	uint32_t *step_index; /* open addressing on (kind, name id) -> step index + 1 */
 	uint32_t *step_keys;  /* name id of each step */
 	size_t index_cap;     /* a power of two, or 0 */
 	int oom;
 };
-
-/* Grow *arr (of `size`-byte items) to hold at least `need`.  0, or -1 (unchanged). */
-int tl_frames_grow(void *arr, size_t *cap, size_t need, size_t size);
 
 /*
  * The step (kind, name id), made on first sight with a copy of `name`; its

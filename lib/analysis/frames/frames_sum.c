@@ -14,25 +14,8 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/grow.h"
 #include "analysis/frames/frames_int.h"
-
-int tl_frames_grow(void *arr, size_t *cap, size_t need, size_t size)
-{
-	void **p = arr;
-	size_t n = *cap ? *cap : 8;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 /* ---- steps ---- */
 
@@ -81,8 +64,7 @@ struct tl_frames_step *tl_frames_step_of(struct tl_frames_acc *a, unsigned kind,
 			}
 		}
 	/* kept at most half full, so that probes stay short */
-	if (tl_frames_grow(&r->steps, &a->capsteps, r->nsteps + 1, sizeof(*r->steps)) ||
-	    tl_frames_grow(&a->step_keys, &a->capkeys, r->nsteps + 1, sizeof(*a->step_keys)) ||
+	if (TL_GROW(r->steps, a->capsteps, r->nsteps + 1) || TL_GROW(a->step_keys, a->capkeys, r->nsteps + 1) ||
 	    ((r->nsteps + 1) * 2 > a->index_cap && index_rebuild(a, a->index_cap ? a->index_cap * 2 : 64)))
 		goto oom;
 	s = &r->steps[r->nsteps];
@@ -164,8 +146,7 @@ static void keep_worst(struct tl_frames_acc *a, const struct tl_frame *f)
 	if (!a->o->worst)
 		return;
 	if (r->nworst < a->o->worst) {
-		if (tl_frames_grow(&r->worst, &a->capworst, r->nworst + 1, sizeof(*r->worst)) ||
-		    frame_copy(&r->worst[i], f)) {
+		if (TL_GROW(r->worst, a->capworst, r->nworst + 1) || frame_copy(&r->worst[i], f)) {
 			a->oom = 1;
 			return;
 		}
@@ -197,15 +178,11 @@ static void keep_worst(struct tl_frames_acc *a, const struct tl_frame *f)
 static void keep_picked(struct tl_frames_acc *a, const struct tl_frame *f)
 {
 	struct tl_frames_result *r = a->r;
-	struct tl_frame *n;
 
 	for (size_t i = 0; i < a->o->nframe_ids; i++) {
 		if (a->o->frame_ids[i] != f->id)
 			continue;
-		n = realloc(r->picked, (r->npicked + 1) * sizeof(*n));
-		if (n)
-			r->picked = n;
-		if (!n || frame_copy(&n[r->npicked], f)) {
+		if (TL_GROW(r->picked, a->cappicked, r->npicked + 1) < 0 || frame_copy(&r->picked[r->npicked], f)) {
 			a->oom = 1;
 			return;
 		}
@@ -230,7 +207,7 @@ static void add_complete(struct tl_frames_acc *a, const struct tl_frame *f)
 		r->last_end = f->end;
 	if (slot >= TL_FRAMES_MAX_BUCKETS) {
 		; /* millions of intervals: not bucketed (see --interval) */
-	} else if (tl_frames_grow(&r->buckets, &a->capbuckets, (size_t)slot + 1, sizeof(*r->buckets))) {
+	} else if (TL_GROW(r->buckets, a->capbuckets, (size_t)slot + 1)) {
 		a->oom = 1;
 	} else {
 		if (slot >= r->nbuckets) {
@@ -289,7 +266,7 @@ void tl_frames_totals(struct tl_frames_acc *a)
 	size_t need = need64 > TL_FRAMES_MAX_BUCKETS ? TL_FRAMES_MAX_BUCKETS : (size_t)need64;
 
 	if (need > r->nbuckets) {
-		if (tl_frames_grow(&r->buckets, &a->capbuckets, need, sizeof(*r->buckets))) {
+		if (TL_GROW(r->buckets, a->capbuckets, need)) {
 			a->oom = 1;
 		} else {
 			memset(r->buckets + r->nbuckets, 0, (need - r->nbuckets) * sizeof(*r->buckets));

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/grow.h"
 #include "timeline/spans.h"
 #include "base/tidmap.h"
 #include "timeline/walk.h"
@@ -158,19 +159,9 @@ static int matches(struct run *u, const struct tl_span *sp, const char *name)
 			u->r->other_kinds |= 1u << sp->kind;
 		return sp->kind == u->want_kind;
 	}
-	if (sp->name >= u->name_cap) {
-		size_t cap = u->name_cap ? u->name_cap : 256;
-		unsigned char *n;
-		while (cap <= sp->name)
-			cap *= 2;
-		n = realloc(u->name_match, cap);
-		if (!n) {
-			u->oom = 1;
-			return 0;
-		}
-		memset(n + u->name_cap, 0, cap - u->name_cap);
-		u->name_match = n;
-		u->name_cap = cap;
+	if (TL_GROW_ZERO(u->name_match, u->name_cap, (size_t)sp->name + 1) < 0) {
+		u->oom = 1;
+		return 0;
 	}
 	if (!u->name_match[sp->name]) {
 		/* "frame", "@burst" and "@latency" name those kinds, never a region of that name */

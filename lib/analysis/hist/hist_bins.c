@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "base/grow.h"
 #include "analysis/hist/hist_binning.h"
 
 #define BINS_MAGIC "threadlens-bins"
@@ -67,15 +68,9 @@ int tl_bins_set(struct tl_bins_file *f, const char *name, uint32_t k, uint64_t c
 		char *copy = strdup(name);
 		if (!copy)
 			return tl_error("out of memory");
-		if (f->n == f->cap) {
-			size_t cap = f->cap ? 2 * f->cap : 8;
-			struct tl_bins_entry *ne = realloc(f->e, cap * sizeof(*ne));
-			if (!ne) {
-				free(copy);
-				return tl_error("out of memory");
-			}
-			f->e = ne;
-			f->cap = cap;
+		if (TL_GROW(f->e, f->cap, f->n + 1) < 0) {
+			free(copy);
+			return -1;
 		}
 		e = &f->e[f->n++];
 		e->name = copy;
@@ -271,21 +266,17 @@ int tl_bins_load(struct tl_bins_file *f, const char *path, int *missing)
 	for (;;) {
 		size_t got;
 		if (len == cap) {
-			char *nb;
-			cap = cap ? 2 * cap : 4096;
-			if (cap > BINS_MAX_FILE) {
+			if (cap >= BINS_MAX_FILE) {
 				fclose(in);
 				free(buf);
 				return tl_error("cannot read '%s': larger than %u MB, not a bins file", path,
 				                BINS_MAX_FILE >> 20);
 			}
-			nb = realloc(buf, cap);
-			if (!nb) {
+			if (TL_GROW(buf, cap, cap ? 2 * cap : 4096) < 0) {
 				fclose(in);
 				free(buf);
-				return tl_error("out of memory");
+				return -1;
 			}
-			buf = nb;
 		}
 		got = fread(buf + len, 1, cap - len, in);
 		len += got;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/grow.h"
 #include "timeline/walk.h"
 
 /* Per-thread accumulator: the public stats plus what is needed to finish them. */
@@ -64,8 +65,7 @@ static struct acc *acc_of(struct pass *p, struct tl_thread *th)
 	if (a)
 		return a;
 	a = calloc(1, sizeof(*a));
-	if (!a || (p->naccs == p->cap &&
-	           !(p->cap = p->cap ? p->cap * 2 : 256, p->accs = realloc(p->accs, p->cap * sizeof(*p->accs))))) {
+	if (!a || TL_GROW(p->accs, p->cap, p->naccs + 1) < 0) {
 		free(a);
 		p->oom = 1;
 		return NULL;
@@ -102,15 +102,9 @@ static void add_waker(struct pass *p, struct acc *a, int32_t tid, uint64_t wait)
 			break;
 		}
 	if (!w) {
-		if (a->st.nwakers == a->wakers_cap) {
-			size_t cap = a->wakers_cap ? a->wakers_cap * 2 : 4;
-			struct tl_waker_stat *n = realloc(a->st.wakers, cap * sizeof(*n));
-			if (!n) {
-				p->oom = 1;
-				return;
-			}
-			a->st.wakers = n;
-			a->wakers_cap = cap;
+		if (TL_GROW(a->st.wakers, a->wakers_cap, a->st.nwakers + 1) < 0) {
+			p->oom = 1;
+			return;
 		}
 		w = &a->st.wakers[a->st.nwakers++];
 		memset(w, 0, sizeof(*w));
@@ -401,14 +395,8 @@ static struct tl_process_stats *proc_slot(struct tl_model *m, size_t *cap, int32
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i].pid == pid)
 			return &m->procs[i];
-	if (m->nprocs == *cap) {
-		size_t n = *cap ? *cap * 2 : 16;
-		struct tl_process_stats *np = realloc(m->procs, n * sizeof(*np));
-		if (!np)
-			return NULL;
-		m->procs = np;
-		*cap = n;
-	}
+	if (TL_GROW(m->procs, *cap, m->nprocs + 1) < 0)
+		return NULL;
 	memset(&m->procs[m->nprocs], 0, sizeof(m->procs[0]));
 	m->procs[m->nprocs].pid = pid;
 	return &m->procs[m->nprocs++];
