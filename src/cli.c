@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "timeline/run.h"
 
 int cli_error(const char *fmt, ...)
 {
@@ -136,13 +138,34 @@ int cli_trace_args(const char *cmd, int argc, char **argv, int first, int64_t fr
 void cli_progress_show(double fraction, void *ctx)
 {
 	struct cli_progress *p = ctx;
-	int pct = (int)(fraction * 100);
+	unsigned pass = p->passes && p->run ? p->run->passes : 0;
+	int pct = (int)(fraction * 100), key = (int)pass * 1000 + pct;
 
-	if (pct == p->last)
+	if (key == p->last)
 		return;
-	p->last = pct;
+	p->last = key;
 	p->shown = 1;
-	fprintf(stderr, "\rthreadlens: %s %3d%%", p->what, pct);
+	if (pass)
+		fprintf(stderr, "\rthreadlens: %s, pass %u %3d%%", p->what, pass, pct);
+	else
+		fprintf(stderr, "\rthreadlens: %s %3d%%", p->what, pct);
+}
+
+void cli_run_progress(struct tl_run *run, struct cli_progress *p)
+{
+	p->run = run;
+	if (cli_stderr_is_tty()) {
+		run->progress = cli_progress_show;
+		run->progress_ctx = p;
+	}
+}
+
+void cli_run_warnings(const struct tl_run *run, const char *lost_note)
+{
+	for (int i = 0; i < run->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
+		cli_warn("%s", run->read.warnings[i]);
+	if (run->lost_total && lost_note)
+		cli_warn("the kernel dropped %" PRIu64 " events; %s", run->lost_total, lost_note);
 }
 
 void cli_progress_end(struct cli_progress *p)

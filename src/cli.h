@@ -68,15 +68,38 @@ int cli_trace_args(const char *cmd, int argc, char **argv, int first, int64_t fr
 /*
  * "threadlens: analysing 42%" on stderr for long reads, when it is a
  * terminal: struct cli_progress p = { .what = "analysing", .last = -1 },
- * pass &p as the ctx of cli_progress_show; cli_progress_end() clears it.
+ * pass &p as the ctx of cli_progress_show (cli_run_progress() does it for
+ * a run); cli_progress_end() clears it.  With .passes set, the line names
+ * the run's pass: "threadlens: reading, pass 2  42%".
  */
 struct cli_progress {
 	const char *what;
-	int last; /* last percentage shown, -1 before the first */
+	int last; /* last pass * 1000 + percentage shown, -1 before the first */
 	int shown;
+	int passes;               /* say which pass of the run is being read */
+	const struct tl_run *run; /* set by cli_run_progress() */
 };
 void cli_progress_show(double fraction, void *ctx);
 void cli_progress_end(struct cli_progress *p);
+
+/*
+ * The skeleton that every command analysing one trace shares, around
+ * tl_NAME_analyze(&run, ...) (docs/HACKING.md):
+ *
+ *   cli_run_progress(&run, &prog);   progress, when stderr is a terminal
+ *   rc = tl_NAME_analyze(&run, ...);
+ *   cli_progress_end(&prog);
+ *   tl_run_close(&run);
+ *   cli_run_warnings(&run, "states near the gaps are uncertain");
+ *   ... cli_output_open(), the writer, cli_output_close() ...
+ *   tl_run_release(&run);
+ *
+ * cli_run_warnings() prints the reader's warnings, then, if the kernel lost
+ * events and lost_note is not NULL, "the kernel dropped N events; NOTE".
+ */
+struct tl_run;
+void cli_run_progress(struct tl_run *run, struct cli_progress *p);
+void cli_run_warnings(const struct tl_run *run, const char *lost_note);
 
 /* Open -o FILE for writing (stdout when path is NULL); NULL after printing the error. */
 FILE *cli_output_open(const char *path);

@@ -183,11 +183,7 @@ static void on_frame(void *ctx, const struct tl_frame *f)
 /* Warnings that belong on stderr whatever the output format. */
 static void warn_after(const struct frames_args *a, const struct tl_frames_result *r)
 {
-	for (int i = 0; i < r->run->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
-		cli_warn("%s", r->run->read.warnings[i]);
-	if (r->run->lost_total)
-		cli_warn("the kernel dropped %" PRIu64 " events; states near the gaps are uncertain",
-		         r->run->lost_total);
+	cli_run_warnings(r->run, "states near the gaps are uncertain");
 	if (r->run->spans.marks_lost)
 		cli_warn("the program dropped %" PRIu64
 		         " markers (its buffer was full); frames and steps may be missing",
@@ -236,10 +232,7 @@ int cmd_frames(int argc, char **argv)
 		a.fo.ctx = &jo;
 		tl_frames_write_json_begin(&jo.j);
 	}
-	if (cli_stderr_is_tty()) {
-		a.run.progress = cli_progress_show;
-		a.run.progress_ctx = &prog;
-	}
+	cli_run_progress(&a.run, &prog);
 	rc = tl_frames_analyze(&a.run, &a.fo, &r);
 	cli_progress_end(&prog);
 	tl_run_close(&a.run);

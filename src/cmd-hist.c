@@ -299,23 +299,6 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 	return check_modes(a);
 }
 
-struct progress {
-	const struct tl_run *run; /* its passes: the pass being read */
-	int last;                 /* last pass * 1000 + percentage shown, -1 before the first */
-};
-
-static void show_progress(double fraction, void *ctx)
-{
-	struct progress *p = ctx;
-	unsigned pass = p->run->passes;
-	int pct = (int)(fraction * 100), key = (int)pass * 1000 + pct;
-
-	if (key == p->last)
-		return;
-	p->last = key;
-	fprintf(stderr, "\rthreadlens: reading, pass %u %3d%%", pass, pct);
-}
-
 /* "no span ..." with what the trace has instead.  Returns 1. */
 static int nothing_counted(const struct hist_args *a, const struct tl_hist_result *r)
 {
@@ -387,7 +370,7 @@ static int load_bins(struct hist_args *a, struct tl_bins_file *f)
 int cmd_hist(int argc, char **argv)
 {
 	struct hist_args a = { 0 };
-	struct progress prog = { .last = -1 };
+	struct cli_progress prog = { .what = "reading", .last = -1, .passes = 1 };
 	struct tl_bins_file bins;
 	struct tl_hist_result r;
 	FILE *out = stdout;
@@ -406,25 +389,18 @@ int cmd_hist(int argc, char **argv)
 		tl_bins_release(&bins);
 		return usage_error("option --below asks for more bins below r than there are bins");
 	}
-	if (cli_stderr_is_tty()) {
-		prog.run = &a.run;
-		a.run.progress = show_progress;
-		a.run.progress_ctx = &prog;
-	}
+	cli_run_progress(&a.run, &prog);
 	rc = tl_hist_analyze(&a.run, &a.q, &r);
-	if (prog.last >= 0)
-		fputs("\r\033[K", stderr);
+	cli_progress_end(&prog);
 	tl_bins_release(&bins); /* a.q.saved pointed into it; r holds copies of what it needs */
 	a.q.saved = NULL;
 	if (rc) {
 		rc = cli_lib_error();
 		goto out;
 	}
-	for (int i = 0; i < a.run.read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
-		cli_warn("%s", a.run.read.warnings[i]);
-	if (a.run.lost_total && (r.kinds & ((1u << TL_SPAN_BURST) | (1u << TL_SPAN_LATENCY))))
-		cli_warn("the kernel dropped %" PRIu64 " events; bursts and latencies near the gaps are uncertain",
-		         a.run.lost_total);
+	cli_run_warnings(&a.run, r.kinds & ((1u << TL_SPAN_BURST) | (1u << TL_SPAN_LATENCY))
+	                                 ? "bursts and latencies near the gaps are uncertain"
+	                                 : NULL);
 	if (a.run.spans.marks_lost)
 		cli_warn("the program dropped %" PRIu64 " markers; spans around them are missing",
 		         a.run.spans.marks_lost);

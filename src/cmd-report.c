@@ -221,10 +221,7 @@ int cmd_report(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 
-	if (cli_stderr_is_tty()) {
-		a.run.progress = cli_progress_show;
-		a.run.progress_ctx = &prog;
-	}
+	cli_run_progress(&a.run, &prog);
 	rc = tl_report_analyze(&a.run, &m);
 	cli_progress_end(&prog);
 	tl_run_close(&a.run);
@@ -233,11 +230,8 @@ int cmd_report(int argc, char **argv)
 		return cli_lib_error();
 	}
 
-	for (int i = 0; i < a.run.read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
-		cli_warn("%s", a.run.read.warnings[i]);
 	/* the text report shows lost events in its header; other outputs need a word here */
-	if (a.run.lost_total && (a.format != FMT_TEXT || a.output))
-		cli_warn("the kernel dropped %" PRIu64 " events; states near the gaps are uncertain", a.run.lost_total);
+	cli_run_warnings(&a.run, a.format != FMT_TEXT || a.output ? "states near the gaps are uncertain" : NULL);
 
 	a.rep.width = a.width ? a.width : terminal_width(a.output);
 	out = cli_output_open(a.output);

@@ -272,10 +272,7 @@ int cmd_util(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (cli_stderr_is_tty()) {
-		a.run.progress = cli_progress_show;
-		a.run.progress_ctx = &prog;
-	}
+	cli_run_progress(&a.run, &prog);
 	rc = tl_cpuuse_analyze(&a.run, &a.o, &r);
 	cli_progress_end(&prog);
 	tl_run_close(&a.run);
@@ -283,10 +280,7 @@ int cmd_util(int argc, char **argv)
 		rc = cli_lib_error();
 		goto out;
 	}
-	for (int i = 0; i < a.run.read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
-		cli_warn("%s", a.run.read.warnings[i]);
-	if (a.run.lost_total && (a.json || a.output))
-		cli_warn("the kernel dropped %" PRIu64 " events; times near the gaps are uncertain", a.run.lost_total);
+	cli_run_warnings(&a.run, a.json || a.output ? "times near the gaps are uncertain" : NULL);
 	if (check_found(&a, &r)) {
 		rc = 1;
 		goto out;
