@@ -21,7 +21,6 @@
 #include "cli.h"
 #include "base/errors.h"
 #include "analysis/frames/frames.h"
-#include "output/json.h"
 
 #define MAX_LIST 64
 #define DEFAULT_WORST 5
@@ -33,12 +32,6 @@ struct frames_args {
 	int64_t ids[MAX_LIST];
 	struct tl_run run;
 	struct tl_frames_opts fo;
-};
-
-/* What the on_frame callback writes to. */
-struct json_out {
-	struct tl_json j;
-	uint64_t trace_start;
 };
 
 enum {
@@ -174,12 +167,6 @@ static int parse_args(int argc, char **argv, struct frames_args *a)
 	return 0;
 }
 
-static void on_frame(void *ctx, const struct tl_frame *f)
-{
-	struct json_out *jo = ctx;
-	tl_frames_write_json_frame(&jo->j, f, jo->trace_start);
-}
-
 /* Warnings that belong on stderr whatever the output format. */
 static void warn_after(const struct frames_args *a, const struct tl_frames_result *r)
 {
@@ -211,7 +198,7 @@ int cmd_frames(int argc, char **argv)
 	struct frames_args a = { 0 };
 	struct cli_progress prog = { .what = "analysing", .last = -1 };
 	struct tl_frames_result r;
-	struct json_out jo;
+	struct tl_frames_json_stream js;
 	FILE *out = stdout;
 	int rc;
 
@@ -225,13 +212,8 @@ int cmd_frames(int argc, char **argv)
 		tl_run_release(&a.run);
 		return 1;
 	}
-	if (a.json) {
-		tl_json_init(&jo.j, out, TL_JSON_PRETTY);
-		jo.trace_start = a.run.info.start_ns;
-		a.fo.on_frame = on_frame;
-		a.fo.ctx = &jo;
-		tl_frames_write_json_begin(&jo.j);
-	}
+	if (a.json)
+		tl_frames_write_json_stream(&js, out, &a.run, &a.fo);
 	cli_run_progress(&a.run, &prog);
 	rc = tl_frames_analyze(&a.run, &a.fo, &r);
 	cli_progress_end(&prog);
@@ -242,8 +224,7 @@ int cmd_frames(int argc, char **argv)
 	}
 	warn_after(&a, &r);
 	if (a.json) {
-		tl_frames_write_json_end(&jo.j, &r);
-		rc = tl_json_finish(&jo.j);
+		rc = tl_frames_write_json_finish(&js, &r);
 	} else {
 		struct tl_frames_text_opts to = { .steps_filter = a.fo.nsteps > 0 };
 		rc = tl_frames_write_text(out, &r, &to);

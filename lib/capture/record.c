@@ -611,6 +611,8 @@ static int finish(struct rec *rc, int ok)
 int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 {
 	struct rec rc_, *rc = &rc_;
+	struct tl_uprobes_spec probes = { opts->funcs, opts->nfuncs, opts->argv ? opts->argv[0] : NULL,
+		                          opts->npids > 0 ? opts->pids[0] : 0 };
 	double cpu0 = cpu_seconds();
 	int go_fd = -1, ret = -1, sig;
 
@@ -633,7 +635,7 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	if (tl_tracefs_dir(rc->tracing, sizeof(rc->tracing)) ||
 	    tl_tracefs_load(rc->tracing, rc->groups, rc->tps, rc->used, warn_cb, res) ||
 	    (opts->npids && tl_targets_attach(&rc->tg, opts->pids, opts->npids)) ||
-	    !(rc->uprobes = tl_uprobes_open(rc->tracing, opts, rc->tps)) ||
+	    !(rc->uprobes = tl_uprobes_open(rc->tracing, &probes, rc->tps)) ||
 	    tl_perf_set_open_table(&rc->set, rc->tps, rc->used, opts->ring_pages, rc->tracing, warn_cb, res,
 	                           &rc->ncpus) ||
 	    tl_uprobes_attach(rc->uprobes, &rc->set))

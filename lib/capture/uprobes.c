@@ -31,7 +31,6 @@
 #include "base/grow.h"
 #include "trace/event.h"
 #include "capture/perf_ring.h"
-#include "capture/record.h"
 #include "capture/tp_decode.h"
 
 #define GROUP_PREFIX "threadlens_"
@@ -380,18 +379,18 @@ static int add_func(struct tl_uprobes *u, const char *item, const char *default_
 }
 
 /* The file that plain SYMBOL items refer to: the command's or the first -p process's executable. */
-static int default_file(const struct tl_record_opts *o, char *out, size_t len)
+static int default_file(const struct tl_uprobes_spec *o, char *out, size_t len)
 {
-	if (o->argv && o->argv[0])
-		return tl_uprobes_command_path(o->argv[0], out, len) ? -1 : 1;
-	if (o->npids > 0) {
+	if (o->command)
+		return tl_uprobes_command_path(o->command, out, len) ? -1 : 1;
+	if (o->pid > 0) {
 		char link[64];
 		ssize_t n;
 
-		snprintf(link, sizeof(link), "/proc/%d/exe", o->pids[0]);
+		snprintf(link, sizeof(link), "/proc/%d/exe", o->pid);
 		n = readlink(link, out, len - 1);
 		if (n < 0)
-			return tl_error_errno("cannot find the executable of process %d", o->pids[0]);
+			return tl_error_errno("cannot find the executable of process %d", o->pid);
 		out[n] = 0;
 		/* A binary replaced since it started: probe the one that runs. */
 		if (n > 10 && !strcmp(out + n - 10, " (deleted)"))
@@ -401,7 +400,7 @@ static int default_file(const struct tl_record_opts *o, char *out, size_t len)
 	return 0;
 }
 
-static int parse_all(struct tl_uprobes *u, const struct tl_record_opts *o)
+static int parse_all(struct tl_uprobes *u, const struct tl_uprobes_spec *o)
 {
 	char def[PATH_MAX], def_err[512] = "";
 	int have_def;
@@ -432,7 +431,7 @@ static int parse_all(struct tl_uprobes *u, const struct tl_record_opts *o)
 	return 0;
 }
 
-struct tl_uprobes *tl_uprobes_open(const char *tracing, const struct tl_record_opts *o, struct tl_tp_table *t)
+struct tl_uprobes *tl_uprobes_open(const char *tracing, const struct tl_uprobes_spec *o, struct tl_tp_table *t)
 {
 	struct tl_uprobes *u = calloc(1, sizeof(*u));
 

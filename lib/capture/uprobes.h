@@ -28,7 +28,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct tl_record_opts;
 struct tl_tp_table;
 struct tl_perf_set;
 
@@ -78,14 +77,26 @@ int tl_uprobes_stale(const char *text, int self, int (*is_alive)(int pid), void 
 struct tl_uprobes;
 
 /*
- * Resolve every function of o->funcs (items as in tl_uprobes_resolve(),
+ * What to probe (from `threadlens record --func`): the --func arguments,
+ * and where a plain SYMBOL (no FILE:) is looked up: the recorded command,
+ * else the executable of the first attached process.
+ */
+struct tl_uprobes_spec {
+	const char *const *funcs; /* each "SYMBOL", "FILE:SYMBOL" or a comma-separated list of them */
+	int nfuncs;
+	const char *command; /* the recorded command as given (argv[0]), or NULL */
+	int pid;             /* else: the first process attached to (-p), or 0 */
+};
+
+/*
+ * Resolve every function of spec->funcs (items as in tl_uprobes_resolve(),
  * each string possibly a comma-separated list), remove stale groups,
  * create the probes in tracefs (`tracing` is its directory) and add them to
  * the decode table t.  Returns the set, or NULL with tl_error set and
  * nothing left in tracefs.  Nothing to do (no funcs) is not an error: a set
  * with no probes comes back.  Close with tl_uprobes_close().
  */
-struct tl_uprobes *tl_uprobes_open(const char *tracing, const struct tl_record_opts *o, struct tl_tp_table *t);
+struct tl_uprobes *tl_uprobes_open(const char *tracing, const struct tl_uprobes_spec *spec, struct tl_tp_table *t);
 
 /* Number of probed functions. */
 int tl_uprobes_count(const struct tl_uprobes *u);

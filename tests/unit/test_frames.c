@@ -660,9 +660,40 @@ static void cleanup(void)
 		unlink(path);
 }
 
+/* The stream a command uses: every frame in the document, then the rest, valid JSON. */
+TEST(json_stream)
+{
+	struct tl_frames_opts o = { 0 };
+	struct tl_frames_json_stream js;
+	struct tl_frames_result r;
+	struct tl_run rs = { .to_ns = -1 };
+	char *buf = NULL, *at;
+	size_t len = 0;
+	int frames = 0;
+	FILE *mem;
+
+	write_pipeline();
+	rs.path = path;
+	mem = open_memstream(&buf, &len);
+	tl_frames_write_json_stream(&js, mem, &rs, &o);
+	CHECK(o.ctx == &js && o.on_frame != NULL);
+	CHECK_EQ_INT(tl_frames_analyze(&rs, &o, &r), 0);
+	CHECK_EQ_INT(tl_frames_write_json_finish(&js, &r), 0);
+	fclose(mem);
+	CHECK(tl_json_check(buf, len) == 0);
+	for (at = buf; (at = strstr(at, "\"id\": ")) && at < strstr(buf, "\"trace\""); at++)
+		frames++;
+	CHECK_EQ_INT(frames, (int)r.begun); /* each frame once, before the summary */
+	CHECK(strstr(buf, "\"path\": \"") != NULL);
+	free(buf);
+	tl_frames_release(&r);
+	tl_run_release(&rs);
+}
+
 int main(void)
 {
 	atexit(cleanup);
 	RUN_TESTS(counts_throughput_latency, steps_per_frame, state_split_per_frame, window_and_intervals, step_filter,
-	          picked_frames_and_json, id_gaps, many_frames, revised_state_at_begin, memory_bounded, no_markers);
+	          picked_frames_and_json, json_stream, id_gaps, many_frames, revised_state_at_begin, memory_bounded,
+	          no_markers);
 }

@@ -210,6 +210,21 @@ void tl_frames_write_json_frame(struct tl_json *j, const struct tl_frame *f, uin
  */
 void tl_frames_write_json_end(struct tl_json *j, const struct tl_frames_result *r);
 
+/*
+ * The same document in two calls, for a command: tl_frames_write_json_stream()
+ * before tl_frames_analyze() begins it and points o->on_frame and o->ctx at
+ * the stream (every finished frame goes out at once, its instants relative
+ * to the run's trace start); tl_frames_write_json_finish() after it writes
+ * the rest and returns tl_json_finish()'s result (0, or -1 with tl_error).
+ */
+struct tl_frames_json_stream {
+	struct tl_json j;
+	const struct tl_run *run;
+};
+void tl_frames_write_json_stream(struct tl_frames_json_stream *s, FILE *out, const struct tl_run *run,
+                                 struct tl_frames_opts *o);
+int tl_frames_write_json_finish(struct tl_frames_json_stream *s, const struct tl_frames_result *r);
+
 struct tl_frames_text_opts {
 	int steps_filter; /* 1 if --step limited the steps (said in the header) */
 };

@@ -270,6 +270,28 @@ void tl_frames_write_json_end(struct tl_json *j, const struct tl_frames_result *
 	tl_json_end_object(j);
 }
 
+static void stream_frame(void *ctx, const struct tl_frame *f)
+{
+	struct tl_frames_json_stream *s = ctx;
+	tl_frames_write_json_frame(&s->j, f, s->run->info.start_ns);
+}
+
+void tl_frames_write_json_stream(struct tl_frames_json_stream *s, FILE *out, const struct tl_run *run,
+                                 struct tl_frames_opts *o)
+{
+	tl_json_init(&s->j, out, TL_JSON_PRETTY);
+	s->run = run;
+	o->on_frame = stream_frame;
+	o->ctx = s;
+	tl_frames_write_json_begin(&s->j);
+}
+
+int tl_frames_write_json_finish(struct tl_frames_json_stream *s, const struct tl_frames_result *r)
+{
+	tl_frames_write_json_end(&s->j, r);
+	return tl_json_finish(&s->j);
+}
+
 /* ---- text ---- */
 
 /* The six state columns of the text output. */
