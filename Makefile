@@ -25,13 +25,13 @@ CC ?= cc
 BUILD ?= build
 SANITIZE ?=
 
-PKGS := libtraceevent libtracefs libzstd libelf
+PKGS := libtraceevent libtracefs libzstd libelf libbpf
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS ?= -O2 -g
-BASE_CFLAGS := -std=c17 -D_GNU_SOURCE $(WARN) -fvisibility=hidden -iquote lib -DTL_VERSION='"$(VERSION)"'
+BASE_CFLAGS := -std=c17 -D_GNU_SOURCE $(WARN) -fvisibility=hidden -iquote lib -iquote $(BUILD)/bpf -DTL_VERSION='"$(VERSION)"'
 ifneq ($(SANITIZE),)
 CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=$(SANITIZE)
@@ -41,7 +41,16 @@ LIBS = $(PKG_LIBS) -lpthread -lm
 
 # lib/ is in folders by pipeline stage (docs/LAYOUT.md); includes name the
 # folder: #include "trace/event.h".
-LIB_SRC := $(sort $(shell find lib -name '*.c'))
+LIB_SRC := $(sort $(shell find lib -name '*.c' -not -name '*.bpf.c'))
+# eBPF programs (lib/capture/bpf/NAME.bpf.c): compiled with clang -target bpf,
+# CO-RE, and built into the binary through bpftool's skeleton, included as
+# "capture/bpf/NAME.skel.h" (generated in $(BUILD)/bpf/capture/bpf/).
+BPF_SRC := $(sort $(shell find lib -name '*.bpf.c'))
+BPF_SKEL := $(patsubst lib/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRC))
+BPF_CLANG ?= clang
+BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
+BPF_CFLAGS = -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I/usr/include/$(shell gcc -dumpmachine 2>/dev/null)
 CLI_SRC := $(sort $(wildcard src/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 WL_SRC := $(sort $(wildcard tests/live/wl_*.c))
@@ -82,6 +91,16 @@ deps:
 $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/bpf/%.bpf.o: lib/%.bpf.c | deps
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(notdir $*) >$@.tmp && mv $@.tmp $@
+
+# The library's objects may include a skeleton (the .d files say which, after the first build).
+$(LIB_OBJ): | $(BPF_SKEL)
 
 $(CORE_LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -136,7 +155,7 @@ $(BUILD)/demo/%: demo/%.c
 # Fuzz targets always use clang's libFuzzer with ASan + UBSan, in their own objects.
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) | $(BPF_SKEL)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(FUZZ_FLAGS) $< $(LIB_SRC) $(PKG_LIBS) -lpthread -lm -o $@
 

@@ -8,6 +8,7 @@
  * forwards to a command that is still running.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "cli.h"
 #include "base/errors.h"
+#include "capture/bpf_probe.h"
 #include "capture/record.h"
 #include "trace/trace.h"
 
@@ -98,6 +100,27 @@ static void list_one(const struct tl_record_tp_status *st, void *ctx)
 		printf("off (%s)\n", off);
 }
 
+/*
+ * The recording back ends: perf_event_open (what record uses today) and
+ * eBPF, probed for 200 ms: whether its sched_switch program loads, and
+ * whether it sees the switches out of idle that perf delivery can miss.
+ */
+static void list_backends(void)
+{
+	struct tl_bpf_probe p;
+
+	printf("\nback end  status\n");
+	printf("perf      used: perf_event_open on the tracepoints above\n");
+	if (tl_bpf_probe(200, &p) < 0) {
+		printf("bpf       not available: %s\n", tl_error_msg());
+		return;
+	}
+	printf("bpf       available, not yet used: its sched_switch program loaded; in 200 ms it saw\n");
+	for (int c = 0; c < p.ncpus; c++)
+		printf("          CPU %d: %" PRIu64 " switches out of idle, %" PRIu64 " into idle\n", c,
+		       p.out_of_idle[c], p.into_idle[c]);
+}
+
 static int list_events(unsigned groups)
 {
 	char desc[256] = "";
@@ -106,6 +129,7 @@ static int list_events(unsigned groups)
 	if (tl_record_list_events(groups, list_one, &header_done, desc, sizeof(desc)))
 		return cli_lib_error();
 	printf("\nsched_switch prev_state bits: %s\n", desc);
+	list_backends();
 	return 0;
 }
 

@@ -1,0 +1,56 @@
+/*
+ * switch_count.bpf.c - the smallest eBPF recorder piece: count, per CPU,
+ * the context switches into and out of the idle task, at the raw
+ * sched_switch tracepoint.
+ *
+ * tl_bpf_probe() (capture/bpf_probe.c) loads it to learn whether this
+ * kernel runs CO-RE eBPF programs on sched_switch, and whether they see
+ * what perf_event_open delivery misses: on some kernels the switches out of
+ * the idle task on a CPU never reach perf or ftrace, while a program here
+ * runs before that delivery and sees every one, so that on each CPU the
+ * switches into idle and out of idle differ by at most one.
+ *
+ * raw_tp/sched_switch arguments: (bool preempt, struct task_struct *prev,
+ * struct task_struct *next, unsigned int prev_state).  task_struct is
+ * declared with only the field used; CO-RE relocates it against the
+ * running kernel's BTF at load time.
+ */
+#include <linux/bpf.h>
+#include <linux/types.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+
+struct task_struct {
+	int pid;
+} __attribute__((preserve_access_index));
+
+/* [0]: switches out of idle (prev is pid 0); [1]: switches into idle (next is pid 0). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+static void bump(__u32 key)
+{
+	__u64 *v = bpf_map_lookup_elem(&counts, &key);
+
+	if (v)
+		(*v)++;
+}
+
+SEC("raw_tp/sched_switch")
+int count_switch(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *prev = (struct task_struct *)ctx->args[1];
+	struct task_struct *next = (struct task_struct *)ctx->args[2];
+
+	if (BPF_CORE_READ(prev, pid) == 0)
+		bump(0);
+	if (BPF_CORE_READ(next, pid) == 0)
+		bump(1);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
