@@ -1,0 +1,125 @@
+/*
+ * kstat.c - a thread's counters from /proc, and the delay-accounting switch
+ * (see kstat.h).  Every file is read whole with one read() into a stack
+ * buffer, so a value is never torn between two reads.
+ */
+#include "capture/kstat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/errors.h"
+
+#define DELAYACCT "/proc/sys/kernel/task_delayacct"
+
+/* The whole of a small /proc file, NUL-terminated; its length, or -1 with errno set. */
+static ssize_t slurp(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return n;
+}
+
+/* The decimal after "key:" at the start of a line of buf, or -1. */
+static int status_field(const char *buf, const char *key, uint64_t *out)
+{
+	size_t kl = strlen(key);
+
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		char *end;
+
+		if (strncmp(l, key, kl) || l[kl] != ':')
+			continue;
+		errno = 0;
+		*out = strtoull(l + kl + 1, &end, 10);
+		return errno || end == l + kl + 1 ? -1 : 0;
+	}
+	return -1;
+}
+
+int tl_kstat_parse_stat(const char *line, uint64_t *ticks)
+{
+	/* fields from 3 on follow the last ')': the name may hold spaces and parentheses */
+	const char *p = strrchr(line, ')');
+	char *end;
+	int field = 2;
+
+	while (p && field < 42) {
+		p = strchr(p + 1, ' ');
+		field++;
+	}
+	if (!p)
+		return -1;
+	errno = 0;
+	*ticks = strtoull(p + 1, &end, 10);
+	return errno || end == p + 1 ? -1 : 0;
+}
+
+int tl_kstat_read(int32_t pid, int32_t tid, struct tl_kstat *k)
+{
+	char path[96], buf[4096];
+	unsigned long long run, wait;
+	long tick = sysconf(_SC_CLK_TCK);
+
+	memset(k, 0, sizeof(*k));
+	k->tid = tid;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	if (slurp(path, buf, sizeof(buf)) < 0)
+		return tl_error_errno("cannot read '%s'", path);
+	if (sscanf(buf, "%llu %llu", &run, &wait) == 2) {
+		k->run_ns = run;
+		k->wait_ns = wait;
+		k->have |= TL_KSTAT_SCHED;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	if (slurp(path, buf, sizeof(buf)) > 0 && tick > 0) {
+		uint64_t ticks;
+
+		if (!tl_kstat_parse_stat(buf, &ticks)) {
+			k->blkio_ns = ticks * (1000000000ull / (uint64_t)tick);
+			k->have |= TL_KSTAT_BLKIO;
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (slurp(path, buf, sizeof(buf)) > 0 && !status_field(buf, "voluntary_ctxt_switches", &k->vol) &&
+	    !status_field(buf, "nonvoluntary_ctxt_switches", &k->invol))
+		k->have |= TL_KSTAT_SWITCHES;
+	return 0;
+}
+
+int tl_delayacct_get(void)
+{
+	char buf[16];
+
+	if (slurp(DELAYACCT, buf, sizeof(buf)) < 0)
+		return tl_error_errno("cannot read '%s'", DELAYACCT);
+	return buf[0] == '1';
+}
+
+int tl_delayacct_set(int on)
+{
+	int fd = open(DELAYACCT, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, on ? "1\n" : "0\n", 2) != 2) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return tl_error_errno("cannot set kernel.task_delayacct to %d", on ? 1 : 0);
+	}
+	close(fd);
+	return 0;
+}
