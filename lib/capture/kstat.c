@@ -1,7 +1,7 @@
 /*
  * kstat.c - a thread's counters from /proc, and the delay-accounting switch
  * (see kstat.h).  Every file is read whole with one read() into a stack
- * buffer, so a value is never torn between two reads.
+ * buffer (tl_read_small), so a value is never torn between two reads.
  */
 #include "capture/kstat.h"
 
@@ -13,24 +13,9 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "capture/procsnap.h"
 
 #define DELAYACCT "/proc/sys/kernel/task_delayacct"
-
-/* The whole of a small /proc file, NUL-terminated; its length, or -1 with errno set. */
-static ssize_t slurp(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	return n;
-}
 
 /* The decimal after "key:" at the start of a line of buf, or -1. */
 static int status_field(const char *buf, const char *key, uint64_t *out)
@@ -76,7 +61,7 @@ int tl_kstat_read(int32_t pid, int32_t tid, struct tl_kstat *k)
 	memset(k, 0, sizeof(*k));
 	k->tid = tid;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
-	if (slurp(path, buf, sizeof(buf)) < 0)
+	if (tl_read_small(AT_FDCWD, path, buf, sizeof(buf)) < 0)
 		return tl_error_errno("cannot read '%s'", path);
 	if (sscanf(buf, "%llu %llu", &run, &wait) == 2) {
 		k->run_ns = run;
@@ -84,7 +69,7 @@ int tl_kstat_read(int32_t pid, int32_t tid, struct tl_kstat *k)
 		k->have |= TL_KSTAT_SCHED;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if (slurp(path, buf, sizeof(buf)) > 0 && tick > 0) {
+	if (!tl_read_small(AT_FDCWD, path, buf, sizeof(buf)) && tick > 0) {
 		uint64_t ticks;
 
 		if (!tl_kstat_parse_stat(buf, &ticks)) {
@@ -93,7 +78,8 @@ int tl_kstat_read(int32_t pid, int32_t tid, struct tl_kstat *k)
 		}
 	}
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	if (slurp(path, buf, sizeof(buf)) > 0 && !status_field(buf, "voluntary_ctxt_switches", &k->vol) &&
+	if (!tl_read_small(AT_FDCWD, path, buf, sizeof(buf)) &&
+	    !status_field(buf, "voluntary_ctxt_switches", &k->vol) &&
 	    !status_field(buf, "nonvoluntary_ctxt_switches", &k->invol))
 		k->have |= TL_KSTAT_SWITCHES;
 	return 0;
@@ -103,7 +89,7 @@ int tl_delayacct_get(void)
 {
 	char buf[16];
 
-	if (slurp(DELAYACCT, buf, sizeof(buf)) < 0)
+	if (tl_read_small(AT_FDCWD, DELAYACCT, buf, sizeof(buf)) < 0)
 		return tl_error_errno("cannot read '%s'", DELAYACCT);
 	return buf[0] == '1';
 }

@@ -83,8 +83,7 @@ int tl_procsnap_affinity(int tid)
 	return 0;
 }
 
-/* Read a small file into buf (NUL-terminated).  -1 if it cannot be read. */
-static int read_small(int dirfd, const char *path, char *buf, size_t len)
+int tl_read_small(int dirfd, const char *path, char *buf, size_t len)
 {
 	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -132,7 +131,7 @@ int tl_procsnap_identity(int tid, int *tgid, char comm[16])
 	const char *name, *tg;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	if (read_small(AT_FDCWD, path, buf, sizeof(buf)))
+	if (tl_read_small(AT_FDCWD, path, buf, sizeof(buf)))
 		return -1;
 	name = strncmp(buf, "Name:\t", 6) ? NULL : buf + 6;
 	tg = strstr(buf, "\nTgid:");
@@ -154,7 +153,7 @@ static int read_thread(int taskfd, const char *name, int tgid, struct tl_procsna
 	t->tid = atoi(name);
 	t->tgid = tgid;
 	snprintf(path, sizeof(path), "%s/stat", name);
-	if (read_small(taskfd, path, stat, sizeof(stat)))
+	if (tl_read_small(taskfd, path, stat, sizeof(stat)))
 		return -1;
 	/* "tid (comm) S ...": comm may hold spaces and parentheses, so search from both ends. */
 	open_paren = strchr(stat, '(');
@@ -165,7 +164,7 @@ static int read_thread(int taskfd, const char *name, int tgid, struct tl_procsna
 	t->state = close_paren[2];
 	t->ps_bits = tl_procsnap_state_bits(t->state) | TL_PS_SNAPSHOT;
 	snprintf(path, sizeof(path), "%s/wchan", name);
-	if (!read_small(taskfd, path, wchan, sizeof(wchan)))
+	if (!tl_read_small(taskfd, path, wchan, sizeof(wchan)))
 		t->wchan = tl_procsnap_wchan_hint(wchan);
 	t->ncpus_allowed = tl_procsnap_affinity(t->tid);
 	return 0;

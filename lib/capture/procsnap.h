@@ -140,4 +140,11 @@ int tl_threads_learn(struct tl_threads *t, struct tl_trace_writer *w, const stru
 int tl_procsnap_write(const char *proc_root, struct tl_trace_writer *w, struct tl_threads *ids, uint64_t ts,
                       uint64_t *added);
 
+/*
+ * Read a small file (of /proc, /sys) with one read() into buf, NUL-terminated,
+ * so that a value is never torn between two reads; path is relative to
+ * dirfd (AT_FDCWD for an absolute path).  0, or -1 with errno set.
+ */
+int tl_read_small(int dirfd, const char *path, char *buf, size_t len);
+
 #endif
