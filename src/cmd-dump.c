@@ -53,6 +53,17 @@ static uint32_t *names_slot(struct names *nm, int32_t tid, int add)
 	return r ? &r->id : NULL;
 }
 
+/* KSTAT.arg as dump prints it. */
+static const char *kstat_point(int32_t point)
+{
+	switch (point) {
+	case TL_KSTAT_AT_START: return "start";
+	case TL_KSTAT_AT_END: return "end";
+	case TL_KSTAT_AT_EXIT: return "exit";
+	default: return "?";
+	}
+}
+
 static void print_tid(struct tl_trace *t, struct names *nm, const char *key, int32_t tid)
 {
 	uint32_t *id = names_slot(nm, tid, 0);
@@ -183,6 +194,15 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 	case TL_EV_MARKS_LOST:
 		print_tid(t, nm, "tid", e->tid);
 		printf(" count=%" PRId64, e->a);
+		break;
+	case TL_EV_KSTAT:
+		print_tid(t, nm, "tid", e->tid);
+		printf(" at=%s run_ns=%" PRId64 " wait_ns=%" PRId64 " blkio_ns=%" PRId64, kstat_point(e->arg), e->a,
+		       e->b, e->c);
+		break;
+	case TL_EV_KSTAT_CSW:
+		print_tid(t, nm, "tid", e->tid);
+		printf(" at=%s voluntary=%" PRId64 " involuntary=%" PRId64, kstat_point(e->arg), e->a, e->b);
 		break;
 	case TL_EV_EXIT:
 	case TL_EV_FREE:

@@ -271,10 +271,10 @@ int cmd_record(int argc, char **argv)
 	c = tl_record(&o, &res);
 	if (shown)
 		fputs("\r\033[K", stderr);
+	if (c) /* one clear line: the error, not the notes about a recording that did not happen */
+		return cli_lib_error();
 	for (int i = 0; i < res.nwarnings; i++)
 		cli_warn("%s", res.warnings[i]);
-	if (c)
-		return cli_lib_error();
 	if (res.lost)
 		cli_warn("the kernel dropped %llu events; a larger ring (-m %u) or fewer event groups (--no-futex, "
 		         "--no-irq) may help",

@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "capture/kwatch.h"
 #include "capture/marks.h"
 #include "capture/perf_ring.h"
 #include "capture/procsnap.h"
@@ -83,6 +84,7 @@ struct rec {
 	struct tl_uprobes *uprobes; /* --func: probes in tracefs until release() */
 	struct tl_trace_writer *w;
 	struct tl_marks *marks; /* user markers of the command (marks.h), or NULL */
+	struct tl_kwatch *kw;   /* the kernel's accounting of the recorded threads (kwatch.h) */
 	char *path;             /* the output, for unlink() when the command cannot run */
 	struct tl_threads *threads;
 	struct tl_event *stage;
@@ -348,6 +350,8 @@ static int handle_sample(struct rec *rc, const struct tl_tp_sample *s)
 	}
 	if (d.ev.type == TL_EV_FREE && tl_threads_retire(rc->threads, d.ev.tid, d.ev.ts))
 		return -1;
+	if (d.ev.type == TL_EV_FORK && tl_kwatch_fork(rc->kw, d.ev.arg, d.ev.tid))
+		return -1;
 	return stage_push(rc, &d.ev);
 }
 
@@ -409,6 +413,20 @@ static int drain_marks(struct rec *rc, uint64_t mark)
 	return 0;
 }
 
+/* A kernel-counter reading into the cpu -1 section, after the markers older than it. */
+static int add_kstat(void *ctx, const struct tl_event *ev)
+{
+	struct rec *rc = ctx;
+
+	return drain_marks(rc, ev->ts) || add_event(rc, ev);
+}
+
+/* The cpu -1 events older than mark: kernel-counter readings and markers, in time order. */
+static int drain_cpuless(struct rec *rc, uint64_t mark)
+{
+	return tl_kwatch_poll(rc->kw) || tl_kwatch_flush(rc->kw, mark, add_kstat, rc) || drain_marks(rc, mark);
+}
+
 /* One round: read every ring, then promise the writer what the next round can still bring. */
 static int drain_all(struct rec *rc)
 {
@@ -417,8 +435,12 @@ static int drain_all(struct rec *rc)
 	for (int i = 0; i < rc->set.nrings; i++)
 		if (drain_ring(rc, rc->set.rings[i]))
 			return -1;
-	/* Markers too are read after T0 and published right after their time: the same slack holds. */
-	if (drain_marks(rc, mark))
+	/*
+	 * Markers too are read after T0 and published right after their time: the
+	 * same slack holds.  Exits are polled after the rings, whose FORK events
+	 * say which threads are watched; readings are stamped when taken, after T0.
+	 */
+	if (drain_cpuless(rc, mark))
 		return -1;
 	if (rc->pending >= STAGE_EVENTS * 4 || t0 - rc->last_flush_ns >= FLUSH_NS) {
 		if (tl_trace_writer_flush(rc->w, mark))
@@ -463,6 +485,17 @@ static int first_threads(struct rec *rc)
 	rc->res->events += n;
 	rc->pending += n;
 	return 0;
+}
+
+/* The kernel's counters of the recorded threads as the trace starts (kwatch.h). */
+static int first_kstats(struct rec *rc)
+{
+	if (rc->tg.child > 0)
+		return tl_kwatch_start(rc->kw, rc->tg.child);
+	for (int i = 0; i < rc->o->npids; i++)
+		if (tl_kwatch_start(rc->kw, rc->o->pids[i]))
+			return -1;
+	return rc->o->system_wide ? tl_kwatch_start(rc->kw, 0) : 0;
 }
 
 /* ---- the recording ---- */
@@ -550,6 +583,7 @@ static void release(struct rec *rc)
 	tl_threads_free(rc->threads);
 	tl_tp_table_free(rc->tps);
 	tl_marks_free(rc->marks);
+	tl_kwatch_free(rc->kw); /* sets kernel.task_delayacct back */
 	tl_targets_release(&rc->tg);
 }
 
@@ -567,8 +601,12 @@ static int finish(struct rec *rc, int ok)
 {
 	struct tl_trace_end end = { 0 };
 	struct tl_marks_stats ms;
+	struct tl_kwatch_stats ks;
 	int ret = ok ? 0 : -1;
 
+	/* The END readings while every event is still recorded: the trace covers them. */
+	if (ok && !rc->tg.exec_failed && (drain_all(rc) || tl_kwatch_poll(rc->kw) || tl_kwatch_end(rc->kw)))
+		ret = -1;
 	tl_perf_set_enable(&rc->set, 0);
 	end.end_ns = now_ns(CLOCK_MONOTONIC);
 	if (rc->tg.exec_failed) {
@@ -579,8 +617,11 @@ static int finish(struct rec *rc, int ok)
 			unlink(rc->path);
 		return -1;
 	}
-	if (ok && (drain_all(rc) || drain_marks(rc, TL_MARKS_ALL)))
+	if (!ret && ok && (drain_all(rc) || drain_cpuless(rc, UINT64_MAX) || drain_marks(rc, TL_MARKS_ALL)))
 		ret = -1;
+	tl_kwatch_get_stats(rc->kw, &ks);
+	rc->res->kstat_threads = ks.threads;
+	rc->res->kstat_reads = ks.reads;
 	tl_marks_get_stats(rc->marks, &ms);
 	rc->res->marks = ms.markers;
 	rc->res->marks_lost = ms.lost;
@@ -605,6 +646,12 @@ static int finish(struct rec *rc, int ok)
 	rc->res->elapsed_s = (double)(end.end_ns - rc->start_ns) / 1e9;
 	if (rc->malformed)
 		warn(rc->res, "%llu samples could not be decoded and were skipped", (unsigned long long)rc->malformed);
+	if (ks.exits_lost || ks.unreadable)
+		warn(rc->res,
+		     "the kernel's counters of %llu threads were lost (full socket: %llu, unreadable: %llu): "
+		     "the self-check leaves them out",
+		     (unsigned long long)(ks.exits_lost + ks.unreadable), (unsigned long long)ks.exits_lost,
+		     (unsigned long long)ks.unreadable);
 	return ret;
 }
 
@@ -653,6 +700,9 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 		goto out;
 	res->child_ran = rc->tg.child > 0;
 	fill_info(rc);
+	/* Before the start: delay accounting must be on when the first counters are read. */
+	if (!(rc->kw = tl_kwatch_new(opts->system_wide, warn_cb, res)))
+		goto out;
 
 	/* start_ns comes first: no event can be older than the trace's start. */
 	rc->start_ns = now_ns(CLOCK_MONOTONIC);
@@ -668,7 +718,7 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 		tl_perf_set_enable(&rc->set, 0);
 		goto out;
 	}
-	if (first_threads(rc)) {
+	if (first_threads(rc) || first_kstats(rc)) {
 		finish(rc, 0);
 		goto out;
 	}

@@ -53,13 +53,15 @@ struct tl_record_result {
 	uint64_t lost;
 	uint64_t bytes;
 	double elapsed_s;
-	double recorder_cpu_s; /* CPU time the recorder itself used (user + sys) */
-	int child_status;      /* wait status of the command, if one was run */
-	int child_ran;         /* 1 if a command was started */
-	uint64_t marks;        /* user markers recorded (include/threadlens.h; command mode only) */
-	uint64_t marks_lost;   /* markers the program dropped: its buffers were full */
-	int nwarnings;         /* things the user should know; the recording is still valid */
-	char warnings[8][160]; /* e.g. "tracepoint 'block:block_rq_complete' is missing: ..." */
+	double recorder_cpu_s;  /* CPU time the recorder itself used (user + sys) */
+	int child_status;       /* wait status of the command, if one was run */
+	int child_ran;          /* 1 if a command was started */
+	uint64_t marks;         /* user markers recorded (include/threadlens.h; command mode only) */
+	uint64_t marks_lost;    /* markers the program dropped: its buffers were full */
+	uint64_t kstat_threads; /* threads whose kernel counters were recorded (capture/kwatch.h) */
+	uint64_t kstat_reads;   /* readings of them stored (start, exit, end) */
+	int nwarnings;          /* things the user should know; the recording is still valid */
+	char warnings[8][160];  /* e.g. "tracepoint 'block:block_rq_complete' is missing: ..." */
 };
 
 /*

@@ -45,6 +45,8 @@ static const char *const type_names[TL_EV__COUNT] = {
 	[TL_EV_FUNC_ENTRY] = "func_entry",
 	[TL_EV_FUNC_EXIT] = "func_exit",
 	[TL_EV_MARKS_LOST] = "marks_lost",
+	[TL_EV_KSTAT] = "kstat",
+	[TL_EV_KSTAT_CSW] = "kstat_csw",
 };
 
 const char *tl_event_type_name(unsigned type)

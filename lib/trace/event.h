@@ -42,6 +42,8 @@
  *   INSTANT             tid        -          name       value        -            -
  *   FUNC_ENTRY/EXIT     tid        -          function   -            -            -
  *   MARKS_LOST          tid        -          -          count        -            -
+ *   KSTAT               tid        point      -          run_ns       wait_ns      blkio_ns
+ *   KSTAT_CSW           tid        point      -          voluntary    involuntary  -
  *
  * THREAD is the recorder's statement of a thread's identity (its process
  * and name), emitted when the thread first shows up, when it is found in
@@ -57,6 +59,16 @@
  * come from uprobes (`record --func`) and have the CPU they fired on.
  * MARKS_LOST says a thread's marker buffer was full and `count` markers
  * were dropped.
+ *
+ * KSTAT and KSTAT_CSW (format 1.1) are the kernel's own accounting of a
+ * thread (capture/kstat.h), read by the recorder when the trace starts
+ * (point TL_KSTAT_AT_START), when it ends (TL_KSTAT_AT_END) and when the
+ * thread exits (TL_KSTAT_AT_EXIT, from taskstats): ns on a CPU, ns waiting
+ * on a run queue, ns of block-I/O delay, and context-switch counts.  A value
+ * the kernel did not give is -1.  They have cpu -1 and come in pairs with
+ * the same ts; an EXIT pair's ts is when the recorder heard of the exit,
+ * after the thread's last event.  `report` checks the state times against
+ * them (analysis/kcheck).
  *
  * RUNTIME is kept by the recorder only where it shows a task running that
  * no recorded switch put on the CPU: some kernels (seen on a 6.18 VM) drop
@@ -103,7 +115,9 @@ enum tl_event_type {
 	TL_EV_FUNC_ENTRY,
 	TL_EV_FUNC_EXIT,
 	TL_EV_MARKS_LOST,
-	TL_EV__COUNT /* keep last; new types go above and get a format doc line */
+	TL_EV_KSTAT,     /* format 1.1: the kernel's run / run-queue / block-I/O times of a thread */
+	TL_EV_KSTAT_CSW, /* format 1.1: its voluntary / involuntary switch counts */
+	TL_EV__COUNT     /* keep last; new types go above and get a format doc line */
 };
 
 /*
@@ -123,6 +137,13 @@ enum tl_prev_state {
 	TL_PS_I = 1 << 7,        /* idle kernel thread (uninterruptible but not loading) */
 	TL_PS_PREEMPT = 1 << 8,  /* the "+" of "R+": switched out by preemption */
 	TL_PS_SNAPSHOT = 1 << 9, /* THREAD only: state read from /proc at trace start */
+};
+
+/* KSTAT.arg: when the kernel's counters were read. */
+enum tl_kstat_point {
+	TL_KSTAT_AT_START = 0, /* when the trace started (or the thread was first seen) */
+	TL_KSTAT_AT_END = 1,   /* when the trace ended, the thread still alive */
+	TL_KSTAT_AT_EXIT = 2,  /* when the thread exited: its final totals */
 };
 
 /* Context flags (tl_event.flags): where the event fired. */

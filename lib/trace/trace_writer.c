@@ -322,7 +322,7 @@ int tl_trace_writer_add(struct tl_trace_writer *w, const struct tl_event *ev)
 	have = (ev->tid != 0) | (ev->arg != 0) << 1 | (ev->name != 0) << 2 | (ev->a != 0) << 3 | (ev->b != 0) << 4 |
 	       (ev->c != 0) << 5 | (ev->reserved != 0 || ev->reserved2 != 0) << 6;
 	b0 = type < TLF_EV_TYPE_ESCAPE ? type : TLF_EV_TYPE_ESCAPE; /* larger types follow as a varint */
-	if (have & ~mask) {
+	if ((have & ~mask) || type >= TLF_EV_FIRST_1_1) {
 		mask |= have;
 		b0 |= TLF_EV_HAS_MASK;
 	}
