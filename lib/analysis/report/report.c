@@ -39,6 +39,7 @@ struct pass {
 	struct acc **accs; /* all threads ever seen, by serial order */
 	size_t naccs, cap;
 	struct tl_cpu_stats *cpus;
+	struct tl_kcheck *kc; /* the self-check rides on this walk */
 	int oom;
 };
 
@@ -128,6 +129,7 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 	uint64_t len;
 	int inside_start, inside_end;
 
+	tl_kcheck_interval(p->kc, th->tid, iv);
 	if (!a)
 		return;
 	len = clip_len(p, iv->start, iv->end);
@@ -199,6 +201,7 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 	struct pass *p = ctx;
 	struct acc *a;
 
+	tl_kcheck_event(p->kc, ev);
 	if (ev->type != TL_EV_SWITCH && ev->type != TL_EV_MIGRATE && ev->type != TL_EV_FORK)
 		return; /* the rest is counted from intervals */
 	if (ev->ts < p->r->win_start || ev->ts > p->r->win_end)
@@ -533,6 +536,7 @@ static void pass_release(struct pass *p)
 		for (int c = 0; c < p->ncpus; c++)
 			free(p->cpus[c].procs);
 	free(p->cpus);
+	tl_kcheck_free(p->kc);
 }
 
 int tl_report_analyze(struct tl_run *run, struct tl_model *m)
@@ -549,8 +553,11 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 	p.run = run;
 	p.ncpus = m->ncpus;
 	p.cpus = calloc((size_t)p.ncpus, sizeof(*p.cpus));
-	if (!p.cpus)
+	p.kc = tl_kcheck_new();
+	if (!p.cpus || !p.kc) {
+		pass_release(&p);
 		return tl_error("out of memory");
+	}
 	for (int c = 0; c < p.ncpus; c++)
 		p.cpus[c].cpu = c;
 
@@ -573,7 +580,7 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 			tl_error("out of memory while analysing the trace");
 		goto fail;
 	}
-	if (tl_run_keep(run, p.r) < 0 || build_model(&p, m) < 0)
+	if (tl_run_keep(run, p.r) < 0 || build_model(&p, m) < 0 || tl_kcheck_finish(p.kc, &m->kcheck) < 0)
 		goto fail;
 	pass_release(&p);
 	tl_walk_free(w);
@@ -600,5 +607,6 @@ void tl_report_release(struct tl_model *m)
 			free(m->cpus[c].procs);
 	free(m->cpus);
 	free(m->procs);
+	tl_kcheck_release(&m->kcheck);
 	memset(m, 0, sizeof(*m));
 }

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/kcheck/kcheck.h"
 #include "base/dist.h"
 #include "timeline/run.h"
 #include "timeline/state_machine.h"
@@ -104,6 +105,7 @@ struct tl_model {
 	struct tl_cpu_stats *cpus;      /* ncpus entries */
 	struct tl_process_stats *procs; /* sorted by cpu_ns, largest first */
 	size_t nprocs;
+	struct tl_kcheck_result kcheck; /* the self-check against the kernel's accounting (kcheck.h) */
 };
 
 /*

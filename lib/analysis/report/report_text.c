@@ -263,6 +263,12 @@ static void header(struct text *t, const struct tl_report_opts *o)
 		        "note: the kernel did not report %" PRIu64 " switches and %" PRIu64
 		        " wakeups; they were inferred (docs/STATES.md)\n",
 		        m->run->sched.inferred_switches, m->run->sched.inferred_wakeups);
+	if (m->kcheck.nthreads) {
+		char v[512];
+
+		tl_kcheck_verdict(&m->kcheck, v, sizeof(v));
+		put_wrapped(t->f, m->kcheck.bad ? "!! " : "  check    ", v, t->width);
+	}
 }
 
 /* ---- thread states and profile ---- */
@@ -554,6 +560,66 @@ static void process_table(struct text *t)
 	more_rows(t, t->nprocs, m->nprocs, "processes");
 }
 
+/* ---- the self-check ---- */
+
+static const struct tl_thread_stats *thread_by_tid(const struct tl_model *m, int32_t tid)
+{
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (m->threads[i].tid == tid)
+			return &m->threads[i];
+	return NULL;
+}
+
+/* Trace minus kernel, as a signed percentage of the window. */
+static void put_dev(FILE *f, int64_t diff, uint64_t window)
+{
+	fprintf(f, " %+7.2f%%", window ? 100.0 * (double)diff / (double)window : 0.0);
+}
+
+static void kcheck_table(struct text *t)
+{
+	const struct tl_model *m = t->m;
+	const struct tl_kcheck_result *r = &m->kcheck;
+	size_t shown = 0, kept = 0;
+
+	if (!r->nthreads)
+		return;
+	section(t, "Self-check against the kernel",
+	        "trace vs the kernel's own accounting per thread; deviations in % of the thread's window");
+	fprintf(t->f, "   %-*s %7s %8s %8s %9s %8s %8s %9s %7s %7s\n", NAME_W, "THREAD", "TID", "ON-CPU", "KERNEL",
+	        "DEV", "RUNQ", "KERNEL", "DEV", "VOL+-", "INVOL+-");
+	for (size_t i = 0; i < r->nthreads; i++) {
+		const struct tl_kcheck_thread *k = &r->threads[i];
+		const struct tl_thread_stats *th = thread_by_tid(m, k->tid);
+		uint64_t win = k->to - k->from;
+		char b1[16], b2[16], b3[16], b4[16];
+
+		if (!th)
+			continue; /* a thread the report's filters leave out */
+		if (kept++ >= t->nrows)
+			continue;
+		shown++;
+		fputs(k->ok ? "   " : "!! ", t->f);
+		put_name(t->f, th->name, NAME_W);
+		fprintf(t->f, " %7d %8s %8s", (int)k->tid, fmt_dur(k->trace.run_ns, b1), fmt_dur(k->kernel.run_ns, b2));
+		put_dev(t->f, k->run_diff, win);
+		if (k->have & TL_KCHECK_WAIT) {
+			fprintf(t->f, " %8s %8s", fmt_dur(k->trace.wait_ns, b3), fmt_dur(k->kernel.wait_ns, b4));
+			put_dev(t->f, k->wait_diff, win);
+		} else {
+			fprintf(t->f, " %8s %8s %9s", "-", "-", "-");
+		}
+		if (k->have & TL_KCHECK_SWITCHES)
+			fprintf(t->f, " %+7lld %+7lld\n", (long long)k->vol_diff, (long long)k->invol_diff);
+		else
+			fprintf(t->f, " %7s %7s\n", "-", "-");
+	}
+	more_rows(t, shown, kept, "threads");
+	if (r->unchecked)
+		fprintf(t->f, "(%zu threads with kernel counters could not be compared: no reading at one end)\n",
+		        r->unchecked);
+}
+
 /* A trace of the whole system, or one that also holds threads of other programs. */
 static int is_wide(const struct tl_model *m)
 {
@@ -591,6 +657,7 @@ int tl_report_write_text(FILE *out, const struct tl_model *m, const struct tl_re
 	sched_table(&t);
 	cpu_table(&t);
 	process_table(&t);
+	kcheck_table(&t);
 	free(order);
 	if (fflush(out) || ferror(out))
 		return tl_error_errno("write error");

@@ -1,0 +1,308 @@
+/*
+ * kcheck.c - state times against the kernel's accounting (see kcheck.h).
+ *
+ * Per thread, a small record in a tid map:
+ *   PENDING  seen, nothing to compare from yet: intervals are ignored;
+ *   OPEN     a start reading (or its FORK) at `from`: intervals are
+ *            clipped to [from, ...) and added, switches counted;
+ *   CLOSED   an end or exit reading at `to`: nothing more is added, except
+ *            the part before `to` of an interval still open then.
+ * Intervals reach us when they end, so one that spans `from` arrives after
+ * the start reading and is clipped, and one that ended before it is dropped.
+ */
+#include "analysis/kcheck/kcheck.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/tidmap.h"
+#include "timeline/states.h"
+
+enum { PENDING = 0, OPEN, CLOSED };
+
+struct reading {
+	int have_times, have_csw;
+	int64_t run, wait, blkio, vol, invol;
+};
+
+struct kth {
+	int32_t tid; /* tidmap key */
+	int status;
+	int born, exited, has_start;
+	uint64_t from, to;
+	uint64_t exit_ts; /* its EXIT event, 0 before: the kernel sent its exit totals just before it */
+	struct reading start, end;
+	struct tl_kcheck_side trace;
+};
+
+struct tl_kcheck {
+	struct tl_tidmap m;
+	int oom;
+};
+
+struct tl_kcheck *tl_kcheck_new(void)
+{
+	struct tl_kcheck *kc = calloc(1, sizeof(*kc));
+
+	if (!kc || tl_tidmap_init(&kc->m, sizeof(struct kth))) {
+		free(kc);
+		tl_error("out of memory");
+		return NULL;
+	}
+	return kc;
+}
+
+void tl_kcheck_free(struct tl_kcheck *kc)
+{
+	if (!kc)
+		return;
+	tl_tidmap_release(&kc->m);
+	free(kc);
+}
+
+static struct kth *get(struct tl_kcheck *kc, int32_t tid, int create)
+{
+	struct kth *t;
+
+	if (tid <= 0)
+		return NULL;
+	if (!create)
+		return tl_tidmap_get(&kc->m, tid);
+	if (!(t = tl_tidmap_put(&kc->m, tid, NULL)))
+		kc->oom = 1;
+	return t;
+}
+
+static void reading_times(struct reading *r, const struct tl_event *ev)
+{
+	r->have_times = 1;
+	r->run = ev->a;
+	r->wait = ev->b;
+	r->blkio = ev->c;
+}
+
+static void on_kstat(struct tl_kcheck *kc, const struct tl_event *ev)
+{
+	struct kth *t = get(kc, ev->tid, 1);
+
+	if (!t)
+		return;
+	if (ev->arg == TL_KSTAT_AT_START) {
+		if (t->status != PENDING)
+			return; /* born in the trace, or a second start: the first one stands */
+		reading_times(&t->start, ev);
+		t->has_start = 1;
+		t->status = OPEN;
+		t->from = ev->ts;
+		memset(&t->trace, 0, sizeof(t->trace));
+	} else if (ev->arg == TL_KSTAT_AT_END || ev->arg == TL_KSTAT_AT_EXIT) {
+		if (t->status == CLOSED)
+			return; /* an exit after the end reading: the end stands */
+		reading_times(&t->end, ev);
+		t->exited = ev->arg == TL_KSTAT_AT_EXIT;
+		t->to = t->exited && t->exit_ts ? t->exit_ts : ev->ts;
+		if (t->status == PENDING)
+			t->from = ev->ts; /* nothing to compare from: finish() counts it unchecked */
+		t->status = CLOSED;
+	}
+}
+
+static void on_csw(struct tl_kcheck *kc, const struct tl_event *ev)
+{
+	struct kth *t = get(kc, ev->tid, 0);
+	struct reading *r;
+
+	if (!t)
+		return;
+	r = ev->arg == TL_KSTAT_AT_START ? &t->start : &t->end;
+	if (!r->have_times || r->have_csw)
+		return;
+	r->have_csw = 1;
+	r->vol = ev->a;
+	r->invol = ev->b;
+}
+
+void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
+{
+	struct kth *t;
+
+	switch (ev->type) {
+	case TL_EV_KSTAT: on_kstat(kc, ev); break;
+	case TL_EV_KSTAT_CSW: on_csw(kc, ev); break;
+	case TL_EV_FORK:
+		/* a new thread: the kernel's counters start at zero now */
+		if ((t = get(kc, ev->tid, 1)) && t->status == PENDING) {
+			t->status = OPEN;
+			t->born = 1;
+			t->from = ev->ts;
+		}
+		break;
+	case TL_EV_EXIT:
+		if ((t = get(kc, ev->tid, 0)) && t->status == OPEN && !t->exit_ts)
+			t->exit_ts = ev->ts;
+		break;
+	case TL_EV_SWITCH:
+		if (!(t = get(kc, ev->tid, 0)) || t->status != OPEN || ev->ts < t->from ||
+		    (t->exit_ts && ev->ts > t->exit_ts))
+			break;
+		if (ev->a & (TL_PS_X | TL_PS_Z))
+			break; /* the last switch of an exiting thread: after its exit totals */
+		if ((ev->a & TL_PS_PREEMPT) || !(ev->a & ~TL_PS_PREEMPT))
+			t->trace.invol++; /* preempted, or yielded (R): the kernel's nivcsw */
+		else
+			t->trace.vol++;
+		break;
+	default: break;
+	}
+}
+
+void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_interval *iv)
+{
+	struct kth *t = get(kc, tid, 0);
+	uint64_t s, e;
+
+	if (!t || t->status == PENDING)
+		return;
+	s = iv->start > t->from ? iv->start : t->from;
+	e = iv->end;
+	if (t->status == CLOSED && e > t->to)
+		e = t->to;
+	if (t->exit_ts && e > t->exit_ts)
+		e = t->exit_ts;
+	if (e <= s)
+		return;
+	if (tl_state_is_oncpu(iv->state))
+		t->trace.run_ns += e - s;
+	else if (tl_state_is_ready(iv->state))
+		t->trace.wait_ns += e - s;
+	else if (iv->state == TL_ST_IO_WAIT)
+		t->trace.blkio_ns += e - s;
+}
+
+uint64_t tl_kcheck_time_tol(uint64_t window_ns)
+{
+	uint64_t pct = (uint64_t)((double)window_ns * TL_KCHECK_TOL_PCT / 100.0);
+
+	return pct > TL_KCHECK_MIN_TOL_NS ? pct : TL_KCHECK_MIN_TOL_NS;
+}
+
+uint64_t tl_kcheck_count_tol(uint64_t kernel_count)
+{
+	uint64_t pct = (uint64_t)((double)kernel_count * TL_KCHECK_TOL_PCT / 100.0);
+
+	return pct > 1 ? pct : 1;
+}
+
+static uint64_t delta(int64_t end, int64_t start)
+{
+	return end > start ? (uint64_t)(end - start) : 0;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static uint64_t absdiff(int64_t d)
+{
+	return d < 0 ? (uint64_t)-d : (uint64_t)d;
+}
+
+/* One thread's comparison; 0 if it has no pair of readings. */
+static int compare(const struct kth *t, struct tl_kcheck_thread *o, struct tl_kcheck_result *r)
+{
+	struct reading zero = { 1, 1, 0, 0, 0, 0, 0 }, s = t->born ? zero : t->start;
+	const struct reading *e = &t->end;
+	uint64_t win, tol;
+
+	if (t->status != CLOSED || (!t->born && !t->has_start) || !e->have_times || !s.have_times || e->run < 0 ||
+	    s.run < 0 || t->to <= t->from)
+		return 0;
+	memset(o, 0, sizeof(*o));
+	o->tid = t->tid;
+	o->from = t->from;
+	o->to = t->to;
+	o->born = t->born;
+	o->exited = t->exited;
+	o->trace = t->trace;
+	o->kernel.run_ns = delta(e->run, s.run);
+	if (e->wait >= 0 && s.wait >= 0) {
+		o->have |= TL_KCHECK_WAIT;
+		o->kernel.wait_ns = delta(e->wait, s.wait);
+	}
+	if (e->blkio >= 0 && s.blkio >= 0) {
+		o->have |= TL_KCHECK_BLKIO;
+		o->kernel.blkio_ns = delta(e->blkio, s.blkio);
+	}
+	if (e->have_csw && s.have_csw && e->vol >= 0 && s.vol >= 0) {
+		o->have |= TL_KCHECK_SWITCHES;
+		o->kernel.vol = delta(e->vol, s.vol);
+		o->kernel.invol = delta(e->invol, s.invol);
+	}
+	win = t->to - t->from;
+	tol = tl_kcheck_time_tol(win);
+	o->run_diff = (int64_t)o->trace.run_ns - (int64_t)o->kernel.run_ns;
+	o->ok = absdiff(o->run_diff) <= tol;
+	if (pct(absdiff(o->run_diff), win) > r->max_run_pct)
+		r->max_run_pct = pct(absdiff(o->run_diff), win);
+	if (o->have & TL_KCHECK_WAIT) {
+		o->wait_diff = (int64_t)o->trace.wait_ns - (int64_t)o->kernel.wait_ns;
+		o->ok &= absdiff(o->wait_diff) <= tol;
+		if (pct(absdiff(o->wait_diff), win) > r->max_wait_pct)
+			r->max_wait_pct = pct(absdiff(o->wait_diff), win);
+		r->have_wait = 1;
+	}
+	if (o->have & TL_KCHECK_SWITCHES) {
+		o->vol_diff = (int64_t)o->trace.vol - (int64_t)o->kernel.vol;
+		o->invol_diff = (int64_t)o->trace.invol - (int64_t)o->kernel.invol;
+		o->ok &= absdiff(o->vol_diff) <= tl_kcheck_count_tol(o->kernel.vol) &&
+		         absdiff(o->invol_diff) <= tl_kcheck_count_tol(o->kernel.invol);
+		if (pct(absdiff(o->vol_diff), o->kernel.vol) > r->max_switch_pct)
+			r->max_switch_pct = pct(absdiff(o->vol_diff), o->kernel.vol);
+		if (pct(absdiff(o->invol_diff), o->kernel.invol) > r->max_switch_pct)
+			r->max_switch_pct = pct(absdiff(o->invol_diff), o->kernel.invol);
+	}
+	return 1;
+}
+
+static int cmp_tid(const void *x, const void *y)
+{
+	const struct tl_kcheck_thread *a = x, *b = y;
+
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+int tl_kcheck_finish(struct tl_kcheck *kc, struct tl_kcheck_result *r)
+{
+	size_t pos = 0, cap = 0;
+	struct kth *t;
+
+	memset(r, 0, sizeof(*r));
+	if (kc->oom)
+		return tl_error("out of memory in the self-check");
+	while ((t = tl_tidmap_next(&kc->m, &pos))) {
+		int had_reading = t->has_start || t->status == CLOSED;
+
+		if (TL_GROW(r->threads, cap, r->nthreads + 1) < 0) {
+			tl_kcheck_release(r);
+			return -1;
+		}
+		if (compare(t, &r->threads[r->nthreads], r)) {
+			r->bad += !r->threads[r->nthreads].ok;
+			r->nthreads++;
+		} else if (had_reading) {
+			r->unchecked++;
+		}
+	}
+	if (r->nthreads)
+		qsort(r->threads, r->nthreads, sizeof(*r->threads), cmp_tid);
+	return 0;
+}
+
+void tl_kcheck_release(struct tl_kcheck_result *r)
+{
+	free(r->threads);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,117 @@
+/*
+ * kcheck.h - the self-check: each thread's state times, as the trace tells
+ * them, against the kernel's own accounting of the same thread, recorded
+ * in the trace as KSTAT/KSTAT_CSW readings (capture/kwatch.h).
+ *
+ * For a thread with a reading (or its birth in the trace) at `from` and a
+ * later one at `to` (trace end, or its exit):
+ *
+ *   trace side (this walk)              kernel side (to - from)
+ *   EXECUTING + INTERRUPTED          vs  run time (sum_exec_runtime)
+ *   RUNNABLE + READY_*               vs  run-queue wait (run_delay)
+ *   IO_WAIT                          vs  block-I/O delay (delay accounting)
+ *   switches out, blocked            vs  voluntary switches
+ *   switches out, runnable (R, R+)   vs  involuntary switches
+ *
+ * Tolerances (issue "Numbers you can trust", part 3): times within 1% of
+ * the compared window or 1 ms, whichever is more; switch counts within 1%
+ * or 1.  Block-I/O delay is shown, not judged: the trace's IO_WAIT is
+ * every D-state sleep on block I/O, the kernel's only the synchronous
+ * part.  An exited thread is compared up to its EXIT event: the kernel
+ * sends its exit totals (taskstats_exit) just before sched_process_exit,
+ * so what follows (a last preemption, the final switch-out) is in neither.
+ *
+ * It is not an analysis of its own walk: any analysis feeds it the events
+ * and intervals of its walk (the report does), so the check costs no
+ * second read.
+ */
+#ifndef TL_KCHECK_H
+#define TL_KCHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "timeline/state_machine.h"
+#include "trace/event.h"
+
+#define TL_KCHECK_MIN_TOL_NS 1000000ull /* 1 ms */
+#define TL_KCHECK_TOL_PCT 1.0           /* of the window, and of a switch count */
+
+enum tl_kcheck_have {
+	TL_KCHECK_WAIT = 1 << 0,     /* run-queue wait on both readings (delay accounting on) */
+	TL_KCHECK_BLKIO = 1 << 1,    /* block-I/O delay on both */
+	TL_KCHECK_SWITCHES = 1 << 2, /* switch counts on both */
+};
+
+struct tl_kcheck_side {
+	uint64_t run_ns, wait_ns, blkio_ns;
+	uint64_t vol, invol;
+};
+
+struct tl_kcheck_thread {
+	int32_t tid;
+	uint64_t from, to; /* the compared window, absolute ns */
+	int born;          /* created in the trace: the kernel's counters start at 0 at `from` */
+	int exited;        /* the end reading is its exit totals */
+	unsigned have;     /* enum tl_kcheck_have; run time is always there */
+	struct tl_kcheck_side kernel, trace;
+	int64_t run_diff, wait_diff; /* trace - kernel, ns */
+	int64_t vol_diff, invol_diff;
+	int ok; /* every judged quantity within its tolerance */
+};
+
+struct tl_kcheck_result {
+	struct tl_kcheck_thread *threads; /* sorted by tid */
+	size_t nthreads;
+	size_t bad;       /* threads not ok */
+	size_t unchecked; /* threads with a reading but no pair to compare (no start, or no end) */
+	/* the worst of the checked threads, as a percentage of their window / of the kernel's count */
+	double max_run_pct, max_wait_pct, max_switch_pct;
+	int have_wait; /* some thread had run-queue wait on both readings */
+};
+
+struct tl_kcheck;
+
+/* NULL with tl_error set. */
+struct tl_kcheck *tl_kcheck_new(void);
+
+/* Every event of the walk, in time order (KSTAT, KSTAT_CSW, FORK and SWITCH are used). */
+void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev);
+
+/* Every state interval of thread tid. */
+void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_interval *iv);
+
+/*
+ * After the walk: compare.  Fills *r (release with tl_kcheck_release).
+ * 0, or -1 with tl_error set (out of memory, or a feed ran out of memory).
+ */
+int tl_kcheck_finish(struct tl_kcheck *kc, struct tl_kcheck_result *r);
+
+void tl_kcheck_free(struct tl_kcheck *kc);
+
+void tl_kcheck_release(struct tl_kcheck_result *r);
+
+/* ---- writers ---- */
+
+struct tl_json;
+
+/*
+ * The "kernel_check" value of a JSON document: both sides per thread, times
+ * relative to trace_start.  Keys are added, never changed (docs/JSON.md).
+ */
+void tl_kcheck_write_json(struct tl_json *j, const struct tl_kcheck_result *r, uint64_t trace_start);
+
+/*
+ * The one-line verdict, without a newline, into buf: "5 threads agree with
+ * the kernel: ..." or "THE KERNEL DISAGREES on 2 of 5 threads ...".  An
+ * empty string when nothing was checked.
+ */
+void tl_kcheck_verdict(const struct tl_kcheck_result *r, char *buf, size_t len);
+
+/* The tolerance for a time over a window of window_ns: max(1% of it, 1 ms). */
+uint64_t tl_kcheck_time_tol(uint64_t window_ns);
+
+/* The tolerance for a switch count: max(1% of it, 1). */
+uint64_t tl_kcheck_count_tol(uint64_t kernel_count);
+
+#endif

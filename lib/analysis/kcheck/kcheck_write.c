@@ -1,0 +1,103 @@
+/*
+ * kcheck_write.c - the self-check as JSON and as a one-line verdict (see
+ * kcheck.h).  The report's text writer prints the per-thread table, since
+ * it knows the threads' names.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/kcheck/kcheck.h"
+#include "output/json.h"
+
+static void side(struct tl_json *j, const char *key, const struct tl_kcheck_side *s, unsigned have)
+{
+	tl_json_key(j, key);
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	tl_json_kv_uint(j, "run_ns", s->run_ns);
+	tl_json_key(j, "wait_ns");
+	if (have & TL_KCHECK_WAIT)
+		tl_json_uint(j, s->wait_ns);
+	else
+		tl_json_null(j);
+	tl_json_key(j, "blkio_ns");
+	if (have & TL_KCHECK_BLKIO)
+		tl_json_uint(j, s->blkio_ns);
+	else
+		tl_json_null(j);
+	tl_json_key(j, "voluntary");
+	if (have & TL_KCHECK_SWITCHES)
+		tl_json_uint(j, s->vol);
+	else
+		tl_json_null(j);
+	tl_json_key(j, "involuntary");
+	if (have & TL_KCHECK_SWITCHES)
+		tl_json_uint(j, s->invol);
+	else
+		tl_json_null(j);
+	tl_json_end_object(j);
+}
+
+void tl_kcheck_write_json(struct tl_json *j, const struct tl_kcheck_result *r, uint64_t trace_start)
+{
+	tl_json_begin_object(j, TL_JSON_BLOCK);
+	tl_json_kv_uint(j, "checked", r->nthreads);
+	tl_json_kv_uint(j, "disagree", r->bad);
+	tl_json_kv_uint(j, "unchecked", r->unchecked);
+	tl_json_key(j, "tolerance");
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	tl_json_kv_double(j, "time_pct_of_window", TL_KCHECK_TOL_PCT, 1);
+	tl_json_kv_uint(j, "time_min_ns", TL_KCHECK_MIN_TOL_NS);
+	tl_json_kv_double(j, "count_pct", TL_KCHECK_TOL_PCT, 1);
+	tl_json_end_object(j);
+	tl_json_kv_double(j, "max_run_pct", r->max_run_pct, 3);
+	tl_json_key(j, "max_wait_pct");
+	if (r->have_wait)
+		tl_json_double(j, r->max_wait_pct, 3);
+	else
+		tl_json_null(j);
+	tl_json_kv_double(j, "max_switch_pct", r->max_switch_pct, 3);
+	tl_json_key(j, "threads");
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (size_t i = 0; i < r->nthreads; i++) {
+		const struct tl_kcheck_thread *t = &r->threads[i];
+
+		tl_json_begin_object(j, TL_JSON_INLINE);
+		tl_json_kv_int(j, "tid", t->tid);
+		tl_json_kv_uint(j, "from_ns", t->from > trace_start ? t->from - trace_start : 0);
+		tl_json_kv_uint(j, "to_ns", t->to > trace_start ? t->to - trace_start : 0);
+		tl_json_kv_bool(j, "born", t->born);
+		tl_json_kv_bool(j, "exited", t->exited);
+		tl_json_kv_bool(j, "ok", t->ok);
+		side(j, "trace", &t->trace, t->have);
+		side(j, "kernel", &t->kernel, t->have);
+		tl_json_end_object(j);
+	}
+	tl_json_end_array(j);
+	tl_json_end_object(j);
+}
+
+void tl_kcheck_verdict(const struct tl_kcheck_result *r, char *buf, size_t len)
+{
+	char wait[64] = "";
+
+	if (!r->nthreads) {
+		if (len)
+			buf[0] = 0;
+		return;
+	}
+	if (r->have_wait)
+		snprintf(wait, sizeof(wait), ", run-queue wait %s %.2f%%", r->bad ? "by up to" : "within",
+		         r->max_wait_pct);
+	if (!r->bad)
+		snprintf(buf, len,
+		         "%zu thread%s checked against the kernel's accounting: on-CPU time within %.2f%% of the "
+		         "window%s, switch counts within %.1f%%",
+		         r->nthreads, r->nthreads == 1 ? "" : "s", r->max_run_pct, wait, r->max_switch_pct);
+	else
+		snprintf(buf, len,
+		         "THE KERNEL DISAGREES on %zu of %zu threads (beyond %.0f%% of the window or %.0f ms, or "
+		         "%.0f%% of the switches): on-CPU time off by up to %.2f%% of the window%s, switch counts "
+		         "by %.1f%%; these states are not to be trusted (docs/REPORT.md, \"Self-check\")",
+		         r->bad, r->nthreads, TL_KCHECK_TOL_PCT, TL_KCHECK_MIN_TOL_NS / 1e6, TL_KCHECK_TOL_PCT,
+		         r->max_run_pct, wait, r->max_switch_pct);
+}
