@@ -81,6 +81,7 @@ fi
 while read -r name _; do
 	case $name in "" | "#"*) continue ;; esac
 	base=${name#san/}
+	base=${base%/kernel} # live/NAME/kernel: the kernel oracle of scenario NAME
 	case $base in
 	live/*)
 		[ -f "$ROOT/tests/live/${base#live/}.sh" ] || grep -qw -- "${base#live/}" "$ROOT"/tests/live/*.sh ||

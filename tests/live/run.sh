@@ -1,6 +1,8 @@
 #!/bin/sh
 # run.sh - the live tests: record each wl_states scenario with threadlens and
-# compare the report with the ground truth the workload measured itself.
+# compare the report with the ground truth the workload measured itself
+# (live/NAME), and with the kernel's own accounting of the same threads,
+# which the trace holds (live/NAME/kernel, check_kernel.py).
 #
 #   tests/live/run.sh BUILD_DIR [SCENARIO...]
 #
@@ -132,5 +134,17 @@ $why"
 		failed=1
 		;;
 	esac
+	# The second oracle, on the last attempt's report: the kernel's own
+	# accounting of the same threads (check_kernel.py, docs/TESTING.md).
+	if [ $r -ne 2 ] && [ -s "$OUT/$s.report.json" ]; then
+		if kwhy=$(python3 "$HERE/check_kernel.py" $VFLAG "$OUT/$s.truth.json" "$OUT/$s.report.json" 2>&1); then
+			echo "ok live/$s/kernel"
+			[ -n "$VFLAG" ] && [ -n "$kwhy" ] && echo "$kwhy"
+		else
+			echo "FAIL live/$s/kernel"
+			echo "$kwhy"
+			failed=1
+		fi
+	fi
 done
 exit $failed

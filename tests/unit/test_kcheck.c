@@ -170,8 +170,69 @@ TEST(test_within_tolerance_and_verdict)
 	tl_kcheck_free(kc);
 }
 
+/* Thread 5 is woken 10 times on CPU 0 and preempts thread 6 200 us after its enqueue each time. */
+static void preemptions(struct tl_kcheck *kc, int marks)
+{
+	feed(kc, kstat(0, 5, TL_KSTAT_AT_START, 0, 0, 0));
+	feed(kc, kstat(0, 6, TL_KSTAT_AT_START, 0, 0, 0));
+	for (int i = 0; i < 10; i++) {
+		uint64_t t0 = (uint64_t)i * 10 * MS, wake = t0 + 5 * MS, enq = wake + 20000, sw_at = enq + 200000;
+		struct tl_event waking = { .ts = wake, .type = TL_EV_WAKING, .cpu = 1, .tid = 5 };
+		struct tl_event wakeup = { .ts = enq, .type = TL_EV_WAKEUP, .cpu = 0, .tid = 5 };
+		struct tl_event s = sw(sw_at, 6, TL_PS_PREEMPT);
+
+		iv(kc, 6, t0, sw_at, TL_ST_EXECUTING);
+		if (marks) {
+			feed(kc, waking);
+			feed(kc, wakeup);
+		}
+		iv(kc, 5, t0, wake, TL_ST_SLEEPING);
+		s.arg = 5;
+		feed(kc, s);
+		iv(kc, 5, wake, sw_at, TL_ST_RUNNABLE);
+		iv(kc, 5, sw_at, t0 + 10 * MS, TL_ST_EXECUTING);
+		iv(kc, 6, sw_at, t0 + 10 * MS, TL_ST_READY_PREEMPT);
+	}
+	/* the kernel charged thread 5 from each enqueue: 10 x 200 us more on-CPU, that much less wait */
+	feed(kc, kstat(100 * MS, 5, TL_KSTAT_AT_END, 10 * 4780000 + 2 * MS, 0, 0));
+	feed(kc, kstat(100 * MS, 6, TL_KSTAT_AT_END, 10 * 5220000 - 2 * MS, 10 * 4780000 + 2 * MS, 0));
+}
+
+TEST(test_enqueue_and_clock_lag)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+
+	preemptions(kc, 1);
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.nthreads, 2);
+	/* RUNNABLE counts from the WAKEUP, not the WAKING: 10 x 200 us */
+	CHECK_EQ_INT(r.threads[0].trace.wait_ns, 2 * MS);
+	CHECK_EQ_INT(r.threads[0].trace.run_ns, 10 * 4780000);
+	CHECK_EQ_INT(r.threads[0].lag_in_ns, 2 * MS);
+	CHECK_EQ_INT(r.threads[0].lag_out_ns, 0);
+	CHECK_EQ_INT(r.threads[1].lag_in_ns, 0);
+	CHECK_EQ_INT(r.threads[1].lag_out_ns, 2 * MS);
+	CHECK_EQ_INT(r.threads[0].run_diff, -2 * (int64_t)MS); /* beyond the 1 ms tolerance... */
+	CHECK_EQ_INT(r.threads[0].ok, 1);                      /* ...but within it plus the lag */
+	CHECK_EQ_INT(r.threads[1].ok, 1);
+	tl_kcheck_release(&r);
+	tl_kcheck_free(kc);
+
+	/* without the wakeup events there is no lag to allow, and RUNNABLE counts from the switch's view */
+	kc = tl_kcheck_new();
+	preemptions(kc, 0);
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.threads[0].lag_in_ns, 0);
+	CHECK_EQ_INT(r.threads[0].ok, 0);
+	CHECK_EQ_INT(r.threads[1].ok, 0);
+	CHECK_EQ_INT(r.bad, 2);
+	tl_kcheck_release(&r);
+	tl_kcheck_free(kc);
+}
+
 int main(void)
 {
 	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances,
-	          test_within_tolerance_and_verdict);
+	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag);
 }
