@@ -50,7 +50,7 @@ BPF_SKEL := $(patsubst lib/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRC))
 BPF_CLANG ?= clang
 BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
-BPF_CFLAGS = -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I/usr/include/$(shell gcc -dumpmachine 2>/dev/null)
+BPF_CFLAGS = -g -O2 -Wall -target bpf -ffreestanding -D__TARGET_ARCH_$(BPF_ARCH) -iquote lib -I/usr/include/$(shell gcc -dumpmachine 2>/dev/null)
 CLI_SRC := $(sort $(wildcard src/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 WL_SRC := $(sort $(wildcard tests/live/wl_*.c))
@@ -94,7 +94,7 @@ $(BUILD)/%.o: %.c | deps
 
 $(BUILD)/bpf/%.bpf.o: lib/%.bpf.c | deps
 	@mkdir -p $(dir $@)
-	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(BPF_CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*) >$@.tmp && mv $@.tmp $@
@@ -214,4 +214,4 @@ format:
 clean:
 	rm -rf $(BUILD) build-*
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(INSTR_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(INSTR_OBJ:.o=.d) $(BPF_SKEL:.skel.h=.bpf.d)

@@ -50,6 +50,9 @@ static void usage(FILE *out)
 	             "  -d, --duration TIME    stop after TIME (\"10\", \"2.5s\", \"500ms\")\n"
 	             "  -m, --mmap-pages N     ring buffer pages per CPU, a power of two (default: 1024\n"
 	             "                         on up to 8 CPUs, down to 256 on 32 and more)\n"
+	             "      --backend NAME     how events leave the kernel: bpf (eBPF raw tracepoints,\n"
+	             "                         sees every switch) or perf (perf_event_open); default:\n"
+	             "                         bpf where it loads, else perf with a line saying why\n"
 	             "      --no-irq           leave out interrupt and softirq events\n"
 	             "      --no-futex         leave out futex syscalls (no lock-wait state)\n"
 	             "      --no-block         leave out block I/O events\n"
@@ -64,6 +67,7 @@ static void usage(FILE *out)
 	             "  threadlens record -o app.tl -- ./app --frames 100\n"
 	             "  threadlens record -p 1234 --duration 5s\n"
 	             "  threadlens record -a -d 500ms -o system.tl\n"
+	             "  threadlens record --backend perf -o app.tl -- ./app\n"
 	             "  threadlens record --func decode_frame,libc:usleep -o app.tl -- ./app\n");
 }
 
@@ -162,7 +166,7 @@ static void catch_signals(void)
 	 */
 }
 
-enum { OPT_NO_IRQ = 256, OPT_NO_FUTEX, OPT_NO_BLOCK, OPT_NO_YIELD, OPT_LIST, OPT_FUNC };
+enum { OPT_NO_IRQ = 256, OPT_NO_FUTEX, OPT_NO_BLOCK, OPT_NO_YIELD, OPT_LIST, OPT_FUNC, OPT_BACKEND };
 
 #define MAX_FUNC_OPTS 64 /* --func options; each may list many functions */
 
@@ -180,6 +184,7 @@ int cmd_record(int argc, char **argv)
 		{ "no-yield", no_argument, NULL, OPT_NO_YIELD },
 		{ "list-events", no_argument, NULL, OPT_LIST },
 		{ "func", required_argument, NULL, OPT_FUNC },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -241,6 +246,16 @@ int cmd_record(int argc, char **argv)
 			}
 			funcs[o.nfuncs++] = optarg;
 			break;
+		case OPT_BACKEND:
+			if (!strcmp(optarg, "bpf")) {
+				o.backend = TL_BACKEND_BPF;
+			} else if (!strcmp(optarg, "perf")) {
+				o.backend = TL_BACKEND_PERF;
+			} else {
+				cli_error("unknown back end '%s' (bpf or perf)", optarg);
+				return cli_usage_error("record");
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default: return cli_usage_error("record");
 		}
@@ -283,8 +298,8 @@ int cmd_record(int argc, char **argv)
 		cli_warn("the program dropped %llu markers: a thread made them faster than they were "
 		         "collected, or all marker slots were taken",
 		         (unsigned long long)res.marks_lost);
-	fprintf(stderr, "threadlens: recorded %llu events (%llu lost) in %.2f s into '%s' (%.1f %s)",
-	        (unsigned long long)res.events, (unsigned long long)res.lost, res.elapsed_s, o.output,
+	fprintf(stderr, "threadlens: recorded %llu events (%llu lost) with %s in %.2f s into '%s' (%.1f %s)",
+	        (unsigned long long)res.events, (unsigned long long)res.lost, res.backend, res.elapsed_s, o.output,
 	        res.bytes < 1000000 ? (double)res.bytes / 1e3 : (double)res.bytes / 1e6,
 	        res.bytes < 1000000 ? "kB" : "MB");
 	if (res.marks || res.marks_lost) /* after the events: scripts parse "N events (M lost)" */

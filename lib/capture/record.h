@@ -28,8 +28,16 @@ struct tl_record_progress {
 	uint64_t bytes_written;
 };
 
+/* How the events leave the kernel (docs/RECORD.md, "Back ends"). */
+enum tl_record_backend {
+	TL_BACKEND_AUTO = 0, /* eBPF where it loads (and no --func), else perf, saying why */
+	TL_BACKEND_BPF,      /* eBPF raw tracepoints and a ring buffer (capture/bpf_rec.h); fail if it cannot load */
+	TL_BACKEND_PERF,     /* perf_event_open tracepoints, one ring per CPU (capture/perf_ring.h) */
+};
+
 struct tl_record_opts {
 	const char *output; /* trace file path */
+	int backend;        /* enum tl_record_backend */
 	char *const *argv;  /* command to run (NULL-terminated), or NULL */
 	const int *pids;    /* -p: processes to attach to */
 	int npids;
@@ -60,6 +68,7 @@ struct tl_record_result {
 	uint64_t marks_lost;    /* markers the program dropped: its buffers were full */
 	uint64_t kstat_threads; /* threads whose kernel counters were recorded (capture/kwatch.h) */
 	uint64_t kstat_reads;   /* readings of them stored (start, exit, end) */
+	char backend[16];       /* the back end used: "bpf" or "perf" */
 	int nwarnings;          /* things the user should know; the recording is still valid */
 	char warnings[8][160];  /* e.g. "tracepoint 'block:block_rq_complete' is missing: ..." */
 };

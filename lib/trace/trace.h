@@ -39,7 +39,8 @@ struct tl_trace_info {
 	char kernel[128]; /* uname -r of the recording host */
 	char hostname[64];
 	char cpu_model[128];
-	char source[64]; /* "record", "import perf-script", ... */
+	char source[64];  /* "record", "import perf-script", ... */
+	char backend[16]; /* record: "bpf" or "perf" (format 1.1 on); "" if not said */
 	char tool_version[32];
 	char command[1024]; /* the recorded command line, or "-p 12,13", "-a" */
 	int ncpus;          /* CPUs online when recording (max cpu id + 1) */

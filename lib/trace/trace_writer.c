@@ -147,6 +147,8 @@ static int write_meta(struct tl_trace_writer *w, const struct tl_trace_info *inf
 	ret |= put_kv(&b, &cap, &len, "hostname", FIELD(info->hostname));
 	ret |= put_kv(&b, &cap, &len, "cpu_model", FIELD(info->cpu_model));
 	ret |= put_kv(&b, &cap, &len, "source", FIELD(info->source));
+	if (info->backend[0])
+		ret |= put_kv(&b, &cap, &len, "backend", FIELD(info->backend));
 	ret |= put_kv(&b, &cap, &len, "tool_version", FIELD(info->tool_version));
 	ret |= put_kv(&b, &cap, &len, "command", FIELD(info->command));
 	ret |= put_kv_int(&b, &cap, &len, "ncpus", info->ncpus);

@@ -1,7 +1,9 @@
 #!/bin/bash
-# test_bpf.sh - the eBPF back end's first piece (capture/bpf_probe.h):
-# `record --list-events` loads the CO-RE sched_switch program and shows, per
-# CPU, the switches out of and into the idle task that it saw in 200 ms.
+# test_bpf.sh - the two recording back ends.  `record --list-events` loads
+# the CO-RE sched_switch probe (capture/bpf_probe.h) and shows, per CPU, the
+# switches out of and into the idle task that it saw in 200 ms; `record`
+# uses eBPF by default (capture/bpf_rec.h) and perf on request, says which
+# in the trace, and refuses a back end it does not know.
 #
 #   tests/cli/test_bpf.sh BUILD_DIR
 #
@@ -34,6 +36,38 @@ else
 	else
 		fail bpf/list-events "$bad" "$(tail -n 8 "$OUT")"
 	fi
+fi
+
+# The default back end is eBPF; the trace and the report say so.
+WL=$BUILD/tests/wl_states
+tl record -o "$TMP/bpf.tl" -- "$WL" mutex --truth "$TMP/bpf.json"
+if [ "$RC" = 0 ] && tl report --json "$TMP/bpf.tl" && grep -q '"backend": "bpf"' "$OUT" &&
+	python3 -c 'import json,sys; k=json.load(open(sys.argv[1]))["kernel_check"]; sys.exit(not (k["checked"] >= 3 and k["disagree"] == 0))' "$OUT"; then
+	pass bpf/default-backend
+else
+	fail bpf/default-backend "exit $RC" "$(grep -E '"backend"|"disagree"' "$OUT" | head -n 3)" "$(head -n 3 "$ERR")"
+fi
+
+# --backend perf records through perf_event_open, and says so.
+tl record --backend perf -o "$TMP/perf.tl" -- "$WL" mutex --truth "$TMP/perf.json"
+if [ "$RC" = 0 ] && tl report --json "$TMP/perf.tl" && grep -q '"backend": "perf"' "$OUT"; then
+	pass bpf/perf-backend
+else
+	fail bpf/perf-backend "exit $RC" "$(grep '"backend"' "$OUT" | head -n 2)" "$(head -n 3 "$ERR")"
+fi
+
+# An unknown back end, and --func with eBPF (uprobes are perf's): one line, exit 2 / 1.
+tl record --backend dtrace -o "$TMP/x.tl" -- true
+if [ "$RC" = 2 ] && grep -q "unknown back end 'dtrace' (bpf or perf)" "$ERR" && [ ! -e "$TMP/x.tl" ]; then
+	pass bpf/unknown-backend
+else
+	fail bpf/unknown-backend "exit $RC (want 2)" "$(head -n 3 "$ERR")"
+fi
+tl record --backend bpf --func main -o "$TMP/x.tl" -- true
+if [ "$RC" = 1 ] && [ "$(wc -l <"$ERR")" = 1 ] && grep -q -- "--func works with the perf back end only" "$ERR"; then
+	pass bpf/func-needs-perf
+else
+	fail bpf/func-needs-perf "exit $RC (want 1, one line)" "$(head -n 3 "$ERR")"
 fi
 
 cli_done

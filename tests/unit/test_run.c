@@ -118,6 +118,7 @@ TEST(test_trace_json)
 	char *s;
 
 	strcpy(run.info.source, "record");
+	strcpy(run.info.backend, "bpf");
 	strcpy(run.info.kernel, "6.18.0");
 	strcpy(run.info.hostname, "box");
 	strcpy(run.info.cpu_model, "cpu");
@@ -140,6 +141,7 @@ TEST(test_trace_json)
 	                "  \"trace\": {\n"
 	                "    \"path\": \"app.tl\",\n"
 	                "    \"source\": \"record\",\n"
+	                "    \"backend\": \"bpf\",\n"
 	                "    \"kernel\": \"6.18.0\",\n"
 	                "    \"hostname\": \"box\",\n"
 	                "    \"cpu_model\": \"cpu\",\n"

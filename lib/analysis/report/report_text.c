@@ -243,6 +243,11 @@ static void header(struct text *t, const struct tl_report_opts *o)
 	fprintf(t->f, "\n  trace    %s, %" PRIu64 " events, source: ", tl_fmt_dur(dur, b1, sizeof(b1)),
 	        m->run->read.events);
 	put_tail(t->f, in->source[0] ? in->source : "?", 30);
+	if (in->backend[0]) {
+		fputs(" (", t->f);
+		put_tail(t->f, in->backend, 15);
+		putc(')', t->f);
+	}
 	putc('\n', t->f);
 	if (m->run->win_start > m->run->trace_start || m->run->win_end < m->run->trace_end)
 		fprintf(t->f, "  window   %s to %s (%s of %s)\n", tl_fmt_dur(rel(m, m->run->win_start), b1, sizeof(b1)),

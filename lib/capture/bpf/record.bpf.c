@@ -1,0 +1,516 @@
+/*
+ * record.bpf.c - the eBPF recorder: scheduler, interrupt and block events
+ * from raw tracepoints into one ring buffer, as struct tlb_hdr records
+ * (tlb.h) that capture/bpf_rec.c turns into trace events.
+ *
+ * Why raw tracepoints: they run from the tracepoint itself, before perf or
+ * ftrace delivery, which on some kernels loses events (the switches out of
+ * the idle task on a CPU; docs/RECORD.md, "Back ends").  Task fields are
+ * read with CO-RE against the running kernel's BTF.
+ *
+ * Waits without syscall tracing: when a task leaves the CPU asleep, its
+ * saved user registers say which system call it sleeps in; a futex wait
+ * becomes FUTEX_ENTER, SWITCH, FUTEX_EXIT at the switch's time, and a
+ * switch out of sched_yield YIELD_ENTER, SWITCH, YIELD_EXIT, which is what
+ * the state machine needs (SYNC_WAIT, READY_YIELD) without putting every
+ * system call of the machine on the slow path.  Kernel threads (PF_KTHREAD)
+ * have no user registers; preempted tasks may carry a non-zero state, so a
+ * sleep is !preempt && prev_state.  x86-64 system call numbers only; on
+ * other architectures waits stay unclassified.
+ *
+ * Wakeups of the reader are batched: a record is submitted without a
+ * wakeup unless the ring holds more than wake_bytes, and the reader polls
+ * on its own clock too.  A full ring drops the record and counts it per CPU
+ * (map "stats"), which the reader turns into LOST events.
+ */
+#include <linux/bpf.h>
+#include <linux/types.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+
+#include "capture/bpf/tlb.h"
+#include "trace/event.h"
+
+#define PF_KTHREAD 0x00200000
+#define TASK_STACK_MAX (32 << 10) /* THREAD_SIZE: 16 KiB on x86-64, 32 KiB with KASAN */
+#define NR_FUTEX 202
+#define NR_SCHED_YIELD 24
+#define NR_FUTEX_WAITV 449
+
+struct thread_info {
+	__u32 cpu;
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+	struct thread_info thread_info;
+	unsigned int flags;
+	int exit_state;
+	int prio;
+	int pid;
+	int tgid;
+	char comm[16];
+	void *stack;
+} __attribute__((preserve_access_index));
+
+struct pt_regs {
+	unsigned long di, si, orig_ax;
+} __attribute__((preserve_access_index));
+
+struct irqaction {
+	const char *name;
+} __attribute__((preserve_access_index));
+
+struct linux_binprm {
+	const char *filename;
+} __attribute__((preserve_access_index));
+
+struct block_device {
+	__u32 bd_dev;
+} __attribute__((preserve_access_index));
+
+struct bvec_iter {
+	__u64 bi_sector;
+	unsigned int bi_size;
+} __attribute__((preserve_access_index));
+
+struct bio {
+	struct block_device *bi_bdev;
+	struct bvec_iter bi_iter;
+} __attribute__((preserve_access_index));
+
+struct gendisk {
+	int major;
+	int first_minor;
+} __attribute__((preserve_access_index));
+
+struct request_queue {
+	struct gendisk *disk;
+} __attribute__((preserve_access_index));
+
+struct request {
+	struct request_queue *q;
+	__u64 __sector;
+} __attribute__((preserve_access_index));
+
+const volatile __u64 wake_bytes = 1 << 20; /* set before load */
+const volatile int classify_futex = 1;     /* FUTEX_ENTER/EXIT around a switch out of a futex wait */
+const volatile int classify_yield = 1;     /* YIELD_ENTER/EXIT around a switch out of sched_yield */
+int enabled;                               /* set by the reader: 1 while recording */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20); /* resized by the reader before load */
+} rb SEC(".maps");
+
+/*
+ * Threads switched out in a futex wait (1) or sched_yield (2): their
+ * FUTEX_EXIT / YIELD_EXIT is written when they next get a CPU, since an
+ * event of a thread says it runs.  LRU: a thread that never runs again
+ * (killed in the wait) ages out.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __s32);
+	__type(value, __u32);
+} waiting SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TLB_STAT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline void *reserve(__u64 size)
+{
+	void *r = bpf_ringbuf_reserve(&rb, size, 0);
+
+	if (!r)
+		count(TLB_STAT_DROPPED);
+	return r;
+}
+
+static __always_inline void submit(void *r)
+{
+	count(TLB_STAT_EVENTS);
+	bpf_ringbuf_submit(r, bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wake_bytes ? BPF_RB_FORCE_WAKEUP
+	                                                                              : BPF_RB_NO_WAKEUP);
+}
+
+/*
+ * Interrupt context, without the per-CPU preempt count (not a symbol BPF can
+ * find on every kernel): an interrupt, and a softirq run on its way out,
+ * use the CPU's interrupt stack, so the program's own stack is then outside
+ * the current task's.  Both are told as TL_EVF_HARDIRQ: what the analyses
+ * need is "not the current task's doing".  A softirq run by ksoftirqd is
+ * that task's, as perf says too.
+ */
+static __always_inline __u16 context_flags(struct tlb_hdr *scratch)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	__u64 stack = (__u64)BPF_CORE_READ(cur, stack), here;
+
+	/*
+	 * The verifier lets a privileged program store a stack address in
+	 * memory (CAP_PERFMON may leak pointers), and what it loads back is a
+	 * number; pointer arithmetic on the stack address itself it refuses.
+	 */
+	*(volatile __u64 **)&scratch->c = &stack;
+	here = *(volatile __u64 *)&scratch->c;
+	scratch->c = 0;
+	return here - stack < TASK_STACK_MAX ? 0 : TL_EVF_HARDIRQ;
+}
+
+/* The header every record starts with: the time, the CPU, the context, the current task. */
+static __always_inline void hdr(struct tlb_hdr *h, __u16 type, __u64 ts)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	__builtin_memset(h, 0, sizeof(*h));
+	h->ts = ts;
+	h->type = type;
+	h->cpu = (__s16)bpf_get_smp_processor_id();
+	h->flags = context_flags(h);
+	h->cur_tid = (__s32)id;
+	h->cur_tgid = (__s32)(id >> 32);
+}
+
+static __always_inline void comm_of(struct tlb_comm *c, struct task_struct *t)
+{
+	c->tid = BPF_CORE_READ(t, pid);
+	BPF_CORE_READ_STR_INTO(&c->comm, t, comm);
+}
+
+/* ---- the scheduler ---- */
+
+struct rec_comm2 {
+	struct tlb_hdr h;
+	struct tlb_comm c[2];
+};
+
+struct rec_comm1 {
+	struct tlb_hdr h;
+	struct tlb_comm c[1];
+};
+
+struct rec_name {
+	struct tlb_hdr h;
+	char name[TLB_NAME_MAX];
+};
+
+struct rec_comm1_name {
+	struct tlb_hdr h;
+	struct tlb_comm c[1];
+	char name[TLB_NAME_MAX];
+};
+
+/* A plain event with no names: FUTEX_*, YIELD_*, EXIT, FREE, MIGRATE, SOFTIRQ_*, IRQ_EXIT, BLOCK_*. */
+static __always_inline void plain(__u16 type, __u64 ts, __s32 tid, __s32 arg, __s64 a, __s64 b, __s64 c)
+{
+	struct tlb_hdr *h = reserve(sizeof(*h));
+
+	if (!h)
+		return;
+	hdr(h, type, ts);
+	h->tid = tid;
+	h->arg = arg;
+	h->a = a;
+	h->b = b;
+	h->c = c;
+	submit(h);
+}
+
+SEC("raw_tp/sched_switch")
+int tl_switch(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *prev = (struct task_struct *)ctx->args[1];
+	struct task_struct *next = (struct task_struct *)ctx->args[2];
+	unsigned int state = (unsigned int)ctx->args[3];
+	int preempt = (int)ctx->args[0];
+	__u64 ts = bpf_ktime_get_ns();
+	__s32 ptid = BPF_CORE_READ(prev, pid);
+	long nr = -1, op = 0, uaddr = 0;
+	struct rec_comm2 *r;
+
+	if (!enabled)
+		return 0;
+	/* current is prev here: its saved registers say what it waits in */
+	if (!preempt && ptid > 0 && !(BPF_CORE_READ(prev, flags) & PF_KTHREAD)) {
+		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+		nr = BPF_CORE_READ(regs, orig_ax);
+		op = BPF_CORE_READ(regs, si);
+		uaddr = BPF_CORE_READ(regs, di);
+	}
+#ifdef __TARGET_ARCH_x86
+	if (!classify_futex && (nr == NR_FUTEX || nr == NR_FUTEX_WAITV))
+		nr = -1;
+	if (!classify_yield && nr == NR_SCHED_YIELD)
+		nr = -1;
+	if (state && nr == NR_FUTEX)
+		plain(TL_EV_FUTEX_ENTER, ts, ptid, 0, op, uaddr, 0);
+	else if (state && nr == NR_FUTEX_WAITV)
+		plain(TL_EV_FUTEX_ENTER, ts, ptid, 0, TL_FUTEX_WAITV, uaddr, 0);
+	else if (!state && nr == NR_SCHED_YIELD)
+		plain(TL_EV_YIELD_ENTER, ts, ptid, 0, 0, 0, 0);
+#endif
+	r = reserve(sizeof(*r));
+	if (r) {
+		hdr(&r->h, TL_EV_SWITCH, ts);
+		r->h.ncomm = 2;
+		r->h.tid = ptid;
+		r->h.arg = BPF_CORE_READ(next, pid);
+		/* raw: __state, exit_state << 16, preempt << 32; bpf_rec.c maps it to TL_PS_* */
+		r->h.a = (__s64)(state & 0xffff) | ((__s64)(BPF_CORE_READ(prev, exit_state) & 0xffff) << 16) |
+		         (preempt ? (1ll << 32) : 0);
+		r->h.b = BPF_CORE_READ(prev, prio);
+		r->h.c = BPF_CORE_READ(next, prio);
+		comm_of(&r->c[0], prev);
+		comm_of(&r->c[1], next);
+		submit(r);
+	}
+#ifdef __TARGET_ARCH_x86
+	{
+		__u32 kind = state && (nr == NR_FUTEX || nr == NR_FUTEX_WAITV) ? 1
+		             : !state && nr == NR_SCHED_YIELD                  ? 2
+		                                                               : 0;
+		__s32 ntid = BPF_CORE_READ(next, pid);
+		__u32 *was;
+
+		if (kind)
+			bpf_map_update_elem(&waiting, &ptid, &kind, BPF_ANY);
+		if (ntid > 0 && (was = bpf_map_lookup_elem(&waiting, &ntid))) {
+			plain(*was == 1 ? TL_EV_FUTEX_EXIT : TL_EV_YIELD_EXIT, ts, ntid, 0, 0, 0, 0);
+			bpf_map_delete_elem(&waiting, &ntid);
+		}
+	}
+#endif
+	return 0;
+}
+
+static __always_inline int wake(struct bpf_raw_tracepoint_args *ctx, __u16 type)
+{
+	struct task_struct *p = (struct task_struct *)ctx->args[0];
+	struct rec_comm1 *r;
+
+	if (!enabled)
+		return 0;
+	r = reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	hdr(&r->h, type, bpf_ktime_get_ns());
+	r->h.ncomm = 1;
+	r->h.tid = BPF_CORE_READ(p, pid);
+	r->h.arg = r->h.cur_tid;
+	r->h.a = BPF_CORE_READ(p, thread_info.cpu);
+	r->h.b = BPF_CORE_READ(p, prio);
+	comm_of(&r->c[0], p);
+	submit(r);
+	return 0;
+}
+
+SEC("raw_tp/sched_waking")
+int tl_waking(struct bpf_raw_tracepoint_args *ctx)
+{
+	return wake(ctx, TL_EV_WAKING);
+}
+
+SEC("raw_tp/sched_wakeup")
+int tl_wakeup(struct bpf_raw_tracepoint_args *ctx)
+{
+	return wake(ctx, TL_EV_WAKEUP);
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int tl_wakeup_new(struct bpf_raw_tracepoint_args *ctx)
+{
+	return wake(ctx, TL_EV_WAKEUP_NEW);
+}
+
+SEC("raw_tp/sched_process_fork")
+int tl_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *parent = (struct task_struct *)ctx->args[0];
+	struct task_struct *child = (struct task_struct *)ctx->args[1];
+	struct rec_comm1 *r;
+
+	if (!enabled)
+		return 0;
+	r = reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	hdr(&r->h, TL_EV_FORK, bpf_ktime_get_ns());
+	r->h.ncomm = 1;
+	r->h.tid = BPF_CORE_READ(child, pid);
+	r->h.arg = BPF_CORE_READ(parent, pid);
+	r->h.a = BPF_CORE_READ(child, tgid); /* not an event field: the child's process, for the reader */
+	comm_of(&r->c[0], child);
+	submit(r);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exec")
+int tl_exec(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *p = (struct task_struct *)ctx->args[0];
+	struct linux_binprm *bprm = (struct linux_binprm *)ctx->args[2];
+	struct rec_comm1_name *r;
+	const char *fn;
+	long n;
+
+	if (!enabled)
+		return 0;
+	r = reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	hdr(&r->h, TL_EV_EXEC, bpf_ktime_get_ns());
+	r->h.tid = BPF_CORE_READ(p, pid);
+	r->h.arg = (__s32)ctx->args[1];
+	r->h.ncomm = 1;
+	comm_of(&r->c[0], p);
+	fn = BPF_CORE_READ(bprm, filename);
+	n = bpf_probe_read_kernel_str(r->name, sizeof(r->name), fn);
+	r->h.name_len = n > 1 ? (__u8)(n - 1) : 0;
+	submit(r);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int tl_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *p = (struct task_struct *)ctx->args[0];
+
+	if (enabled)
+		plain(TL_EV_EXIT, bpf_ktime_get_ns(), BPF_CORE_READ(p, pid), 0, 0, 0, 0);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_free")
+int tl_free(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *p = (struct task_struct *)ctx->args[0];
+
+	if (enabled)
+		plain(TL_EV_FREE, bpf_ktime_get_ns(), BPF_CORE_READ(p, pid), 0, 0, 0, 0);
+	return 0;
+}
+
+SEC("raw_tp/sched_migrate_task")
+int tl_migrate(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *p = (struct task_struct *)ctx->args[0];
+
+	if (enabled)
+		plain(TL_EV_MIGRATE, bpf_ktime_get_ns(), BPF_CORE_READ(p, pid), 0, BPF_CORE_READ(p, thread_info.cpu),
+		      (int)ctx->args[1], 0);
+	return 0;
+}
+
+SEC("raw_tp/task_rename")
+int tl_rename(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *p = (struct task_struct *)ctx->args[0];
+	struct rec_comm1 *r;
+
+	if (!enabled)
+		return 0;
+	r = reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	hdr(&r->h, TL_EV_RENAME, bpf_ktime_get_ns());
+	r->h.tid = BPF_CORE_READ(p, pid);
+	/* the new name, as the thread's name (the reader makes it the event's name too) */
+	r->h.ncomm = 1;
+	r->c[0].tid = r->h.tid;
+	bpf_probe_read_kernel_str(r->c[0].comm, TLB_COMM_LEN, (const char *)ctx->args[1]);
+	submit(r);
+	return 0;
+}
+
+/* ---- interrupts ---- */
+
+SEC("raw_tp/irq_handler_entry")
+int tl_irq_entry(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct irqaction *action = (struct irqaction *)ctx->args[1];
+	struct rec_name *r;
+	long n;
+
+	if (!enabled)
+		return 0;
+	r = reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	hdr(&r->h, TL_EV_IRQ_ENTRY, bpf_ktime_get_ns());
+	r->h.tid = r->h.cur_tid;
+	r->h.a = (int)ctx->args[0];
+	n = bpf_probe_read_kernel_str(r->name, 32, BPF_CORE_READ(action, name));
+	r->h.name_len = n > 1 ? (__u8)(n - 1) : 0;
+	submit(r);
+	return 0;
+}
+
+SEC("raw_tp/irq_handler_exit")
+int tl_irq_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (enabled)
+		plain(TL_EV_IRQ_EXIT, bpf_ktime_get_ns(), (__s32)bpf_get_current_pid_tgid(), 0, (int)ctx->args[0],
+		      (int)ctx->args[2], 0);
+	return 0;
+}
+
+SEC("raw_tp/softirq_entry")
+int tl_softirq_entry(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (enabled)
+		plain(TL_EV_SOFTIRQ_ENTRY, bpf_ktime_get_ns(), (__s32)bpf_get_current_pid_tgid(), 0,
+		      (unsigned int)ctx->args[0], 0, 0);
+	return 0;
+}
+
+SEC("raw_tp/softirq_exit")
+int tl_softirq_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (enabled)
+		plain(TL_EV_SOFTIRQ_EXIT, bpf_ktime_get_ns(), (__s32)bpf_get_current_pid_tgid(), 0,
+		      (unsigned int)ctx->args[0], 0, 0);
+	return 0;
+}
+
+/* ---- block I/O: who submitted, and when it completed ---- */
+
+SEC("raw_tp/block_bio_queue")
+int tl_bio_queue(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct bio *bio = (struct bio *)ctx->args[0];
+
+	if (enabled)
+		plain(TL_EV_BLOCK_ISSUE, bpf_ktime_get_ns(), (__s32)bpf_get_current_pid_tgid(), 0,
+		      BPF_CORE_READ(bio, bi_bdev, bd_dev), BPF_CORE_READ(bio, bi_iter.bi_sector),
+		      BPF_CORE_READ(bio, bi_iter.bi_size));
+	return 0;
+}
+
+SEC("raw_tp/block_rq_complete")
+int tl_rq_complete(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct request *rq = (struct request *)ctx->args[0];
+	struct gendisk *disk = BPF_CORE_READ(rq, q, disk);
+	__u32 dev = disk ? ((__u32)BPF_CORE_READ(disk, major) << 20) | (__u32)BPF_CORE_READ(disk, first_minor) : 0;
+
+	if (enabled)
+		plain(TL_EV_BLOCK_COMPLETE, bpf_ktime_get_ns(), (__s32)bpf_get_current_pid_tgid(), 0, dev,
+		      BPF_CORE_READ(rq, __sector), (unsigned int)ctx->args[2]);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

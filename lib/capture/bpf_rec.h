@@ -1,0 +1,76 @@
+/*
+ * bpf_rec.h - the eBPF recording back end: loads capture/bpf/record.bpf.c,
+ * reads its ring buffer, and turns its records (capture/bpf/tlb.h) into
+ * the same decoded events the perf back end gets from tp_decode.h, so the
+ * recorder handles both alike.
+ *
+ * Life: tl_bpf_rec_open() loads and attaches the programs of the chosen
+ * event groups, disabled; tl_bpf_rec_enable() starts and stops them (a flag
+ * in the program's memory, so starting is one store); tl_bpf_rec_drain()
+ * consumes what the ring holds; tl_bpf_rec_close() detaches.  Needs root
+ * (or CAP_BPF and CAP_PERFMON), BTF at /sys/kernel/btf/vmlinux, and the
+ * raw tracepoints; without them open fails with one line saying why, and
+ * the recorder falls back to perf.
+ */
+#ifndef TL_BPF_REC_H
+#define TL_BPF_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/tp_decode.h"
+
+struct tl_bpf_rec;
+
+/*
+ * Load and attach, disabled.  groups: enum tl_record_groups (which programs
+ * and which wait classifications); ring_bytes: the ring buffer's size (a
+ * power of two, at least a page; 0 = 16 MiB).  NULL with tl_error set.
+ */
+struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes);
+
+/* Start (1) or stop (0) recording.  Stopping waits for no program: records already reserved still arrive. */
+void tl_bpf_rec_enable(struct tl_bpf_rec *r, int on);
+
+/* A descriptor readable when the ring wants draining (an epoll fd). */
+int tl_bpf_rec_fd(const struct tl_bpf_rec *r);
+
+/* The number of CPU ids the kernel may use (drop counters are per CPU). */
+int tl_bpf_rec_ncpus(const struct tl_bpf_rec *r);
+
+/* One record, parsed. */
+struct tl_bpf_event {
+	struct tl_tp_decoded d;   /* the event and the names it reveals; strings point into the record */
+	int32_t cur_tid, cur_pid; /* the task on the CPU */
+	int32_t child_tgid;       /* FORK: the child's process, else 0 */
+};
+
+/*
+ * Consume every record the ring holds now, calling fn for each; returns
+ * the number consumed, or -1 (fn's failure, tl_error set by it).  A record
+ * that does not parse is counted in *malformed and skipped.
+ */
+long tl_bpf_rec_drain(struct tl_bpf_rec *r, int (*fn)(void *ctx, const struct tl_bpf_event *ev), void *ctx,
+                      uint64_t *malformed);
+
+/* Records the ring had no room for, per CPU since open (ncpus entries).  0, or -1 with tl_error set. */
+int tl_bpf_rec_dropped(struct tl_bpf_rec *r, uint64_t *per_cpu, int ncpus);
+
+/* Detach and free.  NULL is fine. */
+void tl_bpf_rec_close(struct tl_bpf_rec *r);
+
+/*
+ * Parse one record of `size` bytes (tlb.h).  1 with *out filled, 0 if it is
+ * malformed (a length beyond the record, an unknown type).  Pure: the unit
+ * tests and fuzz_bpf_rec call it on bytes.
+ */
+int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out);
+
+/*
+ * The raw sched_switch state (the kernel's __state bits) and preempt flag
+ * as TL_PS_* bits: what the tracepoint's print format does, for the bits
+ * of Linux 4.14 and later.
+ */
+int64_t tl_bpf_prev_state(uint32_t state, int preempt);
+
+#endif

@@ -1,0 +1,328 @@
+/*
+ * record_drain.c - the recorder's drain rounds (record_int.h): the records
+ * of the back end (perf rings, or the eBPF ring buffer) decoded into
+ * events, the identities they reveal learned, staged and sorted per batch,
+ * and written under the watermark with the cpu -1 events (markers, kernel
+ * counters).  The invariants are record.c's.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/errors.h"
+#include "capture/record_int.h"
+
+uint64_t tl_rec_now_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void tl_rec_warn(struct tl_record_result *res, const char *fmt, ...)
+{
+	va_list ap;
+	int n = res->nwarnings;
+
+	if (n >= 8)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(res->warnings[n], sizeof(res->warnings[n]), fmt, ap);
+	va_end(ap);
+	res->nwarnings++;
+}
+
+/* ---- events into the writer ---- */
+
+int tl_rec_add_event(struct rec *rc, const struct tl_event *ev)
+{
+	if (tl_trace_writer_add(rc->w, ev))
+		return -1;
+	rc->res->events++;
+	rc->pending++;
+	return 0;
+}
+
+/* Insertion sort by ts: the batch is nearly sorted, and equal times keep their order. */
+static void sort_stage(struct tl_event *e, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct tl_event x;
+		size_t j = i;
+
+		if (e[i].ts >= e[i - 1].ts)
+			continue;
+		x = e[i];
+		while (j > 0 && e[j - 1].ts > x.ts) {
+			e[j] = e[j - 1];
+			j--;
+		}
+		e[j] = x;
+	}
+}
+
+int tl_rec_stage_flush(struct rec *rc)
+{
+	sort_stage(rc->stage, rc->nstage);
+	for (size_t i = 0; i < rc->nstage; i++)
+		if (tl_rec_add_event(rc, &rc->stage[i]))
+			return -1;
+	rc->nstage = 0;
+	return 0;
+}
+
+static inline int stage_push(struct rec *rc, const struct tl_event *ev)
+{
+	if (rc->nstage == STAGE_EVENTS && tl_rec_stage_flush(rc))
+		return -1;
+	rc->stage[rc->nstage++] = *ev;
+	return 0;
+}
+
+static uint32_t intern_n(struct rec *rc, const char *s, size_t len)
+{
+	char buf[4096];
+	uint32_t id;
+
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	id = tl_trace_writer_intern(rc->w, buf);
+	if (!id && buf[0])
+		return (uint32_t)-1;
+	return id;
+}
+
+/* What an event says about a thread; a THREAD event goes in front of it if that is news. */
+int tl_rec_learn(struct rec *rc, const struct tl_event *at, int32_t tid, int32_t tgid, const struct tl_tp_str *comm)
+{
+	struct tl_event th;
+	int r = tl_threads_learn(rc->threads, rc->w, at, tid, tgid, comm ? comm->s : NULL, comm ? comm->len : 0, &th);
+
+	return r > 0 ? stage_push(rc, &th) : r;
+}
+
+/* IRQ handler names repeat with every interrupt: remember the last id per irq. */
+static uint32_t irq_name_id(struct rec *rc, int64_t irq, const struct tl_tp_str *name)
+{
+	struct irq_name *c = &rc->irqs[(uint64_t)irq % IRQ_CACHE];
+	uint32_t id;
+
+	if (c->id && c->irq == irq && c->len == name->len && !memcmp(c->s, name->s, name->len))
+		return c->id;
+	id = intern_n(rc, name->s, name->len);
+	if (id != (uint32_t)-1 && name->len <= sizeof(c->s)) {
+		c->irq = irq;
+		c->id = id;
+		c->len = name->len;
+		memcpy(c->s, name->s, name->len);
+	}
+	return id;
+}
+
+/* One tracepoint sample, whatever back end produced it. */
+/*
+ * A decoded event, whatever back end produced it: the identities it
+ * reveals (the current task's process comes with every record, its name
+ * with some), its name interned, then staged.
+ */
+static int handle_decoded(struct rec *rc, int32_t cur_tid, int32_t cur_pid, struct tl_tp_decoded *d)
+{
+	const struct tl_tp_str *cur_comm = NULL;
+
+	if (d->reset_tid)
+		tl_threads_remove(rc->threads, d->reset_tid);
+	for (int i = 0; i < d->nids; i++)
+		if (d->ids[i].tid == cur_tid)
+			cur_comm = &d->ids[i].comm;
+	if (tl_rec_learn(rc, &d->ev, cur_tid, cur_pid, cur_comm))
+		return -1;
+	for (int i = 0; i < d->nids; i++)
+		if (d->ids[i].tid != cur_tid && tl_rec_learn(rc, &d->ev, d->ids[i].tid, -1, &d->ids[i].comm))
+			return -1;
+	if (d->name.len) {
+		d->ev.name = d->ev.type == TL_EV_IRQ_ENTRY ? irq_name_id(rc, d->ev.a, &d->name)
+		                                           : intern_n(rc, d->name.s, d->name.len);
+		if (d->ev.name == (uint32_t)-1)
+			return -1;
+	}
+	if (d->ev.type == TL_EV_FREE && tl_threads_retire(rc->threads, d->ev.tid, d->ev.ts))
+		return -1;
+	if (d->ev.type == TL_EV_FORK && tl_kwatch_fork(rc->kw, d->ev.arg, d->ev.tid))
+		return -1;
+	return stage_push(rc, &d->ev);
+}
+
+/* The perf back end: one raw tracepoint sample. */
+static int handle_sample(struct rec *rc, const struct tl_tp_sample *s)
+{
+	struct tl_tp_decoded d;
+	int r = tl_tp_decode(rc->tps, s, &d);
+
+	if (r <= 0) {
+		rc->malformed += r < 0;
+		return 0;
+	}
+	/*
+	 * sched_stat_runtime fires at every tick and switch; it is kept only when
+	 * it shows a task on a CPU that no recorded switch put there (some
+	 * kernels drop the switch out of idle: see the RUNTIME note in event.h).
+	 */
+	if (s->cpu >= 0 && s->cpu < rc->ncpus) {
+		if (d.ev.type == TL_EV_SWITCH)
+			rc->oncpu[s->cpu] = d.ev.arg;
+		else if (d.ev.type == TL_EV_RUNTIME) {
+			/* only the current task's own accounting dates its switch-in */
+			if (rc->oncpu[s->cpu] == d.ev.tid || d.ev.tid != s->tid)
+				return 0;
+			rc->oncpu[s->cpu] = d.ev.tid;
+		}
+	}
+	return handle_decoded(rc, s->tid, s->pid, &d);
+}
+
+/* The perf back end: one ring's records up to its current head. */
+static int drain_ring(struct rec *rc, struct tl_perf_ring *ring)
+{
+	struct tl_perf_rec pr;
+	int cpu = tl_perf_ring_cpu(ring);
+
+	if (!tl_perf_ring_begin(ring))
+		return 0;
+	while (tl_perf_ring_next(ring, &pr)) {
+		if (pr.type == TL_PERF_REC_SAMPLE) {
+			struct tl_tp_sample s = { .ts = pr.ts,
+				                  .raw = pr.raw,
+				                  .raw_size = pr.raw_size,
+				                  .pid = pr.pid,
+				                  .tid = pr.tid,
+				                  .cpu = (int16_t)cpu };
+			if (handle_sample(rc, &s))
+				return -1;
+		} else {
+			struct tl_event ev = {
+				.ts = pr.ts, .type = TL_EV_LOST, .cpu = (int16_t)cpu, .a = (int64_t)pr.lost
+			};
+			rc->lost += pr.lost;
+			rc->lost_per_cpu[cpu] += pr.lost;
+			if (stage_push(rc, &ev))
+				return -1;
+		}
+	}
+	tl_perf_ring_end(ring);
+	return tl_rec_stage_flush(rc);
+}
+
+void tl_rec_progress(struct rec *rc, uint64_t now, int force)
+{
+	struct tl_record_progress p;
+
+	if (!rc->o->progress || (!force && now - rc->last_progress_ns < PROGRESS_NS))
+		return;
+	rc->last_progress_ns = now;
+	p.elapsed_s = (double)(now - rc->start_ns) / 1e9;
+	p.events = rc->res->events;
+	p.lost = rc->lost;
+	p.bytes_written = tl_trace_writer_bytes(rc->w);
+	rc->o->progress(&p, rc->o->progress_ctx);
+}
+
+/* The command's markers older than `mark` into the writer (marks.c). */
+int tl_rec_drain_marks(struct rec *rc, uint64_t mark)
+{
+	int64_t n = tl_marks_drain(rc->marks, rc->w, mark);
+
+	if (n < 0)
+		return -1;
+	rc->res->events += (uint64_t)n;
+	rc->pending += (uint64_t)n;
+	return 0;
+}
+
+/* A kernel-counter reading into the cpu -1 section, after the markers older than it. */
+static int add_kstat(void *ctx, const struct tl_event *ev)
+{
+	struct rec *rc = ctx;
+
+	return tl_rec_drain_marks(rc, ev->ts) || tl_rec_add_event(rc, ev);
+}
+
+/* The cpu -1 events older than mark: kernel-counter readings and markers, in time order. */
+int tl_rec_drain_cpuless(struct rec *rc, uint64_t mark)
+{
+	return tl_kwatch_poll(rc->kw) || tl_kwatch_flush(rc->kw, mark, add_kstat, rc) || tl_rec_drain_marks(rc, mark);
+}
+
+/* One round: read every ring, then promise the writer what the next round can still bring. */
+/* The eBPF back end: one record of its ring buffer. */
+static int handle_bpf(void *ctx, const struct tl_bpf_event *ev)
+{
+	struct rec *rc = ctx;
+	struct tl_bpf_event e = *ev;
+
+	/* a new thread's process is known at once: the FORK record carries it */
+	if (e.d.reset_tid) {
+		tl_threads_remove(rc->threads, e.d.reset_tid); /* a reused tid: the old identity is void */
+		e.d.reset_tid = 0;
+	}
+	if (e.child_tgid > 0 && tl_rec_learn(rc, &e.d.ev, e.d.ev.tid, e.child_tgid, e.d.nids ? &e.d.ids[0].comm : NULL))
+		return -1;
+	return handle_decoded(rc, e.cur_tid, e.cur_pid, &e.d);
+}
+
+/* The eBPF back end: the ring buffer up to now, then its drop counters as LOST events. */
+static int drain_bpf(struct rec *rc, uint64_t t0)
+{
+	if (tl_bpf_rec_drain(rc->bpf, handle_bpf, rc, &rc->malformed) < 0 || tl_rec_stage_flush(rc))
+		return -1;
+	{
+		uint64_t now[4096];
+		int n = rc->ncpus < 4096 ? rc->ncpus : 4096;
+
+		if (tl_bpf_rec_dropped(rc->bpf, now, n) < 0)
+			return -1;
+		for (int c = 0; c < n; c++) {
+			struct tl_event ev = { .ts = t0, .type = TL_EV_LOST, .cpu = (int16_t)c };
+
+			if (now[c] <= rc->bpf_dropped[c])
+				continue;
+			ev.a = (int64_t)(now[c] - rc->bpf_dropped[c]);
+			rc->lost += (uint64_t)ev.a;
+			rc->lost_per_cpu[c] += (uint64_t)ev.a;
+			rc->bpf_dropped[c] = now[c];
+			if (tl_rec_add_event(rc, &ev))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int tl_rec_drain_all(struct rec *rc)
+{
+	uint64_t t0 = tl_rec_now_ns(CLOCK_MONOTONIC),
+	         mark = t0 > rc->start_ns + SLACK_NS ? t0 - SLACK_NS : rc->start_ns;
+
+	if (rc->bpf && drain_bpf(rc, t0))
+		return -1;
+	for (int i = 0; i < rc->set.nrings; i++)
+		if (drain_ring(rc, rc->set.rings[i]))
+			return -1;
+	/*
+	 * Markers too are read after T0 and published right after their time: the
+	 * same slack holds.  Exits are polled after the rings, whose FORK events
+	 * say which threads are watched; readings are stamped when taken, after T0.
+	 */
+	if (tl_rec_drain_cpuless(rc, mark))
+		return -1;
+	if (rc->pending >= STAGE_EVENTS * 4 || t0 - rc->last_flush_ns >= FLUSH_NS) {
+		if (tl_trace_writer_flush(rc->w, mark))
+			return -1;
+		rc->last_flush_ns = t0;
+		rc->pending = 0;
+	}
+	tl_threads_sweep(rc->threads, t0 > SLACK_NS ? t0 - SLACK_NS : 0); /* nothing older is still to come */
+	tl_rec_progress(rc, t0, 0);
+	return 0;
+}

@@ -1,0 +1,91 @@
+/*
+ * record_int.h - what the recorder's two files share: record.c (the life
+ * cycle: open, start, loop, finish) and record_drain.c (the drain rounds:
+ * back-end records into staged, sorted events, into the writer).  Not an
+ * API: nothing outside lib/capture/record*.c includes it.
+ */
+#ifndef TL_RECORD_INT_H
+#define TL_RECORD_INT_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "capture/bpf_rec.h"
+#include "capture/kwatch.h"
+#include "capture/marks.h"
+#include "capture/perf_ring.h"
+#include "capture/procsnap.h"
+#include "capture/record.h"
+#include "capture/targets.h"
+#include "capture/tp_decode.h"
+#include "capture/uprobes.h"
+#include "trace/trace.h"
+
+#define SLACK_NS 10000000ull  /* watermark slack behind T0 */
+#define FLUSH_NS 500000000ull /* longest time between chunks */
+#define PROGRESS_NS 250000000ull
+#define STAGE_EVENTS 16384
+#define IRQ_CACHE 64
+
+struct irq_name {
+	int64_t irq;
+	uint32_t id;
+	uint32_t len;
+	char s[32];
+};
+
+struct rec {
+	const struct tl_record_opts *o;
+	struct tl_record_result *res;
+	unsigned groups;
+	char tracing[256];
+	struct tl_tp_table *tps;
+	int used[TL_TP__COUNT];
+	int ncpus;                  /* highest online CPU + 1 */
+	struct tl_perf_set set;     /* one ring per online CPU (perf back end) */
+	struct tl_bpf_rec *bpf;     /* the eBPF back end, or NULL */
+	uint64_t *bpf_dropped;      /* per CPU: its drop counters as last turned into LOST events */
+	struct tl_uprobes *uprobes; /* --func: probes in tracefs until release() */
+	struct tl_trace_writer *w;
+	struct tl_marks *marks; /* user markers of the command (marks.h), or NULL */
+	struct tl_kwatch *kw;   /* the kernel's accounting of the recorded threads (kwatch.h) */
+	char *path;             /* the output, for unlink() when the command cannot run */
+	struct tl_threads *threads;
+	struct tl_event *stage;
+	size_t nstage;
+	uint64_t *lost_per_cpu;
+	int32_t *oncpu; /* per CPU: the task the last recorded event put on it */
+	uint64_t lost, malformed;
+	uint64_t start_ns, last_flush_ns, last_progress_ns;
+	uint64_t pending; /* events added since the last flush */
+	struct irq_name irqs[IRQ_CACHE];
+	struct tl_trace_info info;
+	struct tl_targets tg; /* the command, or the -p processes */
+};
+
+uint64_t tl_rec_now_ns(clockid_t clk);
+
+/* A line for the user in res->warnings (at most 8 are kept). */
+void tl_rec_warn(struct tl_record_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One event into the writer, counted.  0, or -1 with tl_error set. */
+int tl_rec_add_event(struct rec *rc, const struct tl_event *ev);
+
+/* The staged events, sorted by time, into the writer. */
+int tl_rec_stage_flush(struct rec *rc);
+
+/* What `at` says of thread tid (procsnap.h, tl_threads_learn), with the THREAD event it may need staged. */
+int tl_rec_learn(struct rec *rc, const struct tl_event *at, int32_t tid, int32_t tgid, const struct tl_tp_str *comm);
+
+/* The command's markers older than mark into the writer. */
+int tl_rec_drain_marks(struct rec *rc, uint64_t mark);
+
+/* The cpu -1 events older than mark: kernel-counter readings and markers, in time order. */
+int tl_rec_drain_cpuless(struct rec *rc, uint64_t mark);
+
+/* One round: read the back end, then promise the writer what the next round can still bring. */
+int tl_rec_drain_all(struct rec *rc);
+
+void tl_rec_progress(struct rec *rc, uint64_t now, int force);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * test_bpf_rec.c - the eBPF back end's record parser and state mapping
+ * (capture/bpf_rec.h) on hand-built records: exact fields, names,
+ * identities, and every truncation refused.
+ */
+#include <linux/types.h>
+#include <string.h>
+
+#include "capture/bpf/tlb.h"
+#include "capture/bpf_rec.h"
+#include "harness.h"
+
+struct two {
+	struct tlb_hdr h;
+	struct tlb_comm c[2];
+};
+
+TEST(test_switch_record)
+{
+	struct two r;
+	struct tl_bpf_event ev;
+
+	memset(&r, 0, sizeof(r));
+	r.h.ts = 123456789;
+	r.h.type = TL_EV_SWITCH;
+	r.h.cpu = 1;
+	r.h.ncomm = 2;
+	r.h.cur_tid = 41;
+	r.h.cur_tgid = 40;
+	r.h.tid = 41;
+	r.h.arg = 42;
+	r.h.a = 0x2001; /* a futex wait: INTERRUPTIBLE | FREEZABLE */
+	r.h.b = 120;
+	r.h.c = 100;
+	r.c[0].tid = 41;
+	memcpy(r.c[0].comm, "worker", 6);
+	r.c[1].tid = 42;
+	memcpy(r.c[1].comm, "0123456789abcdef", 16); /* a full comm: no NUL */
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 1);
+	CHECK_EQ_INT(ev.d.ev.ts, 123456789);
+	CHECK_EQ_INT(ev.d.ev.type, TL_EV_SWITCH);
+	CHECK_EQ_INT(ev.d.ev.cpu, 1);
+	CHECK_EQ_INT(ev.d.ev.tid, 41);
+	CHECK_EQ_INT(ev.d.ev.arg, 42);
+	CHECK_EQ_INT(ev.d.ev.a, TL_PS_S);
+	CHECK_EQ_INT(ev.d.ev.b, 120);
+	CHECK_EQ_INT(ev.d.ev.c, 100);
+	CHECK_EQ_INT(ev.cur_tid, 41);
+	CHECK_EQ_INT(ev.cur_pid, 40);
+	CHECK_EQ_INT(ev.d.nids, 2);
+	CHECK_EQ_INT(ev.d.ids[0].comm.len, 6);
+	CHECK(!memcmp(ev.d.ids[0].comm.s, "worker", 6));
+	CHECK_EQ_INT(ev.d.ids[1].comm.len, 16);
+	CHECK_EQ_INT(ev.d.name.len, 0);
+	/* every shorter size is refused */
+	for (size_t n = 0; n < sizeof(r); n++)
+		CHECK_EQ_INT(tl_bpf_parse(&r, n, &ev), 0);
+	/* and so are nonsense counts and types */
+	r.h.ncomm = 3;
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 0);
+	r.h.ncomm = 2;
+	r.h.type = TL_EV__COUNT;
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 0);
+	r.h.type = TL_EV_NONE;
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 0);
+}
+
+TEST(test_fork_and_names)
+{
+	struct {
+		struct tlb_hdr h;
+		struct tlb_comm c[1];
+		char name[TLB_NAME_MAX];
+	} r;
+	struct tl_bpf_event ev;
+
+	memset(&r, 0, sizeof(r));
+	r.h.type = TL_EV_FORK;
+	r.h.ncomm = 1;
+	r.h.tid = 501;
+	r.h.arg = 500;
+	r.h.a = 499; /* the child's process */
+	r.c[0].tid = 501;
+	memcpy(r.c[0].comm, "child", 5);
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r.h) + sizeof(r.c), &ev), 1);
+	CHECK_EQ_INT(ev.child_tgid, 499);
+	CHECK_EQ_INT(ev.d.ev.a, 0);
+	CHECK_EQ_INT(ev.d.reset_tid, 501);
+	CHECK_EQ_INT(ev.d.name.len, 5);
+
+	/* an IRQ name after the comms; its length is checked against the record */
+	memset(&r, 0, sizeof(r));
+	r.h.type = TL_EV_IRQ_ENTRY;
+	r.h.name_len = 12;
+	memcpy(&r.c[0], "virtio1-req.0", 13); /* with no comm, the name follows the header */
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r.h) + 12, &ev), 1);
+	CHECK_EQ_INT(ev.d.name.len, 12);
+	CHECK(!memcmp(ev.d.name.s, "virtio1-req.", 12));
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r.h) + 11, &ev), 0);
+	r.h.name_len = TLB_NAME_MAX + 1;
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 0);
+}
+
+TEST(test_prev_state)
+{
+	CHECK_EQ_INT(tl_bpf_prev_state(0, 0), TL_PS_RUNNING);
+	CHECK_EQ_INT(tl_bpf_prev_state(0x1, 1), TL_PS_PREEMPT); /* preempted: R+ whatever the state */
+	CHECK_EQ_INT(tl_bpf_prev_state(0x1, 0), TL_PS_S);
+	CHECK_EQ_INT(tl_bpf_prev_state(0x2001, 0), TL_PS_S); /* FREEZABLE is not reported */
+	CHECK_EQ_INT(tl_bpf_prev_state(0x2, 0), TL_PS_D);
+	CHECK_EQ_INT(tl_bpf_prev_state(0x402, 0), TL_PS_I);  /* TASK_IDLE */
+	CHECK_EQ_INT(tl_bpf_prev_state(0x1000, 0), TL_PS_D); /* RTLOCK_WAIT */
+	CHECK_EQ_INT(tl_bpf_prev_state(0x4, 0), TL_PS_T);
+	CHECK_EQ_INT(tl_bpf_prev_state(0x8, 0), TL_PS_TRACED);
+	CHECK_EQ_INT(tl_bpf_prev_state(0x40, 0), TL_PS_P);
+	/* the last switch of an exiting task: TASK_DEAD in __state, EXIT_DEAD or EXIT_ZOMBIE in exit_state */
+	CHECK_EQ_INT(tl_bpf_prev_state(0x80 | (0x10u << 16), 0), TL_PS_X);
+	CHECK_EQ_INT(tl_bpf_prev_state(0x80 | (0x20u << 16), 0), TL_PS_Z);
+}
+
+int main(void)
+{
+	RUN_TESTS(test_switch_record, test_fork_and_names, test_prev_state);
+}
