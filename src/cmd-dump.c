@@ -200,6 +200,10 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 		printf(" at=%s run_ns=%" PRId64 " wait_ns=%" PRId64 " blkio_ns=%" PRId64, kstat_point(e->arg), e->a,
 		       e->b, e->c);
 		break;
+	case TL_EV_KSTAT_CPU:
+		printf(" cpu=%d at=%s steal_ns=%" PRId64 " tick_ns=%" PRId64, (int)e->arg, kstat_point((int32_t)e->a),
+		       e->b, e->c);
+		break;
 	case TL_EV_KSTAT_CSW:
 		print_tid(t, nm, "tid", e->tid);
 		printf(" at=%s voluntary=%" PRId64 " involuntary=%" PRId64, kstat_point(e->arg), e->a, e->b);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "base/grow.h"
 #include "capture/procsnap.h"
 
 #define DELAYACCT "/proc/sys/kernel/task_delayacct"
@@ -83,6 +84,64 @@ int tl_kstat_read(int32_t pid, int32_t tid, struct tl_kstat *k)
 	    !status_field(buf, "nonvoluntary_ctxt_switches", &k->invol))
 		k->have |= TL_KSTAT_SWITCHES;
 	return 0;
+}
+
+int tl_kstat_parse_steal(const char *text, uint64_t tick_ns, uint64_t *steal_ns, int max)
+{
+	int ncpu = -1;
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		unsigned long long v[8];
+		int cpu, n = 0;
+
+		if (strncmp(l, "cpu", 3) || l[3] < '0' || l[3] > '9')
+			continue;
+		if (sscanf(l, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu%n", &cpu, &v[0], &v[1], &v[2], &v[3],
+		           &v[4], &v[5], &v[6], &v[7], &n) != 9 ||
+		    cpu < 0 || cpu >= 65536)
+			continue; /* a kernel before steal (2.6.11) or a damaged line */
+		if (cpu < max)
+			steal_ns[cpu] = (uint64_t)v[7] * tick_ns;
+		if (cpu + 1 > ncpu)
+			ncpu = cpu + 1;
+	}
+	return ncpu;
+}
+
+int tl_kstat_steal(uint64_t *steal_ns, int max, uint64_t *tick_ns)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	char *text = NULL;
+	size_t cap = 0, len = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	int n;
+
+	if (!f)
+		return tl_error_errno("cannot read /proc/stat");
+	*tick_ns = hz > 0 ? 1000000000ull / (uint64_t)hz : 10000000ull;
+	/* whole, with stdio: the "intr" line can be long, so not tl_read_small's one buffer */
+	for (;;) {
+		size_t got;
+
+		if (TL_GROW(text, cap, len + 4096 + 1) < 0) {
+			free(text);
+			fclose(f);
+			return -1;
+		}
+		got = fread(text + len, 1, cap - len - 1, f);
+		len += got;
+		if (!got)
+			break;
+	}
+	fclose(f);
+	text[len] = 0;
+	for (int i = 0; i < max; i++)
+		steal_ns[i] = 0;
+	n = tl_kstat_parse_steal(text, *tick_ns, steal_ns, max);
+	free(text);
+	if (n < 0)
+		return tl_error("/proc/stat has no per-CPU lines");
+	return n;
 }
 
 int tl_delayacct_get(void)

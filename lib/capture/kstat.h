@@ -51,6 +51,19 @@ int tl_kstat_read(int32_t pid, int32_t tid, struct tl_kstat *k);
  */
 int tl_kstat_parse_stat(const char *line, uint64_t *ticks);
 
+/*
+ * Each CPU's steal time from the text of /proc/stat: the time the
+ * hypervisor ran something else while the CPU had work, which the kernel
+ * leaves out of its tasks' run time (PARAVIRT_TIME_ACCOUNTING).  Column 8
+ * of the "cpuN" lines, in ticks of tick_ns (USER_HZ).  steal_ns[N] is set
+ * for N < max; returns the number of CPU ids (highest N + 1), or -1 if the
+ * text has no cpuN line.  Pure: the tests feed it text.
+ */
+int tl_kstat_parse_steal(const char *text, uint64_t tick_ns, uint64_t *steal_ns, int max);
+
+/* The same, read from /proc/stat now.  -1 with tl_error set if it cannot be read. */
+int tl_kstat_steal(uint64_t *steal_ns, int max, uint64_t *tick_ns);
+
 /* kernel.task_delayacct: 0 or 1, or -1 with tl_error set (no such setting, unreadable). */
 int tl_delayacct_get(void);
 

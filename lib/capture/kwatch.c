@@ -43,8 +43,11 @@ struct tl_kwatch {
 	size_t nq, qcap, qhead;
 	struct stray *strays;
 	size_t nstrays, scap;
+	int cpus_read; /* the start's KSTAT_CPU readings are queued */
 	struct tl_kwatch_stats st;
 };
+
+#define MAX_STEAL_CPUS 4096
 
 static uint64_t now_ns(void)
 {
@@ -177,12 +180,39 @@ static int start_process(struct tl_kwatch *kw, int32_t pid)
 	return ret ? -1 : 0;
 }
 
+/* KSTAT_CPU readings: every CPU's steal time now.  /proc/stat unreadable only loses the allowance. */
+static int queue_cpus(struct tl_kwatch *kw, int point)
+{
+	uint64_t *steal = calloc(MAX_STEAL_CPUS, sizeof(*steal)), tick = 0, ts = now_ns();
+	int n = steal ? tl_kstat_steal(steal, MAX_STEAL_CPUS, &tick) : -1, ret = 0;
+
+	if (n > MAX_STEAL_CPUS)
+		n = MAX_STEAL_CPUS;
+	for (int c = 0; c < n && !ret; c++) {
+		struct tl_event e = { .ts = ts, .type = TL_EV_KSTAT_CPU, .cpu = -1, .arg = c, .a = point };
+
+		e.b = (int64_t)steal[c];
+		e.c = (int64_t)tick;
+		if (TL_GROW(kw->q, kw->qcap, kw->nq + 1) < 0)
+			ret = -1;
+		else
+			kw->q[kw->nq++] = e;
+	}
+	free(steal);
+	return ret;
+}
+
 int tl_kwatch_start(struct tl_kwatch *kw, pid_t pid)
 {
 	DIR *d;
 	struct dirent *de;
 	int ret = 0;
 
+	if (!kw->cpus_read) {
+		kw->cpus_read = 1;
+		if (queue_cpus(kw, TL_KSTAT_AT_START))
+			return -1;
+	}
 	if (pid > 0)
 		return start_process(kw, pid);
 	if (!(d = opendir("/proc")))
@@ -288,7 +318,7 @@ int tl_kwatch_end(struct tl_kwatch *kw)
 		ret = queue(kw, &k, TL_KSTAT_AT_END, now_ns());
 	}
 	free(tids);
-	return ret;
+	return ret ? ret : queue_cpus(kw, TL_KSTAT_AT_END);
 }
 
 int tl_kwatch_flush(struct tl_kwatch *kw, uint64_t upto, int (*fn)(void *ctx, const struct tl_event *ev), void *ctx)

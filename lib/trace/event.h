@@ -44,6 +44,7 @@
  *   MARKS_LOST          tid        -          -          count        -            -
  *   KSTAT               tid        point      -          run_ns       wait_ns      blkio_ns
  *   KSTAT_CSW           tid        point      -          voluntary    involuntary  -
+ *   KSTAT_CPU           -          cpu        -          point        steal_ns     tick_ns
  *
  * THREAD is the recorder's statement of a thread's identity (its process
  * and name), emitted when the thread first shows up, when it is found in
@@ -68,7 +69,10 @@
  * the kernel did not give is -1.  They have cpu -1 and come in pairs with
  * the same ts; an EXIT pair's ts is when the recorder heard of the exit,
  * after the thread's last event.  `report` checks the state times against
- * them (analysis/kcheck).
+ * them (analysis/kcheck).  KSTAT_CPU is a CPU's steal time at the start and
+ * the end (/proc/stat: time the hypervisor ran something else, which the
+ * kernel leaves out of run time and a trace cannot see), counted in ticks
+ * of tick_ns.
  *
  * RUNTIME is kept by the recorder only where it shows a task running that
  * no recorded switch put on the CPU: some kernels (seen on a 6.18 VM) drop
@@ -117,6 +121,7 @@ enum tl_event_type {
 	TL_EV_MARKS_LOST,
 	TL_EV_KSTAT,     /* format 1.1: the kernel's run / run-queue / block-I/O times of a thread */
 	TL_EV_KSTAT_CSW, /* format 1.1: its voluntary / involuntary switch counts */
+	TL_EV_KSTAT_CPU, /* format 1.1: a CPU's steal time */
 	TL_EV__COUNT     /* keep last; new types go above and get a format doc line */
 };
 

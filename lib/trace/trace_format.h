@@ -118,6 +118,7 @@ static const uint8_t tlf_default_mask[] = {
 	[33] = TLF_F_TID | TLF_F_A,                                 /* MARKS_LOST */
 	[34] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B | TLF_F_C, /* KSTAT (1.1) */
 	[35] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B,           /* KSTAT_CSW (1.1) */
+	[36] = TLF_F_ARG | TLF_F_A | TLF_F_B | TLF_F_C,             /* KSTAT_CPU (1.1) */
 };
 
 /*
@@ -149,6 +150,7 @@ static const uint8_t tlf_prio_mask[] = {
 	[33] = 0,
 	[34] = 0,
 	[35] = 0,
+	[36] = 0,
 };
 
 /* The longest event coding: byte, type, mask, ts, flags, 2x5 + 5 + 3x10 + 3 + 5. */

@@ -231,8 +231,55 @@ TEST(test_enqueue_and_clock_lag)
 	tl_kcheck_free(kc);
 }
 
+static struct tl_event cpu_steal(uint64_t ts, int cpu, int point, int64_t steal)
+{
+	struct tl_event e = { .ts = ts, .type = TL_EV_KSTAT_CPU, .cpu = -1, .arg = cpu };
+
+	e.a = point;
+	e.b = steal;
+	e.c = 10 * (int64_t)MS;
+	return e;
+}
+
+/* Thread 8 runs 600 ms on CPU 1 of a 1 s window; the kernel charged it 25 ms less. */
+static int stolen(int with_steal)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+	struct tl_interval v = {
+		.start = 0, .end = 600 * MS, .state = TL_ST_EXECUTING, .cpu = 1, .next = TL_ST__COUNT
+	};
+	int ok;
+
+	if (with_steal) {
+		feed(kc, cpu_steal(0, 0, TL_KSTAT_AT_START, 0));
+		feed(kc, cpu_steal(0, 1, TL_KSTAT_AT_START, 100 * MS));
+	}
+	feed(kc, kstat(0, 8, TL_KSTAT_AT_START, 0, 0, 0));
+	tl_kcheck_interval(kc, 8, &v);
+	feed(kc, kstat(1000 * MS, 8, TL_KSTAT_AT_END, 575 * MS, 0, 0));
+	if (with_steal) {
+		feed(kc, cpu_steal(1000 * MS, 0, TL_KSTAT_AT_END, 500 * MS)); /* not a CPU it ran on */
+		feed(kc, cpu_steal(1000 * MS, 1, TL_KSTAT_AT_END, 120 * MS));
+	}
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.nthreads, 1);
+	CHECK_EQ_INT(r.threads[0].run_diff, 25 * (int64_t)MS);
+	CHECK_EQ_INT(r.threads[0].steal_ns, with_steal ? 30 * MS : 0); /* 20 ms on CPU 1, plus a tick */
+	ok = r.threads[0].ok;
+	tl_kcheck_release(&r);
+	tl_kcheck_free(kc);
+	return ok;
+}
+
+TEST(test_steal_allowance)
+{
+	CHECK_EQ_INT(stolen(1), 1); /* 25 ms over: within 10 ms + 30 ms of steal */
+	CHECK_EQ_INT(stolen(0), 0); /* no steal readings: beyond the 10 ms tolerance */
+}
+
 int main(void)
 {
 	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances,
-	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag);
+	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance);
 }

@@ -102,8 +102,27 @@ TEST(test_gone_and_delayacct)
 		CHECK_EQ_INT(tl_delayacct_set(1), -1);
 }
 
+TEST(test_parse_steal)
+{
+	static const char text[] = "cpu  567645 0 144572 1801422 5840 0 1593 4587 0 0\n"
+	                           "cpu0 283000 0 72000 900000 2900 0 800 12 0 0\n"
+	                           "cpu1 284645 0 72572 901422 2940 0 793 4575 0 0\n"
+	                           "intr 123 4 5 6\n"
+	                           "cpu3 1 2 3\n" /* damaged: too short, skipped */
+	                           "ctxt 999\n";
+	uint64_t steal[4] = { 7, 7, 7, 7 };
+
+	CHECK_EQ_INT(tl_kstat_parse_steal(text, 10000000, steal, 4), 2);
+	CHECK_EQ_INT(steal[0], 120000000);   /* 12 ticks of 10 ms */
+	CHECK_EQ_INT(steal[1], 45750000000); /* the "cpu " total line is not a CPU */
+	CHECK_EQ_INT(steal[3], 7);
+	CHECK_EQ_INT(tl_kstat_parse_steal("cpu  1 2 3 4 5 6 7 8\nintr 1\n", 10000000, steal, 4), -1);
+	/* a CPU beyond max is counted, not stored */
+	CHECK_EQ_INT(tl_kstat_parse_steal("cpu9 1 2 3 4 5 6 7 8\n", 1, steal, 4), 10);
+}
+
 int main(void)
 {
 	RUN_TESTS(test_run_time_against_own_clock, test_voluntary_switches, test_hostile_name, test_parse_stat,
-	          test_gone_and_delayacct);
+	          test_gone_and_delayacct, test_parse_steal);
 }

@@ -35,6 +35,7 @@ struct kth {
 	uint64_t exit_ts;         /* its EXIT event, 0 before: the kernel sent its exit totals just before it */
 	uint64_t lag_in, lag_out; /* clock lag at its switch-ins and preempted switch-outs (kcheck.h) */
 	uint64_t enq_ts;          /* its last WAKEUP: when it joined a run queue */
+	uint64_t cpus_used;       /* bit c: it ran on CPU c (c < 64); bit 63 also stands for every CPU above */
 	struct reading start, end;
 	struct tl_kcheck_side trace;
 };
@@ -42,6 +43,8 @@ struct kth {
 struct cpu_marks {
 	uint64_t mark;      /* the CPU's last event at which the kernel updates its clock */
 	uint64_t switch_ts; /* its last switch */
+	int64_t steal[2];   /* KSTAT_CPU at the start and the end, -1 unknown */
+	uint64_t tick;      /* their unit */
 };
 
 struct tl_kcheck {
@@ -145,9 +148,42 @@ static struct cpu_marks *cpu_of(struct tl_kcheck *kc, int cpu)
 			kc->oom = 1;
 			return NULL;
 		}
+		for (size_t c = kc->ncpus; c < cap; c++)
+			kc->cpus[c].steal[0] = kc->cpus[c].steal[1] = -1;
 		kc->ncpus = cap;
 	}
 	return &kc->cpus[cpu];
+}
+
+/* KSTAT_CPU: a CPU's steal time at the start or the end. */
+static void on_cpu_steal(struct tl_kcheck *kc, const struct tl_event *ev)
+{
+	struct cpu_marks *c = cpu_of(kc, ev->arg);
+
+	if (!c || (ev->a != TL_KSTAT_AT_START && ev->a != TL_KSTAT_AT_END))
+		return;
+	c->steal[ev->a == TL_KSTAT_AT_END] = ev->b;
+	c->tick = ev->c > 0 ? (uint64_t)ev->c : 0;
+}
+
+/*
+ * The steal time a thread's on-CPU time may hold that the kernel left out:
+ * the steal of every CPU it ran on over the recording, plus one tick per
+ * such CPU (the counters are in ticks, so a delta can be a tick short).
+ * A CPU with no steal in its counters adds nothing.
+ */
+static uint64_t steal_allowance(const struct tl_kcheck *kc, uint64_t used)
+{
+	uint64_t sum = 0;
+
+	for (size_t c = 0; c < kc->ncpus; c++) {
+		const struct cpu_marks *m = &kc->cpus[c];
+
+		if (!(used & (1ull << (c < 63 ? c : 63))) || m->steal[0] < 0 || m->steal[1] <= m->steal[0])
+			continue;
+		sum += (uint64_t)(m->steal[1] - m->steal[0]) + m->tick;
+	}
+	return sum;
 }
 
 /* A switch on its CPU: the lag between the CPU's last clock update and it, to both threads. */
@@ -179,6 +215,7 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
 	struct cpu_marks *c;
 
 	switch (ev->type) {
+	case TL_EV_KSTAT_CPU: on_cpu_steal(kc, ev); break;
 	case TL_EV_WAKING:
 	case TL_EV_WAKEUP:
 	case TL_EV_WAKEUP_NEW:
@@ -239,9 +276,11 @@ void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_inter
 		s = t->enq_ts;
 	if (e <= s)
 		return;
-	if (tl_state_is_oncpu(iv->state))
+	if (tl_state_is_oncpu(iv->state)) {
 		t->trace.run_ns += e - s;
-	else if (tl_state_is_ready(iv->state))
+		if (iv->cpu >= 0)
+			t->cpus_used |= 1ull << (iv->cpu < 63 ? iv->cpu : 63);
+	} else if (tl_state_is_ready(iv->state))
 		t->trace.wait_ns += e - s;
 	else if (iv->state == TL_ST_IO_WAIT)
 		t->trace.blkio_ns += e - s;
@@ -283,7 +322,8 @@ static int within(int64_t d, uint64_t above, uint64_t below)
 }
 
 /* One thread's comparison; 0 if it has no pair of readings. */
-static int compare(const struct kth *t, struct tl_kcheck_thread *o, struct tl_kcheck_result *r)
+static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kcheck_thread *o,
+                   struct tl_kcheck_result *r)
 {
 	struct reading zero = { 1, 1, 0, 0, 0, 0, 0 }, s = t->born ? zero : t->start;
 	const struct reading *e = &t->end;
@@ -317,15 +357,17 @@ static int compare(const struct kth *t, struct tl_kcheck_thread *o, struct tl_kc
 	tol = tl_kcheck_time_tol(win);
 	o->lag_in_ns = t->lag_in;
 	o->lag_out_ns = t->lag_out;
+	o->steal_ns = steal_allowance(kc, t->cpus_used);
 	o->run_diff = (int64_t)o->trace.run_ns - (int64_t)o->kernel.run_ns;
-	/* the kernel dates switch-ins early: more run time after lag_in, less after lag_out */
-	o->ok = within(o->run_diff, tol + t->lag_out, tol + t->lag_in);
+	/* the kernel dates switch-ins early (lag_in, lag_out) and leaves stolen time out (steal) */
+	o->ok = within(o->run_diff, tol + t->lag_out + o->steal_ns, tol + t->lag_in);
 	if (pct(absdiff(o->run_diff), win) > r->max_run_pct)
 		r->max_run_pct = pct(absdiff(o->run_diff), win);
 	if (o->have & TL_KCHECK_WAIT) {
 		o->wait_diff = (int64_t)o->trace.wait_ns - (int64_t)o->kernel.wait_ns;
 		o->ok &= within(o->wait_diff, tol + t->lag_in, tol + t->lag_out);
-		o->ok &= absdiff(o->run_diff + o->wait_diff) <= tol; /* the sum is the same in both views */
+		/* the sum does not depend on where a switch is dated; stolen time is in the trace's only */
+		o->ok &= within(o->run_diff + o->wait_diff, tol + o->steal_ns, tol);
 		if (pct(absdiff(o->wait_diff), win) > r->max_wait_pct)
 			r->max_wait_pct = pct(absdiff(o->wait_diff), win);
 		r->have_wait = 1;
@@ -365,7 +407,7 @@ int tl_kcheck_finish(struct tl_kcheck *kc, struct tl_kcheck_result *r)
 			tl_kcheck_release(r);
 			return -1;
 		}
-		if (compare(t, &r->threads[r->nthreads], r)) {
+		if (compare(kc, t, &r->threads[r->nthreads], r)) {
 			r->bad += !r->threads[r->nthreads].ok;
 			r->nthreads++;
 		} else if (had_reading) {
