@@ -25,7 +25,9 @@
 #   BENCH_RATE             target context switches per second (100000)
 #   BENCH_MODES            ping-pong mechanisms ("futex pipe")
 #   BENCH_VARIANTS         what runs the workload ("plain threadlens perf
-#                          threadlens-nofutex plain-again"; plain and perf
+#                          threadlens-perf threadlens-nofutex plain-again";
+#                          threadlens is the default back end, eBPF, and
+#                          threadlens-perf its perf back end; plain and perf
 #                          are needed for the ratios; plain-again, a second
 #                          plain run, measures the noise floor)
 #   BENCH_ANALYSIS_EVENTS  events in the analysis trace (10000000 / 1000000)
@@ -75,7 +77,7 @@ else
 fi
 RATE=${BENCH_RATE:-100000}
 MODES=${BENCH_MODES:-futex pipe}
-VARIANTS=${BENCH_VARIANTS:-plain threadlens perf threadlens-nofutex plain-again}
+VARIANTS=${BENCH_VARIANTS:-plain threadlens perf threadlens-perf threadlens-nofutex plain-again}
 
 say() { echo "bench: $*" >&2; }
 die() {
@@ -224,6 +226,7 @@ run_variant() {
 	plain | plain-again) "$RS" "$f.rs" "$WL" $args >"$f.wl" 2>"$f.err" ;;
 	threadlens) "$RS" "$f.rs" "$TL" record -o "$WORK/cur.tl" -- "$WL" $args >"$f.wl" 2>"$f.err" ;;
 	threadlens-nofutex) "$RS" "$f.rs" "$TL" record --no-futex -o "$WORK/cur.tl" -- "$WL" $args >"$f.wl" 2>"$f.err" ;;
+	threadlens-perf) "$RS" "$f.rs" "$TL" record --backend perf -o "$WORK/cur.tl" -- "$WL" $args >"$f.wl" 2>"$f.err" ;;
 	perf) "$RS" "$f.rs" perf sched record -o "$WORK/cur.data" -- "$WL" $args >"$f.wl" 2>"$f.err" ;;
 	*) die "unknown variant '$variant'" ;;
 	esac

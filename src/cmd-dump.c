@@ -214,7 +214,9 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 	case TL_EV_YIELD_EXIT:
 	default: print_tid(t, nm, "tid", e->tid); break;
 	}
-	if (e->flags)
+	if (e->flags & (TL_EVF_WAIT_FUTEX | TL_EVF_WAIT_YIELD))
+		printf(" wait=%s", e->flags & TL_EVF_WAIT_FUTEX ? "futex" : "yield");
+	if (e->flags & TL_EVF_CTX)
 		printf(" ctx=%s%s%s", e->flags & TL_EVF_HARDIRQ ? "hardirq" : "",
 		       e->flags & TL_EVF_SOFTIRQ ? (e->flags & TL_EVF_HARDIRQ ? "|softirq" : "softirq") : "",
 		       e->flags & TL_EVF_NMI ? "|nmi" : "");

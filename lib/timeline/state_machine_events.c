@@ -21,7 +21,7 @@ static void wake(struct tl_sched *s, struct thread *t, int32_t waker, uint64_t a
  * See docs/STATES.md for the rules and the reasons.
  */
 static unsigned state_after_switch(struct tl_sched *s, struct thread *prev, struct thread *next, int64_t ps,
-                                   int next_prio, uint64_t at)
+                                   int next_prio, uint64_t at, unsigned flags)
 {
 	/*
 	 * After sched_process_exit a task still runs its exit path and may sleep
@@ -37,7 +37,8 @@ static unsigned state_after_switch(struct tl_sched *s, struct thread *prev, stru
 		 * kernel: a task preempted in user space (the common case) shows a
 		 * plain R, like one that yields.  So a yield is told by the syscall.
 		 */
-		if (prev->in_yield || (prev->yield_exit_ts && at - prev->yield_exit_ts <= YIELD_RETURN_NS))
+		if (prev->in_yield || (flags & TL_EVF_WAIT_YIELD) ||
+		    (prev->yield_exit_ts && at - prev->yield_exit_ts <= YIELD_RETURN_NS))
 			return TL_ST_READY_YIELD;
 		/* Preempted: by a task woken during our run that got the CPU at once, or by a more urgent one. */
 		if (next && next->pub.state == TL_ST_RUNNABLE && next->wake_ts >= prev->run_since &&
@@ -47,7 +48,7 @@ static unsigned state_after_switch(struct tl_sched *s, struct thread *prev, stru
 			return TL_ST_READY_PREEMPT;
 		return TL_ST_READY_QUANTUM;
 	}
-	if (prev->in_futex_wait)
+	if (prev->in_futex_wait || (flags & TL_EVF_WAIT_FUTEX))
 		return TL_ST_SYNC_WAIT;
 	if (ps & (TL_PS_I | TL_PS_P))
 		return TL_ST_SLEEPING; /* idle or parked kernel threads: not a load */
@@ -78,7 +79,7 @@ static void switch_out(struct tl_sched *s, struct thread *prev, struct thread *n
 	if (prev->pub.state == TL_ST_INTERRUPTED)
 		tl_sm_set_state(s, prev, TL_ST_EXECUTING, ev->ts, 0);
 	prev->pub.prio = (int)ev->b;
-	st = state_after_switch(s, prev, next, ev->a, (int)ev->c, ev->ts);
+	st = state_after_switch(s, prev, next, ev->a, (int)ev->c, ev->ts, ev->flags);
 	if (tl_state_is_asleep(st) && prev->pend_wake) {
 		/* woken while on its way out: it never really slept (see docs/STATES.md) */
 		tl_sm_set_state(s, prev, TL_ST_RUNNABLE, ev->ts, 0);

@@ -156,6 +156,15 @@ enum tl_event_flags {
 	TL_EVF_HARDIRQ = 1 << 0, /* fired inside a hard interrupt handler */
 	TL_EVF_SOFTIRQ = 1 << 1, /* fired inside softirq processing */
 	TL_EVF_NMI = 1 << 2,
+	TL_EVF_CTX = TL_EVF_HARDIRQ | TL_EVF_SOFTIRQ | TL_EVF_NMI,
+	/*
+	 * SWITCH only (format 1.1, the eBPF back end): what prev leaves the CPU
+	 * in, read from its saved registers instead of syscall events: a futex
+	 * wait (as FUTEX_ENTER before the switch would say), or sched_yield (as
+	 * YIELD_ENTER would).  An older reader ignores them.
+	 */
+	TL_EVF_WAIT_FUTEX = 1 << 3,
+	TL_EVF_WAIT_YIELD = 1 << 4,
 };
 
 /* Futex operation codes that we care about (FUTEX_CMD_MASK applied). */

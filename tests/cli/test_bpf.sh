@@ -38,14 +38,16 @@ else
 	fi
 fi
 
-# The default back end is eBPF; the trace and the report say so.
+# The default back end is eBPF; the trace and the report say so, and the
+# trace holds the kernel's counters of the three threads (how well they
+# agree is the live tier's business: tests/live/check_kernel.py).
 WL=$BUILD/tests/wl_states
 tl record -o "$TMP/bpf.tl" -- "$WL" mutex --truth "$TMP/bpf.json"
 if [ "$RC" = 0 ] && tl report --json "$TMP/bpf.tl" && grep -q '"backend": "bpf"' "$OUT" &&
-	python3 -c 'import json,sys; k=json.load(open(sys.argv[1]))["kernel_check"]; sys.exit(not (k["checked"] >= 3 and k["disagree"] == 0))' "$OUT"; then
+	python3 -c 'import json,sys; k=json.load(open(sys.argv[1]))["kernel_check"]; sys.exit(not k["checked"] >= 3)' "$OUT"; then
 	pass bpf/default-backend
 else
-	fail bpf/default-backend "exit $RC" "$(grep -E '"backend"|"disagree"' "$OUT" | head -n 3)" "$(head -n 3 "$ERR")"
+	fail bpf/default-backend "exit $RC" "$(grep -E '"backend"|"checked"' "$OUT" | head -n 3)" "$(head -n 3 "$ERR")"
 fi
 
 # --backend perf records through perf_event_open, and says so.

@@ -89,16 +89,29 @@ expect_err record-nonexistent-command 1 "cannot (run|execute|exec|start)" "'/non
 
 # ---- event groups: on by default, --no-futex and --no-yield leave them out ----
 # The yield scenario makes sched_yield calls and, through its start barrier,
-# futex waits; the filter in the kernel keeps only futex waits.
-timeout -k 5 60 "$TL" record -o "$TMP/g1.tl" -- "$WL" yield --scale 0.1 >/dev/null 2>&1
-timeout -k 5 60 "$TL" record --no-futex --no-yield -o "$TMP/g2.tl" -- "$WL" yield --scale 0.1 >/dev/null 2>&1
+# futex waits.  perf back end: syscall events, the filter in the kernel
+# keeps only futex waits.  eBPF back end: no syscall events, the switches
+# out of a futex wait or sched_yield are marked (wait=futex, wait=yield).
+timeout -k 5 60 "$TL" record --backend perf -o "$TMP/g1.tl" -- "$WL" yield --scale 0.1 >/dev/null 2>&1
+timeout -k 5 60 "$TL" record --backend perf --no-futex --no-yield -o "$TMP/g2.tl" -- "$WL" yield --scale 0.1 >/dev/null 2>&1
 with=$("$TL" dump --type futex_enter,yield_enter "$TMP/g1.tl" 2>/dev/null | grep -vc '^#')
 without=$("$TL" dump --type futex_enter,futex_exit,yield_enter,yield_exit "$TMP/g2.tl" 2>/dev/null | grep -vc '^#')
 wakes=$("$TL" dump --type futex_enter "$TMP/g1.tl" 2>/dev/null | grep -c ' op=1 ')
 if [ "$with" -gt 0 ] && [ "$without" = 0 ] && [ "$wakes" = 0 ]; then
 	pass record-groups
 else
-	fail record-groups "futex/yield events: $with by default (want > 0), $without with --no-futex --no-yield (want 0), $wakes FUTEX_WAKE calls (want 0: the kernel filter drops them)"
+	fail record-groups "perf back end: futex/yield events: $with by default (want > 0), $without with --no-futex --no-yield (want 0), $wakes FUTEX_WAKE calls (want 0: the kernel filter drops them)"
+fi
+timeout -k 5 60 "$TL" record -o "$TMP/g3.tl" -- "$WL" yield --scale 0.1 >/dev/null 2>&1
+timeout -k 5 60 "$TL" record --no-futex --no-yield -o "$TMP/g4.tl" -- "$WL" yield --scale 0.1 >/dev/null 2>&1
+futexes=$("$TL" dump --type switch "$TMP/g3.tl" 2>/dev/null | grep -c ' wait=futex')
+yields=$("$TL" dump --type switch "$TMP/g3.tl" 2>/dev/null | grep -c ' wait=yield')
+without=$("$TL" dump "$TMP/g4.tl" 2>/dev/null | grep -cE ' wait=|futex_|yield_')
+syscalls=$("$TL" dump --type futex_enter,futex_exit,yield_enter,yield_exit "$TMP/g3.tl" 2>/dev/null | grep -vc '^#')
+if [ "$futexes" -gt 0 ] && [ "$yields" -gt 0 ] && [ "$without" = 0 ] && [ "$syscalls" = 0 ]; then
+	pass record-groups-bpf
+else
+	fail record-groups-bpf "eBPF back end: $futexes switches marked wait=futex and $yields wait=yield (want > 0 each), $without marks with --no-futex --no-yield (want 0), $syscalls syscall events (want 0)"
 fi
 
 # ---- -p: attach to a running process; its sleeping thread is known from the /proc snapshot ----

@@ -10,10 +10,10 @@
  *
  * Waits without syscall tracing: when a task leaves the CPU asleep, its
  * saved user registers say which system call it sleeps in; a futex wait
- * becomes FUTEX_ENTER, SWITCH, FUTEX_EXIT at the switch's time, and a
- * switch out of sched_yield YIELD_ENTER, SWITCH, YIELD_EXIT, which is what
- * the state machine needs (SYNC_WAIT, READY_YIELD) without putting every
- * system call of the machine on the slow path.  Kernel threads (PF_KTHREAD)
+ * marks the SWITCH with TL_EVF_WAIT_FUTEX, a switch out of sched_yield with
+ * TL_EVF_WAIT_YIELD, which is what the state machine needs (SYNC_WAIT,
+ * READY_YIELD) without putting every system call of the machine on the
+ * slow path, and without an event more.  Kernel threads (PF_KTHREAD)
  * have no user registers; preempted tasks may carry a non-zero state, so a
  * sleep is !preempt && prev_state.  x86-64 system call numbers only; on
  * other architectures waits stay unclassified.
@@ -93,27 +93,14 @@ struct request {
 } __attribute__((preserve_access_index));
 
 const volatile __u64 wake_bytes = 1 << 20; /* set before load */
-const volatile int classify_futex = 1;     /* FUTEX_ENTER/EXIT around a switch out of a futex wait */
-const volatile int classify_yield = 1;     /* YIELD_ENTER/EXIT around a switch out of sched_yield */
+const volatile int classify_futex = 1;     /* TL_EVF_WAIT_FUTEX on a switch out of a futex wait */
+const volatile int classify_yield = 1;     /* TL_EVF_WAIT_YIELD on a switch out of sched_yield */
 int enabled;                               /* set by the reader: 1 while recording */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20); /* resized by the reader before load */
 } rb SEC(".maps");
-
-/*
- * Threads switched out in a futex wait (1) or sched_yield (2): their
- * FUTEX_EXIT / YIELD_EXIT is written when they next get a CPU, since an
- * event of a thread says it runs.  LRU: a thread that never runs again
- * (killed in the wait) ages out.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __s32);
-	__type(value, __u32);
-} waiting SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -170,8 +157,15 @@ static __always_inline __u16 context_flags(struct tlb_hdr *scratch)
 	return here - stack < TASK_STACK_MAX ? 0 : TL_EVF_HARDIRQ;
 }
 
-/* The header every record starts with: the time, the CPU, the context, the current task. */
-static __always_inline void hdr(struct tlb_hdr *h, __u16 type, __u64 ts)
+#define CTX_ASK 0xffff /* hdr(): find the context out (context_flags) */
+
+/*
+ * The header every record starts with: the time, the CPU, the context, the
+ * current task.  flags: the context when the caller knows it (a switch is
+ * never in an interrupt, an IRQ handler always is), or CTX_ASK where it
+ * matters and varies (a wakeup's waker is the interrupt, not the task).
+ */
+static __always_inline void hdr(struct tlb_hdr *h, __u16 type, __u64 ts, __u16 flags)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
@@ -179,7 +173,7 @@ static __always_inline void hdr(struct tlb_hdr *h, __u16 type, __u64 ts)
 	h->ts = ts;
 	h->type = type;
 	h->cpu = (__s16)bpf_get_smp_processor_id();
-	h->flags = context_flags(h);
+	h->flags = flags == CTX_ASK ? context_flags(h) : flags;
 	h->cur_tid = (__s32)id;
 	h->cur_tgid = (__s32)(id >> 32);
 }
@@ -214,19 +208,32 @@ struct rec_comm1_name {
 };
 
 /* A plain event with no names: FUTEX_*, YIELD_*, EXIT, FREE, MIGRATE, SOFTIRQ_*, IRQ_EXIT, BLOCK_*. */
-static __always_inline void plain(__u16 type, __u64 ts, __s32 tid, __s32 arg, __s64 a, __s64 b, __s64 c)
+static __always_inline void plain(__u16 type, __u64 ts, __u16 flags, __s32 tid, __s32 arg, __s64 a, __s64 b, __s64 c)
 {
 	struct tlb_hdr *h = reserve(sizeof(*h));
 
 	if (!h)
 		return;
-	hdr(h, type, ts);
+	hdr(h, type, ts, flags);
 	h->tid = tid;
 	h->arg = arg;
 	h->a = a;
 	h->b = b;
 	h->c = c;
 	submit(h);
+}
+
+/* The futex operations that put the caller to sleep (trace/event.c, tl_futex_op_waits). */
+static __always_inline int futex_op_waits(long op)
+{
+	switch (op & TL_FUTEX_CMD_MASK) {
+	case TL_FUTEX_WAIT:
+	case TL_FUTEX_WAIT_BITSET:
+	case TL_FUTEX_LOCK_PI:
+	case TL_FUTEX_LOCK_PI2:
+	case TL_FUTEX_WAIT_REQUEUE_PI: return 1;
+	default: return 0;
+	}
 }
 
 SEC("raw_tp/sched_switch")
@@ -238,7 +245,8 @@ int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 	int preempt = (int)ctx->args[0];
 	__u64 ts = bpf_ktime_get_ns();
 	__s32 ptid = BPF_CORE_READ(prev, pid);
-	long nr = -1, op = 0, uaddr = 0;
+	long nr = -1, op = 0;
+	__u16 wait = 0;
 	struct rec_comm2 *r;
 
 	if (!enabled)
@@ -249,23 +257,20 @@ int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 
 		nr = BPF_CORE_READ(regs, orig_ax);
 		op = BPF_CORE_READ(regs, si);
-		uaddr = BPF_CORE_READ(regs, di);
 	}
 #ifdef __TARGET_ARCH_x86
-	if (!classify_futex && (nr == NR_FUTEX || nr == NR_FUTEX_WAITV))
-		nr = -1;
-	if (!classify_yield && nr == NR_SCHED_YIELD)
-		nr = -1;
-	if (state && nr == NR_FUTEX)
-		plain(TL_EV_FUTEX_ENTER, ts, ptid, 0, op, uaddr, 0);
-	else if (state && nr == NR_FUTEX_WAITV)
-		plain(TL_EV_FUTEX_ENTER, ts, ptid, 0, TL_FUTEX_WAITV, uaddr, 0);
-	else if (!state && nr == NR_SCHED_YIELD)
-		plain(TL_EV_YIELD_ENTER, ts, ptid, 0, 0, 0, 0);
+	/* the syscall it sleeps in: a futex wait (of the ops that wait), or sched_yield */
+	if (classify_futex && state && nr == NR_FUTEX && futex_op_waits(op))
+		wait = TL_EVF_WAIT_FUTEX;
+	else if (classify_futex && state && nr == NR_FUTEX_WAITV)
+		wait = TL_EVF_WAIT_FUTEX;
+	else if (classify_yield && !state && nr == NR_SCHED_YIELD)
+		wait = TL_EVF_WAIT_YIELD;
 #endif
 	r = reserve(sizeof(*r));
 	if (r) {
-		hdr(&r->h, TL_EV_SWITCH, ts);
+		hdr(&r->h, TL_EV_SWITCH, ts, 0);
+		r->h.flags |= wait;
 		r->h.ncomm = 2;
 		r->h.tid = ptid;
 		r->h.arg = BPF_CORE_READ(next, pid);
@@ -278,22 +283,6 @@ int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 		comm_of(&r->c[1], next);
 		submit(r);
 	}
-#ifdef __TARGET_ARCH_x86
-	{
-		__u32 kind = state && (nr == NR_FUTEX || nr == NR_FUTEX_WAITV) ? 1
-		             : !state && nr == NR_SCHED_YIELD                  ? 2
-		                                                               : 0;
-		__s32 ntid = BPF_CORE_READ(next, pid);
-		__u32 *was;
-
-		if (kind)
-			bpf_map_update_elem(&waiting, &ptid, &kind, BPF_ANY);
-		if (ntid > 0 && (was = bpf_map_lookup_elem(&waiting, &ntid))) {
-			plain(*was == 1 ? TL_EV_FUTEX_EXIT : TL_EV_YIELD_EXIT, ts, ntid, 0, 0, 0, 0);
-			bpf_map_delete_elem(&waiting, &ntid);
-		}
-	}
-#endif
 	return 0;
 }
 
@@ -307,7 +296,7 @@ static __always_inline int wake(struct bpf_raw_tracepoint_args *ctx, __u16 type)
 	r = reserve(sizeof(*r));
 	if (!r)
 		return 0;
-	hdr(&r->h, type, bpf_ktime_get_ns());
+	hdr(&r->h, type, bpf_ktime_get_ns(), CTX_ASK);
 	r->h.ncomm = 1;
 	r->h.tid = BPF_CORE_READ(p, pid);
 	r->h.arg = r->h.cur_tid;
@@ -348,7 +337,7 @@ int tl_fork(struct bpf_raw_tracepoint_args *ctx)
 	r = reserve(sizeof(*r));
 	if (!r)
 		return 0;
-	hdr(&r->h, TL_EV_FORK, bpf_ktime_get_ns());
+	hdr(&r->h, TL_EV_FORK, bpf_ktime_get_ns(), 0);
 	r->h.ncomm = 1;
 	r->h.tid = BPF_CORE_READ(child, pid);
 	r->h.arg = BPF_CORE_READ(parent, pid);
@@ -372,7 +361,7 @@ int tl_exec(struct bpf_raw_tracepoint_args *ctx)
 	r = reserve(sizeof(*r));
 	if (!r)
 		return 0;
-	hdr(&r->h, TL_EV_EXEC, bpf_ktime_get_ns());
+	hdr(&r->h, TL_EV_EXEC, bpf_ktime_get_ns(), 0);
 	r->h.tid = BPF_CORE_READ(p, pid);
 	r->h.arg = (__s32)ctx->args[1];
 	r->h.ncomm = 1;
@@ -390,7 +379,7 @@ int tl_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct task_struct *p = (struct task_struct *)ctx->args[0];
 
 	if (enabled)
-		plain(TL_EV_EXIT, bpf_ktime_get_ns(), BPF_CORE_READ(p, pid), 0, 0, 0, 0);
+		plain(TL_EV_EXIT, bpf_ktime_get_ns(), 0, BPF_CORE_READ(p, pid), 0, 0, 0, 0);
 	return 0;
 }
 
@@ -400,7 +389,7 @@ int tl_free(struct bpf_raw_tracepoint_args *ctx)
 	struct task_struct *p = (struct task_struct *)ctx->args[0];
 
 	if (enabled)
-		plain(TL_EV_FREE, bpf_ktime_get_ns(), BPF_CORE_READ(p, pid), 0, 0, 0, 0);
+		plain(TL_EV_FREE, bpf_ktime_get_ns(), CTX_ASK, BPF_CORE_READ(p, pid), 0, 0, 0, 0);
 	return 0;
 }
 
@@ -410,8 +399,8 @@ int tl_migrate(struct bpf_raw_tracepoint_args *ctx)
 	struct task_struct *p = (struct task_struct *)ctx->args[0];
 
 	if (enabled)
-		plain(TL_EV_MIGRATE, bpf_ktime_get_ns(), BPF_CORE_READ(p, pid), 0, BPF_CORE_READ(p, thread_info.cpu),
-		      (int)ctx->args[1], 0);
+		plain(TL_EV_MIGRATE, bpf_ktime_get_ns(), CTX_ASK, BPF_CORE_READ(p, pid), 0,
+		      BPF_CORE_READ(p, thread_info.cpu), (int)ctx->args[1], 0);
 	return 0;
 }
 
@@ -426,7 +415,7 @@ int tl_rename(struct bpf_raw_tracepoint_args *ctx)
 	r = reserve(sizeof(*r));
 	if (!r)
 		return 0;
-	hdr(&r->h, TL_EV_RENAME, bpf_ktime_get_ns());
+	hdr(&r->h, TL_EV_RENAME, bpf_ktime_get_ns(), 0);
 	r->h.tid = BPF_CORE_READ(p, pid);
 	/* the new name, as the thread's name (the reader makes it the event's name too) */
 	r->h.ncomm = 1;
@@ -450,7 +439,7 @@ int tl_irq_entry(struct bpf_raw_tracepoint_args *ctx)
 	r = reserve(sizeof(*r));
 	if (!r)
 		return 0;
-	hdr(&r->h, TL_EV_IRQ_ENTRY, bpf_ktime_get_ns());
+	hdr(&r->h, TL_EV_IRQ_ENTRY, bpf_ktime_get_ns(), TL_EVF_HARDIRQ);
 	r->h.tid = r->h.cur_tid;
 	r->h.a = (int)ctx->args[0];
 	n = bpf_probe_read_kernel_str(r->name, 32, BPF_CORE_READ(action, name));
@@ -463,8 +452,8 @@ SEC("raw_tp/irq_handler_exit")
 int tl_irq_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	if (enabled)
-		plain(TL_EV_IRQ_EXIT, bpf_ktime_get_ns(), (__s32)bpf_get_current_pid_tgid(), 0, (int)ctx->args[0],
-		      (int)ctx->args[2], 0);
+		plain(TL_EV_IRQ_EXIT, bpf_ktime_get_ns(), TL_EVF_HARDIRQ, (__s32)bpf_get_current_pid_tgid(), 0,
+		      (int)ctx->args[0], (int)ctx->args[2], 0);
 	return 0;
 }
 
@@ -472,7 +461,7 @@ SEC("raw_tp/softirq_entry")
 int tl_softirq_entry(struct bpf_raw_tracepoint_args *ctx)
 {
 	if (enabled)
-		plain(TL_EV_SOFTIRQ_ENTRY, bpf_ktime_get_ns(), (__s32)bpf_get_current_pid_tgid(), 0,
+		plain(TL_EV_SOFTIRQ_ENTRY, bpf_ktime_get_ns(), TL_EVF_SOFTIRQ, (__s32)bpf_get_current_pid_tgid(), 0,
 		      (unsigned int)ctx->args[0], 0, 0);
 	return 0;
 }
@@ -481,7 +470,7 @@ SEC("raw_tp/softirq_exit")
 int tl_softirq_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	if (enabled)
-		plain(TL_EV_SOFTIRQ_EXIT, bpf_ktime_get_ns(), (__s32)bpf_get_current_pid_tgid(), 0,
+		plain(TL_EV_SOFTIRQ_EXIT, bpf_ktime_get_ns(), TL_EVF_SOFTIRQ, (__s32)bpf_get_current_pid_tgid(), 0,
 		      (unsigned int)ctx->args[0], 0, 0);
 	return 0;
 }
@@ -494,7 +483,7 @@ int tl_bio_queue(struct bpf_raw_tracepoint_args *ctx)
 	struct bio *bio = (struct bio *)ctx->args[0];
 
 	if (enabled)
-		plain(TL_EV_BLOCK_ISSUE, bpf_ktime_get_ns(), (__s32)bpf_get_current_pid_tgid(), 0,
+		plain(TL_EV_BLOCK_ISSUE, bpf_ktime_get_ns(), 0, (__s32)bpf_get_current_pid_tgid(), 0,
 		      BPF_CORE_READ(bio, bi_bdev, bd_dev), BPF_CORE_READ(bio, bi_iter.bi_sector),
 		      BPF_CORE_READ(bio, bi_iter.bi_size));
 	return 0;
@@ -508,7 +497,7 @@ int tl_rq_complete(struct bpf_raw_tracepoint_args *ctx)
 	__u32 dev = disk ? ((__u32)BPF_CORE_READ(disk, major) << 20) | (__u32)BPF_CORE_READ(disk, first_minor) : 0;
 
 	if (enabled)
-		plain(TL_EV_BLOCK_COMPLETE, bpf_ktime_get_ns(), (__s32)bpf_get_current_pid_tgid(), 0, dev,
+		plain(TL_EV_BLOCK_COMPLETE, bpf_ktime_get_ns(), CTX_ASK, (__s32)bpf_get_current_pid_tgid(), 0, dev,
 		      BPF_CORE_READ(rq, __sector), (unsigned int)ctx->args[2]);
 	return 0;
 }
