@@ -47,8 +47,19 @@ struct cpu_marks {
 	uint64_t tick;      /* their unit */
 };
 
+#define CACHE 64 /* a power of two */
+
+/* A tid's lookup, remembered (found or not) until the next insertion moves the map's values. */
+struct cached {
+	int32_t tid;
+	uint32_t gen;
+	struct kth *t;
+};
+
 struct tl_kcheck {
 	struct tl_tidmap m;
+	uint32_t gen; /* bumped at every insertion */
+	struct cached cache[CACHE];
 	struct cpu_marks *cpus;
 	size_t ncpus;
 	int oom;
@@ -75,16 +86,30 @@ void tl_kcheck_free(struct tl_kcheck *kc)
 	free(kc);
 }
 
+/*
+ * The record of tid (created if asked).  Nearly every event and interval
+ * looks one up, and a trace has few threads at a time: a small cache in
+ * front of the map keeps the self-check from slowing the report's walk
+ * (about 10% without it, on a 5 M-event ping-pong trace).
+ */
 static struct kth *get(struct tl_kcheck *kc, int32_t tid, int create)
 {
+	struct cached *c = &kc->cache[(uint32_t)tid & (CACHE - 1)];
 	struct kth *t;
+	int created = 0;
 
 	if (tid <= 0)
 		return NULL;
-	if (!create)
-		return tl_tidmap_get(&kc->m, tid);
-	if (!(t = tl_tidmap_put(&kc->m, tid, NULL)))
-		kc->oom = 1;
+	if (c->tid == tid && c->gen == kc->gen && (c->t || !create))
+		return c->t;
+	if (!create) {
+		t = tl_tidmap_get(&kc->m, tid);
+	} else {
+		if (!(t = tl_tidmap_put(&kc->m, tid, &created)))
+			kc->oom = 1;
+		kc->gen += created; /* the values may have moved: every cached pointer is void */
+	}
+	*c = (struct cached){ tid, kc->gen, t };
 	return t;
 }
 
@@ -260,9 +285,13 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
 
 void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_interval *iv)
 {
-	struct kth *t = get(kc, tid, 0);
+	struct kth *t;
 	uint64_t s, e;
 
+	/* only these three are compared: no lookup for the rest (sleeps are half of all intervals) */
+	if (!tl_state_is_oncpu(iv->state) && !tl_state_is_ready(iv->state) && iv->state != TL_ST_IO_WAIT)
+		return;
+	t = get(kc, tid, 0);
 	if (!t || t->status == PENDING)
 		return;
 	s = iv->start > t->from ? iv->start : t->from;
