@@ -352,6 +352,7 @@ static int finish(struct rec *rc, int ok)
 	if (ok && !rc->tg.exec_failed && (tl_rec_drain_all(rc) || tl_kwatch_poll(rc->kw) || tl_kwatch_end(rc->kw)))
 		ret = -1;
 	backend_enable(rc, 0);
+	rc->draining_last = 1;
 	end.end_ns = tl_rec_now_ns(CLOCK_MONOTONIC);
 	if (rc->tg.exec_failed) {
 		/* Nothing was recorded of a program that never ran: leave no file behind. */

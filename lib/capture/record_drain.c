@@ -262,6 +262,18 @@ static int handle_bpf(void *ctx, const struct tl_bpf_event *ev)
 	struct rec *rc = ctx;
 	struct tl_bpf_event e = *ev;
 
+	if (e.d.ev.type == TL_EV_LOST) {
+		/* in the stream where the loss happened (record.bpf.c, reserve()) */
+		int c = e.d.ev.cpu;
+
+		if (c < 0 || c >= rc->ncpus || e.d.ev.a <= 0)
+			return 0;
+		rc->lost += (uint64_t)e.d.ev.a;
+		rc->lost_per_cpu[c] += (uint64_t)e.d.ev.a;
+		rc->bpf_dropped[c] += (uint64_t)e.d.ev.a;
+		return stage_push(rc, &e.d.ev);
+	}
+
 	/* a new thread's process is known at once: the FORK record carries it */
 	if (e.d.reset_tid) {
 		tl_threads_remove(rc->threads, e.d.reset_tid); /* a reused tid: the old identity is void */
@@ -272,12 +284,16 @@ static int handle_bpf(void *ctx, const struct tl_bpf_event *ev)
 	return handle_decoded(rc, e.cur_tid, e.cur_pid, &e.d);
 }
 
-/* The eBPF back end: the ring buffer up to now, then its drop counters as LOST events. */
-static int drain_bpf(struct rec *rc, uint64_t t0)
+/*
+ * The eBPF back end: the ring buffer up to now.  Losses arrive as LOST
+ * records in the stream; at the end, the drop counters also give the
+ * losses no later record of their CPU reported, as LOST events at t0.
+ */
+static int drain_bpf(struct rec *rc, uint64_t t0, int final)
 {
 	if (tl_bpf_rec_drain(rc->bpf, handle_bpf, rc, &rc->malformed) < 0 || tl_rec_stage_flush(rc))
 		return -1;
-	{
+	if (final) {
 		uint64_t now[4096];
 		int n = rc->ncpus < 4096 ? rc->ncpus : 4096;
 
@@ -304,7 +320,7 @@ int tl_rec_drain_all(struct rec *rc)
 	uint64_t t0 = tl_rec_now_ns(CLOCK_MONOTONIC),
 	         mark = t0 > rc->start_ns + SLACK_NS ? t0 - SLACK_NS : rc->start_ns;
 
-	if (rc->bpf && drain_bpf(rc, t0))
+	if (rc->bpf && drain_bpf(rc, t0, rc->draining_last))
 		return -1;
 	for (int i = 0; i < rc->set.nrings; i++)
 		if (drain_ring(rc, rc->set.rings[i]))

@@ -44,7 +44,8 @@ struct rec {
 	int ncpus;                  /* highest online CPU + 1 */
 	struct tl_perf_set set;     /* one ring per online CPU (perf back end) */
 	struct tl_bpf_rec *bpf;     /* the eBPF back end, or NULL */
-	uint64_t *bpf_dropped;      /* per CPU: its drop counters as last turned into LOST events */
+	uint64_t *bpf_dropped;      /* per CPU: drops reported as LOST so far */
+	int draining_last;          /* the back end is stopped: this drain is the last */
 	struct tl_uprobes *uprobes; /* --func: probes in tracefs until release() */
 	struct tl_trace_writer *w;
 	struct tl_marks *marks; /* user markers of the command (marks.h), or NULL */

@@ -456,6 +456,13 @@ void tl_sm_on_lost(struct tl_sched *s, const struct tl_event *ev)
 		if (t && tl_state_is_oncpu(t->state) && t->cpu == ev->cpu)
 			tl_sm_set_state(s, (struct thread *)t, TL_ST_UNKNOWN, cpu->last_ts, 0);
 	}
+	/*
+	 * Nor which waiting thread it ran: any runnable thread (threads migrate)
+	 * may have got this CPU in the gap and left it again unseen.  Leaving them
+	 * RUNNABLE would invent a wait as long as the gap and more (a lossy trace
+	 * once showed a 932 ms scheduling latency that never happened).
+	 */
+	tl_sm_unknown_ready(s, cpu->last_ts);
 	cpu->irq_depth = cpu->softirq_depth = 0;
 	tl_sm_cpu_set(s, ev->cpu, TL_CPU_UNKNOWN, -1, 0, cpu->last_ts);
 	cpu->after_lost = 1;

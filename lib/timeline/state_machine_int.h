@@ -77,6 +77,8 @@ unsigned tl_sm_cpu_base_activity(int32_t cur);
 struct thread *tl_sm_thread_new(struct tl_sched *s, int32_t tid, uint64_t born, unsigned state);
 void tl_sm_thread_end(struct tl_sched *s, struct thread *t, uint64_t at);
 struct thread *tl_sm_thread_get(struct tl_sched *s, int32_t tid);
+/* Lost events: every runnable thread may have got a CPU in the gap, so it is UNKNOWN from `from`. */
+void tl_sm_unknown_ready(struct tl_sched *s, uint64_t from);
 
 /* ---- state_machine_events.c: one handler per kind of event ---- */
 

@@ -373,6 +373,32 @@ TEST(lost_events)
 	tl_sched_free(S);
 }
 
+/*
+ * Lost events on cpu1 while a thread waits for a CPU: it may have run
+ * there unseen, so from cpu1's last event it is UNKNOWN, not RUNNABLE for
+ * the whole gap (no invented scheduling latency); a thread asleep stays so.
+ */
+TEST(lost_events_waiting_thread)
+{
+	start();
+	sw(1000, 0, 0, 0, 1110); /* A runs on cpu0 all along */
+	ev(1005, 1, TL_EV_SOFTIRQ_ENTRY, 0, 0, 1, 0, 0, 0, NULL);
+	ev(1006, 1, TL_EV_SOFTIRQ_EXIT, 0, 0, 1, 0, 0, 0, NULL); /* cpu1's last good event */
+	sw(1008, 0, 1110, TL_PS_PREEMPT, 1112);                  /* A preempted by C... */
+	sw(1009, 0, 1112, TL_PS_S, 1110);                        /* ...which sleeps at once: A is back, C asleep */
+	waking(1010, 0, 1111, 1110);                             /* B woken by A, to wait for a CPU */
+	ev(1500, 1, TL_EV_LOST, 0, 0, 7, 0, 0, 0, NULL);
+	sw(1600, 1, 1111, TL_PS_S, 0); /* B seen again: leaving cpu1, so it ran there in the gap */
+	finish(1700);
+	CHECK_EQ_INT(st(1111, 0, TL_ST_RUNNABLE), 0);       /* woken at 1010, after cpu1's last event (1006) */
+	CHECK_EQ_INT(st(1111, 0, TL_ST_UNKNOWN), 10 + 590); /* before its first event, and 1010 .. 1600 */
+	CHECK_EQ_INT(st(1111, 0, TL_ST_SLEEPING), 100);
+	CHECK_EQ_INT(st(1112, 0, TL_ST_SLEEPING), 691); /* asleep before the gap: not touched */
+	CHECK_EQ_INT(st(1110, 0, TL_ST_UNKNOWN), 0);    /* running on cpu0 throughout (its CPU lost nothing) */
+	CHECK_EQ_INT(tl_sched_counters(S)->lost, 7);
+	tl_sched_free(S);
+}
+
 /* cross-CPU race: woken while switching out -> no sleep at all */
 TEST(waking_before_switch_out)
 {
@@ -547,5 +573,5 @@ int main(void)
 	RUN_TESTS(life_cycle, running_before_trace, sync_wait, io_wait_and_blocked, ready_kinds, interrupted,
 	          stopped_and_zombie, migration_mid_run, lost_events, waking_before_switch_out, pid_reuse,
 	          snapshot_state, identity_before_fork, missing_switch_from_idle, preempt_then_turn, hidden_occupant,
-	          sleep_in_exit_path);
+	          sleep_in_exit_path, lost_events_waiting_thread);
 }

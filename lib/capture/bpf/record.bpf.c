@@ -117,12 +117,53 @@ static __always_inline void count(__u32 which)
 		(*v)++;
 }
 
+/* Records this CPU could not write since its last LOST record, and when the first was lost. */
+struct pending_drops {
+	__u64 count;
+	__u64 first_ts;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pending_drops);
+} drops SEC(".maps");
+
+/*
+ * Room for a record.  A full ring drops it, counted per CPU; the CPU's next
+ * record that fits is preceded by a LOST record (a = the count, ts = the
+ * first loss), in the stream where the loss happened, as perf does: the
+ * state machine must learn of a gap before the events after it.
+ */
 static __always_inline void *reserve(__u64 size)
 {
-	void *r = bpf_ringbuf_reserve(&rb, size, 0);
+	__u32 zero = 0;
+	struct pending_drops *pd = bpf_map_lookup_elem(&drops, &zero);
+	void *r;
 
-	if (!r)
+	if (pd && pd->count) {
+		struct tlb_hdr *l = bpf_ringbuf_reserve(&rb, sizeof(*l), 0);
+
+		if (l) {
+			__builtin_memset(l, 0, sizeof(*l));
+			l->ts = pd->first_ts;
+			l->type = TL_EV_LOST;
+			l->cpu = (__s16)bpf_get_smp_processor_id();
+			l->a = (__s64)pd->count;
+			bpf_ringbuf_submit(l, 0);
+			pd->count = 0;
+		}
+	}
+	r = bpf_ringbuf_reserve(&rb, size, 0);
+	if (!r) {
 		count(TLB_STAT_DROPPED);
+		if (pd) {
+			if (!pd->count)
+				pd->first_ts = bpf_ktime_get_ns();
+			pd->count++;
+		}
+	}
 	return r;
 }
 
