@@ -91,6 +91,7 @@ TEST(test_clipped_to_the_readings)
 	CHECK_EQ_INT(t->kernel.vol, 1);
 	CHECK_EQ_INT(t->kernel.invol, 1);
 	CHECK_EQ_INT(t->have, TL_KCHECK_WAIT | TL_KCHECK_BLKIO | TL_KCHECK_SWITCHES);
+	CHECK_EQ_INT(t->kernel.blkio_ns, 3 * MS);
 	CHECK_EQ_INT(t->ok, 0); /* 30 ms of a 90 ms window */
 	CHECK_EQ_INT(r.bad, 1);
 	CHECK(r.max_run_pct > 33.3 && r.max_run_pct < 33.4);
@@ -278,8 +279,27 @@ TEST(test_steal_allowance)
 	CHECK_EQ_INT(stolen(0), 0); /* no steal readings: beyond the 10 ms tolerance */
 }
 
+/* A block-I/O delay longer than the window cannot be: it is left out, not shown. */
+TEST(test_impossible_blkio)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+
+	feed(kc, kstat(0, 5, TL_KSTAT_AT_START, 0, 0, 0));
+	iv(kc, 5, 0, 10 * MS, TL_ST_EXECUTING);
+	feed(kc, kstat(100 * MS, 5, TL_KSTAT_AT_END, 10 * MS, 0, 14778 * 1000 * (int64_t)MS));
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.nthreads, 1);
+	CHECK_EQ_INT(r.threads[0].have & TL_KCHECK_BLKIO, 0);
+	CHECK_EQ_INT(r.threads[0].kernel.blkio_ns, 0);
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	tl_kcheck_release(&r);
+	tl_kcheck_free(kc);
+}
+
 int main(void)
 {
 	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances,
-	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance);
+	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance,
+	          test_impossible_blkio);
 }

@@ -373,7 +373,12 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 		o->have |= TL_KCHECK_WAIT;
 		o->kernel.wait_ns = delta(e->wait, s.wait);
 	}
-	if (e->blkio >= 0 && s.blkio >= 0) {
+	/*
+	 * A delay longer than the window is the kernel's, not ours: switching
+	 * delay accounting on during a wait counts it from 0 (seen: 14778 s, the
+	 * machine's uptime).  Then the reading says nothing.
+	 */
+	if (e->blkio >= 0 && s.blkio >= 0 && delta(e->blkio, s.blkio) <= t->to - t->from) {
 		o->have |= TL_KCHECK_BLKIO;
 		o->kernel.blkio_ns = delta(e->blkio, s.blkio);
 	}
