@@ -167,6 +167,19 @@ void tl_sm_reveal(struct tl_sched *s, int c, int32_t tid, uint64_t runtime, cons
 		wake(s, t, 0, at);
 		s->n.inferred_wakeups++;
 	}
+	if (!runtime && cpu->cur > 0 && at < ev->ts) {
+		/*
+		 * The CPU had a real occupant whose switch-out was not reported: it
+		 * ran for a time we cannot know (seen here: a hypervisor agent's
+		 * threads whose switches no tracepoint reports).  Giving this thread
+		 * the CPU from the occupant's start would invent on-CPU time; from
+		 * then until now we do not know.  (An idle CPU that did not report
+		 * its switch out of idle gave it the CPU at once: the rule above.)
+		 */
+		tl_sm_set_state(s, t, TL_ST_UNKNOWN, at, t->by);
+		tl_sm_cpu_set(s, c, TL_CPU_UNKNOWN, -1, 0, at);
+		at = ev->ts;
+	}
 	tl_sm_set_state(s, t, TL_ST_EXECUTING, at, t->by);
 	t->pub.cpu = (int16_t)c;
 	t->run_since = at;

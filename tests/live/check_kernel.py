@@ -3,6 +3,7 @@
 times against the kernel's own accounting of the same threads.
 
     check_kernel.py TRUTH.json REPORT.json
+    check_kernel.py --all REPORT.json
 
 TRUTH names the workload's threads (tests/live/wl_states); REPORT is
 `threadlens report --json` of its recording, whose "kernel_check" holds,
@@ -14,6 +15,9 @@ record; docs/REPORT.md, "Self-check").  The checks, per truth thread:
   * on-CPU time and run-queue wait within max(1% of its window, 1 ms),
     switch counts within max(1%, 1): the targets of the "Numbers you can
     trust" issue, the same rule as the report's verdict ("ok").
+
+With --all (no truth: a recorded shell pipeline), every thread the report
+could check is held to the rule, and there must be at least one.
 
 Prints one line per failed check (indented) and, with -v, the passes.
 Exit 0 when all agree, 1 otherwise, 2 on bad input.
@@ -44,13 +48,14 @@ def describe(t):
 
 def main(argv):
     verbose = "-v" in argv
-    args = [a for a in argv[1:] if a != "-v"]
-    if len(args) != 2:
+    everyone = "--all" in argv
+    args = [a for a in argv[1:] if a not in ("-v", "--all")]
+    if len(args) != (1 if everyone else 2):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     try:
-        truth = json.load(open(args[0]))
-        report = json.load(open(args[1]))
+        truth = {} if everyone else json.load(open(args[0]))
+        report = json.load(open(args[-1]))
     except (OSError, ValueError) as e:
         print("  cannot read input: %s" % e)
         return 2
@@ -60,6 +65,11 @@ def main(argv):
         return 1
     by_tid = {t["tid"]: t for t in kc.get("threads", [])}
     fails = []
+    if everyone:
+        names = {t["tid"]: t.get("name", "?") for t in report.get("threads", [])}
+        truth = {"threads": {"%s/%d" % (names.get(tid, "?"), tid): {"tid": tid} for tid in by_tid}}
+        if not by_tid:
+            fails.append("no thread was checked against the kernel (%d unchecked)" % kc.get("unchecked", 0))
     for name, exp in truth.get("threads", {}).items():
         t = by_tid.get(exp.get("tid"))
         if t is None:

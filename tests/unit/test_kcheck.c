@@ -297,9 +297,29 @@ TEST(test_impossible_blkio)
 	tl_kcheck_free(kc);
 }
 
+/* UNKNOWN time may hide run time: the trace may show that much less, not more. */
+TEST(test_unknown_allowance)
+{
+	for (int more = 0; more < 2; more++) {
+		struct tl_kcheck *kc = tl_kcheck_new();
+		struct tl_kcheck_result r;
+
+		feed(kc, kstat(0, 6, TL_KSTAT_AT_START, 0, 0, 0));
+		iv(kc, 6, 0, 60 * MS, TL_ST_EXECUTING);
+		iv(kc, 6, 60 * MS, 90 * MS, TL_ST_UNKNOWN);
+		/* the kernel: 85 ms on a CPU (25 ms of it in the UNKNOWN part), or 60 - 25 ms */
+		feed(kc, kstat(100 * MS, 6, TL_KSTAT_AT_END, more ? 35 * MS : 85 * MS, 0, 0));
+		CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+		CHECK_EQ_INT(r.threads[0].unknown_ns, 30 * MS);
+		CHECK_EQ_INT(r.threads[0].ok, more ? 0 : 1); /* 25 ms less: hidden; 25 ms more: invented */
+		tl_kcheck_release(&r);
+		tl_kcheck_free(kc);
+	}
+}
+
 int main(void)
 {
 	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances,
 	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance,
-	          test_impossible_blkio);
+	          test_impossible_blkio, test_unknown_allowance);
 }

@@ -399,6 +399,28 @@ TEST(lost_events_waiting_thread)
 	tl_sched_free(S);
 }
 
+/*
+ * A real occupant's switch-out goes unreported (a hypervisor agent's threads
+ * on this project's VM): the waiting thread it preempted is revealed later
+ * by an event of its own.  When the occupant left is unknown, so the waiting
+ * thread is UNKNOWN until that event, not EXECUTING from the occupant's start.
+ */
+TEST(hidden_real_occupant)
+{
+	start();
+	sw(1000, 0, 0, 0, 1950);                /* T runs */
+	sw(1100, 0, 1950, TL_PS_PREEMPT, 1951); /* O preempts it */
+	/* O's switch back to T is not reported; T's own event shows it running */
+	ev(1400, 0, TL_EV_FUTEX_ENTER, 1950, 0, TL_FUTEX_WAKE, 0, 0, 0, NULL);
+	sw(1500, 0, 1950, TL_PS_S, 0);
+	finish(1600);
+	CHECK_EQ_INT(st(1950, 0, TL_ST_EXECUTING), 100 + 100); /* 1000..1100 and 1400..1500 */
+	CHECK_EQ_INT(st(1950, 0, TL_ST_UNKNOWN), 300);         /* 1100..1400: nobody knows */
+	CHECK_EQ_INT(st(1951, 0, TL_ST_UNKNOWN) >= 300, 1);    /* O: from its switch-in on */
+	CHECK_EQ_INT(tl_sched_counters(S)->inferred_switches, 1);
+	tl_sched_free(S);
+}
+
 /* cross-CPU race: woken while switching out -> no sleep at all */
 TEST(waking_before_switch_out)
 {
@@ -573,5 +595,5 @@ int main(void)
 	RUN_TESTS(life_cycle, running_before_trace, sync_wait, io_wait_and_blocked, ready_kinds, interrupted,
 	          stopped_and_zombie, migration_mid_run, lost_events, waking_before_switch_out, pid_reuse,
 	          snapshot_state, identity_before_fork, missing_switch_from_idle, preempt_then_turn, hidden_occupant,
-	          sleep_in_exit_path, lost_events_waiting_thread);
+	          sleep_in_exit_path, lost_events_waiting_thread, hidden_real_occupant);
 }

@@ -35,6 +35,7 @@ struct kth {
 	uint64_t exit_ts;         /* its EXIT event, 0 before: the kernel sent its exit totals just before it */
 	uint64_t lag_in, lag_out; /* clock lag at its switch-ins and preempted switch-outs (kcheck.h) */
 	uint64_t enq_ts;          /* its last WAKEUP: when it joined a run queue */
+	uint64_t unknown_ns;      /* UNKNOWN in the window: could be any state, so it may hide run or wait time */
 	uint64_t cpus_used;       /* bit c: it ran on CPU c (c < 64); bit 63 also stands for every CPU above */
 	struct reading start, end;
 	struct tl_kcheck_side trace;
@@ -288,8 +289,9 @@ void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_inter
 	struct kth *t;
 	uint64_t s, e;
 
-	/* only these three are compared: no lookup for the rest (sleeps are half of all intervals) */
-	if (!tl_state_is_oncpu(iv->state) && !tl_state_is_ready(iv->state) && iv->state != TL_ST_IO_WAIT)
+	/* only these are compared or allowed for: no lookup for the rest (sleeps are half of all intervals) */
+	if (!tl_state_is_oncpu(iv->state) && !tl_state_is_ready(iv->state) && iv->state != TL_ST_IO_WAIT &&
+	    iv->state != TL_ST_UNKNOWN)
 		return;
 	t = get(kc, tid, 0);
 	if (!t || t->status == PENDING)
@@ -313,6 +315,8 @@ void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_inter
 		t->trace.wait_ns += e - s;
 	else if (iv->state == TL_ST_IO_WAIT)
 		t->trace.blkio_ns += e - s;
+	else if (iv->state == TL_ST_UNKNOWN)
+		t->unknown_ns += e - s;
 }
 
 uint64_t tl_kcheck_time_tol(uint64_t window_ns)
@@ -392,16 +396,21 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 	o->lag_in_ns = t->lag_in;
 	o->lag_out_ns = t->lag_out;
 	o->steal_ns = steal_allowance(kc, t->cpus_used);
+	o->unknown_ns = t->unknown_ns;
 	o->run_diff = (int64_t)o->trace.run_ns - (int64_t)o->kernel.run_ns;
-	/* the kernel dates switch-ins early (lag_in, lag_out) and leaves stolen time out (steal) */
-	o->ok = within(o->run_diff, tol + t->lag_out + o->steal_ns, tol + t->lag_in);
+	/*
+	 * The kernel dates switch-ins early (lag_in, lag_out) and leaves stolen
+	 * time out (steal); what the trace says it does not know (UNKNOWN) may
+	 * hide run or wait time, so the trace may show that much less.
+	 */
+	o->ok = within(o->run_diff, tol + t->lag_out + o->steal_ns, tol + t->lag_in + t->unknown_ns);
 	if (pct(absdiff(o->run_diff), win) > r->max_run_pct)
 		r->max_run_pct = pct(absdiff(o->run_diff), win);
 	if (o->have & TL_KCHECK_WAIT) {
 		o->wait_diff = (int64_t)o->trace.wait_ns - (int64_t)o->kernel.wait_ns;
-		o->ok &= within(o->wait_diff, tol + t->lag_in, tol + t->lag_out);
+		o->ok &= within(o->wait_diff, tol + t->lag_in, tol + t->lag_out + t->unknown_ns);
 		/* the sum does not depend on where a switch is dated; stolen time is in the trace's only */
-		o->ok &= within(o->run_diff + o->wait_diff, tol + o->steal_ns, tol);
+		o->ok &= within(o->run_diff + o->wait_diff, tol + o->steal_ns, tol + t->unknown_ns);
 		if (pct(absdiff(o->wait_diff), win) > r->max_wait_pct)
 			r->max_wait_pct = pct(absdiff(o->wait_diff), win);
 		r->have_wait = 1;

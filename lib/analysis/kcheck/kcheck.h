@@ -44,6 +44,10 @@
  * sched_wakeup (an IPI: 15-20 us here); the kernel's run-queue wait starts
  * at the enqueue, so the check counts RUNNABLE from the WAKEUP.
  *
+ * UNKNOWN: time the trace says it cannot account for (lost events, a
+ * switch nobody reported) may hide run or wait time, so the trace may show
+ * up to that much less of either, never more.
+ *
  * Steal time: a hypervisor that runs something else while a vCPU has work
  * takes time that the kernel leaves out of the running thread's run time
  * (PARAVIRT_TIME_ACCOUNTING) and that a trace cannot see.  The readings
@@ -90,6 +94,7 @@ struct tl_kcheck_thread {
 	uint64_t lag_in_ns;          /* clock lag at its switch-ins: the kernel may show that much more run time */
 	uint64_t lag_out_ns;         /* at its preempted switch-outs: that much less */
 	uint64_t steal_ns;           /* steal time of the CPUs it ran on (+1 tick each): the kernel may show less */
+	uint64_t unknown_ns;         /* UNKNOWN in the window: the trace may show that much less of both */
 	int64_t vol_diff, invol_diff;
 	int ok; /* every judged quantity within its tolerance */
 };

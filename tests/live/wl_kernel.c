@@ -1,0 +1,312 @@
+/*
+ * wl_kernel.c - workloads for the kernel oracle (tests/live/kernel.sh): the
+ * situations the "Numbers you can trust" issue found threadlens wrong on,
+ * whose truth is the kernel's own accounting of each thread (the self-check
+ * in the report) and each thread's own CPU clock.
+ *
+ *   pingpong  'ping' on CPU 0 and 'pong' on the last CPU hand a byte back
+ *             and forth through two pipes, 20000 round trips: each wakes
+ *             the other onto an idle CPU (with perf delivery, the switches
+ *             out of idle went missing and pong read +95%)
+ *   contend   'lockA' and 'lockB' take one mutex in turn for 500 ms, 20 us
+ *             inside and 20 us outside: 10k+ futex waits per second
+ *   pipeline  'producer' -> queue -> 'filter' -> queue -> 'consumer', 20000
+ *             items through mutex + condition-variable queues of 16
+ *
+ * The truth file names each thread with its tid and its CPU time
+ * (CLOCK_THREAD_CPUTIME_ID at its end) as "EXECUTING+INTERRUPTED_ns": the
+ * checkers compare the report with both.  Exit status 77 (and a "skip"
+ * truth) when a scenario cannot run here.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "workload.h"
+
+#define MS 1000000ull
+#define US 1000ull
+#define MAXT 3
+#define QCAP 16
+
+struct run;
+
+struct th {
+	const char *name;
+	int cpu; /* -1: not pinned; -2: the last CPU */
+	void (*body)(struct th *self);
+	struct run *run;
+	pthread_t pt;
+	int tid;
+	int err;
+	const char *err_what;
+	uint64_t cpu_total;
+	uint64_t count;
+};
+
+struct queue {
+	pthread_mutex_t m;
+	pthread_cond_t not_empty, not_full;
+	int items[QCAP];
+	int head, n;
+};
+
+struct run {
+	int nthreads;
+	struct th th[MAXT];
+	pthread_barrier_t start;
+	pthread_mutex_t lock;
+	atomic_int done;
+	int ab[2], ba[2]; /* pipes: ping -> pong, pong -> ping */
+	struct queue q1, q2;
+};
+
+static void fail(struct th *self, const char *what, int err)
+{
+	if (!self->err) {
+		self->err = err ? err : EINVAL;
+		self->err_what = what;
+	}
+}
+
+/* ---- pingpong ---- */
+
+#define ROUNDS 20000
+
+static void ping_body(struct th *self)
+{
+	struct run *r = self->run;
+	char c = 'x';
+
+	for (int i = 0; i < ROUNDS; i++) {
+		if (write(r->ab[1], &c, 1) != 1 || read(r->ba[0], &c, 1) != 1) {
+			fail(self, "pipe", errno);
+			return;
+		}
+		self->count++;
+	}
+}
+
+static void pong_body(struct th *self)
+{
+	struct run *r = self->run;
+	char c;
+
+	for (int i = 0; i < ROUNDS; i++) {
+		if (read(r->ab[0], &c, 1) != 1 || write(r->ba[1], &c, 1) != 1) {
+			fail(self, "pipe", errno);
+			return;
+		}
+		self->count++;
+	}
+}
+
+/* ---- contend ---- */
+
+static void lock_body(struct th *self)
+{
+	struct run *r = self->run;
+	uint64_t end = wl_now_ns() + 500 * MS;
+
+	while (wl_now_ns() < end) {
+		pthread_mutex_lock(&r->lock);
+		wl_spin_until(wl_now_ns() + 20 * US);
+		pthread_mutex_unlock(&r->lock);
+		wl_spin_until(wl_now_ns() + 20 * US);
+		self->count++;
+	}
+}
+
+/* ---- pipeline ---- */
+
+#define ITEMS 20000
+
+static void put(struct queue *q, int v)
+{
+	pthread_mutex_lock(&q->m);
+	while (q->n == QCAP)
+		pthread_cond_wait(&q->not_full, &q->m);
+	q->items[(q->head + q->n) % QCAP] = v;
+	q->n++;
+	pthread_cond_signal(&q->not_empty);
+	pthread_mutex_unlock(&q->m);
+}
+
+static int get(struct queue *q)
+{
+	int v;
+
+	pthread_mutex_lock(&q->m);
+	while (!q->n)
+		pthread_cond_wait(&q->not_empty, &q->m);
+	v = q->items[q->head];
+	q->head = (q->head + 1) % QCAP;
+	q->n--;
+	pthread_cond_signal(&q->not_full);
+	pthread_mutex_unlock(&q->m);
+	return v;
+}
+
+static void producer_body(struct th *self)
+{
+	for (int i = 0; i < ITEMS; i++) {
+		wl_spin_until(wl_now_ns() + 5 * US); /* make an item */
+		put(&self->run->q1, i);
+		self->count++;
+	}
+}
+
+static void filter_body(struct th *self)
+{
+	for (int i = 0; i < ITEMS; i++) {
+		int v = get(&self->run->q1);
+
+		wl_spin_until(wl_now_ns() + 5 * US);
+		put(&self->run->q2, v);
+		self->count++;
+	}
+}
+
+static void consumer_body(struct th *self)
+{
+	for (int i = 0; i < ITEMS; i++) {
+		if (get(&self->run->q2) != i)
+			fail(self, "queue order", EPROTO);
+		self->count++;
+	}
+}
+
+/* ---- the runner ---- */
+
+struct scenario {
+	const char *name, *help;
+	struct th threads[MAXT]; /* templates; name NULL ends */
+};
+
+static const struct scenario scenarios[] = {
+	{ "pingpong",
+	  "'ping' (CPU 0) and 'pong' (last CPU) hand a byte back and forth 20000 times",
+	  { { .name = "ping", .cpu = 0, .body = ping_body }, { .name = "pong", .cpu = -2, .body = pong_body } } },
+	{ "contend",
+	  "'lockA' and 'lockB' take one mutex in turn for 500 ms (20 us in, 20 us out)",
+	  { { .name = "lockA", .cpu = -1, .body = lock_body }, { .name = "lockB", .cpu = -1, .body = lock_body } } },
+	{ "pipeline",
+	  "'producer' -> 'filter' -> 'consumer', 20000 items through two queues of 16",
+	  { { .name = "producer", .cpu = -1, .body = producer_body },
+	    { .name = "filter", .cpu = -1, .body = filter_body },
+	    { .name = "consumer", .cpu = -1, .body = consumer_body } } },
+};
+#define NSCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
+
+static void *trampoline(void *arg)
+{
+	struct th *self = arg;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int e;
+
+	self->tid = wl_gettid();
+	wl_set_name(self->name);
+	if (self->cpu != -1 && (e = wl_pin(self->cpu == -2 ? (int)(ncpu - 1) : self->cpu)) != 0)
+		fail(self, "pthread_setaffinity_np", e);
+	pthread_barrier_wait(&self->run->start);
+	if (!self->err)
+		self->body(self);
+	self->cpu_total = wl_cpu_ns();
+	return NULL;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: wl_kernel SCENARIO [--truth FILE]\n\nscenarios:\n");
+	for (size_t i = 0; i < NSCENARIOS; i++)
+		fprintf(out, "  %-9s %s\n", scenarios[i].name, scenarios[i].help);
+}
+
+static void queue_init(struct queue *q)
+{
+	memset(q, 0, sizeof(*q));
+	pthread_mutex_init(&q->m, NULL);
+	pthread_cond_init(&q->not_empty, NULL);
+	pthread_cond_init(&q->not_full, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	const struct scenario *sc = NULL;
+	const char *truth_path = "-";
+	static struct run r;
+	struct wl_truth truth;
+	int status = 0;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (size_t i = 0; i < NSCENARIOS; i++)
+		if (!strcmp(argv[1], scenarios[i].name))
+			sc = &scenarios[i];
+	if (argc == 4 && !strcmp(argv[2], "--truth"))
+		truth_path = argv[3];
+	else if (argc != 2)
+		sc = NULL;
+	if (!sc) {
+		fprintf(stderr, "wl_kernel: unknown scenario or options\n");
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(sc->name, "pingpong") && sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		FILE *f = strcmp(truth_path, "-") ? fopen(truth_path, "w") : NULL;
+
+		if (f) {
+			fprintf(f, "{\"scenario\": \"pingpong\", \"skip\": \"needs two CPUs\"}\n");
+			fclose(f);
+		}
+		return WL_EXIT_SKIP;
+	}
+	pthread_mutex_init(&r.lock, NULL);
+	queue_init(&r.q1);
+	queue_init(&r.q2);
+	if (pipe(r.ab) || pipe(r.ba)) {
+		perror("wl_kernel: pipe");
+		return 1;
+	}
+	for (int i = 0; i < MAXT && sc->threads[i].name; i++) {
+		r.th[i] = sc->threads[i];
+		r.th[i].run = &r;
+		r.nthreads++;
+	}
+	pthread_barrier_init(&r.start, NULL, (unsigned)r.nthreads);
+	for (int i = 0; i < r.nthreads; i++)
+		if (pthread_create(&r.th[i].pt, NULL, trampoline, &r.th[i])) {
+			perror("wl_kernel: pthread_create");
+			return 1;
+		}
+	for (int i = 0; i < r.nthreads; i++)
+		pthread_join(r.th[i].pt, NULL);
+
+	memset(&truth, 0, sizeof(truth));
+	snprintf(truth.scenario, sizeof(truth.scenario), "%s", sc->name);
+	truth.scale = 1;
+	snprintf(truth.notes, sizeof(truth.notes), "wl_kernel: the kernel oracle's workloads");
+	for (int i = 0; i < r.nthreads; i++) {
+		struct th *t = &r.th[i];
+		struct wl_truth_thread *tt = wl_truth_add(&truth, t->name, t->tid);
+
+		if (t->err) {
+			fprintf(stderr, "wl_kernel: %s: %s: %s\n", t->name, t->err_what, strerror(t->err));
+			status = 1;
+		}
+		wl_truth_set(tt, "EXECUTING+INTERRUPTED_ns", (int64_t)t->cpu_total);
+		wl_truth_set(tt, "cpu_ns", (int64_t)t->cpu_total);
+		wl_truth_set(tt, "count", (int64_t)t->count);
+	}
+	if (wl_truth_write(&truth, truth_path)) {
+		perror("wl_kernel: writing the truth");
+		return 1;
+	}
+	return status;
+}
