@@ -17,64 +17,36 @@
 #include <bpf/libbpf.h>
 
 #include "base/errors.h"
+#include "capture/bpf_msg.h"
 #include "capture/bpf/switch_count.skel.h" /* generated: bpftool gen skeleton */
-
-/* The last line libbpf wanted to print: the reason a load failed. */
-static __thread char last_msg[256];
-
-static int keep_last(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[256];
-	size_t n;
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	n = strlen(line);
-	while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
-		line[--n] = 0;
-	if (n)
-		snprintf(last_msg, sizeof(last_msg), "%s", line);
-	return 0;
-}
-
-static int fail(const char *what, int err)
-{
-	if (err == -EPERM || err == -EACCES || (geteuid() != 0 && err))
-		return tl_error("%s: permission denied (eBPF needs root, or CAP_BPF and CAP_PERFMON)", what);
-	if (last_msg[0])
-		return tl_error("%s: %s", what, last_msg);
-	return tl_error("%s: %s", what, strerror(err < 0 ? -err : EINVAL));
-}
 
 int tl_bpf_probe(unsigned ms, struct tl_bpf_probe *r)
 {
-	libbpf_print_fn_t old = libbpf_set_print(keep_last);
+	libbpf_print_fn_t old = tl_bpf_msg_begin();
 	struct switch_count *skel = NULL;
 	uint64_t vals[TL_BPF_PROBE_MAX_CPUS];
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 	int err, ncpus;
 
 	memset(r, 0, sizeof(*r));
-	last_msg[0] = 0;
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0 || ncpus > TL_BPF_PROBE_MAX_CPUS) {
-		libbpf_set_print(old);
+		tl_bpf_msg_end(old);
 		return tl_error("eBPF: cannot tell the number of CPUs (%d)", ncpus);
 	}
 	skel = switch_count__open();
 	if (!skel) {
-		err = fail("eBPF: cannot open the sched_switch program", -errno);
+		err = tl_bpf_fail("eBPF: cannot open the sched_switch program", -errno);
 		goto out;
 	}
 	err = switch_count__load(skel);
 	if (err) {
-		err = fail("eBPF: the kernel did not load the sched_switch program", err);
+		err = tl_bpf_fail("eBPF: the kernel did not load the sched_switch program", err);
 		goto out;
 	}
 	err = switch_count__attach(skel);
 	if (err) {
-		err = fail("eBPF: cannot attach to raw_tp/sched_switch", err);
+		err = tl_bpf_fail("eBPF: cannot attach to raw_tp/sched_switch", err);
 		goto out;
 	}
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
@@ -84,7 +56,7 @@ int tl_bpf_probe(unsigned ms, struct tl_bpf_probe *r)
 	for (uint32_t key = 0; key < 2; key++) {
 		if (bpf_map__lookup_elem(skel->maps.counts, &key, sizeof(key), vals, (size_t)ncpus * sizeof(vals[0]),
 		                         0)) {
-			err = fail("eBPF: cannot read the counts", -errno);
+			err = tl_bpf_fail("eBPF: cannot read the counts", -errno);
 			goto out;
 		}
 		for (int c = 0; c < ncpus; c++) {
@@ -100,6 +72,6 @@ int tl_bpf_probe(unsigned ms, struct tl_bpf_probe *r)
 	err = 0;
 out:
 	switch_count__destroy(skel);
-	libbpf_set_print(old);
+	tl_bpf_msg_end(old);
 	return err;
 }

@@ -21,6 +21,7 @@
 #include <linux/types.h>
 
 #include "base/errors.h"
+#include "capture/bpf_msg.h"
 #include "capture/bpf/record.skel.h" /* generated: bpftool gen skeleton */
 #include "capture/bpf/tlb.h"
 
@@ -133,38 +134,6 @@ int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out)
 
 /* ---- loading ---- */
 
-static __thread char last_msg[256];
-
-static int keep_last(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[256];
-	size_t n;
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	n = strlen(line);
-	while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
-		line[--n] = 0;
-	if (n)
-		snprintf(last_msg, sizeof(last_msg), "%s", line);
-	return 0;
-}
-
-static int print_all(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	return vfprintf(stderr, fmt, ap);
-}
-
-static int fail(const char *what, int err)
-{
-	if (err == -EPERM || err == -EACCES || (geteuid() != 0 && err))
-		return tl_error("%s: permission denied (eBPF needs root, or CAP_BPF and CAP_PERFMON)", what);
-	if (last_msg[0])
-		return tl_error("%s: %s", what, last_msg);
-	return tl_error("%s: %s", what, strerror(err < 0 ? -err : EINVAL));
-}
-
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct tl_bpf_rec *r = ctx;
@@ -183,12 +152,10 @@ static int on_record(void *ctx, void *data, size_t size)
 
 struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes)
 {
-	/* TL_BPF_DEBUG=1 shows libbpf's own messages (the verifier's log) instead of keeping the last line */
-	libbpf_print_fn_t old = libbpf_set_print(getenv("TL_BPF_DEBUG") ? print_all : keep_last);
+	libbpf_print_fn_t old = tl_bpf_msg_begin();
 	struct tl_bpf_rec *r = calloc(1, sizeof(*r));
 	int err;
 
-	last_msg[0] = 0;
 	if (!r) {
 		tl_error("out of memory");
 		goto fail;
@@ -201,7 +168,7 @@ struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes)
 		goto fail;
 	}
 	if (!(r->skel = record__open())) {
-		fail("eBPF: cannot open the recorder program", -errno);
+		tl_bpf_fail("eBPF: cannot open the recorder program", -errno);
 		goto fail;
 	}
 	r->skel->rodata->wake_bytes = ring_bytes / 4;
@@ -219,23 +186,23 @@ struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes)
 	r->skel->rodata->classify_futex = !!(groups & TL_REC_FUTEX);
 	r->skel->rodata->classify_yield = !!(groups & TL_REC_YIELD);
 	if ((err = record__load(r->skel))) {
-		fail("eBPF: the kernel did not load the recorder program", err);
+		tl_bpf_fail("eBPF: the kernel did not load the recorder program", err);
 		goto fail;
 	}
 	if ((err = record__attach(r->skel))) {
-		fail("eBPF: cannot attach the recorder's raw tracepoints", err);
+		tl_bpf_fail("eBPF: cannot attach the recorder's raw tracepoints", err);
 		goto fail;
 	}
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.rb), on_record, r, NULL);
 	if (!r->rb) {
-		fail("eBPF: cannot map the ring buffer", -errno);
+		tl_bpf_fail("eBPF: cannot map the ring buffer", -errno);
 		goto fail;
 	}
-	libbpf_set_print(old);
+	tl_bpf_msg_end(old);
 	return r;
 fail:
 	tl_bpf_rec_close(r);
-	libbpf_set_print(old);
+	tl_bpf_msg_end(old);
 	return NULL;
 }
 
