@@ -208,6 +208,17 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 		print_tid(t, nm, "tid", e->tid);
 		printf(" at=%s voluntary=%" PRId64 " involuntary=%" PRId64, kstat_point(e->arg), e->a, e->b);
 		break;
+	case TL_EV_FILTERED:
+		if (e->arg == TL_FILT_CPU_TIME) {
+			printf(" busy_ns=%" PRId64 " idle_ns=%" PRId64 " switches=%" PRId64, e->a, e->b, e->c);
+		} else if (e->arg == TL_FILT_CPU_INTR) {
+			printf(" irq_ns=%" PRId64 " softirq_ns=%" PRId64 " unknown_ns=%" PRId64, e->a, e->b, e->c);
+		} else {
+			printf(" pid=%d", (int)e->tid);
+			print_str(t, "process", e->name);
+			printf(" ns=%" PRId64, e->a);
+		}
+		break;
 	case TL_EV_EXIT:
 	case TL_EV_FREE:
 	case TL_EV_YIELD_ENTER:
@@ -216,6 +227,9 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 	}
 	if (e->flags & (TL_EVF_WAIT_FUTEX | TL_EVF_WAIT_YIELD))
 		printf(" wait=%s", e->flags & TL_EVF_WAIT_FUTEX ? "futex" : "yield");
+	if (e->flags & (TL_EVF_OTHER_TID | TL_EVF_OTHER_ARG)) /* a filtered recording: not recorded threads */
+		printf(" other=%s%s", e->flags & TL_EVF_OTHER_TID ? (e->type == TL_EV_SWITCH ? "prev" : "tid") : "",
+		       e->flags & TL_EVF_OTHER_ARG ? (e->flags & TL_EVF_OTHER_TID ? "|next" : "next") : "");
 	if (e->flags & TL_EVF_CTX)
 		printf(" ctx=%s%s%s", e->flags & TL_EVF_HARDIRQ ? "hardirq" : "",
 		       e->flags & TL_EVF_SOFTIRQ ? (e->flags & TL_EVF_HARDIRQ ? "|softirq" : "softirq") : "",

@@ -302,7 +302,10 @@ int cmd_record(int argc, char **argv)
 	        (unsigned long long)res.events, (unsigned long long)res.lost, res.backend, res.elapsed_s, o.output,
 	        res.bytes < 1000000 ? (double)res.bytes / 1e3 : (double)res.bytes / 1e6,
 	        res.bytes < 1000000 ? "kB" : "MB");
-	if (res.marks || res.marks_lost) /* after the events: scripts parse "N events (M lost)" */
+	if (res.left_out)
+		fprintf(stderr, ", %llu events of other processes left in the kernel",
+		        (unsigned long long)res.left_out);
+	if (res.marks || res.marks_lost) /* after the events, last: scripts parse "N events (M lost)" */
 		fprintf(stderr, ", %llu markers (%llu lost)", (unsigned long long)res.marks,
 		        (unsigned long long)res.marks_lost);
 	fputc('\n', stderr);

@@ -150,7 +150,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes)
+struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter)
 {
 	libbpf_print_fn_t old = tl_bpf_msg_begin();
 	struct tl_bpf_rec *r = calloc(1, sizeof(*r));
@@ -185,6 +185,7 @@ struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes)
 	}
 	r->skel->rodata->classify_futex = !!(groups & TL_REC_FUTEX);
 	r->skel->rodata->classify_yield = !!(groups & TL_REC_YIELD);
+	r->skel->rodata->filter = !!filter;
 	if ((err = record__load(r->skel))) {
 		tl_bpf_fail("eBPF: the kernel did not load the recorder program", err);
 		goto fail;
@@ -238,21 +239,144 @@ long tl_bpf_rec_drain(struct tl_bpf_rec *r, int (*fn)(void *ctx, const struct tl
 	return n;
 }
 
-int tl_bpf_rec_dropped(struct tl_bpf_rec *r, uint64_t *per_cpu, int ncpus)
+/* One per-CPU counter of map "stats" (tlb.h, enum tlb_stat). */
+static int read_stat(struct tl_bpf_rec *r, uint32_t key, uint64_t *per_cpu, int ncpus)
 {
-	uint32_t key = TLB_STAT_DROPPED;
 	uint64_t *v = calloc((size_t)r->ncpus, sizeof(*v));
 
 	if (!v)
 		return tl_error("out of memory");
 	if (bpf_map__lookup_elem(r->skel->maps.stats, &key, sizeof(key), v, (size_t)r->ncpus * sizeof(*v), 0)) {
 		free(v);
-		return tl_error_errno("eBPF: cannot read the drop counters");
+		return tl_error_errno("eBPF: cannot read the program's counters");
 	}
 	for (int c = 0; c < ncpus; c++)
 		per_cpu[c] = c < r->ncpus ? v[c] : 0;
 	free(v);
 	return 0;
+}
+
+int tl_bpf_rec_dropped(struct tl_bpf_rec *r, uint64_t *per_cpu, int ncpus)
+{
+	return read_stat(r, TLB_STAT_DROPPED, per_cpu, ncpus);
+}
+
+/* ---- filtering ---- */
+
+int tl_bpf_rec_track(struct tl_bpf_rec *r, int32_t tgid)
+{
+	uint32_t k = (uint32_t)tgid;
+	uint8_t one = 1;
+
+	if (bpf_map__update_elem(r->skel->maps.tracked, &k, sizeof(k), &one, sizeof(one), BPF_ANY))
+		return tl_error_errno("eBPF: cannot add process %d to the filter", tgid);
+	return 0;
+}
+
+int tl_bpf_rec_start_at(struct tl_bpf_rec *r, uint64_t start_ns)
+{
+	struct tlb_cpu *acct = calloc((size_t)r->ncpus, sizeof(*acct));
+	uint32_t zero = 0;
+	int ret = 0;
+
+	if (!acct)
+		return tl_error("out of memory");
+	for (int c = 0; c < r->ncpus; c++)
+		acct[c].since = start_ns;
+	if (bpf_map__update_elem(r->skel->maps.acct, &zero, sizeof(zero), acct, (size_t)r->ncpus * sizeof(*acct), 0))
+		ret = tl_error_errno("eBPF: cannot start the filter's sums");
+	free(acct);
+	return ret;
+}
+
+/* The open stretch of a CPU at the end: what close_stretch() in record.bpf.c would do at end_ns. */
+static void close_at_end(struct tlb_cpu *c, uint64_t end_ns, uint64_t *open_ns)
+{
+	uint64_t d = end_ns > c->since ? end_ns - c->since : 0;
+
+	*open_ns = 0;
+	if (c->kind != TLB_OCC_OTHER && c->kind != TLB_OCC_IDLE)
+		return;
+	d -= c->intr_ns < d ? c->intr_ns : d;
+	if (c->kind == TLB_OCC_IDLE) {
+		c->idle_ns += d;
+	} else {
+		c->busy_ns += d;
+		*open_ns = d;
+	}
+}
+
+int tl_bpf_rec_filtered(struct tl_bpf_rec *r, uint64_t end_ns,
+                        int (*fn)(void *ctx, const struct tl_event *ev, const char *name), void *ctx,
+                        uint64_t *left_out)
+{
+	int n = r->ncpus, fd = bpf_map__fd(r->skel->maps.others), ret = -1;
+	struct tlb_cpu *acct = calloc((size_t)n, sizeof(*acct));
+	uint64_t *open_ns = calloc((size_t)n, sizeof(*open_ns)), *cnt = calloc((size_t)n, sizeof(*cnt));
+	struct tlb_other_key k, nk, *prev = NULL;
+	uint32_t zero = 0;
+
+	*left_out = 0;
+	if (!acct || !open_ns || !cnt) {
+		tl_error("out of memory");
+		goto out;
+	}
+	if (bpf_map__lookup_elem(r->skel->maps.acct, &zero, sizeof(zero), acct, (size_t)n * sizeof(*acct), 0)) {
+		tl_error_errno("eBPF: cannot read the filter's sums");
+		goto out;
+	}
+	if (read_stat(r, TLB_STAT_FILTERED, cnt, n))
+		goto out;
+	for (int c = 0; c < n; c++) {
+		struct tl_event e = { .ts = end_ns, .type = TL_EV_FILTERED, .cpu = (int16_t)c };
+
+		*left_out += cnt[c];
+		close_at_end(&acct[c], end_ns, &open_ns[c]);
+		if (acct[c].kind == TLB_OCC_UNKNOWN && !acct[c].busy_ns && !acct[c].idle_ns)
+			continue; /* no switch on this CPU: nothing filtered */
+		e.arg = TL_FILT_CPU_TIME;
+		e.a = (int64_t)acct[c].busy_ns;
+		e.b = (int64_t)acct[c].idle_ns;
+		e.c = (int64_t)acct[c].switches;
+		if (fn(ctx, &e, NULL))
+			goto out;
+		e.arg = TL_FILT_CPU_INTR;
+		e.a = (int64_t)acct[c].irq_ns;
+		e.b = (int64_t)acct[c].softirq_ns;
+		e.c = (int64_t)acct[c].unknown_ns;
+		if (fn(ctx, &e, NULL))
+			goto out;
+	}
+	/* per CPU and process; the stretch still open at the end adds to its occupant's */
+	while (!bpf_map_get_next_key(fd, prev, &nk)) {
+		struct tlb_other o;
+		char name[TLB_COMM_LEN + 1];
+		struct tl_event e = { .ts = end_ns, .type = TL_EV_FILTERED, .arg = TL_FILT_PROCESS };
+
+		k = nk;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &o) || k.cpu >= (uint32_t)n)
+			continue;
+		if (acct[k.cpu].kind == TLB_OCC_OTHER && acct[k.cpu].occ_tgid == k.tgid) {
+			o.ns += open_ns[k.cpu];
+			open_ns[k.cpu] = 0;
+		}
+		if (!o.ns)
+			continue;
+		memcpy(name, o.comm, TLB_COMM_LEN);
+		name[TLB_COMM_LEN] = 0;
+		e.cpu = (int16_t)k.cpu;
+		e.tid = (int32_t)k.tgid;
+		e.a = (int64_t)o.ns;
+		if (fn(ctx, &e, name[0] ? name : NULL))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(acct);
+	free(open_ns);
+	free(cnt);
+	return ret;
 }
 
 void tl_bpf_rec_close(struct tl_bpf_rec *r)

@@ -25,9 +25,33 @@ struct tl_bpf_rec;
 /*
  * Load and attach, disabled.  groups: enum tl_record_groups (which programs
  * and which wait classifications); ring_bytes: the ring buffer's size (a
- * power of two, at least a page; 0 = 16 MiB).  NULL with tl_error set.
+ * power of two, at least a page; 0 = 16 MiB); filter: only events about
+ * the processes given to tl_bpf_rec_track() leave the kernel (tlb.h).
+ * NULL with tl_error set.
  */
-struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes);
+struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter);
+
+/*
+ * With filtering on, before enabling: the recording starts at start_ns
+ * (CLOCK_MONOTONIC), so a CPU's time before its first switch is summed too,
+ * as its first switch's prev's.  0, or -1 with tl_error set.
+ */
+int tl_bpf_rec_start_at(struct tl_bpf_rec *r, uint64_t start_ns);
+
+/* Record process tgid (and the processes it forks), with filtering on.  0, or -1 with tl_error set. */
+int tl_bpf_rec_track(struct tl_bpf_rec *r, int32_t tgid);
+
+/*
+ * With filtering on, after the recording stopped at end_ns: the totals of
+ * what was left in the kernel, as FILTERED events (trace/event.h) at end_ns
+ * handed to fn with the process name (or NULL), the filtered stretch each
+ * CPU was in at end_ns closed then.  *left_out gets the number of events
+ * left in the kernel.  0, or -1 (fn's failure, or the maps unreadable, with
+ * tl_error set).
+ */
+int tl_bpf_rec_filtered(struct tl_bpf_rec *r, uint64_t end_ns,
+                        int (*fn)(void *ctx, const struct tl_event *ev, const char *name), void *ctx,
+                        uint64_t *left_out);
 
 /* Start (1) or stop (0) recording.  Stopping waits for no program: records already reserved still arrive. */
 void tl_bpf_rec_enable(struct tl_bpf_rec *r, int on);

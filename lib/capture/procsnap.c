@@ -437,12 +437,14 @@ struct snap_ctx {
 	struct tl_trace_writer *w;
 	struct tl_threads *ids;
 	uint64_t ts, added;
+	const int32_t *only; /* NULL: every process */
+	int nonly;
 };
 
 static int snap_one(const struct tl_procsnap_thread *t, void *ctx)
 {
 	struct snap_ctx *c = ctx;
-	struct tl_thread_id *e = tl_threads_get(c->ids, t->tid, 1, NULL);
+	struct tl_thread_id *e;
 	struct tl_event ev = { .ts = c->ts,
 		               .type = TL_EV_THREAD,
 		               .cpu = -1,
@@ -452,6 +454,15 @@ static int snap_one(const struct tl_procsnap_thread *t, void *ctx)
 		               .b = t->wchan,
 		               .c = t->ncpus_allowed };
 	size_t len = strlen(t->comm);
+
+	if (c->only) {
+		int i = 0;
+		while (i < c->nonly && c->only[i] != t->tgid)
+			i++;
+		if (i == c->nonly)
+			return 0;
+	}
+	e = tl_threads_get(c->ids, t->tid, 1, NULL);
 
 	if (!e || intern_comm(c->w, t->comm, len, &ev.name))
 		return -1;
@@ -468,9 +479,9 @@ static int snap_one(const struct tl_procsnap_thread *t, void *ctx)
 }
 
 int tl_procsnap_write(const char *proc_root, struct tl_trace_writer *w, struct tl_threads *ids, uint64_t ts,
-                      uint64_t *added)
+                      const int32_t *only, int nonly, uint64_t *added)
 {
-	struct snap_ctx c = { w, ids, ts, 0 };
+	struct snap_ctx c = { w, ids, ts, 0, only, nonly };
 	int ret = tl_procsnap_scan(proc_root, snap_one, &c);
 
 	*added = c.added;

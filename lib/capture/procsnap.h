@@ -134,11 +134,12 @@ int tl_threads_learn(struct tl_threads *t, struct tl_trace_writer *w, const stru
 /*
  * Write the snapshot: one THREAD event per thread under proc_root (cpu -1,
  * ts, snap_state, wchan hints, affinity) added to w, and each thread
- * entered into ids.  *added counts the events.  Returns 0, or -1 with
- * tl_error set.
+ * entered into ids; with `only`, the threads of those nonly processes
+ * (tgids) only.  *added counts the events.  Returns 0, or -1 with tl_error
+ * set.
  */
 int tl_procsnap_write(const char *proc_root, struct tl_trace_writer *w, struct tl_threads *ids, uint64_t ts,
-                      uint64_t *added);
+                      const int32_t *only, int nonly, uint64_t *added);
 
 /*
  * Read a small file (of /proc, /sys) with one read() into buf, NUL-terminated,

@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -125,6 +126,8 @@ static void fill_info(struct rec *rc)
 	tl_procsnap_machine(in);
 	snprintf(in->source, sizeof(in->source), "record");
 	snprintf(in->backend, sizeof(in->backend), "%s", rc->bpf ? "bpf" : "perf");
+	if (rc->bpf && !o->system_wide)
+		snprintf(in->filter, sizeof(in->filter), "processes");
 	snprintf(in->tool_version, sizeof(in->tool_version), "%s", TL_VERSION);
 	in->ncpus = rc->ncpus;
 	if (o->argv) {
@@ -175,7 +178,9 @@ static int first_threads(struct rec *rc)
 			return -1;
 		return 0;
 	}
-	if (tl_procsnap_write("/proc", rc->w, rc->threads, rc->start_ns, &n))
+	/* filtered in the kernel: the other processes' threads would have no events, so no states */
+	if (tl_procsnap_write("/proc", rc->w, rc->threads, rc->start_ns, rc->info.filter[0] ? rc->filter_tgids : NULL,
+	                      rc->nfilter_tgids, &n))
 		return -1;
 	rc->res->events += n;
 	rc->pending += n;
@@ -220,7 +225,7 @@ static int open_bpf(struct rec *rc)
 		while (ring < want && ring < (1u << 30))
 			ring <<= 1;
 	}
-	rc->bpf = tl_bpf_rec_open(rc->groups, ring);
+	rc->bpf = tl_bpf_rec_open(rc->groups, ring, !o->system_wide);
 	if (!rc->bpf) {
 		if (o->backend == TL_BACKEND_BPF)
 			return -1;
@@ -229,6 +234,58 @@ static int open_bpf(struct rec *rc)
 	}
 	rc->ncpus = tl_bpf_rec_ncpus(rc->bpf);
 	return 0;
+}
+
+/* The process a -p id belongs to (a thread id names its process), from /proc; the id itself if unreadable. */
+static int32_t tgid_of(int pid)
+{
+	char path[64], line[128];
+	int32_t tgid = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (!(f = fopen(path, "r")))
+		return pid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* The eBPF filter: the command, or the -p processes (and what they fork from now on). */
+static int track_targets(struct rec *rc)
+{
+	if (rc->o->system_wide)
+		return 0;
+	if (rc->tg.child > 0)
+		return tl_bpf_rec_track(rc->bpf, rc->tg.child);
+	for (int i = 0; i < rc->o->npids && i < TL_TRACE_MAX_TARGETS; i++) {
+		rc->filter_tgids[rc->nfilter_tgids] = tgid_of(rc->o->pids[i]);
+		if (tl_bpf_rec_track(rc->bpf, rc->filter_tgids[rc->nfilter_tgids++]))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Filtered: a CPU's occupant is known from its first switch on.  A CPU that
+ * a busy task holds may not switch for a long time, so the recorder visits
+ * every CPU it may use once, right after the start: each then switches.
+ */
+static void touch_cpus(void)
+{
+	cpu_set_t all, one;
+
+	if (sched_getaffinity(0, sizeof(all), &all))
+		return;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &all)) {
+			CPU_ZERO(&one);
+			CPU_SET(c, &one);
+			(void)sched_setaffinity(0, sizeof(one), &one);
+		}
+	(void)sched_setaffinity(0, sizeof(all), &all);
 }
 
 /* Start or stop the kernel's side.  0, or -1 with tl_error set. */
@@ -354,6 +411,7 @@ static int finish(struct rec *rc, int ok)
 	backend_enable(rc, 0);
 	rc->draining_last = 1;
 	end.end_ns = tl_rec_now_ns(CLOCK_MONOTONIC);
+	rc->stop_ns = end.end_ns;
 	if (rc->tg.exec_failed) {
 		/* Nothing was recorded of a program that never ran: leave no file behind. */
 		tl_trace_writer_abort(rc->w);
@@ -454,6 +512,8 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	if (opts->argv && tl_targets_fork(&rc->tg, opts->argv, export_marks, rc->marks, &go_fd))
 		goto out;
 	res->child_ran = rc->tg.child > 0;
+	if (rc->bpf && track_targets(rc))
+		goto out;
 	fill_info(rc);
 	/* Before the start: delay accounting must be on when the first counters are read. */
 	if (!(rc->kw = tl_kwatch_new(opts->system_wide, warn_cb, res)))
@@ -463,10 +523,12 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	rc->start_ns = tl_rec_now_ns(CLOCK_MONOTONIC);
 	rc->info.realtime_offset_ns = tl_rec_now_ns(CLOCK_REALTIME) - tl_rec_now_ns(CLOCK_MONOTONIC);
 	rc->info.start_ns = rc->start_ns;
-	if (backend_enable(rc, 1)) {
+	if ((rc->info.filter[0] && tl_bpf_rec_start_at(rc->bpf, rc->start_ns)) || backend_enable(rc, 1)) {
 		backend_enable(rc, 0);
 		goto out;
 	}
+	if (rc->info.filter[0])
+		touch_cpus();
 	rc->last_flush_ns = rc->last_progress_ns = rc->start_ns;
 	rc->w = tl_trace_writer_create(opts->output, &rc->info);
 	if (!rc->w) {

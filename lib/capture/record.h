@@ -69,6 +69,7 @@ struct tl_record_result {
 	uint64_t kstat_threads; /* threads whose kernel counters were recorded (capture/kwatch.h) */
 	uint64_t kstat_reads;   /* readings of them stored (start, exit, end) */
 	char backend[16];       /* the back end used: "bpf" or "perf" */
+	uint64_t left_out;      /* events about other processes the eBPF filter left in the kernel */
 	int nwarnings;          /* things the user should know; the recording is still valid */
 	char warnings[8][160];  /* e.g. "tracepoint 'block:block_rq_complete' is missing: ..." */
 };

@@ -284,6 +284,17 @@ static int handle_bpf(void *ctx, const struct tl_bpf_event *ev)
 	return handle_decoded(rc, e.cur_tid, e.cur_pid, &e.d);
 }
 
+/* A FILTERED total (bpf_rec.h), with its process's name. */
+static int add_filtered(void *ctx, const struct tl_event *ev, const char *name)
+{
+	struct rec *rc = ctx;
+	struct tl_event e = *ev;
+
+	if (name && !(e.name = tl_trace_writer_intern(rc->w, name)))
+		return -1;
+	return tl_rec_add_event(rc, &e);
+}
+
 /*
  * The eBPF back end: the ring buffer up to now.  Losses arrive as LOST
  * records in the stream; at the end, the drop counters also give the
@@ -311,6 +322,9 @@ static int drain_bpf(struct rec *rc, uint64_t t0, int final)
 			if (tl_rec_add_event(rc, &ev))
 				return -1;
 		}
+		if (rc->info.filter[0] &&
+		    tl_bpf_rec_filtered(rc->bpf, rc->stop_ns, add_filtered, rc, &rc->res->left_out))
+			return -1;
 	}
 	return 0;
 }

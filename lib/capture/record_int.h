@@ -41,10 +41,13 @@ struct rec {
 	char tracing[256];
 	struct tl_tp_table *tps;
 	int used[TL_TP__COUNT];
-	int ncpus;                  /* highest online CPU + 1 */
-	struct tl_perf_set set;     /* one ring per online CPU (perf back end) */
-	struct tl_bpf_rec *bpf;     /* the eBPF back end, or NULL */
-	uint64_t *bpf_dropped;      /* per CPU: drops reported as LOST so far */
+	int ncpus;                                  /* highest online CPU + 1 */
+	struct tl_perf_set set;                     /* one ring per online CPU (perf back end) */
+	struct tl_bpf_rec *bpf;                     /* the eBPF back end, or NULL */
+	uint64_t *bpf_dropped;                      /* per CPU: drops reported as LOST so far */
+	int32_t filter_tgids[TL_TRACE_MAX_TARGETS]; /* -p processes the eBPF filter starts with */
+	int nfilter_tgids;
+	uint64_t stop_ns;           /* when the kernel's side was stopped (the last drain) */
 	int draining_last;          /* the back end is stopped: this drain is the last */
 	struct tl_uprobes *uprobes; /* --func: probes in tracefs until release() */
 	struct tl_trace_writer *w;

@@ -13,6 +13,7 @@ void tl_json_trace(struct tl_json *j, const struct tl_run *run)
 	tl_json_kv_string(j, "path", run->path ? run->path : "");
 	tl_json_kv_string(j, "source", in->source);
 	tl_json_kv_string(j, "backend", in->backend);
+	tl_json_kv_string(j, "filter", in->filter);
 	tl_json_kv_string(j, "kernel", in->kernel);
 	tl_json_kv_string(j, "hostname", in->hostname);
 	tl_json_kv_string(j, "cpu_model", in->cpu_model);

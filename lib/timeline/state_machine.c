@@ -245,7 +245,8 @@ void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *na
 	}
 	if (ev->cpu >= 0) {
 		int32_t cur = context_tid(ev);
-		if (cur > 0 && cur != s->cpus[ev->cpu].cur) /* the common case, known, costs nothing */
+		/* the common case, known, costs nothing; a filtered stretch's tasks are not followed */
+		if (cur > 0 && cur != s->cpus[ev->cpu].cur && s->cpus[ev->cpu].what != TL_CPU_FILTERED)
 			tl_sm_reveal(s, ev->cpu, cur, ev->type == TL_EV_RUNTIME ? (uint64_t)ev->a : 0, ev);
 	}
 	switch (ev->type) {

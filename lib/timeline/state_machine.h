@@ -37,6 +37,7 @@ struct tl_thread {
 	int parent;       /* tid of the creator, 0 if unknown */
 	int snapshot;     /* 1 if it existed before the trace started */
 	int cpus_allowed; /* from the recorder, 0 if unknown */
+	int outsider;     /* a filtered trace's thread that is not recorded (TL_EVF_OTHER_*): no states */
 	/* current state (private to state_machine.c; read-only for callbacks) */
 	uint16_t state;
 	int16_t cpu; /* CPU it runs on or last ran on, -1 unknown */
@@ -73,10 +74,11 @@ struct tl_interval {
 /* What a CPU did during one interval. */
 enum tl_cpu_activity {
 	TL_CPU_IDLE = 0,
-	TL_CPU_THREAD,  /* running thread `tid` */
-	TL_CPU_IRQ,     /* hard interrupt (inside `tid`'s time if tid != 0) */
-	TL_CPU_SOFTIRQ, /* softirq processing */
-	TL_CPU_UNKNOWN, /* before the first event of the CPU, or after lost events */
+	TL_CPU_THREAD,   /* running thread `tid` */
+	TL_CPU_IRQ,      /* hard interrupt (inside `tid`'s time if tid != 0) */
+	TL_CPU_SOFTIRQ,  /* softirq processing */
+	TL_CPU_UNKNOWN,  /* before the first event of the CPU, or after lost events */
+	TL_CPU_FILTERED, /* other processes or idle, left in the kernel by a filtered recording (tid 0) */
 };
 
 struct tl_cpu_interval {

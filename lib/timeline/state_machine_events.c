@@ -41,8 +41,8 @@ static unsigned state_after_switch(struct tl_sched *s, struct thread *prev, stru
 		    (prev->yield_exit_ts && at - prev->yield_exit_ts <= YIELD_RETURN_NS))
 			return TL_ST_READY_YIELD;
 		/* Preempted: by a task woken during our run that got the CPU at once, or by a more urgent one. */
-		if (next && next->pub.state == TL_ST_RUNNABLE && next->wake_ts >= prev->run_since &&
-		    at - next->wake_ts <= s->o.preempt_window_ns)
+		if (next && (next->pub.state == TL_ST_RUNNABLE || next->pub.outsider) && next->wake_ts &&
+		    next->wake_ts >= prev->run_since && at - next->wake_ts <= s->o.preempt_window_ns)
 			return TL_ST_READY_PREEMPT;
 		if (next && prev->pub.prio >= 0 && next_prio >= 0 && next_prio < prev->pub.prio)
 			return TL_ST_READY_PREEMPT;
@@ -211,17 +211,45 @@ static void end_preemptions(struct tl_sched *s, int c, struct thread *next, int 
 	}
 }
 
+/*
+ * A switch of a filtered recording (TL_EVF_OTHER_*, event.h) out of a task
+ * that is not recorded: a filtered stretch ends, or (the CPU's first switch,
+ * or after lost events) the occupant we believed in left unseen.
+ */
+static void switch_from_other(struct tl_sched *s, struct cpu *cpu, const struct tl_event *ev)
+{
+	struct tl_thread *was;
+
+	if (cpu->what == TL_CPU_FILTERED || cpu->cur <= 0 || cpu->cur == ev->tid)
+		return;
+	s->n.anomalies++;
+	was = tl_sched_thread(s, cpu->cur);
+	if (was && tl_state_is_oncpu(was->state) && was->cpu == ev->cpu)
+		tl_sm_set_state(s, (struct thread *)was, TL_ST_UNKNOWN, cpu->last_ts, 0);
+}
+
 void tl_sm_on_switch(struct tl_sched *s, const struct tl_event *ev)
 {
 	struct cpu *cpu = &s->cpus[ev->cpu];
-	int fresh;
+	int fresh, other_prev = !!(ev->flags & TL_EVF_OTHER_TID), other_next = !!(ev->flags & TL_EVF_OTHER_ARG);
 	struct thread *prev = tl_sm_thread_get(s, ev->tid);
 	struct thread *next = tl_sm_thread_get(s, ev->arg);
 
 	if ((ev->tid > 0 && !prev) || (ev->arg > 0 && !next))
 		return; /* out of memory: already reported through tl_error */
-	tl_sm_reveal(s, ev->cpu, ev->tid, 0, ev);
-	if (cpu->cur >= 0 && cpu->cur != ev->tid) {
+	if (other_prev) {
+		if (prev)
+			prev->pub.outsider = 1;
+		switch_from_other(s, cpu, ev);
+		prev = NULL;
+	} else {
+		tl_sm_reveal(s, ev->cpu, ev->tid, 0, ev);
+	}
+	if (other_next && next)
+		next->pub.outsider = 1;
+	if (other_prev) {
+		; /* handled above */
+	} else if (cpu->cur >= 0 && cpu->cur != ev->tid) {
 		/*
 		 * The CPU's occupant changed unseen.  A switch out of idle means the
 		 * occupant's own switch to idle was not reported (see tl_sm_reveal()); any
@@ -238,21 +266,25 @@ void tl_sm_on_switch(struct tl_sched *s, const struct tl_event *ev)
 			tl_sm_cpu_set(s, ev->cpu, TL_CPU_IDLE, 0, 0, cpu->last_ts);
 	}
 	if (cpu->cur < 0 && cpu->what == TL_CPU_UNKNOWN && !cpu->after_lost && ev->tid >= 0) {
-		/* the first switch on this CPU names who ran since the trace began */
-		cpu->cur = ev->tid;
-		cpu->what = (uint16_t)tl_sm_cpu_base_activity(ev->tid);
+		/* the first switch on this CPU names who ran since the trace began (filtered: in the totals) */
+		cpu->cur = other_prev ? 0 : ev->tid;
+		cpu->what = other_prev ? TL_CPU_FILTERED : (uint16_t)tl_sm_cpu_base_activity(ev->tid);
 	}
 	if (cpu->irq_depth || cpu->softirq_depth) {
 		/* no switch happens inside an interrupt; our IRQ bookkeeping lost an exit */
 		s->n.anomalies++;
 		cpu->irq_depth = cpu->softirq_depth = 0;
 	}
-	fresh = next && next->pub.state == TL_ST_RUNNABLE && ev->ts - next->wake_ts <= s->o.preempt_window_ns;
+	fresh = next && (next->pub.state == TL_ST_RUNNABLE || (other_next && next->wake_ts)) &&
+	        ev->ts - next->wake_ts <= s->o.preempt_window_ns;
 	if (prev)
 		switch_out(s, prev, next, ev);
-	if (next)
+	if (next && !other_next)
 		switch_in(s, next, ev);
-	tl_sm_cpu_set(s, ev->cpu, tl_sm_cpu_base_activity(ev->arg), ev->arg, 0, ev->ts);
+	if (other_next)
+		tl_sm_cpu_set(s, ev->cpu, TL_CPU_FILTERED, 0, 0, ev->ts);
+	else
+		tl_sm_cpu_set(s, ev->cpu, tl_sm_cpu_base_activity(ev->arg), ev->arg, 0, ev->ts);
 	cpu->after_lost = 0;
 	end_preemptions(s, ev->cpu, next, fresh, (int)ev->c, ev->ts);
 }
@@ -278,6 +310,12 @@ void tl_sm_on_wakeup(struct tl_sched *s, const struct tl_event *ev)
 
 	if (!t)
 		return;
+	if (ev->flags & TL_EVF_OTHER_TID) {
+		/* not recorded: kept only to tell whether it preempts a recorded thread */
+		t->pub.outsider = 1;
+		t->wake_ts = ev->ts;
+		return;
+	}
 	st = t->pub.state;
 	if (ev->b >= 0)
 		t->pub.prio = (int)ev->b;

@@ -132,6 +132,9 @@ int tl_walk_run(struct tl_walk *w, struct tl_trace *t)
 			tl_sched_feed(w->sched, &ev, name);
 			if (w->spans && ev.type >= TL_EV_FRAME_BEGIN)
 				tl_spans_feed(w->spans, &ev, name);
+		} else if (ev.type == TL_EV_FILTERED && w->o.on_event) {
+			/* totals of the whole recording, at its end: the analyses scale them to the window */
+			w->o.on_event(w->o.ctx, NULL, &ev);
 		}
 		if (w->o.progress && !(++n & 0xfffff)) {
 			rs = tl_trace_stats(t);

@@ -48,6 +48,7 @@ static const char *const type_names[TL_EV__COUNT] = {
 	[TL_EV_KSTAT] = "kstat",
 	[TL_EV_KSTAT_CSW] = "kstat_csw",
 	[TL_EV_KSTAT_CPU] = "kstat_cpu",
+	[TL_EV_FILTERED] = "filtered",
 };
 
 const char *tl_event_type_name(unsigned type)

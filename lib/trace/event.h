@@ -45,6 +45,7 @@
  *   KSTAT               tid        point      -          run_ns       wait_ns      blkio_ns
  *   KSTAT_CSW           tid        point      -          voluntary    involuntary  -
  *   KSTAT_CPU           -          cpu        -          point        steal_ns     tick_ns
+ *   FILTERED            tgid|-     kind       process      (by kind: see below)
  *
  * THREAD is the recorder's statement of a thread's identity (its process
  * and name), emitted when the thread first shows up, when it is found in
@@ -73,6 +74,18 @@
  * the end (/proc/stat: time the hypervisor ran something else, which the
  * kernel leaves out of run time and a trace cannot see), counted in ticks
  * of tick_ns.
+ *
+ * FILTERED (format 1.2) is what an eBPF recording of one program (-p or a
+ * command) left in the kernel: the CPU's time while other processes or the
+ * idle task held it, as totals per CPU (`cpu`) written when the recording
+ * ends.  kind TL_FILT_CPU_TIME: a = busy ns (other processes, interrupts
+ * apart), b = idle ns, c = switches left out; TL_FILT_CPU_INTR: a = hard
+ * interrupt ns, b = softirq ns inside those stretches, c = ns unknown (the
+ * occupant changed and no switch said so); TL_FILT_PROCESS:
+ * tid = a process, name = its name, a = its ns on the CPU.  The stretches
+ * themselves are in the stream: a SWITCH to a task that is not recorded
+ * carries TL_EVF_OTHER_ARG, and the CPU's time until its next SWITCH is
+ * filtered.
  *
  * RUNTIME is kept by the recorder only where it shows a task running that
  * no recorded switch put on the CPU: some kernels (seen on a 6.18 VM) drop
@@ -122,6 +135,7 @@ enum tl_event_type {
 	TL_EV_KSTAT,     /* format 1.1: the kernel's run / run-queue / block-I/O times of a thread */
 	TL_EV_KSTAT_CSW, /* format 1.1: its voluntary / involuntary switch counts */
 	TL_EV_KSTAT_CPU, /* format 1.1: a CPU's steal time */
+	TL_EV_FILTERED,  /* format 1.2: totals of what a filtered recording left in the kernel */
 	TL_EV__COUNT     /* keep last; new types go above and get a format doc line */
 };
 
@@ -151,6 +165,13 @@ enum tl_kstat_point {
 	TL_KSTAT_AT_EXIT = 2,  /* when the thread exited: its final totals */
 };
 
+/* FILTERED.arg: what the totals are. */
+enum tl_filtered_kind {
+	TL_FILT_CPU_TIME = 0, /* a busy_ns, b idle_ns, c switches */
+	TL_FILT_CPU_INTR = 1, /* a irq_ns, b softirq_ns, c unknown_ns */
+	TL_FILT_PROCESS = 2,  /* tid the process, name its name, a ns */
+};
+
 /* Context flags (tl_event.flags): where the event fired. */
 enum tl_event_flags {
 	TL_EVF_HARDIRQ = 1 << 0, /* fired inside a hard interrupt handler */
@@ -165,6 +186,16 @@ enum tl_event_flags {
 	 */
 	TL_EVF_WAIT_FUTEX = 1 << 3,
 	TL_EVF_WAIT_YIELD = 1 << 4,
+	/*
+	 * Format 1.2, a filtered eBPF recording: the thread in `tid` (SWITCH:
+	 * prev; WAKING/WAKEUP: the woken) or in `arg` (SWITCH: next) is not a
+	 * recorded thread (the idle task included): its other events were left
+	 * in the kernel, so it has no states.  A SWITCH with OTHER_ARG starts a
+	 * filtered stretch of its CPU, which the next SWITCH (with OTHER_TID)
+	 * ends; FILTERED events give the stretches' totals.
+	 */
+	TL_EVF_OTHER_TID = 1 << 5,
+	TL_EVF_OTHER_ARG = 1 << 6,
 };
 
 /* Futex operation codes that we care about (FUTEX_CMD_MASK applied). */

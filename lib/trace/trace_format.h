@@ -18,7 +18,7 @@
 #define TLF_MAGIC "TLTRACE\0"
 #define TLF_MAGIC_LEN 8
 #define TLF_MAJOR 1 /* readers reject a newer major */
-#define TLF_MINOR 1 /* readers accept any minor */
+#define TLF_MINOR 2 /* readers accept any minor */
 #define TLF_HEADER_SIZE 32
 #define TLF_HEADER_MAX 4096 /* header_len beyond this is damage, not a future header */
 
@@ -82,43 +82,44 @@ enum tlf_field {
 
 /* Fields each type stores by default: the table in event.h. */
 static const uint8_t tlf_default_mask[] = {
-	[0] = 0,                                                    /* TL_EV_NONE */
-	[1] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B | TLF_F_C,  /* SWITCH */
-	[2] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B,            /* WAKING */
-	[3] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B,            /* WAKEUP */
-	[4] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B,            /* WAKEUP_NEW */
-	[5] = TLF_F_TID | TLF_F_ARG | TLF_F_NAME,                   /* FORK */
-	[6] = TLF_F_TID | TLF_F_ARG | TLF_F_NAME,                   /* EXEC */
-	[7] = TLF_F_TID,                                            /* EXIT */
-	[8] = TLF_F_TID,                                            /* FREE */
-	[9] = TLF_F_TID | TLF_F_A | TLF_F_B,                        /* MIGRATE */
-	[10] = TLF_F_TID | TLF_F_NAME,                              /* RENAME */
-	[11] = TLF_F_TID | TLF_F_NAME | TLF_F_A,                    /* IRQ_ENTRY */
-	[12] = TLF_F_TID | TLF_F_A | TLF_F_B,                       /* IRQ_EXIT */
-	[13] = TLF_F_TID | TLF_F_A,                                 /* SOFTIRQ_ENTRY */
-	[14] = TLF_F_TID | TLF_F_A,                                 /* SOFTIRQ_EXIT */
-	[15] = TLF_F_TID | TLF_F_A | TLF_F_B,                       /* FUTEX_ENTER */
-	[16] = TLF_F_TID | TLF_F_A,                                 /* FUTEX_EXIT */
-	[17] = TLF_F_TID | TLF_F_A | TLF_F_B | TLF_F_C,             /* BLOCK_ISSUE */
-	[18] = TLF_F_TID | TLF_F_A | TLF_F_B | TLF_F_C,             /* BLOCK_COMPLETE */
-	[19] = TLF_F_TID | TLF_F_ARG | TLF_F_NAME | TLF_F_A,        /* THREAD */
-	[20] = TLF_F_A,                                             /* LOST */
-	[21] = TLF_F_TID | TLF_F_A,                                 /* RUNTIME */
-	[22] = TLF_F_TID,                                           /* YIELD_ENTER */
-	[23] = TLF_F_TID,                                           /* YIELD_EXIT */
-	[24] = TLF_F_TID | TLF_F_A,                                 /* FRAME_BEGIN */
-	[25] = TLF_F_TID | TLF_F_A,                                 /* FRAME_END */
-	[26] = TLF_F_TID | TLF_F_NAME | TLF_F_A,                    /* REGION_BEGIN */
-	[27] = TLF_F_TID | TLF_F_NAME,                              /* REGION_END */
-	[28] = TLF_F_TID | TLF_F_NAME | TLF_F_A,                    /* TASK_BEGIN */
-	[29] = TLF_F_TID | TLF_F_NAME,                              /* TASK_END */
-	[30] = TLF_F_TID | TLF_F_NAME | TLF_F_A,                    /* INSTANT */
-	[31] = TLF_F_TID | TLF_F_NAME,                              /* FUNC_ENTRY */
-	[32] = TLF_F_TID | TLF_F_NAME,                              /* FUNC_EXIT */
-	[33] = TLF_F_TID | TLF_F_A,                                 /* MARKS_LOST */
-	[34] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B | TLF_F_C, /* KSTAT (1.1) */
-	[35] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B,           /* KSTAT_CSW (1.1) */
-	[36] = TLF_F_ARG | TLF_F_A | TLF_F_B | TLF_F_C,             /* KSTAT_CPU (1.1) */
+	[0] = 0,                                                                 /* TL_EV_NONE */
+	[1] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B | TLF_F_C,               /* SWITCH */
+	[2] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B,                         /* WAKING */
+	[3] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B,                         /* WAKEUP */
+	[4] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B,                         /* WAKEUP_NEW */
+	[5] = TLF_F_TID | TLF_F_ARG | TLF_F_NAME,                                /* FORK */
+	[6] = TLF_F_TID | TLF_F_ARG | TLF_F_NAME,                                /* EXEC */
+	[7] = TLF_F_TID,                                                         /* EXIT */
+	[8] = TLF_F_TID,                                                         /* FREE */
+	[9] = TLF_F_TID | TLF_F_A | TLF_F_B,                                     /* MIGRATE */
+	[10] = TLF_F_TID | TLF_F_NAME,                                           /* RENAME */
+	[11] = TLF_F_TID | TLF_F_NAME | TLF_F_A,                                 /* IRQ_ENTRY */
+	[12] = TLF_F_TID | TLF_F_A | TLF_F_B,                                    /* IRQ_EXIT */
+	[13] = TLF_F_TID | TLF_F_A,                                              /* SOFTIRQ_ENTRY */
+	[14] = TLF_F_TID | TLF_F_A,                                              /* SOFTIRQ_EXIT */
+	[15] = TLF_F_TID | TLF_F_A | TLF_F_B,                                    /* FUTEX_ENTER */
+	[16] = TLF_F_TID | TLF_F_A,                                              /* FUTEX_EXIT */
+	[17] = TLF_F_TID | TLF_F_A | TLF_F_B | TLF_F_C,                          /* BLOCK_ISSUE */
+	[18] = TLF_F_TID | TLF_F_A | TLF_F_B | TLF_F_C,                          /* BLOCK_COMPLETE */
+	[19] = TLF_F_TID | TLF_F_ARG | TLF_F_NAME | TLF_F_A,                     /* THREAD */
+	[20] = TLF_F_A,                                                          /* LOST */
+	[21] = TLF_F_TID | TLF_F_A,                                              /* RUNTIME */
+	[22] = TLF_F_TID,                                                        /* YIELD_ENTER */
+	[23] = TLF_F_TID,                                                        /* YIELD_EXIT */
+	[24] = TLF_F_TID | TLF_F_A,                                              /* FRAME_BEGIN */
+	[25] = TLF_F_TID | TLF_F_A,                                              /* FRAME_END */
+	[26] = TLF_F_TID | TLF_F_NAME | TLF_F_A,                                 /* REGION_BEGIN */
+	[27] = TLF_F_TID | TLF_F_NAME,                                           /* REGION_END */
+	[28] = TLF_F_TID | TLF_F_NAME | TLF_F_A,                                 /* TASK_BEGIN */
+	[29] = TLF_F_TID | TLF_F_NAME,                                           /* TASK_END */
+	[30] = TLF_F_TID | TLF_F_NAME | TLF_F_A,                                 /* INSTANT */
+	[31] = TLF_F_TID | TLF_F_NAME,                                           /* FUNC_ENTRY */
+	[32] = TLF_F_TID | TLF_F_NAME,                                           /* FUNC_EXIT */
+	[33] = TLF_F_TID | TLF_F_A,                                              /* MARKS_LOST */
+	[34] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B | TLF_F_C,              /* KSTAT (1.1) */
+	[35] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B,                        /* KSTAT_CSW (1.1) */
+	[36] = TLF_F_ARG | TLF_F_A | TLF_F_B | TLF_F_C,                          /* KSTAT_CPU (1.1) */
+	[37] = TLF_F_TID | TLF_F_ARG | TLF_F_NAME | TLF_F_A | TLF_F_B | TLF_F_C, /* FILTERED (1.2) */
 };
 
 /*
@@ -151,6 +152,7 @@ static const uint8_t tlf_prio_mask[] = {
 	[34] = 0,
 	[35] = 0,
 	[36] = 0,
+	[37] = 0,
 };
 
 /* The longest event coding: byte, type, mask, ts, flags, 2x5 + 5 + 3x10 + 3 + 5. */

@@ -291,6 +291,8 @@ static int parse_meta(struct tl_trace *t, const uint8_t *p, size_t len)
 			set_str(info->source, sizeof(info->source), v, vl);
 		else if (!strcmp(key, "backend"))
 			set_str(info->backend, sizeof(info->backend), v, vl);
+		else if (!strcmp(key, "filter"))
+			set_str(info->filter, sizeof(info->filter), v, vl);
 		else if (!strcmp(key, "tool_version"))
 			set_str(info->tool_version, sizeof(info->tool_version), v, vl);
 		else if (!strcmp(key, "command"))

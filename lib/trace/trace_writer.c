@@ -149,6 +149,8 @@ static int write_meta(struct tl_trace_writer *w, const struct tl_trace_info *inf
 	ret |= put_kv(&b, &cap, &len, "source", FIELD(info->source));
 	if (info->backend[0])
 		ret |= put_kv(&b, &cap, &len, "backend", FIELD(info->backend));
+	if (info->filter[0])
+		ret |= put_kv(&b, &cap, &len, "filter", FIELD(info->filter));
 	ret |= put_kv(&b, &cap, &len, "tool_version", FIELD(info->tool_version));
 	ret |= put_kv(&b, &cap, &len, "command", FIELD(info->command));
 	ret |= put_kv_int(&b, &cap, &len, "ncpus", info->ncpus);

@@ -7,6 +7,7 @@
  * reader, so the test also covers the path the report takes.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "event_build.h"
@@ -224,14 +225,115 @@ TEST(window_and_filters)
 	}
 }
 
+static const struct tl_cpu_proc *cpu_proc(const struct tl_cpu_stats *c, int32_t pid)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i].pid == pid)
+			return &c->procs[i];
+	return NULL;
+}
+
+/*
+ * A filtered recording of app (100): the kernel left other processes'
+ * events out and wrote their totals (FILTERED).  cpu0: 100 runs 1000-1040,
+ * then a filtered stretch; cpu1: a filtered stretch all along, split by
+ * the totals: other (300) 50 us, another (301) 30 us (busy 70: 10 us of
+ * theirs fall in the 10 unknown), idle 10, irq 6, softirq 4, and 5
+ * switches left out.
+ */
+static char fpath[] = "/tmp/tl-test-analysis-filtered-XXXXXX";
+
+static void write_filtered(void)
+{
+	struct tl_trace_info info = { 0 };
+	struct tl_trace_end end = { 0 };
+	uint64_t lost[2] = { 0, 0 };
+	int fd = mkstemp(fpath);
+
+	CHECK(fd >= 0);
+	close(fd);
+	snprintf(info.clock, sizeof(info.clock), "monotonic");
+	snprintf(info.source, sizeof(info.source), "record");
+	snprintf(info.filter, sizeof(info.filter), "processes");
+	info.ncpus = 2;
+	info.target_mode = TL_TARGET_COMMAND;
+	info.ntargets = 1;
+	info.targets[0] = 100;
+	info.start_ns = T0;
+	W = tl_trace_writer_create(fpath, &info);
+	CHECK(W != NULL);
+	ev(1000, -1, TL_EV_THREAD, 100, 100, 0, 0, 2, 0, "app");
+	ev(1000, -1, TL_EV_THREAD, 300, 300, 0, 0, 0, 0, "other");
+	ev(1000, 0, TL_EV_SWITCH, 0, 100, 0, 120, 120, TL_EVF_OTHER_TID, NULL);
+	ev(1000, 1, TL_EV_SWITCH, 0, 300, 0, 120, 120, TL_EVF_OTHER_TID | TL_EVF_OTHER_ARG, NULL);
+	ev(1040, 0, TL_EV_SWITCH, 100, 0, TL_PS_S, 120, 120, TL_EVF_OTHER_ARG, NULL);
+	ev(1100, 0, TL_EV_FILTERED, 0, TL_FILT_CPU_TIME, 0, 60 * US, 0, 0, NULL);
+	ev(1100, 0, TL_EV_FILTERED, 0, TL_FILT_CPU_INTR, 0, 0, 0, 0, NULL);
+	ev(1100, 1, TL_EV_FILTERED, 0, TL_FILT_CPU_TIME, 70 * US, 10 * US, 5, 0, NULL);
+	ev(1100, 1, TL_EV_FILTERED, 0, TL_FILT_CPU_INTR, 6 * US, 4 * US, 10 * US, 0, NULL);
+	ev(1100, 1, TL_EV_FILTERED, 300, TL_FILT_PROCESS, 50 * US, 0, 0, 0, "other");
+	ev(1100, 1, TL_EV_FILTERED, 301, TL_FILT_PROCESS, 30 * US, 0, 0, 0, "another");
+	CHECK(tl_trace_writer_flush(W, 1100 * US) == 0);
+	end.end_ns = 1100 * US;
+	end.ncpus = 2;
+	end.lost_per_cpu = lost;
+	CHECK(tl_trace_writer_close(W, &end) == 0);
+}
+
+TEST(filtered_totals)
+{
+	struct tl_run o = { .to_ns = -1, .all_threads = 1, .path = fpath };
+	struct tl_model m;
+	const struct tl_cpu_stats *c;
+	const struct tl_cpu_proc *cp;
+
+	CHECK_EQ_INT(tl_report_analyze(&o, &m), 0);
+	CHECK_EQ_STR(o.info.filter, "processes");
+	CHECK_EQ_INT(m.nthreads, 1); /* other (300) has no states: left out even with --all */
+	CHECK(thread(&m, 100) != NULL);
+	c = &m.cpus[0];
+	CHECK_EQ_INT(c->busy_ns, 40 * US);
+	CHECK_EQ_INT(c->idle_ns, 60 * US);
+	CHECK_EQ_INT(c->filtered_ns, 60 * US);
+	c = &m.cpus[1];
+	CHECK_EQ_INT(c->filtered_ns, 100 * US);
+	CHECK_EQ_INT(c->busy_ns, 70 * US);
+	CHECK_EQ_INT(c->idle_ns, 10 * US);
+	CHECK_EQ_INT(c->irq_ns, 6 * US);
+	CHECK_EQ_INT(c->softirq_ns, 4 * US);
+	CHECK_EQ_INT(c->unknown_ns, 10 * US);
+	CHECK_EQ_INT(c->switches, 1 + 5);
+	cp = cpu_proc(c, 300);
+	CHECK(cp != NULL && cp->ns == 50 * US && !strcmp(cp->name, "other"));
+	cp = cpu_proc(c, 301);
+	CHECK(cp != NULL && cp->ns == 30 * US && !strcmp(cp->name, "another"));
+	release(&m, &o);
+
+	/* half the recording: half of each total */
+	o = (struct tl_run){ .to_ns = 50 * US, .path = fpath };
+	CHECK_EQ_INT(tl_report_analyze(&o, &m), 0);
+	c = &m.cpus[1];
+	CHECK_EQ_INT(c->filtered_ns, 50 * US);
+	CHECK_EQ_INT(c->busy_ns, 35 * US);
+	CHECK_EQ_INT(c->unknown_ns, 5 * US);
+	CHECK_EQ_INT(c->irq_ns, 3 * US);
+	CHECK_EQ_INT(c->softirq_ns, 2 * US);
+	CHECK_EQ_INT(c->idle_ns, 5 * US);
+	cp = cpu_proc(c, 300);
+	CHECK(cp != NULL && cp->ns == 25 * US);
+	release(&m, &o);
+}
+
 static void remove_trace(void)
 {
 	unlink(path);
+	unlink(fpath);
 }
 
 int main(void)
 {
 	write_trace();
+	write_filtered();
 	atexit(remove_trace);
-	RUN_TESTS(whole_trace, window_and_filters);
+	RUN_TESTS(whole_trace, window_and_filters, filtered_totals);
 }

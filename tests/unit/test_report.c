@@ -245,7 +245,8 @@ TEST(test_json_document)
 	/* cpus */
 	CHECK_HAS(s, "\"cpus\": [\n    {\n      \"cpu\": 0,\n      \"busy_ns\": 600000000,\n"
 	             "      \"idle_ns\": 380000000,\n      \"irq_ns\": 15000000,\n      \"softirq_ns\": 5000000,\n"
-	             "      \"unknown_ns\": 0,\n      \"util_pct\": 62.000,\n      \"switches\": 77,\n"
+	             "      \"unknown_ns\": 0,\n      \"filtered_ns\": 0,\n      \"util_pct\": 62.000,\n      "
+	             "\"switches\": 77,\n"
 	             "      \"processes\": [\n        {\"pid\": 100, \"name\": \"app\", \"ns\": 500000000, "
 	             "\"pct\": 50.000},\n");
 	/* processes */

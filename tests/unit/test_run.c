@@ -142,6 +142,7 @@ TEST(test_trace_json)
 	                "    \"path\": \"app.tl\",\n"
 	                "    \"source\": \"record\",\n"
 	                "    \"backend\": \"bpf\",\n"
+	                "    \"filter\": \"\",\n"
 	                "    \"kernel\": \"6.18.0\",\n"
 	                "    \"hostname\": \"box\",\n"
 	                "    \"cpu_model\": \"cpu\",\n"

@@ -26,7 +26,7 @@ struct rec {
 	int32_t last_by[MAXT][TL_ST__COUNT];
 	int gaps;
 	int n;
-	uint64_t cpu_ns[2][5];
+	uint64_t cpu_ns[2][8];
 };
 
 static struct rec R;
@@ -421,6 +421,48 @@ TEST(hidden_real_occupant)
 	tl_sched_free(S);
 }
 
+/*
+ * A filtered recording (TL_EVF_OTHER_*): other processes' tasks have no
+ * states, the CPU's time while they (or idle) hold it is FILTERED, a woken
+ * outsider still tells a preemption, and no event of theirs reveals them.
+ */
+static void sw_f(uint64_t t, int cpu, int32_t prev, int64_t state, int32_t next, uint16_t flags)
+{
+	ev(t, cpu, TL_EV_SWITCH, prev, next, state, 120, 120, flags, NULL);
+}
+
+TEST(filtered_stretches)
+{
+	start();
+	sw_f(1000, 0, 0, 0, 100, TL_EVF_OTHER_TID); /* the CPU's first switch: idle is not recorded */
+	sw_f(1000, 1, 0, 0, 101, TL_EVF_OTHER_TID);
+	sw_f(1050, 1, 101, TL_PS_S, 0, TL_EVF_OTHER_ARG);
+	ev(1100, 0, TL_EV_WAKEUP, 900, 100, 0, 120, 0, TL_EVF_OTHER_TID, NULL); /* an outsider woken here */
+	sw_f(1101, 0, 100, TL_PS_RUNNING, 900, TL_EVF_OTHER_ARG);               /* ... preempts 100 */
+	wakeup(1200, 0, 101, 903); /* 903, an outsider in the stretch, wakes 101: 903 stays unknown */
+	sw_f(1250, 1, 904, TL_PS_RUNNING, 101, TL_EVF_OTHER_TID); /* another outsider than the one switched to */
+	sw_f(1300, 0, 902, TL_PS_S, 100, TL_EVF_OTHER_TID);
+	sw_f(1350, 1, 101, TL_PS_S, 0, TL_EVF_OTHER_ARG);
+	sw_f(1400, 0, 100, TL_PS_S, 0, TL_EVF_OTHER_ARG);
+	CHECK_EQ_INT(tl_sched_thread(S, 900)->outsider && tl_sched_thread(S, 902)->outsider, 1);
+	CHECK_EQ_INT(tl_sched_thread(S, 100)->outsider, 0);
+	CHECK_EQ_INT(tl_sched_thread(S, 903) == NULL, 1); /* a waker in a stretch is not followed */
+	finish(1500);
+	CHECK_EQ_INT(st(100, 0, TL_ST_EXECUTING), 101 + 100);
+	CHECK_EQ_INT(st(100, 0, TL_ST_READY_PREEMPT), 199);
+	CHECK_EQ_INT(st(100, 0, TL_ST_SLEEPING), 100);
+	CHECK_EQ_INT(st(101, 0, TL_ST_RUNNABLE), 50);
+	CHECK_EQ_INT(st(101, 0, TL_ST_EXECUTING), 50 + 100);
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_THREAD] / US, 201);
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_FILTERED] / US, 199 + 100);
+	CHECK_EQ_INT(R.cpu_ns[1][TL_CPU_FILTERED] / US, 200 + 150);
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_UNKNOWN] + R.cpu_ns[1][TL_CPU_UNKNOWN], 0);
+	CHECK_EQ_INT(st(900, 0, TL_ST_EXECUTING) + st(900, 0, TL_ST_RUNNABLE), 0);
+	CHECK_EQ_INT(tl_sched_counters(S)->anomalies, 0);
+	CHECK_EQ_INT(tl_sched_counters(S)->inferred_switches + tl_sched_counters(S)->inferred_wakeups, 0);
+	tl_sched_free(S);
+}
+
 /* cross-CPU race: woken while switching out -> no sleep at all */
 TEST(waking_before_switch_out)
 {
@@ -595,5 +637,5 @@ int main(void)
 	RUN_TESTS(life_cycle, running_before_trace, sync_wait, io_wait_and_blocked, ready_kinds, interrupted,
 	          stopped_and_zombie, migration_mid_run, lost_events, waking_before_switch_out, pid_reuse,
 	          snapshot_state, identity_before_fork, missing_switch_from_idle, preempt_then_turn, hidden_occupant,
-	          sleep_in_exit_path, lost_events_waiting_thread, hidden_real_occupant);
+	          sleep_in_exit_path, lost_events_waiting_thread, hidden_real_occupant, filtered_stretches);
 }

@@ -29,6 +29,7 @@ struct acc {
 	uint64_t *cpu_ns; /* per-CPU EXECUTING + INTERRUPTED time in the window */
 	size_t wakers_cap;
 	int ended;
+	int outsider; /* not a recorded thread of a filtered trace: left out */
 };
 
 struct pass {
@@ -40,7 +41,15 @@ struct pass {
 	size_t naccs, cap;
 	struct tl_cpu_stats *cpus;
 	struct tl_kcheck *kc; /* the self-check rides on this walk */
+	struct filt *filt;    /* per CPU: a filtered recording's kernel totals (FILTERED events) */
 	int oom;
+};
+
+/* What a filtered recording left in the kernel on one CPU, over the whole recording (event.h, FILTERED). */
+struct filt {
+	int have;
+	uint64_t busy, idle, irq, softirq, unknown, switches;
+	struct tl_cpu_stats procs; /* only procs/nprocs used */
 };
 
 /* qsort() must not see a NULL base, even for no elements. */
@@ -84,6 +93,7 @@ static struct acc *acc_of(struct pass *p, struct tl_thread *th)
 static void sync_identity(struct acc *a, const struct tl_thread *th)
 {
 	a->st.pid = th->tgid;
+	a->outsider |= th->outsider;
 	memcpy(a->st.name, th->name, sizeof(a->st.name));
 	a->st.snapshot = th->snapshot;
 	a->st.prio = th->prio;
@@ -178,6 +188,25 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 	/* identity is copied when it changes (on_name) and at the end, not per interval */
 }
 
+static int add_cpu_proc(struct tl_cpu_stats *c, int32_t pid, const char *name, uint64_t ns)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i].pid == pid) {
+			c->procs[i].ns += ns;
+			return 0;
+		}
+	struct tl_cpu_proc *np = realloc(c->procs, (c->nprocs + 1) * sizeof(*np));
+	if (!np)
+		return -1;
+	c->procs = np;
+	memset(&c->procs[c->nprocs], 0, sizeof(*np));
+	c->procs[c->nprocs].pid = pid;
+	snprintf(c->procs[c->nprocs].name, sizeof(c->procs[0].name), "%s", name);
+	c->procs[c->nprocs].ns = ns;
+	c->nprocs++;
+	return 0;
+}
+
 static void on_cpu_interval(void *ctx, const struct tl_cpu_interval *iv)
 {
 	struct pass *p = ctx;
@@ -192,7 +221,38 @@ static void on_cpu_interval(void *ctx, const struct tl_cpu_interval *iv)
 	case TL_CPU_THREAD: c->busy_ns += len; break;
 	case TL_CPU_IRQ: c->irq_ns += len; break;
 	case TL_CPU_SOFTIRQ: c->softirq_ns += len; break;
+	case TL_CPU_FILTERED: c->filtered_ns += len; break;
 	default: c->unknown_ns += len; break;
+	}
+}
+
+/* A FILTERED total (trace/event.h): kept per CPU until build_model() splits the filtered stretches. */
+static void on_filtered(struct pass *p, const struct tl_event *ev)
+{
+	struct filt *f;
+
+	if (ev->cpu < 0 || ev->cpu >= p->ncpus)
+		return;
+	f = &p->filt[ev->cpu];
+	f->have = 1;
+	if (ev->arg == TL_FILT_CPU_TIME) {
+		f->busy += (uint64_t)ev->a;
+		f->idle += (uint64_t)ev->b;
+		f->switches += (uint64_t)ev->c;
+	} else if (ev->arg == TL_FILT_CPU_INTR) {
+		f->irq += (uint64_t)ev->a;
+		f->softirq += (uint64_t)ev->b;
+		f->unknown += (uint64_t)ev->c;
+	} else if (ev->arg == TL_FILT_PROCESS && ev->a > 0) {
+		const char *name = ev->name ? tl_trace_string(p->run->trace, ev->name) : NULL;
+		char nb[32];
+
+		if (!name) {
+			snprintf(nb, sizeof(nb), "[pid %d]", (int)ev->tid);
+			name = nb;
+		}
+		if (add_cpu_proc(&f->procs, ev->tid, name, (uint64_t)ev->a) < 0)
+			p->oom = 1;
 	}
 }
 
@@ -202,6 +262,10 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 	struct acc *a;
 
 	tl_kcheck_event(p->kc, ev);
+	if (ev->type == TL_EV_FILTERED) {
+		on_filtered(p, ev);
+		return;
+	}
 	if (ev->type != TL_EV_SWITCH && ev->type != TL_EV_MIGRATE && ev->type != TL_EV_FORK)
 		return; /* the rest is counted from intervals */
 	if (ev->ts < p->r->win_start || ev->ts > p->r->win_end)
@@ -405,22 +469,48 @@ static struct tl_process_stats *proc_slot(struct tl_model *m, size_t *cap, int32
 	return &m->procs[m->nprocs++];
 }
 
-static int add_cpu_proc(struct tl_cpu_stats *c, int32_t pid, const char *name, uint64_t ns)
+/* Move total * k of *left into *to: the parts never add up to more than there is. */
+static void take(uint64_t *left, uint64_t total, double k, uint64_t *to)
 {
-	for (size_t i = 0; i < c->nprocs; i++)
-		if (c->procs[i].pid == pid) {
-			c->procs[i].ns += ns;
-			return 0;
+	uint64_t part = (uint64_t)((double)total * k);
+
+	if (part > *left)
+		part = *left;
+	*to += part;
+	*left -= part;
+}
+
+/*
+ * The filtered stretches of each CPU in the window, split as the kernel's
+ * totals for the whole recording split them (in proportion, when the
+ * window is part of the recording).  Without totals they stay unknown.
+ */
+static int split_filtered(struct pass *p)
+{
+	for (int c = 0; c < p->ncpus; c++) {
+		struct tl_cpu_stats *cs = &p->cpus[c];
+		struct filt *f = &p->filt[c];
+		uint64_t all = f->busy + f->idle + f->irq + f->softirq + f->unknown, left = cs->filtered_ns;
+		double k;
+
+		if (!cs->filtered_ns)
+			continue;
+		if (!f->have || !all) {
+			cs->unknown_ns += cs->filtered_ns;
+			continue;
 		}
-	struct tl_cpu_proc *np = realloc(c->procs, (c->nprocs + 1) * sizeof(*np));
-	if (!np)
-		return -1;
-	c->procs = np;
-	memset(&c->procs[c->nprocs], 0, sizeof(*np));
-	c->procs[c->nprocs].pid = pid;
-	snprintf(c->procs[c->nprocs].name, sizeof(c->procs[0].name), "%s", name);
-	c->procs[c->nprocs].ns = ns;
-	c->nprocs++;
+		k = (double)cs->filtered_ns / (double)all;
+		take(&left, f->busy, k, &cs->busy_ns);
+		take(&left, f->irq, k, &cs->irq_ns);
+		take(&left, f->softirq, k, &cs->softirq_ns);
+		take(&left, f->unknown, k, &cs->unknown_ns);
+		cs->idle_ns += left;
+		cs->switches += (uint64_t)((double)f->switches * k + 0.5);
+		for (size_t i = 0; i < f->procs.nprocs; i++)
+			if (add_cpu_proc(cs, f->procs.procs[i].pid, f->procs.procs[i].name,
+			                 (uint64_t)((double)f->procs.procs[i].ns * k)) < 0)
+				return tl_error("out of memory");
+	}
 	return 0;
 }
 
@@ -435,6 +525,10 @@ static int build_model(struct pass *p, struct tl_model *m)
 	if (!m->threads || !pi) {
 		free(pi);
 		return tl_error("out of memory");
+	}
+	if (split_filtered(p) < 0) {
+		free(pi);
+		return -1;
 	}
 	/* per-CPU process shares, over all threads whatever the filters */
 	for (size_t i = 0; i < p->naccs; i++) {
@@ -459,7 +553,11 @@ static int build_model(struct pass *p, struct tl_model *m)
 
 		if (t->end <= t->start && !t->state_ns[TL_ST_EXECUTING])
 			continue; /* lived entirely outside the window */
+		if (a->outsider)
+			continue; /* a filtered trace's other processes: they have no states */
 		t->is_target = process_is_target(pi, npi, &run->info, t->pid);
+		if (run->info.filter[0] && !t->is_target)
+			continue; /* a filtered trace follows only the recorded program: others have no states */
 		snprintf(t->process, sizeof(t->process), "%s", pname);
 		if (!tl_run_keeps_thread(run, t->is_target, t->tid, t->pid, t->name, pname))
 			continue;
@@ -532,6 +630,9 @@ static void pass_release(struct pass *p)
 		free(a);
 	}
 	free(p->accs);
+	for (int c = 0; p->filt && c < p->ncpus; c++)
+		free(p->filt[c].procs.procs);
+	free(p->filt);
 	if (p->cpus)
 		for (int c = 0; c < p->ncpus; c++)
 			free(p->cpus[c].procs);
@@ -554,7 +655,8 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 	p.ncpus = m->ncpus;
 	p.cpus = calloc((size_t)p.ncpus, sizeof(*p.cpus));
 	p.kc = tl_kcheck_new();
-	if (!p.cpus || !p.kc) {
+	p.filt = calloc((size_t)p.ncpus, sizeof(*p.filt));
+	if (!p.cpus || !p.kc || !p.filt) {
 		pass_release(&p);
 		return tl_error("out of memory");
 	}

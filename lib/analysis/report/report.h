@@ -72,7 +72,8 @@ struct tl_cpu_stats {
 	uint64_t idle_ns;
 	uint64_t irq_ns;
 	uint64_t softirq_ns;
-	uint64_t unknown_ns; /* before its first event, or after lost events */
+	uint64_t unknown_ns;  /* before its first event, or after lost events */
+	uint64_t filtered_ns; /* of all the above, the time a filtered recording's kernel totals split (FILTERED) */
 	uint64_t switches;
 	struct tl_cpu_proc *procs; /* sorted by ns, largest first */
 	size_t nprocs;

@@ -122,6 +122,7 @@ static void write_cpu(struct tl_json *j, const struct tl_model *m, const struct 
 	tl_json_kv_uint(j, "irq_ns", c->irq_ns);
 	tl_json_kv_uint(j, "softirq_ns", c->softirq_ns);
 	tl_json_kv_uint(j, "unknown_ns", c->unknown_ns);
+	tl_json_kv_uint(j, "filtered_ns", c->filtered_ns);
 	tl_json_kv_double(j, "util_pct", tl_fmt_pct(c->busy_ns + c->irq_ns + c->softirq_ns, win), PCT_DECIMALS);
 	tl_json_kv_uint(j, "switches", c->switches);
 	tl_json_key(j, "processes");

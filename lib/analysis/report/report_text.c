@@ -249,6 +249,10 @@ static void header(struct text *t, const struct tl_report_opts *o)
 		putc(')', t->f);
 	}
 	putc('\n', t->f);
+	if (in->filter[0])
+		fputs("  filter   other processes' events were left in the kernel: the CPUS table has them\n"
+		      "           as the kernel's totals\n",
+		      t->f);
 	if (m->run->win_start > m->run->trace_start || m->run->win_end < m->run->trace_end)
 		fprintf(t->f, "  window   %s to %s (%s of %s)\n", tl_fmt_dur(rel(m, m->run->win_start), b1, sizeof(b1)),
 		        tl_fmt_dur(rel(m, m->run->win_end), b2, sizeof(b2)), tl_fmt_dur(window_ns(m), b3, sizeof(b3)),

@@ -22,6 +22,17 @@
  * wakeup unless the ring holds more than wake_bytes, and the reader polls
  * on its own clock too.  A full ring drops the record and counts it per CPU
  * (map "stats"), which the reader turns into LOST events.
+ *
+ * Filtering (const `filter`, with -p or a command): only events about the
+ * recorded processes leave the kernel (tlb.h).  A switch is kept when prev
+ * or next is recorded, or when it is the CPU's first (it names the CPU's
+ * occupant); the role that is not recorded is flagged TL_EVF_OTHER_*.  A
+ * wakeup of another process's thread is kept only while a recorded thread
+ * holds its CPU (the state machine needs it to tell a preemption); an
+ * interrupt only while a recorded thread holds the CPU.  What is left out
+ * is summed per CPU and per process.  Forks of recorded processes add the
+ * child's process; the reaping of a recorded process's leader removes it,
+ * so that a reused pid is not recorded.
  */
 #include <linux/bpf.h>
 #include <linux/types.h>
@@ -43,6 +54,7 @@ struct thread_info {
 
 struct task_struct {
 	struct thread_info thread_info;
+	struct task_struct *group_leader;
 	unsigned int flags;
 	int exit_state;
 	int prio;
@@ -96,7 +108,6 @@ const volatile __u64 wake_bytes = 1 << 20; /* set before load */
 const volatile int classify_futex = 1;     /* TL_EVF_WAIT_FUTEX on a switch out of a futex wait */
 const volatile int classify_yield = 1;     /* TL_EVF_WAIT_YIELD on a switch out of sched_yield */
 int enabled;                               /* set by the reader: 1 while recording */
-
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20); /* resized by the reader before load */
@@ -198,6 +209,8 @@ static __always_inline __u16 context_flags(struct tlb_hdr *scratch)
 	return here - stack < TASK_STACK_MAX ? 0 : TL_EVF_HARDIRQ;
 }
 
+#include "capture/bpf/filter.h"
+
 #define CTX_ASK 0xffff /* hdr(): find the context out (context_flags) */
 
 /*
@@ -289,9 +302,14 @@ int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 	long nr = -1, op = 0;
 	__u16 wait = 0;
 	struct rec_comm2 *r;
+	int other = 0;
 
 	if (!enabled)
 		return 0;
+	if (filter && (other = filter_switch(prev, next, ts)) < 0) {
+		count(TLB_STAT_FILTERED);
+		return 0;
+	}
 	/* current is prev here: its saved registers say what it waits in */
 	if (!preempt && ptid > 0 && !(BPF_CORE_READ(prev, flags) & PF_KTHREAD)) {
 		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
@@ -311,7 +329,7 @@ int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 	r = reserve(sizeof(*r));
 	if (r) {
 		hdr(&r->h, TL_EV_SWITCH, ts, 0);
-		r->h.flags |= wait;
+		r->h.flags |= wait | (__u16)other;
 		r->h.ncomm = 2;
 		r->h.tid = ptid;
 		r->h.arg = BPF_CORE_READ(next, pid);
@@ -331,13 +349,25 @@ static __always_inline int wake(struct bpf_raw_tracepoint_args *ctx, __u16 type)
 {
 	struct task_struct *p = (struct task_struct *)ctx->args[0];
 	struct rec_comm1 *r;
+	__u16 other = 0;
 
 	if (!enabled)
 		return 0;
+	if (filter && !is_tracked(p)) {
+		/* kept while a recorded thread holds its CPU: it may preempt that thread */
+		__u32 tcpu = BPF_CORE_READ(p, thread_info.cpu);
+
+		if (tcpu >= TLB_MAX_CPUS || cpu_occ[tcpu] != TLB_OCC_RECORDED) {
+			count(TLB_STAT_FILTERED);
+			return 0;
+		}
+		other = TL_EVF_OTHER_TID;
+	}
 	r = reserve(sizeof(*r));
 	if (!r)
 		return 0;
 	hdr(&r->h, type, bpf_ktime_get_ns(), CTX_ASK);
+	r->h.flags |= other;
 	r->h.ncomm = 1;
 	r->h.tid = BPF_CORE_READ(p, pid);
 	r->h.arg = r->h.cur_tid;
@@ -375,6 +405,16 @@ int tl_fork(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!enabled)
 		return 0;
+	if (filter) {
+		/* a recorded process's child process is recorded too */
+		__u32 ctgid = BPF_CORE_READ(child, tgid);
+		__u8 one = 1;
+
+		if (ctgid != BPF_CORE_READ(parent, tgid) && is_tracked(parent))
+			bpf_map_update_elem(&tracked, &ctgid, &one, BPF_ANY);
+		if (!about_recorded(child))
+			return 0;
+	}
 	r = reserve(sizeof(*r));
 	if (!r)
 		return 0;
@@ -397,7 +437,7 @@ int tl_exec(struct bpf_raw_tracepoint_args *ctx)
 	const char *fn;
 	long n;
 
-	if (!enabled)
+	if (!enabled || !about_recorded(p))
 		return 0;
 	r = reserve(sizeof(*r));
 	if (!r)
@@ -419,7 +459,7 @@ int tl_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct task_struct *p = (struct task_struct *)ctx->args[0];
 
-	if (enabled)
+	if (enabled && about_recorded(p))
 		plain(TL_EV_EXIT, bpf_ktime_get_ns(), 0, BPF_CORE_READ(p, pid), 0, 0, 0, 0);
 	return 0;
 }
@@ -428,9 +468,13 @@ SEC("raw_tp/sched_process_free")
 int tl_free(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct task_struct *p = (struct task_struct *)ctx->args[0];
+	__u32 pid = BPF_CORE_READ(p, pid);
 
-	if (enabled)
-		plain(TL_EV_FREE, bpf_ktime_get_ns(), CTX_ASK, BPF_CORE_READ(p, pid), 0, 0, 0, 0);
+	if (!enabled || !about_recorded(p))
+		return 0;
+	plain(TL_EV_FREE, bpf_ktime_get_ns(), CTX_ASK, pid, 0, 0, 0, 0);
+	if (filter && pid == (__u32)BPF_CORE_READ(p, tgid))
+		bpf_map_delete_elem(&tracked, &pid); /* the process is gone: its pid may come back as another */
 	return 0;
 }
 
@@ -439,7 +483,7 @@ int tl_migrate(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct task_struct *p = (struct task_struct *)ctx->args[0];
 
-	if (enabled)
+	if (enabled && about_recorded(p))
 		plain(TL_EV_MIGRATE, bpf_ktime_get_ns(), CTX_ASK, BPF_CORE_READ(p, pid), 0,
 		      BPF_CORE_READ(p, thread_info.cpu), (int)ctx->args[1], 0);
 	return 0;
@@ -451,7 +495,7 @@ int tl_rename(struct bpf_raw_tracepoint_args *ctx)
 	struct task_struct *p = (struct task_struct *)ctx->args[0];
 	struct rec_comm1 *r;
 
-	if (!enabled)
+	if (!enabled || !about_recorded(p))
 		return 0;
 	r = reserve(sizeof(*r));
 	if (!r)
@@ -477,6 +521,10 @@ int tl_irq_entry(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!enabled)
 		return 0;
+	if (in_stretch()) {
+		sum_intr(0, 1, bpf_ktime_get_ns());
+		return 0;
+	}
 	r = reserve(sizeof(*r));
 	if (!r)
 		return 0;
@@ -492,7 +540,9 @@ int tl_irq_entry(struct bpf_raw_tracepoint_args *ctx)
 SEC("raw_tp/irq_handler_exit")
 int tl_irq_exit(struct bpf_raw_tracepoint_args *ctx)
 {
-	if (enabled)
+	if (enabled && in_stretch())
+		sum_intr(0, 0, bpf_ktime_get_ns());
+	else if (enabled)
 		plain(TL_EV_IRQ_EXIT, bpf_ktime_get_ns(), TL_EVF_HARDIRQ, (__s32)bpf_get_current_pid_tgid(), 0,
 		      (int)ctx->args[0], (int)ctx->args[2], 0);
 	return 0;
@@ -501,7 +551,9 @@ int tl_irq_exit(struct bpf_raw_tracepoint_args *ctx)
 SEC("raw_tp/softirq_entry")
 int tl_softirq_entry(struct bpf_raw_tracepoint_args *ctx)
 {
-	if (enabled)
+	if (enabled && in_stretch())
+		sum_intr(1, 1, bpf_ktime_get_ns());
+	else if (enabled)
 		plain(TL_EV_SOFTIRQ_ENTRY, bpf_ktime_get_ns(), TL_EVF_SOFTIRQ, (__s32)bpf_get_current_pid_tgid(), 0,
 		      (unsigned int)ctx->args[0], 0, 0);
 	return 0;
@@ -510,7 +562,9 @@ int tl_softirq_entry(struct bpf_raw_tracepoint_args *ctx)
 SEC("raw_tp/softirq_exit")
 int tl_softirq_exit(struct bpf_raw_tracepoint_args *ctx)
 {
-	if (enabled)
+	if (enabled && in_stretch())
+		sum_intr(1, 0, bpf_ktime_get_ns());
+	else if (enabled)
 		plain(TL_EV_SOFTIRQ_EXIT, bpf_ktime_get_ns(), TL_EVF_SOFTIRQ, (__s32)bpf_get_current_pid_tgid(), 0,
 		      (unsigned int)ctx->args[0], 0, 0);
 	return 0;
@@ -523,7 +577,7 @@ int tl_bio_queue(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct bio *bio = (struct bio *)ctx->args[0];
 
-	if (enabled)
+	if (enabled && about_recorded((struct task_struct *)bpf_get_current_task()))
 		plain(TL_EV_BLOCK_ISSUE, bpf_ktime_get_ns(), 0, (__s32)bpf_get_current_pid_tgid(), 0,
 		      BPF_CORE_READ(bio, bi_bdev, bd_dev), BPF_CORE_READ(bio, bi_iter.bi_sector),
 		      BPF_CORE_READ(bio, bi_iter.bi_size));

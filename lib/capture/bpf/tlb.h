@@ -38,7 +38,50 @@ struct tlb_comm {
 enum tlb_stat {
 	TLB_STAT_DROPPED = 0, /* records the ring buffer had no room for */
 	TLB_STAT_EVENTS,      /* records written */
+	TLB_STAT_FILTERED,    /* events about other processes, left in the kernel (filter) */
 	TLB_STAT__COUNT
 };
+
+/*
+ * Filtering (-p or a command): only events about the recorded processes
+ * (map "tracked": their tgids) leave the kernel.  A CPU's time while a task
+ * of another process or the idle task holds it (a "filtered stretch", from
+ * the switch to it to the next switch to a recorded thread) is summed here,
+ * per CPU (map "acct"), and per CPU and process (map "others"); the reader
+ * writes the sums as FILTERED events when the recording ends.
+ */
+enum tlb_occupant {
+	TLB_OCC_UNKNOWN = 0, /* no switch seen on this CPU yet */
+	TLB_OCC_RECORDED,    /* a thread of a recorded process */
+	TLB_OCC_OTHER,       /* a task of another process */
+	TLB_OCC_IDLE,        /* the idle task */
+};
+
+struct tlb_cpu {
+	__u64 since;                    /* when the occupant got the CPU (the reader sets the start) */
+	__u64 busy_ns, idle_ns;         /* filtered stretches: other tasks, idle (interrupts apart) */
+	__u64 irq_ns, softirq_ns;       /* interrupts inside filtered stretches */
+	__u64 switches;                 /* switches left in the kernel */
+	__u64 intr_ns;                  /* interrupt time in the occupant's stay so far */
+	__u64 irq_since, softirq_since; /* an interrupt in progress, 0 if none */
+	__u64 softirq_nested;           /* hard interrupts inside the softirq in progress */
+	__u64 seen;                     /* when the occupant was last seen holding the CPU */
+	__u64 unknown_ns;               /* lost to occupant changes no switch reported */
+	__u32 kind;                     /* enum tlb_occupant */
+	__u32 occ_tgid;                 /* the occupant's process */
+	__u32 occ_pid;                  /* the occupant (0: idle) */
+	__u32 pad;
+};
+
+struct tlb_other_key {
+	__u32 cpu, tgid;
+};
+
+struct tlb_other {
+	__u64 ns;                /* time on the CPU, interrupts apart */
+	char comm[TLB_COMM_LEN]; /* the process's name (its leader's comm) */
+};
+
+#define TLB_MAX_CPUS 4096
 
 #endif

@@ -1,0 +1,224 @@
+/*
+ * filter.h - the eBPF recorder's filter (record.bpf.c, "Filtering"): which
+ * events about other processes stay in the kernel, and the sums that stand
+ * for them (tlb.h, struct tlb_cpu).  Included by record.bpf.c only, after
+ * its ring buffer and counters; BPF code, not user space.
+ *
+ * Invariants: a CPU's acct.kind and cpu_occ[cpu] are its occupant since
+ * acct.since; while the occupant is not recorded (OTHER, IDLE) every
+ * interrupt on the CPU is summed, not written, and its time is left out of
+ * the occupant's; acct.seen is the last time the occupant was seen holding
+ * the CPU, and time after it that another task turns out to have had is
+ * unknown, not the occupant's.
+ */
+#ifndef TL_BPF_FILTER_H
+#define TL_BPF_FILTER_H
+
+const volatile int filter = 0; /* only the processes in "tracked" */
+__u8 cpu_occ[TLB_MAX_CPUS];    /* each CPU's occupant: enum tlb_occupant */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32); /* a recorded process (tgid) */
+	__type(value, __u8);
+} tracked SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tlb_cpu);
+} acct SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct tlb_other_key);
+	__type(value, struct tlb_other);
+} others SEC(".maps");
+
+static __always_inline int is_tracked(struct task_struct *t)
+{
+	__u32 tgid = BPF_CORE_READ(t, tgid);
+
+	return tgid && bpf_map_lookup_elem(&tracked, &tgid);
+}
+
+static __always_inline struct tlb_cpu *this_acct(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&acct, &zero);
+}
+
+/*
+ * 1 if an interrupt on this CPU is left in the kernel: in a filtered
+ * stretch (then summed), or before the CPU's first switch while a task of
+ * another process runs (then only counted: the stretch's sums start at that
+ * switch).
+ */
+static __always_inline int in_stretch(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (!filter)
+		return 0;
+	if (cpu >= TLB_MAX_CPUS || cpu_occ[cpu] == TLB_OCC_RECORDED)
+		return 0;
+	if (cpu_occ[cpu] != TLB_OCC_UNKNOWN)
+		return 1;
+	return !is_tracked((struct task_struct *)bpf_get_current_task());
+}
+
+/* The occupant of a filtered stretch leaves at ts: its time, interrupts apart, goes to the sums. */
+static __always_inline void close_stretch(struct tlb_cpu *c, __u32 cpu, __u64 ts)
+{
+	__u64 d = ts > c->since ? ts - c->since : 0;
+
+	d -= c->intr_ns < d ? c->intr_ns : d;
+	if (c->kind == TLB_OCC_IDLE) {
+		c->idle_ns += d;
+	} else {
+		struct tlb_other_key k = { cpu, c->occ_tgid };
+		struct tlb_other *o = bpf_map_lookup_elem(&others, &k);
+
+		c->busy_ns += d;
+		if (o)
+			__sync_fetch_and_add(&o->ns, d);
+	}
+}
+
+/* A task of another process gets the CPU: make sure it has an entry to sum into. */
+static __always_inline void open_other(__u32 cpu, struct task_struct *t, __u32 tgid)
+{
+	struct tlb_other_key k = { cpu, tgid };
+	struct tlb_other o = {};
+
+	if (bpf_map_lookup_elem(&others, &k))
+		return;
+	BPF_CORE_READ_STR_INTO(&o.comm, t, group_leader, comm);
+	bpf_map_update_elem(&others, &k, &o, BPF_NOEXIST); /* full: the time stays in busy_ns only */
+}
+
+/* A task of another process (or idle) holds the CPU from ts, in a filtered stretch. */
+static __always_inline void new_occupant(struct tlb_cpu *c, __u32 cpu, struct task_struct *t, __u64 ts)
+{
+	c->occ_pid = BPF_CORE_READ(t, pid);
+	c->occ_tgid = BPF_CORE_READ(t, tgid);
+	c->kind = c->occ_pid == 0 ? TLB_OCC_IDLE : TLB_OCC_OTHER;
+	c->since = c->seen = ts;
+	c->intr_ns = 0;
+	if (c->kind == TLB_OCC_OTHER)
+		open_other(cpu, t, c->occ_tgid);
+}
+
+/*
+ * In a filtered stretch, task t is seen on the CPU at ts (an interrupt's
+ * current, a switch's prev).  Not the occupant we know: it changed and no
+ * switch said so (seen on a VM: a hypervisor agent's switches).  The old
+ * occupant is charged up to when it was last seen, the time since is
+ * unknown, and t holds the CPU from now.
+ */
+static __always_inline void check_occupant(struct tlb_cpu *c, __u32 cpu, struct task_struct *t, __u64 ts)
+{
+	if (c->kind < TLB_OCC_OTHER)
+		return;
+	if (BPF_CORE_READ(t, pid) == c->occ_pid) {
+		c->seen = ts;
+		return;
+	}
+	close_stretch(c, cpu, c->seen);
+	c->unknown_ns += ts > c->seen ? ts - c->seen : 0;
+	new_occupant(c, cpu, t, ts);
+}
+
+/*
+ * The filter's part of a switch at ts: close the stretch that ends, open
+ * the one that starts.  Returns the OTHER flags to write, or -1 to leave
+ * the switch in the kernel.
+ */
+static __always_inline int filter_switch(struct task_struct *prev, struct task_struct *next, __u64 ts)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), ntgid = BPF_CORE_READ(next, tgid);
+	int ptr = is_tracked(prev), ntr = is_tracked(next), keep;
+	struct tlb_cpu *c = this_acct();
+
+	if (!c)
+		return (ptr ? 0 : TL_EVF_OTHER_TID) | (ntr ? 0 : TL_EVF_OTHER_ARG);
+	if (c->kind == TLB_OCC_UNKNOWN && !ptr && c->since) {
+		/* the CPU's first switch: prev held it since the recording began (the reader set since) */
+		__u64 start = c->since, intr = c->intr_ns;
+
+		new_occupant(c, cpu, prev, start);
+		c->intr_ns = intr; /* interrupts before the first switch were summed already */
+		keep = 1;
+	} else {
+		keep = c->kind == TLB_OCC_UNKNOWN;
+		check_occupant(c, cpu, prev, ts);
+	}
+	if (c->kind >= TLB_OCC_OTHER)
+		close_stretch(c, cpu, ts);
+	keep = keep || ptr || ntr;
+	if (!keep)
+		c->switches++;
+	if (ntr) {
+		c->kind = TLB_OCC_RECORDED;
+		c->since = ts;
+		c->occ_tgid = ntgid;
+	} else {
+		new_occupant(c, cpu, next, ts);
+	}
+	if (cpu < TLB_MAX_CPUS)
+		cpu_occ[cpu] = (__u8)c->kind;
+	if (!keep)
+		return -1;
+	return (ptr ? 0 : TL_EVF_OTHER_TID) | (ntr ? 0 : TL_EVF_OTHER_ARG);
+}
+
+/*
+ * An interrupt (hard, or softirq with `soft`) enters or leaves inside a
+ * filtered stretch: summed, hard interrupts nested in a softirq apart.
+ */
+static __always_inline void sum_intr(int soft, int entry, __u64 ts)
+{
+	struct tlb_cpu *c = this_acct();
+	__u64 d;
+
+	count(TLB_STAT_FILTERED);
+	if (!c || !c->since)
+		return;
+	if (entry) {
+		check_occupant(c, bpf_get_smp_processor_id(), (struct task_struct *)bpf_get_current_task(), ts);
+		if (soft)
+			c->softirq_nested = 0;
+		*(soft ? &c->softirq_since : &c->irq_since) = ts;
+		return;
+	}
+	if (soft ? !c->softirq_since || ts < c->softirq_since : !c->irq_since || ts < c->irq_since)
+		return;
+	if (soft) {
+		d = ts - c->softirq_since;
+		d -= c->softirq_nested < d ? c->softirq_nested : d;
+		c->softirq_ns += d;
+		c->softirq_since = 0;
+	} else {
+		d = ts - c->irq_since;
+		c->irq_ns += d;
+		if (c->softirq_since)
+			c->softirq_nested += d;
+		c->irq_since = 0;
+	}
+	c->intr_ns += d;
+}
+
+/* An event about task t (not a switch, not an interrupt): 1 to write it. */
+static __always_inline int about_recorded(struct task_struct *t)
+{
+	if (!filter || is_tracked(t))
+		return 1;
+	count(TLB_STAT_FILTERED);
+	return 0;
+}
+
+#endif
