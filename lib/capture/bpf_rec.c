@@ -357,9 +357,10 @@ int tl_bpf_rec_filtered(struct tl_bpf_rec *r, uint64_t end_ns,
 		prev = &k;
 		if (bpf_map_lookup_elem(fd, &k, &o) || k.cpu >= (uint32_t)n)
 			continue;
-		if (acct[k.cpu].kind == TLB_OCC_OTHER && acct[k.cpu].occ_tgid == k.tgid) {
-			o.ns += open_ns[k.cpu];
-			open_ns[k.cpu] = 0;
+		if (acct[k.cpu].acc_tgid == k.tgid) {
+			/* not yet added in the kernel (record.bpf.c, new_occupant()), and the open stretch's */
+			o.ns += acct[k.cpu].acc_ns + open_ns[k.cpu];
+			acct[k.cpu].acc_ns = open_ns[k.cpu] = 0;
 		}
 		if (!o.ns)
 			continue;

@@ -38,18 +38,57 @@ struct {
 	__type(value, struct tlb_other);
 } others SEC(".maps");
 
-static __always_inline int is_tracked(struct task_struct *t)
-{
-	__u32 tgid = BPF_CORE_READ(t, tgid);
-
-	return tgid && bpf_map_lookup_elem(&tracked, &tgid);
-}
+__u32 tracked_gen; /* bumped at every change of "tracked" the programs make */
 
 static __always_inline struct tlb_cpu *this_acct(void)
 {
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&acct, &zero);
+}
+
+/*
+ * 1 if t belongs to a recorded process.  Each CPU remembers its last two
+ * answers (a ping-pong asks about the same two processes again and again)
+ * until a fork or a reaping changes the map.
+ */
+static __always_inline int is_tracked(struct task_struct *t)
+{
+	__u32 tgid = BPF_CORE_READ(t, tgid), gen = tracked_gen, yes, slot;
+	struct tlb_cpu *c;
+
+	if (!tgid)
+		return 0;
+	c = this_acct();
+	if (c && c->cgen == gen) {
+		if (c->ctgid[0] == tgid)
+			return c->cyes[0];
+		if (c->ctgid[1] == tgid)
+			return c->cyes[1];
+	} else if (c) {
+		c->cgen = gen;
+		c->ctgid[0] = c->ctgid[1] = 0;
+	}
+	yes = bpf_map_lookup_elem(&tracked, &tgid) != NULL;
+	if (c) {
+		slot = c->cnext & 1;
+		c->cnext = slot ^ 1;
+		c->ctgid[slot] = tgid;
+		c->cyes[slot] = yes;
+	}
+	return yes;
+}
+
+/* Change "tracked" (add: 1, remove: 0). */
+static __always_inline void track(__u32 tgid, int add)
+{
+	__u8 one = 1;
+
+	if (add)
+		bpf_map_update_elem(&tracked, &tgid, &one, BPF_ANY);
+	else
+		bpf_map_delete_elem(&tracked, &tgid);
+	__sync_fetch_and_add(&tracked_gen, 1);
 }
 
 /*
@@ -80,12 +119,8 @@ static __always_inline void close_stretch(struct tlb_cpu *c, __u32 cpu, __u64 ts
 	if (c->kind == TLB_OCC_IDLE) {
 		c->idle_ns += d;
 	} else {
-		struct tlb_other_key k = { cpu, c->occ_tgid };
-		struct tlb_other *o = bpf_map_lookup_elem(&others, &k);
-
 		c->busy_ns += d;
-		if (o)
-			__sync_fetch_and_add(&o->ns, d);
+		c->acc_ns += d; /* acc_tgid is occ_tgid: new_occupant() */
 	}
 }
 
@@ -109,8 +144,20 @@ static __always_inline void new_occupant(struct tlb_cpu *c, __u32 cpu, struct ta
 	c->kind = c->occ_pid == 0 ? TLB_OCC_IDLE : TLB_OCC_OTHER;
 	c->since = c->seen = ts;
 	c->intr_ns = 0;
-	if (c->kind == TLB_OCC_OTHER)
+	if (c->kind == TLB_OCC_OTHER && c->occ_tgid != c->acc_tgid) {
+		/*
+		 * Another process: what the last one ran here goes to its entry.
+		 * Switches inside one process (the common case) touch no map.
+		 */
+		struct tlb_other_key k = { cpu, c->acc_tgid };
+		struct tlb_other *o = c->acc_ns ? bpf_map_lookup_elem(&others, &k) : NULL;
+
+		if (o)
+			__sync_fetch_and_add(&o->ns, c->acc_ns);
 		open_other(cpu, t, c->occ_tgid);
+		c->acc_tgid = c->occ_tgid;
+		c->acc_ns = 0;
+	}
 }
 
 /*

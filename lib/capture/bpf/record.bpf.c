@@ -408,10 +408,9 @@ int tl_fork(struct bpf_raw_tracepoint_args *ctx)
 	if (filter) {
 		/* a recorded process's child process is recorded too */
 		__u32 ctgid = BPF_CORE_READ(child, tgid);
-		__u8 one = 1;
 
 		if (ctgid != BPF_CORE_READ(parent, tgid) && is_tracked(parent))
-			bpf_map_update_elem(&tracked, &ctgid, &one, BPF_ANY);
+			track(ctgid, 1);
 		if (!about_recorded(child))
 			return 0;
 	}
@@ -474,7 +473,7 @@ int tl_free(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	plain(TL_EV_FREE, bpf_ktime_get_ns(), CTX_ASK, pid, 0, 0, 0, 0);
 	if (filter && pid == (__u32)BPF_CORE_READ(p, tgid))
-		bpf_map_delete_elem(&tracked, &pid); /* the process is gone: its pid may come back as another */
+		track(pid, 0); /* the process is gone: its pid may come back as another */
 	return 0;
 }
 

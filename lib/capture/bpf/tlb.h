@@ -70,7 +70,11 @@ struct tlb_cpu {
 	__u32 kind;                     /* enum tlb_occupant */
 	__u32 occ_tgid;                 /* the occupant's process */
 	__u32 occ_pid;                  /* the occupant (0: idle) */
-	__u32 pad;
+	__u32 acc_tgid;                 /* the process acc_ns belongs to */
+	__u64 acc_ns;                   /* its time here not yet added to map "others" */
+	/* the last two answers of map "tracked" on this CPU, valid while tracked_gen is cgen */
+	__u32 cgen, cnext;
+	__u32 ctgid[2], cyes[2];
 };
 
 struct tlb_other_key {
