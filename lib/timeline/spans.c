@@ -218,8 +218,10 @@ void tl_spans_interval(struct tl_spans *s, const struct tl_thread *th, const str
 	sp.tid = th->tid;
 	sp.frame = -1;
 	sp.complete = iv->next < TL_ST__COUNT;
-	if (s->o.want_latencies && iv->state == TL_ST_RUNNABLE &&
-	    (tl_state_is_oncpu(iv->next) || iv->next == TL_ST__COUNT)) {
+	if (s->o.want_latencies && iv->state == TL_ST_RUNNABLE && iv->inferred_end && tl_state_is_oncpu(iv->next)) {
+		s->n.latencies_inferred++; /* its length is an estimate, not a latency */
+	} else if (s->o.want_latencies && iv->state == TL_ST_RUNNABLE &&
+	           (tl_state_is_oncpu(iv->next) || iv->next == TL_ST__COUNT)) {
 		sp.begin = iv->start;
 		sp.end = iv->end;
 		sp.id = ++s->next_id;

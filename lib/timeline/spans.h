@@ -53,11 +53,12 @@ struct tl_span {
 
 struct tl_span_counters {
 	uint64_t spans[TL_SPAN__COUNT];
-	uint64_t unmatched_ends;  /* an END with no open BEGIN (it began before the trace, or markers were lost) */
-	uint64_t mismatched_ends; /* an END whose name is not the innermost open span's (closed up to it) */
-	uint64_t too_deep;        /* BEGINs beyond TL_SPAN_MAX_DEPTH, ignored */
-	uint64_t incomplete;      /* spans still open at the end */
-	uint64_t marks_lost;      /* markers the program could not hand over (MARKS_LOST) */
+	uint64_t unmatched_ends;     /* an END with no open BEGIN (it began before the trace, or markers were lost) */
+	uint64_t mismatched_ends;    /* an END whose name is not the innermost open span's (closed up to it) */
+	uint64_t too_deep;           /* BEGINs beyond TL_SPAN_MAX_DEPTH, ignored */
+	uint64_t incomplete;         /* spans still open at the end */
+	uint64_t marks_lost;         /* markers the program could not hand over (MARKS_LOST) */
+	uint64_t latencies_inferred; /* waits whose switch-in was inferred: no LATENCY span (docs/STATES.md) */
 };
 
 struct tl_spans_opts {

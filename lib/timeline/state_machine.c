@@ -108,6 +108,7 @@ void tl_sm_set_state(struct tl_sched *s, struct thread *t, unsigned state, uint6
 	iv.cpu = (tl_state_is_oncpu(t->pub.state) || tl_state_is_ready(t->pub.state)) ? t->pub.cpu : -1;
 	iv.by = by_closing;
 	iv.next = (uint16_t)state;
+	iv.inferred_end = s->inferring;
 	/* a zero-length interval still is a transition worth counting, unless it says nothing */
 	if (s->o.on_interval && (iv.end > iv.start || (iv.state != state && iv.state != TL_ST_UNKNOWN)))
 		s->o.on_interval(s->o.ctx, &t->pub, &iv);

@@ -63,12 +63,13 @@ static inline void tl_thread_totals(const struct tl_thread *th, uint64_t at, uin
 /* One closed interval of one thread. */
 struct tl_interval {
 	uint64_t start, end;
-	uint16_t state; /* enum tl_state */
-	int16_t cpu;    /* CPU for on-CPU states; for ready states the CPU it waits on; -1 otherwise */
-	int32_t by;     /* asleep, NEW and RUNNABLE: the waker that ended or began the wait
+	uint16_t state;       /* enum tl_state */
+	int16_t cpu;          /* CPU for on-CPU states; for ready states the CPU it waits on; -1 otherwise */
+	int32_t by;           /* asleep, NEW and RUNNABLE: the waker that ended or began the wait
 			   * (-1 interrupt context, 0 unknown); READY_PREEMPT/QUANTUM: the
 			   * thread that took the CPU; otherwise 0 */
-	uint16_t next;  /* the state that follows (TL_ST__COUNT at the end of its life) */
+	uint16_t next;        /* the state that follows (TL_ST__COUNT at the end of its life) */
+	uint8_t inferred_end; /* `end` is an estimate: a switch-in the kernel did not report (docs/STATES.md) */
 };
 
 /* What a CPU did during one interval. */

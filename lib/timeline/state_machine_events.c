@@ -72,7 +72,9 @@ static void switch_out(struct tl_sched *s, struct thread *prev, struct thread *n
 		uint64_t since = cpu->cur == prev->pub.tid && !cpu->after_lost ? cpu->since : ev->ts;
 		if (since < prev->pub.state_since)
 			since = prev->pub.state_since;
+		s->inferring = 1;
 		tl_sm_set_state(s, prev, TL_ST_EXECUTING, since, 0);
+		s->inferring = 0;
 		prev->pub.cpu = ev->cpu;
 		prev->run_since = since;
 	}
@@ -140,6 +142,7 @@ void tl_sm_reveal(struct tl_sched *s, int c, int32_t tid, uint64_t runtime, cons
 	struct cpu *cpu = &s->cpus[c];
 	struct thread *t;
 	uint64_t at;
+	int exact = 0, woke = 0; /* exact: the runtime dates the switch-in; woke: the wakeup is inferred */
 
 	if (tid <= 0 || cpu->cur == tid || cpu->cur < 0 || cpu->irq_depth || cpu->softirq_depth)
 		return; /* known, or the occupant is unknown anyway (trace start, lost events) */
@@ -147,7 +150,7 @@ void tl_sm_reveal(struct tl_sched *s, int c, int32_t tid, uint64_t runtime, cons
 	if (!t || tl_state_is_oncpu(t->pub.state) || t->pub.state == TL_ST_NEW)
 		return;
 	if (runtime && runtime <= ev->ts - cpu->since)
-		at = ev->ts - runtime;
+		at = ev->ts - runtime, exact = 1;
 	else if (tl_state_is_ready(t->pub.state))
 		at = t->pub.state_since > cpu->since ? t->pub.state_since : cpu->since;
 	else if (t->marked_at >= t->pub.state_since && t->marked_at && t->marked_at < ev->ts)
@@ -163,10 +166,13 @@ void tl_sm_reveal(struct tl_sched *s, int c, int32_t tid, uint64_t runtime, cons
 		if (was && tl_state_is_oncpu(was->state) && was->cpu == c)
 			tl_sm_set_state(s, (struct thread *)was, TL_ST_UNKNOWN, at, 0);
 	}
+	s->inferring = 1; /* a sleep ended by an unreported wakeup ends at a guess */
 	if (tl_state_is_asleep(t->pub.state) || t->pub.state == TL_ST_UNKNOWN) {
 		wake(s, t, 0, at);
 		s->n.inferred_wakeups++;
+		woke = 1;
 	}
+	s->inferring = !exact;
 	if (!runtime && cpu->cur > 0 && at < ev->ts) {
 		/*
 		 * The CPU had a real occupant whose switch-out was not reported: it
@@ -180,7 +186,9 @@ void tl_sm_reveal(struct tl_sched *s, int c, int32_t tid, uint64_t runtime, cons
 		tl_sm_cpu_set(s, c, TL_CPU_UNKNOWN, -1, 0, at);
 		at = ev->ts;
 	}
+	s->inferring = !exact || woke; /* a wait begun at an inferred wakeup has no known length either */
 	tl_sm_set_state(s, t, TL_ST_EXECUTING, at, t->by);
+	s->inferring = 0;
 	t->pub.cpu = (int16_t)c;
 	t->run_since = at;
 	t->io_issued = 0;

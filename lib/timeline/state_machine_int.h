@@ -63,6 +63,7 @@ struct tl_sched {
 	int ncpus;
 	uint32_t next_serial;
 	uint64_t now;
+	uint8_t inferring; /* the transitions being made now are inferred: intervals get inferred_end */
 };
 
 /* ---- state_machine.c: tables, intervals, thread life ---- */

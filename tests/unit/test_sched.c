@@ -21,6 +21,7 @@ struct rec {
 	uint32_t serial[MAXT];
 	uint64_t ns[MAXT][TL_ST__COUNT];
 	uint64_t entries[MAXT][TL_ST__COUNT];
+	uint64_t inferred[MAXT][TL_ST__COUNT]; /* intervals whose end was inferred */
 	uint64_t last_end[MAXT];
 	uint64_t born[MAXT], died[MAXT];
 	int32_t last_by[MAXT][TL_ST__COUNT];
@@ -51,6 +52,7 @@ static void on_iv(void *ctx, struct tl_thread *th, const struct tl_interval *iv)
 	R.last_end[i] = iv->end;
 	R.ns[i][iv->state] += iv->end - iv->start;
 	R.entries[i][iv->state]++;
+	R.inferred[i][iv->state] += iv->inferred_end;
 	R.last_by[i][iv->state] = iv->by;
 }
 
@@ -579,6 +581,10 @@ TEST(missing_switch_from_idle)
 	CHECK_EQ_INT(st(1600, 0, TL_ST_EXECUTING), 30 + 50 + 10);
 	CHECK_EQ_INT(st(1600, 0, TL_ST_SLEEPING), 30 + 40 + 50 + 90);
 	CHECK_EQ_INT(st(1600, 0, TL_ST_RUNNABLE), 0);
+	/* three waits of 0 ns that nobody measured: flagged, so that no 0-ns latency is invented */
+	CHECK_EQ_INT(R.entries[0][TL_ST_RUNNABLE], 3);
+	CHECK_EQ_INT(R.inferred[0][TL_ST_RUNNABLE], 3);
+	CHECK_EQ_INT(R.inferred[0][TL_ST_SLEEPING], 2); /* the unseen wakeups (1030, 1200) end sleeps at a guess */
 	CHECK_EQ_INT(R.cpu_ns[1][TL_CPU_THREAD] / US, 90);
 	CHECK_EQ_INT(tl_sched_counters(S)->inferred_switches, 3);
 	CHECK_EQ_INT(tl_sched_counters(S)->anomalies, 0);

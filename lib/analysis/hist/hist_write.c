@@ -107,6 +107,9 @@ static void text_header(FILE *out, const struct tl_hist_result *r, const struct 
 	fprintf(out, "; %" PRIu64 " left out as incomplete (open at the end, or begun before --from)", r->incomplete);
 	if (r->filtered)
 		fprintf(out, "; %" PRIu64 " of other threads", r->filtered);
+	if (r->run->spans.latencies_inferred && !strcmp(o->span, "@latency"))
+		fprintf(out, "; %" PRIu64 " left out as inferred (switch-in not reported)",
+		        r->run->spans.latencies_inferred);
 	fputc('\n', out);
 	fprintf(out, "  window       %s .. %s of the trace\n",
 	        human(a, sizeof(a), tl_run_rel(r->run, r->run->win_start)),

@@ -175,7 +175,9 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 	}
 	/* a wait that ends inside the window counts with its in-window part */
 	if (inside_end && iv->next < TL_ST__COUNT) {
-		if (tl_state_is_ready(iv->state) && tl_state_is_oncpu(iv->next)) {
+		if (tl_state_is_ready(iv->state) && tl_state_is_oncpu(iv->next) && iv->inferred_end) {
+			a->st.waits_inferred++; /* its length is an estimate: no latency is invented */
+		} else if (tl_state_is_ready(iv->state) && tl_state_is_oncpu(iv->next)) {
 			if (tl_dist_add(&a->st.ready_wait, iv->end - iv->start) < 0)
 				p->oom = 1;
 			if (iv->state == TL_ST_RUNNABLE && tl_dist_add(&a->st.sched_latency, iv->end - iv->start) < 0)

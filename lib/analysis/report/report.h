@@ -55,6 +55,7 @@ struct tl_thread_stats {
 	struct tl_dist sched_latency; /* wakeup -> on CPU (RUNNABLE intervals) */
 	struct tl_dist ready_wait;    /* every wait for a CPU, whatever the reason */
 	struct tl_dist bursts;        /* on-CPU bursts: switch-in to switch-out */
+	uint64_t waits_inferred;      /* waits for a CPU left out of the two above: their end was inferred */
 	struct tl_waker_stat *wakers; /* sorted by wait_ns, largest first */
 	size_t nwakers;
 	int prio;

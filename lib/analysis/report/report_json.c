@@ -94,6 +94,7 @@ static void write_thread(struct tl_json *j, const struct tl_model *m, const stru
 	tl_json_kv_uint(j, "migrations", t->migrations);
 	write_dist(j, "sched_latency", &t->sched_latency);
 	write_dist(j, "ready_wait", &t->ready_wait);
+	tl_json_kv_uint(j, "waits_inferred", t->waits_inferred);
 	write_dist(j, "bursts", &t->bursts);
 
 	tl_json_key(j, "wakers");

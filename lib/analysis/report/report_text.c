@@ -452,6 +452,18 @@ static void sched_table(struct text *t)
 		putc('\n', t->f);
 	}
 	more_rows(t, t->nrows, m->nthreads, "threads");
+	{
+		uint64_t n = 0;
+
+		for (size_t i = 0; i < m->nthreads; i++)
+			n += m->threads[i].waits_inferred;
+		if (n)
+			fprintf(t->f,
+			        "note: %" PRIu64
+			        " waits for a CPU are left out of the latencies: the kernel did not report\n"
+			        "      their switch-in, so their length is not known (docs/STATES.md)\n",
+			        n);
+	}
 }
 
 /* ---- CPUs ---- */
