@@ -101,7 +101,9 @@ fi
 # time; /proc/stat, in 10 ms ticks, so 2 ticks of rounding), nor fall short
 # of it by more than the wall time outside the trace's window, the time
 # before the CPU's first switch (unknown) and the interrupts the totals set
-# apart.  And the trace holds no event of the
+# apart; each side with the self-check's tolerance, max(1% of the window,
+# 1 ms), for the kernel's own dating of switches (lib/analysis/kcheck/kcheck.h:
+# seen once under the sanitizers, 0.9 ms short of the bound without it).  And the trace holds no event of the
 # neighbour's but the switches and wakeups that name it as "other".
 taskset -c 0 sh -c 'while :; do :; done' &
 nb=$!
@@ -132,9 +134,10 @@ cpu0 = rep["cpus"][0]
 share = sum(p["ns"] for p in cpu0["processes"] if p["pid"] == nb)
 delta, outside = r1 - r0, (t1 - t0) - (win or 0)
 steal = (s1 - s0 + 2) * 10_000_000
+tol = max((win or 0) // 100, 1_000_000)
 if not win:
     bad.append("no window_ns in the report")
-elif not (delta - outside - cpu0["irq_ns"] - cpu0["softirq_ns"] - cpu0["unknown_ns"] <= share <= delta + steal):
+elif not (delta - outside - cpu0["irq_ns"] - cpu0["softirq_ns"] - cpu0["unknown_ns"] - tol <= share <= delta + steal + tol):
     bad.append(f"neighbour share {share} ns, kernel run time {delta} ns, outside the window {outside} ns, steal <= {steal} ns")
 for c in rep["cpus"]:
     tot = c["busy_ns"] + c["idle_ns"] + c["irq_ns"] + c["softirq_ns"] + c["unknown_ns"]

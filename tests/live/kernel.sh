@@ -10,6 +10,8 @@
 #                    waking each other onto an idle CPU, 20000 round trips
 #   kernel-contend   wl_kernel contend: one mutex, two threads, 10k+ waits/s
 #   kernel-pipeline  wl_kernel pipeline: producer -> filter -> consumer
+#   kernel-dio       wl_kernel dio: a direct-I/O writer (O_DIRECT|O_DSYNC) and a
+#                    direct-I/O reader, every call waiting for the disk
 #   kernel-shell     a shell pipeline of real programs (seq | sort | uniq | wc),
 #                    every thread of it (check_kernel.py --all)
 #
@@ -97,7 +99,7 @@ $why"
 	fi
 }
 
-for s in pingpong contend pipeline; do
+for s in pingpong contend pipeline dio; do
 	run "kernel-$s" "$WL" "$s" --truth "$OUT/kernel-$s.truth.json"
 done
 run kernel-shell sh -c 'seq 1 300000 | sort -rn | uniq | wc -l >/dev/null'

@@ -12,6 +12,10 @@
  *             inside and 20 us outside: 10k+ futex waits per second
  *   pipeline  'producer' -> queue -> 'filter' -> queue -> 'consumer', 20000
  *             items through mutex + condition-variable queues of 16
+ *   dio       'writer' writes and 'reader' reads 4 KiB blocks with O_DIRECT
+ *             for 400 ms each, every call waiting for the disk (a direct-I/O
+ *             writer read EXECUTING 24% against the kernel's 32%), in files
+ *             next to the truth file
  *
  * The truth file names each thread with its tid and its CPU time
  * (CLOCK_THREAD_CPUTIME_ID at its end) as "EXECUTING+INTERRUPTED_ns": the
@@ -19,6 +23,7 @@
  * truth) when a scenario cannot run here.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -63,6 +68,7 @@ struct run {
 	atomic_int done;
 	int ab[2], ba[2]; /* pipes: ping -> pong, pong -> ping */
 	struct queue q1, q2;
+	char dir[4096]; /* where dio's files go */
 };
 
 static void fail(struct th *self, const char *what, int err)
@@ -187,6 +193,77 @@ struct scenario {
 	struct th threads[MAXT]; /* templates; name NULL ends */
 };
 
+/*
+ * Direct I/O: each thread works on its own file next to the truth file
+ * (run->dir), 4 KiB at a time, for 400 ms, bypassing the page cache so that
+ * every call waits for the disk.  A file system without O_DIRECT (tmpfs)
+ * makes the scenario a skip.
+ */
+#define DIO_BLOCK 4096
+#define DIO_BLOCKS 2048 /* an 8 MiB file */
+
+static int dio_open(struct th *self, const char *what, int flags, void **buf)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/wl_kernel-%s.tmp", self->run->dir, what);
+	fd = open(path, flags | O_CREAT, 0600);
+	if (fd < 0) {
+		fail(self, "open (O_DIRECT)", errno);
+		return -1;
+	}
+	unlink(path); /* gone when closed */
+	if (posix_memalign(buf, DIO_BLOCK, DIO_BLOCK)) {
+		close(fd);
+		fail(self, "posix_memalign", ENOMEM);
+		return -1;
+	}
+	memset(*buf, 'x', DIO_BLOCK);
+	return fd;
+}
+
+static void dio_write_body(struct th *self)
+{
+	void *buf;
+	int fd = dio_open(self, "write", O_WRONLY | O_DIRECT | O_DSYNC, &buf);
+	uint64_t end = wl_now_ns() + 400 * MS;
+
+	if (fd < 0)
+		return;
+	while (wl_now_ns() < end && !self->err) {
+		if (pwrite(fd, buf, DIO_BLOCK, (off_t)(self->count % DIO_BLOCKS) * DIO_BLOCK) != DIO_BLOCK)
+			fail(self, "pwrite (O_DIRECT)", errno ? errno : EIO);
+		self->count++;
+	}
+	close(fd);
+	free(buf);
+}
+
+static void dio_read_body(struct th *self)
+{
+	void *buf;
+	int fd = dio_open(self, "read", O_RDWR | O_DIRECT, &buf);
+	uint64_t end, x = 88172645463325252ull;
+
+	if (fd < 0)
+		return;
+	for (int i = 0; i < DIO_BLOCKS && !self->err; i++) /* the file to read, written first */
+		if (pwrite(fd, buf, DIO_BLOCK, (off_t)i * DIO_BLOCK) != DIO_BLOCK)
+			fail(self, "pwrite (O_DIRECT)", errno ? errno : EIO);
+	if (fsync(fd))
+		fail(self, "fsync", errno);
+	end = wl_now_ns() + 400 * MS;
+	while (wl_now_ns() < end && !self->err) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift: random blocks */
+		if (pread(fd, buf, DIO_BLOCK, (off_t)(x % DIO_BLOCKS) * DIO_BLOCK) != DIO_BLOCK)
+			fail(self, "pread (O_DIRECT)", errno ? errno : EIO);
+		self->count++;
+	}
+	close(fd);
+	free(buf);
+}
+
 static const struct scenario scenarios[] = {
 	{ "pingpong",
 	  "'ping' (CPU 0) and 'pong' (last CPU) hand a byte back and forth 20000 times",
@@ -199,6 +276,10 @@ static const struct scenario scenarios[] = {
 	  { { .name = "producer", .cpu = -1, .body = producer_body },
 	    { .name = "filter", .cpu = -1, .body = filter_body },
 	    { .name = "consumer", .cpu = -1, .body = consumer_body } } },
+	{ "dio",
+	  "'writer' writes and 'reader' reads 4 KiB with O_DIRECT for 400 ms each",
+	  { { .name = "writer", .cpu = -1, .body = dio_write_body },
+	    { .name = "reader", .cpu = -1, .body = dio_read_body } } },
 };
 #define NSCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
@@ -266,6 +347,14 @@ int main(int argc, char **argv)
 			fclose(f);
 		}
 		return WL_EXIT_SKIP;
+	}
+	{
+		const char *slash = strrchr(truth_path, '/');
+
+		if (slash)
+			snprintf(r.dir, sizeof(r.dir), "%.*s", (int)(slash - truth_path), truth_path);
+		else
+			snprintf(r.dir, sizeof(r.dir), ".");
 	}
 	pthread_mutex_init(&r.lock, NULL);
 	queue_init(&r.q1);

@@ -34,6 +34,7 @@ struct kth {
 	uint64_t from, to;
 	uint64_t exit_ts;         /* its EXIT event, 0 before: the kernel sent its exit totals just before it */
 	uint64_t lag_in, lag_out; /* clock lag at its switch-ins and preempted switch-outs (kcheck.h) */
+	uint64_t lag_end;         /* at switch-outs to sleep dated at an enqueue's clock (kcheck.h) */
 	uint64_t enq_ts;          /* its last WAKEUP: when it joined a run queue */
 	uint64_t unknown_ns;      /* UNKNOWN in the window: could be any state, so it may hide run or wait time */
 	uint64_t cpus_used;       /* bit c: it ran on CPU c (c < 64); bit 63 also stands for every CPU above */
@@ -43,6 +44,8 @@ struct kth {
 
 struct cpu_marks {
 	uint64_t mark;      /* the CPU's last event at which the kernel updates its clock */
+	uint64_t enq_mark;  /* the last enqueue onto it (a WAKEUP whose target it is) */
+	int32_t enq_tid;    /* the thread enqueued then */
 	uint64_t switch_ts; /* its last switch */
 	int64_t steal[2];   /* KSTAT_CPU at the start and the end, -1 unknown */
 	uint64_t tick;      /* their unit */
@@ -217,11 +220,21 @@ static void switch_lag(struct tl_kcheck *kc, const struct tl_event *ev)
 {
 	struct cpu_marks *c = cpu_of(kc, ev->cpu);
 	struct kth *t;
-	uint64_t lag;
+	uint64_t lag, mark;
+	int enq;
 
 	if (!c)
 		return;
-	lag = c->mark > c->switch_ts && ev->ts > c->mark ? ev->ts - c->mark : 0;
+	/*
+	 * An enqueue that makes the CPU switch to the enqueued thread (onto an
+	 * idle CPU, or preempting its task) skips the clock update of the
+	 * switch itself (the kernel's rq_clock_skip_update()), even when the
+	 * task there blocks first: the clock stays where the enqueue left it,
+	 * whatever interrupts come between.
+	 */
+	enq = c->enq_mark > c->switch_ts && ev->arg == c->enq_tid;
+	mark = enq ? c->enq_mark : c->mark;
+	lag = mark > c->switch_ts && ev->ts > mark ? ev->ts - mark : 0;
 	if (lag > TL_KCHECK_MAX_LAG_NS)
 		lag = TL_KCHECK_MAX_LAG_NS;
 	c->switch_ts = ev->ts;
@@ -229,10 +242,13 @@ static void switch_lag(struct tl_kcheck *kc, const struct tl_event *ev)
 		return;
 	if ((t = get(kc, ev->arg, 0)) && t->status == OPEN && ev->ts >= t->from)
 		t->lag_in += lag;
-	/* only a thread still runnable is charged short: one that blocks updates the clock itself */
-	if ((t = get(kc, ev->tid, 0)) && t->status == OPEN && ev->ts >= t->from &&
-	    ((ev->a & TL_PS_PREEMPT) || !(ev->a & ~TL_PS_PREEMPT)))
+	/* a thread still runnable is charged short; one that blocks only when the update was skipped */
+	if (!(t = get(kc, ev->tid, 0)) || t->status != OPEN || ev->ts < t->from)
+		return;
+	if ((ev->a & TL_PS_PREEMPT) || !(ev->a & ~TL_PS_PREEMPT))
 		t->lag_out += lag;
+	else if (enq)
+		t->lag_end += lag;
 }
 
 void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
@@ -251,8 +267,15 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
 	case TL_EV_SOFTIRQ_EXIT:
 		if ((c = cpu_of(kc, ev->cpu)))
 			c->mark = ev->ts;
-		if ((ev->type == TL_EV_WAKEUP || ev->type == TL_EV_WAKEUP_NEW) && (t = get(kc, ev->tid, 0)))
-			t->enq_ts = ev->ts;
+		if (ev->type == TL_EV_WAKEUP || ev->type == TL_EV_WAKEUP_NEW) {
+			/* the enqueue updates the clock of the target CPU, wherever the event fired */
+			if (ev->a >= 0 && ev->a < 4096 && (c = cpu_of(kc, (int)ev->a))) {
+				c->enq_mark = ev->ts;
+				c->enq_tid = ev->tid;
+			}
+			if ((t = get(kc, ev->tid, 0)))
+				t->enq_ts = ev->ts;
+		}
 		break;
 	case TL_EV_KSTAT: on_kstat(kc, ev); break;
 	case TL_EV_KSTAT_CSW: on_csw(kc, ev); break;
@@ -395,6 +418,7 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 	tol = tl_kcheck_time_tol(win);
 	o->lag_in_ns = t->lag_in;
 	o->lag_out_ns = t->lag_out;
+	o->lag_end_ns = t->lag_end;
 	o->steal_ns = steal_allowance(kc, t->cpus_used);
 	o->unknown_ns = t->unknown_ns;
 	o->run_diff = (int64_t)o->trace.run_ns - (int64_t)o->kernel.run_ns;
@@ -403,14 +427,14 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 	 * time out (steal); what the trace says it does not know (UNKNOWN) may
 	 * hide run or wait time, so the trace may show that much less.
 	 */
-	o->ok = within(o->run_diff, tol + t->lag_out + o->steal_ns, tol + t->lag_in + t->unknown_ns);
+	o->ok = within(o->run_diff, tol + t->lag_out + t->lag_end + o->steal_ns, tol + t->lag_in + t->unknown_ns);
 	if (pct(absdiff(o->run_diff), win) > r->max_run_pct)
 		r->max_run_pct = pct(absdiff(o->run_diff), win);
 	if (o->have & TL_KCHECK_WAIT) {
 		o->wait_diff = (int64_t)o->trace.wait_ns - (int64_t)o->kernel.wait_ns;
 		o->ok &= within(o->wait_diff, tol + t->lag_in, tol + t->lag_out + t->unknown_ns);
 		/* the sum does not depend on where a switch is dated; stolen time is in the trace's only */
-		o->ok &= within(o->run_diff + o->wait_diff, tol + o->steal_ns, tol + t->unknown_ns);
+		o->ok &= within(o->run_diff + o->wait_diff, tol + o->steal_ns + t->lag_end, tol + t->unknown_ns);
 		if (pct(absdiff(o->wait_diff), win) > r->max_wait_pct)
 			r->max_wait_pct = pct(absdiff(o->wait_diff), win);
 		r->have_wait = 1;
