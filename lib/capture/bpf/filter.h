@@ -52,14 +52,12 @@ static __always_inline struct tlb_cpu *this_acct(void)
  * answers (a ping-pong asks about the same two processes again and again)
  * until a fork or a reaping changes the map.
  */
-static __always_inline int is_tracked(struct task_struct *t)
+static __always_inline int is_tracked_in(struct task_struct *t, struct tlb_cpu *c)
 {
 	__u32 tgid = BPF_CORE_READ(t, tgid), gen = tracked_gen, yes, slot;
-	struct tlb_cpu *c;
 
 	if (!tgid)
 		return 0;
-	c = this_acct();
 	if (c && c->cgen == gen) {
 		if (c->ctgid[0] == tgid)
 			return c->cyes[0];
@@ -77,6 +75,12 @@ static __always_inline int is_tracked(struct task_struct *t)
 		c->cyes[slot] = yes;
 	}
 	return yes;
+}
+
+/* The same, with this CPU's slot looked up (c: it is at hand already). */
+static __always_inline int is_tracked(struct task_struct *t)
+{
+	return is_tracked_in(t, this_acct());
 }
 
 /* Change "tracked" (add: 1, remove: 0). */
@@ -188,8 +192,8 @@ static __always_inline void check_occupant(struct tlb_cpu *c, __u32 cpu, struct 
 static __always_inline int filter_switch(struct task_struct *prev, struct task_struct *next, __u64 ts)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), ntgid = BPF_CORE_READ(next, tgid);
-	int ptr = is_tracked(prev), ntr = is_tracked(next), keep;
 	struct tlb_cpu *c = this_acct();
+	int ptr = is_tracked_in(prev, c), ntr = is_tracked_in(next, c), keep;
 
 	if (!c)
 		return (ptr ? 0 : TL_EVF_OTHER_TID) | (ntr ? 0 : TL_EVF_OTHER_ARG);

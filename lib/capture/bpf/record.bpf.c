@@ -128,10 +128,20 @@ static __always_inline void count(__u32 which)
 		(*v)++;
 }
 
-/* Records this CPU could not write since its last LOST record, and when the first was lost. */
+#define COMM_SLOTS 256 /* a power of two */
+
+/*
+ * Records this CPU could not write since its last LOST record, and when the
+ * first was lost; and the threads whose names this CPU has sent since its
+ * last loss (sent[tid % COMM_SLOTS] = comm_gen << 32 | tid): a record names
+ * a thread only when this CPU has not sent its name yet (comm_new()).  A
+ * loss may have taken a name with it, so it starts the list afresh.
+ */
 struct pending_drops {
 	__u64 count;
 	__u64 first_ts;
+	__u64 comm_gen;
+	__u64 sent[COMM_SLOTS];
 };
 
 struct {
@@ -173,6 +183,7 @@ static __always_inline void *reserve(__u64 size)
 			if (!pd->count)
 				pd->first_ts = bpf_ktime_get_ns();
 			pd->count++;
+			pd->comm_gen++;
 		}
 	}
 	return r;
@@ -180,7 +191,6 @@ static __always_inline void *reserve(__u64 size)
 
 static __always_inline void submit(void *r)
 {
-	count(TLB_STAT_EVENTS);
 	bpf_ringbuf_submit(r, bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wake_bytes ? BPF_RB_FORCE_WAKEUP
 	                                                                              : BPF_RB_NO_WAKEUP);
 }
@@ -232,6 +242,34 @@ static __always_inline void hdr(struct tlb_hdr *h, __u16 type, __u64 ts, __u16 f
 	h->cur_tgid = (__s32)(id >> 32);
 }
 
+/*
+ * 1 if a record about thread tid must carry its name: this CPU has not sent
+ * it since its last loss.  The idle task's name the reader knows.  A
+ * rename sends the new name in its own record; the reader keeps it.
+ */
+static __always_inline struct pending_drops *my_drops(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&drops, &zero);
+}
+
+static __always_inline int comm_new(struct pending_drops *pd, __s32 tid)
+{
+	__u64 key;
+	__u32 slot = (__u32)tid & (COMM_SLOTS - 1);
+
+	if (tid <= 0)
+		return 0;
+	if (!pd)
+		return 1;
+	key = (pd->comm_gen << 32) | (__u32)tid;
+	if (pd->sent[slot] == key)
+		return 0;
+	pd->sent[slot] = key;
+	return 1;
+}
+
 static __always_inline void comm_of(struct tlb_comm *c, struct task_struct *t)
 {
 	c->tid = BPF_CORE_READ(t, pid);
@@ -239,11 +277,6 @@ static __always_inline void comm_of(struct tlb_comm *c, struct task_struct *t)
 }
 
 /* ---- the scheduler ---- */
-
-struct rec_comm2 {
-	struct tlb_hdr h;
-	struct tlb_comm c[2];
-};
 
 struct rec_comm1 {
 	struct tlb_hdr h;
@@ -301,8 +334,10 @@ int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 	__s32 ptid = BPF_CORE_READ(prev, pid);
 	long nr = -1, op = 0;
 	__u16 wait = 0;
-	struct rec_comm2 *r;
-	int other = 0;
+	struct tlb_hdr *r;
+	struct tlb_comm *cm;
+	struct pending_drops *pd;
+	int other = 0, np, nn;
 
 	if (!enabled)
 		return 0;
@@ -326,30 +361,46 @@ int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 	else if (classify_yield && !state && nr == NR_SCHED_YIELD)
 		wait = TL_EVF_WAIT_YIELD;
 #endif
-	r = reserve(sizeof(*r));
-	if (r) {
-		hdr(&r->h, TL_EV_SWITCH, ts, 0);
-		r->h.flags |= wait | (__u16)other;
-		r->h.ncomm = 2;
-		r->h.tid = ptid;
-		r->h.arg = BPF_CORE_READ(next, pid);
-		/* raw: __state, exit_state << 16, preempt << 32; bpf_rec.c maps it to TL_PS_* */
-		r->h.a = (__s64)(state & 0xffff) | ((__s64)(BPF_CORE_READ(prev, exit_state) & 0xffff) << 16) |
-		         (preempt ? (1ll << 32) : 0);
-		r->h.b = BPF_CORE_READ(prev, prio);
-		r->h.c = BPF_CORE_READ(next, prio);
-		comm_of(&r->c[0], prev);
-		comm_of(&r->c[1], next);
-		submit(r);
+	/* the names this CPU has not sent yet: most switches carry none */
+	pd = my_drops();
+	np = comm_new(pd, ptid);
+	nn = comm_new(pd, BPF_CORE_READ(next, pid));
+	if (np && nn)
+		r = reserve(sizeof(*r) + 2 * sizeof(*cm));
+	else if (np || nn)
+		r = reserve(sizeof(*r) + sizeof(*cm));
+	else
+		r = reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	hdr(r, TL_EV_SWITCH, ts, 0);
+	r->flags |= wait | (__u16)other;
+	r->tid = ptid;
+	r->arg = BPF_CORE_READ(next, pid);
+	/* raw: __state, exit_state << 16, preempt << 32; bpf_rec.c maps it to TL_PS_* */
+	r->a = (__s64)(state & 0xffff) | ((__s64)(BPF_CORE_READ(prev, exit_state) & 0xffff) << 16) |
+	       (preempt ? (1ll << 32) : 0);
+	r->b = BPF_CORE_READ(prev, prio);
+	r->c = BPF_CORE_READ(next, prio);
+	cm = (struct tlb_comm *)(r + 1);
+	if (np && nn) {
+		r->ncomm = 2;
+		comm_of(&cm[0], prev);
+		comm_of(&cm[1], next);
+	} else if (np || nn) {
+		r->ncomm = 1;
+		comm_of(&cm[0], np ? prev : next);
 	}
+	submit(r);
 	return 0;
 }
 
 static __always_inline int wake(struct bpf_raw_tracepoint_args *ctx, __u16 type)
 {
 	struct task_struct *p = (struct task_struct *)ctx->args[0];
-	struct rec_comm1 *r;
+	struct tlb_hdr *r;
 	__u16 other = 0;
+	int named;
 
 	if (!enabled)
 		return 0;
@@ -363,17 +414,20 @@ static __always_inline int wake(struct bpf_raw_tracepoint_args *ctx, __u16 type)
 		}
 		other = TL_EVF_OTHER_TID;
 	}
-	r = reserve(sizeof(*r));
+	named = comm_new(my_drops(), BPF_CORE_READ(p, pid));
+	r = named ? reserve(sizeof(*r) + sizeof(struct tlb_comm)) : reserve(sizeof(*r));
 	if (!r)
 		return 0;
-	hdr(&r->h, type, bpf_ktime_get_ns(), CTX_ASK);
-	r->h.flags |= other;
-	r->h.ncomm = 1;
-	r->h.tid = BPF_CORE_READ(p, pid);
-	r->h.arg = r->h.cur_tid;
-	r->h.a = BPF_CORE_READ(p, thread_info.cpu);
-	r->h.b = BPF_CORE_READ(p, prio);
-	comm_of(&r->c[0], p);
+	hdr(r, type, bpf_ktime_get_ns(), CTX_ASK);
+	r->flags |= other;
+	r->tid = BPF_CORE_READ(p, pid);
+	r->arg = r->cur_tid;
+	r->a = BPF_CORE_READ(p, thread_info.cpu);
+	r->b = BPF_CORE_READ(p, prio);
+	if (named) {
+		r->ncomm = 1;
+		comm_of((struct tlb_comm *)(r + 1), p);
+	}
 	submit(r);
 	return 0;
 }

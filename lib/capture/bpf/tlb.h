@@ -5,7 +5,8 @@
  *
  * A record is a struct tlb_hdr, then hdr.ncomm struct tlb_comm (threads the
  * event names, with their names: what the perf back end learns from the
- * tracepoint's comm fields), then hdr.name_len bytes of a name (an IRQ
+ * tracepoint's comm fields; a switch or a wakeup carries only the names its
+ * CPU has not sent since its last loss, record.bpf.c comm_new()), then hdr.name_len bytes of a name (an IRQ
  * handler, an exec'd file, a new comm), not NUL-terminated.  The event
  * fields mean what they mean in trace/event.h; `type` is an enum
  * tl_event_type and `flags` its TL_EVF_* bits.  The reader checks every
@@ -37,7 +38,6 @@ struct tlb_comm {
 /* The per-CPU counters of the program (map "stats"), in this order. */
 enum tlb_stat {
 	TLB_STAT_DROPPED = 0, /* records the ring buffer had no room for */
-	TLB_STAT_EVENTS,      /* records written */
 	TLB_STAT_FILTERED,    /* events about other processes, left in the kernel (filter) */
 	TLB_STAT__COUNT
 };
