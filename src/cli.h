@@ -26,6 +26,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_frames(int argc, char **argv);
 int cmd_util(int argc, char **argv);
+int cmd_diagnose(int argc, char **argv);
 
 /* "threadlens: <msg>" on stderr.  Returns 1 (the failure exit status). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -226,7 +226,8 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 	default: print_tid(t, nm, "tid", e->tid); break;
 	}
 	if (e->flags & (TL_EVF_WAIT_FUTEX | TL_EVF_WAIT_YIELD))
-		printf(" wait=%s", e->flags & TL_EVF_WAIT_FUTEX ? "futex" : "yield");
+		printf(" wait=%s",
+		       e->flags & TL_EVF_WAIT_FUTEX ? (e->flags & TL_EVF_WAIT_LOCK ? "futex-lock" : "futex") : "yield");
 	if (e->flags & (TL_EVF_OTHER_TID | TL_EVF_OTHER_ARG)) /* a filtered recording: not recorded threads */
 		printf(" other=%s%s", e->flags & TL_EVF_OTHER_TID ? (e->type == TL_EV_SWITCH ? "prev" : "tid") : "",
 		       e->flags & TL_EVF_OTHER_ARG ? (e->flags & TL_EVF_OTHER_TID ? "|next" : "next") : "");

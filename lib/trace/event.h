@@ -196,6 +196,14 @@ enum tl_event_flags {
 	 */
 	TL_EVF_OTHER_TID = 1 << 5,
 	TL_EVF_OTHER_ARG = 1 << 6,
+	/*
+	 * SWITCH with TL_EVF_WAIT_FUTEX (format 1.2): the wait is a lock's
+	 * (FUTEX_WAIT or LOCK_PI: glibc's mutexes, barriers), not a
+	 * condition's (FUTEX_WAIT_BITSET: condition variables, joins,
+	 * semaphores).  diagnose tells lock contention from waiting for work
+	 * by it.
+	 */
+	TL_EVF_WAIT_LOCK = 1 << 7,
 };
 
 /* Futex operation codes that we care about (FUTEX_CMD_MASK applied). */

@@ -12,6 +12,9 @@
  *             inside and 20 us outside: 10k+ futex waits per second
  *   pipeline  'producer' -> queue -> 'filter' -> queue -> 'consumer', 20000
  *             items through mutex + condition-variable queues of 16
+ *   poll      'poller' waits on a condition nobody signals with a 100 us
+ *             timeout, for 500 ms: thousands of timer wakeups a second that
+ *             find nothing to do (diagnose: a wake storm)
  *   dio       'writer' writes and 'reader' reads 4 KiB blocks with O_DIRECT
  *             for 400 ms each, every call waiting for the disk (a direct-I/O
  *             writer read EXECUTING 24% against the kernel's 32%), in files
@@ -264,6 +267,28 @@ static void dio_read_body(struct th *self)
 	free(buf);
 }
 
+static void poll_body(struct th *self)
+{
+	pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	uint64_t end = wl_now_ns() + 500 * MS;
+
+	pthread_mutex_lock(&m);
+	while (wl_now_ns() < end) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&never, &m, &ts); /* times out: nothing to do */
+		self->count++;
+	}
+	pthread_mutex_unlock(&m);
+}
+
 static const struct scenario scenarios[] = {
 	{ "pingpong",
 	  "'ping' (CPU 0) and 'pong' (last CPU) hand a byte back and forth 20000 times",
@@ -276,6 +301,9 @@ static const struct scenario scenarios[] = {
 	  { { .name = "producer", .cpu = -1, .body = producer_body },
 	    { .name = "filter", .cpu = -1, .body = filter_body },
 	    { .name = "consumer", .cpu = -1, .body = consumer_body } } },
+	{ "poll",
+	  "'poller' waits 500 ms on a condition nobody signals, with a 100 us timeout",
+	  { { .name = "poller", .cpu = -1, .body = poll_body } } },
 	{ "dio",
 	  "'writer' writes and 'reader' reads 4 KiB with O_DIRECT for 400 ms each",
 	  { { .name = "writer", .cpu = -1, .body = dio_write_body },

@@ -29,7 +29,9 @@ struct acc {
 	uint64_t *cpu_ns; /* per-CPU EXECUTING + INTERRUPTED time in the window */
 	size_t wakers_cap;
 	int ended;
-	int outsider; /* not a recorded thread of a filtered trace: left out */
+	uint64_t exited_at; /* its EXIT event, 0 before */
+	int lock_wait;      /* its current or next SYNC_WAIT is a lock's (event.h, TL_EVF_WAIT_LOCK) */
+	int outsider;       /* not a recorded thread of a filtered trace: left out */
 };
 
 struct pass {
@@ -120,13 +122,14 @@ static void add_waker(struct pass *p, struct acc *a, int32_t tid, uint64_t wait)
 		w = &a->st.wakers[a->st.nwakers++];
 		memset(w, 0, sizeof(*w));
 		w->tid = tid;
-		if (tid == -1) {
+		if (tid == -1)
 			snprintf(w->name, sizeof(w->name), "[interrupt]");
-		} else {
-			struct tl_thread *wt = tl_sched_thread(p->sched, tid);
-			if (wt)
-				memcpy(w->name, wt->name, sizeof(w->name));
-		}
+	}
+	if (tid != -1) {
+		/* the name it has now: a thread often names itself after its first wakeups */
+		struct tl_thread *wt = tl_sched_thread(p->sched, tid);
+		if (wt)
+			memcpy(w->name, wt->name, sizeof(w->name));
 	}
 	w->count++;
 	w->wait_ns += wait;
@@ -186,6 +189,18 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 		if ((tl_state_is_asleep(iv->state) || iv->state == TL_ST_UNKNOWN) && iv->next == TL_ST_RUNNABLE &&
 		    iv->by != 0)
 			add_waker(p, a, iv->by, len);
+		if (iv->state == TL_ST_SYNC_WAIT && a->lock_wait) {
+			a->st.lock_wait_ns += len;
+			a->lock_wait = 0;
+		}
+		if (iv->state == TL_ST_SYNC_WAIT && iv->by > 0) {
+			/* woken by a thread that had already exited: its exit woke the joiner */
+			struct tl_thread *w = tl_sched_thread(p->sched, iv->by);
+			struct acc *wa = w ? w->user : NULL;
+
+			if (wa && wa->exited_at && wa->exited_at <= iv->end)
+				a->st.join_wait_ns += len;
+		}
 	}
 	/* identity is copied when it changes (on_name) and at the end, not per interval */
 }
@@ -267,6 +282,18 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 	if (ev->type == TL_EV_FILTERED) {
 		on_filtered(p, ev);
 		return;
+	}
+	if (ev->type == TL_EV_EXIT && th && (a = acc_of(p, th)))
+		a->exited_at = ev->ts;
+	if ((ev->type == TL_EV_SWITCH && (ev->flags & TL_EVF_WAIT_FUTEX)) || ev->type == TL_EV_FUTEX_ENTER) {
+		/* what kind of futex wait: a lock's or a condition's (FUTEX_ENTER: the perf back end) */
+		struct tl_thread *w = tl_sched_thread(p->sched, ev->tid);
+
+		if (w && (a = acc_of(p, w)))
+			a->lock_wait = ev->type == TL_EV_SWITCH ? !!(ev->flags & TL_EVF_WAIT_LOCK)
+			                                        : ((ev->a & TL_FUTEX_CMD_MASK) == TL_FUTEX_WAIT ||
+			                                           (ev->a & TL_FUTEX_CMD_MASK) == TL_FUTEX_LOCK_PI ||
+			                                           (ev->a & TL_FUTEX_CMD_MASK) == TL_FUTEX_LOCK_PI2);
 	}
 	if (ev->type != TL_EV_SWITCH && ev->type != TL_EV_MIGRATE && ev->type != TL_EV_FORK)
 		return; /* the rest is counted from intervals */

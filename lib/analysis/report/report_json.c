@@ -95,6 +95,8 @@ static void write_thread(struct tl_json *j, const struct tl_model *m, const stru
 	write_dist(j, "sched_latency", &t->sched_latency);
 	write_dist(j, "ready_wait", &t->ready_wait);
 	tl_json_kv_uint(j, "waits_inferred", t->waits_inferred);
+	tl_json_kv_uint(j, "join_wait_ns", t->join_wait_ns);
+	tl_json_kv_uint(j, "lock_wait_ns", t->lock_wait_ns);
 	write_dist(j, "bursts", &t->bursts);
 
 	tl_json_key(j, "wakers");

@@ -323,6 +323,17 @@ static __always_inline int futex_op_waits(long op)
 	}
 }
 
+/* The waits of a lock (glibc's mutexes and barriers), not of a condition (WAIT_BITSET). */
+static __always_inline int futex_op_locks(long op)
+{
+	switch (op & TL_FUTEX_CMD_MASK) {
+	case TL_FUTEX_WAIT:
+	case TL_FUTEX_LOCK_PI:
+	case TL_FUTEX_LOCK_PI2: return 1;
+	default: return 0;
+	}
+}
+
 SEC("raw_tp/sched_switch")
 int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -355,7 +366,7 @@ int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 #ifdef __TARGET_ARCH_x86
 	/* the syscall it sleeps in: a futex wait (of the ops that wait), or sched_yield */
 	if (classify_futex && state && nr == NR_FUTEX && futex_op_waits(op))
-		wait = TL_EVF_WAIT_FUTEX;
+		wait = TL_EVF_WAIT_FUTEX | (futex_op_locks(op) ? TL_EVF_WAIT_LOCK : 0);
 	else if (classify_futex && state && nr == NR_FUTEX_WAITV)
 		wait = TL_EVF_WAIT_FUTEX;
 	else if (classify_yield && !state && nr == NR_SCHED_YIELD)

@@ -1,18 +1,27 @@
 /*
- * findings.h - what `threadlens diagnose` finds: threading problems, each
- * with where it is, the measured evidence and the threshold it crossed, the
- * likely cause and the usual fix.
+ * diagnose.h - `threadlens diagnose`: threading problems found in a trace,
+ * each with where it is, the measured evidence and the threshold it
+ * crossed, the likely cause and the usual fix.
  *
  * The findings are plain structs that writers print (text, JSON, HTML) and
- * `diff` compares; the detectors fill them (lib/analysis/diagnose/).  A finding's
- * `cost_ns` is the time it is estimated to cost the program (waiting that
- * would not happen without the problem); findings are ranked by it.
+ * `diff` compares; the detectors fill them.  A finding's `cost_ns` is the
+ * time it is estimated to cost the program (waiting or burning that would
+ * not happen without the problem); findings are ranked by it, largest
+ * first.  The detectors read the per-thread statistics of one walk (the
+ * report's model, analysis/report/report.h): one read of the trace.
+ *
+ * Detectors so far (docs/DIAGNOSE.md has each rule, threshold and reason):
+ * lock contention, I/O-bound thread, wake storm.  The others of the enum
+ * report "not implemented yet" in `skipped`, so that silence is never
+ * mistaken for health.  Only the recorded program's threads are examined
+ * (the run's thread filters apply).
  */
-#ifndef TL_FINDINGS_H
-#define TL_FINDINGS_H
+#ifndef TL_DIAGNOSE_H
+#define TL_DIAGNOSE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "timeline/run.h"
 #include "timeline/state_machine.h"
@@ -77,6 +86,7 @@ struct tl_finding {
 	char fix[320];    /* the usual fix */
 	uint64_t cost_ns; /* estimated time it costs; the ranking key */
 	double severity;  /* cost as a share of the analysed time of the threads involved, 0..1 */
+	char doubt[160];  /* why its numbers are in doubt (lost events, the self-check failed), or "" */
 };
 
 struct tl_findings {
@@ -93,15 +103,28 @@ struct tl_findings {
 
 void tl_findings_release(struct tl_findings *f);
 
+/* The detectors' thresholds (docs/DIAGNOSE.md); tl_diagnose_defaults() gives the documented ones. */
+struct tl_diagnose_opts {
+	uint64_t min_cost_ns;     /* no finding costs less than this (10 ms) */
+	double lock_wait_pct;     /* lock contention: SYNC_WAIT share of the thread's lifetime (20) */
+	double io_wait_pct;       /* I/O-bound: IO_WAIT share of the thread's lifetime (30) */
+	double storm_switches_hz; /* wake storm: voluntary switches per second of lifetime (1000) */
+	uint64_t storm_burst_ns;  /* wake storm: median on-CPU burst at most this (50 us) */
+	double storm_invol_pct;   /* wake storm: involuntary switches at most this share (5) */
+	double storm_timer_pct;   /* wake storm: waits ended by interrupt context (timeouts), at least (50) */
+};
+
+void tl_diagnose_defaults(struct tl_diagnose_opts *o);
+
 /*
- * The thresholds and options of the detectors (struct tl_diagnose_opts,
- * with documented defaults, to come with the detectors).
- * tl_diagnose_analyze() reads the trace of `run` once, as every analysis
- * does (docs/HACKING.md), and fills *out with the findings ranked by cost.
- * opts may be NULL (the defaults).  Returns 0, or -1 with tl_error set; the
- * caller frees *out with tl_findings_release().
+ * Read the trace of `run` once (docs/HACKING.md) and fill *out with the
+ * findings, ranked by cost.  opts may be NULL (the defaults).  Returns 0, or
+ * -1 with tl_error set; the caller frees *out with tl_findings_release().
  */
-struct tl_diagnose_opts;
 int tl_diagnose_analyze(struct tl_run *run, const struct tl_diagnose_opts *opts, struct tl_findings *out);
+
+/* Writers: they print, never compute.  0, or -1 with tl_error set (a write failed). */
+int tl_diagnose_write_text(FILE *out, const struct tl_findings *f);
+int tl_diagnose_write_json(FILE *out, const struct tl_findings *f);
 
 #endif

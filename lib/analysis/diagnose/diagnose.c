@@ -1,0 +1,325 @@
+/*
+ * diagnose.c - tl_diagnose_analyze(): the detectors, on the per-thread
+ * statistics of one walk (the report's model), and the ranking.
+ *
+ * Invariants: a finding names at least one thread; every evidence line is
+ * a number measured in this trace, with the threshold it was held to (NAN
+ * for context); findings come sorted by cost_ns, largest first, and none
+ * costs less than opts->min_cost_ns; a finding whose thread the self-check
+ * against the kernel's accounting did not pass, or whose trace lost events,
+ * says that its numbers are in doubt.  Rules and reasons: docs/DIAGNOSE.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/diagnose/diagnose.h"
+#include "analysis/report/report.h"
+#include "base/errors.h"
+#include "base/grow.h"
+
+static const char *const kind_names[TL_FIND__COUNT] = {
+	[TL_FIND_WAKE_STORM] = "wake-storm",
+	[TL_FIND_POINTLESS_PARALLEL] = "pointless-parallelism",
+	[TL_FIND_BARRIER_IMBALANCE] = "barrier-imbalance",
+	[TL_FIND_OVERSUBSCRIPTION] = "oversubscription",
+	[TL_FIND_PREEMPT_STARVATION] = "preemption-starvation",
+	[TL_FIND_IO_BOUND] = "io-bound",
+	[TL_FIND_LOCK_CONTENTION] = "lock-contention",
+	[TL_FIND_PRIORITY_INVERSION] = "priority-inversion",
+	[TL_FIND_SINGLE_THREAD_BOTTLENECK] = "single-thread-bottleneck",
+	[TL_FIND_MIGRATION_STORM] = "migration-storm",
+	[TL_FIND_IRQ_INTERFERENCE] = "irq-interference",
+};
+
+const char *tl_finding_kind_name(unsigned kind)
+{
+	return kind < TL_FIND__COUNT && kind_names[kind] ? kind_names[kind] : "?";
+}
+
+int tl_finding_kind_from_name(const char *name)
+{
+	for (int k = 0; k < TL_FIND__COUNT; k++)
+		if (!strcmp(kind_names[k], name))
+			return k;
+	return -1;
+}
+
+void tl_diagnose_defaults(struct tl_diagnose_opts *o)
+{
+	o->min_cost_ns = 10000000;
+	o->lock_wait_pct = 20;
+	o->io_wait_pct = 30;
+	o->storm_switches_hz = 1000;
+	o->storm_burst_ns = 50000;
+	o->storm_invol_pct = 5;
+	o->storm_timer_pct = 50;
+}
+
+void tl_findings_release(struct tl_findings *f)
+{
+	free(f->items);
+	memset(f, 0, sizeof(*f));
+}
+
+struct ctx {
+	const struct tl_diagnose_opts *o;
+	const struct tl_model *m;
+	struct tl_findings *out;
+	size_t cap;
+};
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static uint64_t lifetime(const struct tl_thread_stats *t)
+{
+	return t->end > t->start ? t->end - t->start : 0;
+}
+
+static void add_thread(struct tl_finding *f, int32_t tid, int32_t pid, const char *name, const char *role)
+{
+	struct tl_finding_thread *ft;
+
+	if (f->nthreads == TL_FINDING_MAX_THREADS)
+		return;
+	ft = &f->threads[f->nthreads++];
+	ft->tid = tid;
+	ft->pid = pid;
+	snprintf(ft->name, sizeof(ft->name), "%s", name);
+	snprintf(ft->role, sizeof(ft->role), "%s", role);
+}
+
+static void add_evidence(struct tl_finding *f, const char *what, double value, double threshold, const char *unit,
+                         int above)
+{
+	struct tl_evidence *e;
+
+	if (f->nevidence == TL_FINDING_MAX_EVIDENCE)
+		return;
+	e = &f->evidence[f->nevidence++];
+	snprintf(e->what, sizeof(e->what), "%s", what);
+	e->value = value;
+	e->threshold = threshold;
+	snprintf(e->unit, sizeof(e->unit), "%s", unit);
+	e->above = above;
+}
+
+/* A new finding about thread t, its window the thread's life in the analysed window. */
+static struct tl_finding *new_finding(struct ctx *c, unsigned kind, const struct tl_thread_stats *t, uint64_t cost)
+{
+	struct tl_finding *f;
+
+	if (TL_GROW(c->out->items, c->cap, c->out->n + 1) < 0)
+		return NULL;
+	f = &c->out->items[c->out->n++];
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->pid = t->pid;
+	snprintf(f->process, sizeof(f->process), "%s", t->process);
+	f->windows[0][0] = t->start;
+	f->windows[0][1] = t->end;
+	f->nwindows = 1;
+	f->cost_ns = cost;
+	f->severity = lifetime(t) ? (double)cost / (double)lifetime(t) : 0;
+	if (f->severity > 1)
+		f->severity = 1;
+	return f;
+}
+
+/* The threads whose wakeups ended t's waits, largest share first: the likely holders or producers. */
+static void add_wakers(struct tl_finding *f, const struct tl_thread_stats *t, const char *role, size_t max)
+{
+	for (size_t i = 0; i < t->nwakers && i < max; i++)
+		add_thread(f, t->wakers[i].tid, 0, t->wakers[i].tid < 0 ? "[interrupt]" : t->wakers[i].name, role);
+}
+
+/*
+ * Lock contention: waiting in a lock's futex (FUTEX_WAIT or LOCK_PI, which
+ * glibc's mutexes use; a condition variable, a join or a semaphore waits
+ * with WAIT_BITSET and is waiting for work, not for a lock) takes at least
+ * lock_wait_pct of the thread's life.  The threads whose wakeups ended its
+ * waits released what it waited for.
+ */
+static int lock_contention(struct ctx *c, const struct tl_thread_stats *t)
+{
+	uint64_t life = lifetime(t), w = t->lock_wait_ns;
+	struct tl_finding *f;
+
+	if (pct(w, life) < c->o->lock_wait_pct || w < c->o->min_cost_ns)
+		return 0;
+	if (!(f = new_finding(c, TL_FIND_LOCK_CONTENTION, t, w)))
+		return -1;
+	snprintf(f->title, sizeof(f->title), "%s (%d) waits on a lock or condition %.0f%% of its life", t->name, t->tid,
+	         pct(w, life));
+	add_thread(f, t->tid, t->pid, t->name, "waiter");
+	add_wakers(f, t, "holder", 3);
+	add_evidence(f, "share of the thread's life waiting on locks", pct(w, life), c->o->lock_wait_pct, "%", 1);
+	add_evidence(f, "time waiting on locks (SYNC_WAIT in a lock's futex)", (double)w, (double)c->o->min_cost_ns,
+	             "ns", 1);
+	add_evidence(f, "all SYNC_WAIT (conditions and joins too)", (double)t->state_ns[TL_ST_SYNC_WAIT], NAN, "ns", 1);
+	add_evidence(f, "waits that ended (SYNC_WAIT entries)", (double)t->entries[TL_ST_SYNC_WAIT], NAN, "", 1);
+	snprintf(f->cause, sizeof(f->cause),
+	         "it blocks on a futex (a mutex, condition variable or barrier) that the threads named as "
+	         "holders release; their wakeups ended its waits");
+	snprintf(f->fix, sizeof(f->fix),
+	         "shorten the critical sections of the holders, split the lock, or hand work over through a "
+	         "queue so that the waiter does not depend on one lock");
+	return 0;
+}
+
+/* I/O-bound: waiting for block I/O (IO_WAIT) takes at least io_wait_pct of the thread's life. */
+static int io_bound(struct ctx *c, const struct tl_thread_stats *t)
+{
+	uint64_t w = t->state_ns[TL_ST_IO_WAIT], life = lifetime(t);
+	struct tl_finding *f;
+
+	if (pct(w, life) < c->o->io_wait_pct || w < c->o->min_cost_ns)
+		return 0;
+	if (!(f = new_finding(c, TL_FIND_IO_BOUND, t, w)))
+		return -1;
+	snprintf(f->title, sizeof(f->title), "%s (%d) waits for block I/O %.0f%% of its life", t->name, t->tid,
+	         pct(w, life));
+	add_thread(f, t->tid, t->pid, t->name, "reader");
+	add_evidence(f, "IO_WAIT share of the thread's life", pct(w, life), c->o->io_wait_pct, "%", 1);
+	add_evidence(f, "time in IO_WAIT", (double)w, (double)c->o->min_cost_ns, "ns", 1);
+	add_evidence(f, "EXECUTING share of the thread's life", pct(t->state_ns[TL_ST_EXECUTING], life), NAN, "%", 1);
+	snprintf(f->cause, sizeof(f->cause),
+	         "it blocks in the kernel until the disk answers: the device's latency, not the CPU, sets its pace");
+	snprintf(f->fix, sizeof(f->fix),
+	         "read ahead or in larger blocks, overlap I/O with work (a reader thread and a queue, or "
+	         "asynchronous I/O), or cache what is read again");
+	return 0;
+}
+
+/* The share of t's waits that interrupt context ended (a timer: its own timeout), in %. */
+static double timer_share(const struct tl_thread_stats *t)
+{
+	uint64_t all = 0, irq = 0;
+
+	for (size_t i = 0; i < t->nwakers; i++) {
+		all += t->wakers[i].count;
+		if (t->wakers[i].tid < 0)
+			irq += t->wakers[i].count;
+	}
+	return pct(irq, all);
+}
+
+/*
+ * Wake storm (polling): very many voluntary switches per second with very
+ * short runs between them, almost no preemption, and woken mostly by its
+ * own timeouts (interrupt context): a thread that wakes, finds nothing to
+ * do and sleeps again.  A thread woken by other threads that hand it work
+ * (a ping-pong, a pipeline) switches as often, but is not polling.
+ */
+static int wake_storm(struct ctx *c, const struct tl_thread_stats *t)
+{
+	uint64_t life = lifetime(t), sw = t->vol_switches + t->invol_switches, burst;
+	/* sleeps on block I/O end by the disk's interrupt too, but they are not polling */
+	uint64_t io = t->entries[TL_ST_IO_WAIT] + t->entries[TL_ST_BLOCKED];
+	uint64_t polls = t->vol_switches > io ? t->vol_switches - io : 0;
+	double hz = life ? (double)polls * 1e9 / (double)life : 0;
+	uint64_t cost = t->state_ns[TL_ST_EXECUTING] + t->state_ns[TL_ST_INTERRUPTED];
+	struct tl_finding *f;
+
+	if (hz < c->o->storm_switches_hz || !t->bursts.count)
+		return 0;
+	burst = tl_dist_percentile(&t->bursts, 50);
+	if (burst > c->o->storm_burst_ns || pct(t->invol_switches, sw) > c->o->storm_invol_pct ||
+	    cost < c->o->min_cost_ns || timer_share(t) < c->o->storm_timer_pct)
+		return 0;
+	if (!(f = new_finding(c, TL_FIND_WAKE_STORM, t, cost)))
+		return -1;
+	snprintf(f->title, sizeof(f->title), "%s (%d) wakes %.0f times a second to run %.1f us each time", t->name,
+	         t->tid, hz, (double)burst / 1e3);
+	add_thread(f, t->tid, t->pid, t->name, "poller");
+	add_wakers(f, t, "waker", 2);
+	add_evidence(f, "voluntary switches per second (block I/O apart)", hz, c->o->storm_switches_hz, "/s", 1);
+	add_evidence(f, "median on-CPU burst", (double)burst, (double)c->o->storm_burst_ns, "ns", 0);
+	add_evidence(f, "involuntary share of the switches", pct(t->invol_switches, sw), c->o->storm_invol_pct, "%", 0);
+	add_evidence(f, "wakeups by its own timeouts (interrupt context)", timer_share(t), c->o->storm_timer_pct, "%",
+	             1);
+	add_evidence(f, "CPU time it burned (EXECUTING + INTERRUPTED)", (double)cost, (double)c->o->min_cost_ns, "ns",
+	             1);
+	snprintf(f->cause, sizeof(f->cause),
+	         "it polls: a wait with a zero or tiny timeout, or a wakeup for every item, so it runs a few "
+	         "microseconds, finds little to do and sleeps again");
+	snprintf(f->fix, sizeof(f->fix),
+	         "wait with a real timeout or on a condition that is signalled only when there is work; batch "
+	         "items per wakeup");
+	return 0;
+}
+
+/* Numbers in doubt: the self-check did not pass the thread, or the trace lost events. */
+static void mark_doubt(struct tl_finding *f, const struct tl_model *m)
+{
+	const struct tl_kcheck_result *k = &m->kcheck;
+
+	if (m->run->lost_total) {
+		snprintf(f->doubt, sizeof(f->doubt), "the trace lost %llu events",
+		         (unsigned long long)m->run->lost_total);
+		return;
+	}
+	for (size_t i = 0; i < k->nthreads; i++)
+		if (k->threads[i].tid == f->threads[0].tid && !k->threads[i].ok) {
+			snprintf(f->doubt, sizeof(f->doubt),
+			         "the kernel's own accounting of %s disagrees with the trace (report: Self-check)",
+			         f->threads[0].name);
+			return;
+		}
+}
+
+static int cmp_cost(const void *a, const void *b)
+{
+	const struct tl_finding *x = a, *y = b;
+
+	if (x->cost_ns != y->cost_ns)
+		return x->cost_ns < y->cost_ns ? 1 : -1;
+	return x->kind != y->kind ? (x->kind < y->kind ? -1 : 1) : x->threads[0].tid - y->threads[0].tid;
+}
+
+int tl_diagnose_analyze(struct tl_run *run, const struct tl_diagnose_opts *opts, struct tl_findings *out)
+{
+	static const unsigned ready[] = { TL_FIND_LOCK_CONTENTION, TL_FIND_IO_BOUND, TL_FIND_WAKE_STORM };
+	struct tl_diagnose_opts def;
+	struct tl_model m;
+	struct ctx c = { 0 };
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!opts) {
+		tl_diagnose_defaults(&def);
+		opts = &def;
+	}
+	if (tl_report_analyze(run, &m) < 0)
+		return -1;
+	out->run = run;
+	c.o = opts;
+	c.m = &m;
+	c.out = out;
+	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
+		snprintf(out->skipped[k], sizeof(out->skipped[k]), "not implemented yet");
+	for (size_t i = 0; i < sizeof(ready) / sizeof(ready[0]); i++)
+		out->skipped[ready[i]][0] = 0;
+	for (size_t i = 0; i < m.nthreads && !ret; i++) {
+		const struct tl_thread_stats *t = &m.threads[i];
+
+		for (size_t k = 0; k < sizeof(ready) / sizeof(ready[0]); k++)
+			out->checked[ready[k]]++;
+		ret = lock_contention(&c, t) || io_bound(&c, t) || wake_storm(&c, t) ? -1 : 0;
+	}
+	if (ret) {
+		tl_report_release(&m);
+		tl_findings_release(out);
+		return tl_error("out of memory");
+	}
+	for (size_t i = 0; i < out->n; i++)
+		mark_doubt(&out->items[i], &m);
+	if (out->n > 1)
+		qsort(out->items, out->n, sizeof(*out->items), cmp_cost);
+	tl_report_release(&m);
+	return 0;
+}

@@ -1,0 +1,158 @@
+/*
+ * diagnose_write.c - the writers of `threadlens diagnose`: the findings as
+ * text for a terminal and as the JSON document "threadlens-diagnose"
+ * (docs/JSON.md).  They print; every number comes from the findings.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/diagnose/diagnose.h"
+#include "base/errors.h"
+#include "output/fmt.h"
+#include "output/json.h"
+#include "output/trace_json.h"
+
+/* One evidence value in its unit: durations as durations. */
+static const char *value_str(double v, const char *unit, char *buf, size_t len)
+{
+	if (!strcmp(unit, "ns"))
+		return tl_fmt_dur_sig(v, 3, buf, len);
+	snprintf(buf, len, fabs(v) >= 1000 ? "%.0f%s" : "%.3g%s", v, unit);
+	return buf;
+}
+
+static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
+{
+	char b[3][32];
+
+	fprintf(out, "\n%zu. %s  cost %s (%.0f%% of the thread's time)\n", i + 1, tl_finding_kind_name(f->kind),
+	        tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity);
+	fprintf(out, "   %s\n", f->title);
+	fprintf(out, "   where:    process %s (%d); threads:", f->process, (int)f->pid);
+	for (size_t t = 0; t < f->nthreads; t++)
+		fprintf(out, "%s %s %d (%s)", t ? "," : "", f->threads[t].name, (int)f->threads[t].tid,
+		        f->threads[t].role);
+	fputc('\n', out);
+	fputs("   evidence:\n", out);
+	for (size_t e = 0; e < f->nevidence; e++) {
+		const struct tl_evidence *ev = &f->evidence[e];
+
+		fprintf(out, "     %-46s %10s", ev->what, value_str(ev->value, ev->unit, b[1], sizeof(b[1])));
+		if (!isnan(ev->threshold))
+			fprintf(out, "   (threshold %s %s)",
+			        ev->above ? ">=" : "<=", value_str(ev->threshold, ev->unit, b[2], sizeof(b[2])));
+		fputc('\n', out);
+	}
+	fprintf(out, "   cause:    %s\n", f->cause);
+	fprintf(out, "   fix:      %s\n", f->fix);
+	if (f->doubt[0])
+		fprintf(out, "   !! in doubt: %s\n", f->doubt);
+}
+
+int tl_diagnose_write_text(FILE *out, const struct tl_findings *f)
+{
+	size_t nskip = 0;
+
+	fprintf(out, "threadlens diagnose: %s\n", f->run && f->run->path ? f->run->path : "");
+	if (!f->n)
+		fputs("no findings: no detector's threshold was crossed (docs/DIAGNOSE.md)\n", out);
+	else
+		fprintf(out, "%zu finding%s, ranked by what they cost:\n", f->n, f->n == 1 ? "" : "s");
+	for (size_t i = 0; i < f->n; i++)
+		text_finding(out, i, &f->items[i]);
+	fputs("\nexamined:", out);
+	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
+		if (!f->skipped[k][0])
+			fprintf(out, " %s (%" PRIu64 " threads)", tl_finding_kind_name(k), f->checked[k]);
+	fputs("\nnot examined yet:", out);
+	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
+		if (f->skipped[k][0])
+			fprintf(out, "%s %s", nskip++ ? "," : "", tl_finding_kind_name(k));
+	fputc('\n', out);
+	if (ferror(out))
+		return tl_error("cannot write the diagnosis");
+	return 0;
+}
+
+static void json_finding(struct tl_json *j, const struct tl_finding *f)
+{
+	tl_json_begin_object(j, TL_JSON_BLOCK);
+	tl_json_kv_string(j, "kind", tl_finding_kind_name(f->kind));
+	tl_json_kv_string(j, "title", f->title);
+	tl_json_kv_uint(j, "cost_ns", f->cost_ns);
+	tl_json_kv_double(j, "severity", f->severity, 3);
+	tl_json_kv_int(j, "pid", f->pid);
+	tl_json_kv_string(j, "process", f->process);
+	tl_json_key(j, "threads");
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (size_t t = 0; t < f->nthreads; t++) {
+		tl_json_begin_object(j, TL_JSON_INLINE);
+		tl_json_kv_int(j, "tid", f->threads[t].tid);
+		tl_json_kv_string(j, "name", f->threads[t].name);
+		tl_json_kv_string(j, "role", f->threads[t].role);
+		tl_json_end_object(j);
+	}
+	tl_json_end_array(j);
+	tl_json_key(j, "windows");
+	tl_json_begin_array(j, TL_JSON_INLINE);
+	for (size_t w = 0; w < f->nwindows; w++) {
+		tl_json_begin_object(j, TL_JSON_INLINE);
+		tl_json_kv_uint(j, "from_ns", f->windows[w][0]);
+		tl_json_kv_uint(j, "to_ns", f->windows[w][1]);
+		tl_json_end_object(j);
+	}
+	tl_json_end_array(j);
+	tl_json_key(j, "evidence");
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (size_t e = 0; e < f->nevidence; e++) {
+		const struct tl_evidence *ev = &f->evidence[e];
+
+		tl_json_begin_object(j, TL_JSON_INLINE);
+		tl_json_kv_string(j, "what", ev->what);
+		tl_json_kv_double(j, "value", ev->value, 3);
+		tl_json_key(j, "threshold");
+		if (isnan(ev->threshold))
+			tl_json_null(j);
+		else
+			tl_json_double(j, ev->threshold, 3);
+		tl_json_kv_string(j, "unit", ev->unit);
+		tl_json_kv_string(j, "test", isnan(ev->threshold) ? "" : ev->above ? ">=" : "<=");
+		tl_json_end_object(j);
+	}
+	tl_json_end_array(j);
+	tl_json_kv_string(j, "cause", f->cause);
+	tl_json_kv_string(j, "fix", f->fix);
+	tl_json_kv_string(j, "doubt", f->doubt);
+	tl_json_end_object(j);
+}
+
+int tl_diagnose_write_json(FILE *out, const struct tl_findings *f)
+{
+	struct tl_json j;
+
+	tl_json_init(&j, out, TL_JSON_PRETTY);
+	tl_json_begin_object(&j, TL_JSON_BLOCK);
+	tl_json_kv_string(&j, "schema", "threadlens-diagnose");
+	tl_json_kv_int(&j, "version", 1);
+	tl_json_trace(&j, f->run);
+	tl_json_window(&j, f->run);
+	tl_json_key(&j, "findings");
+	tl_json_begin_array(&j, TL_JSON_BLOCK);
+	for (size_t i = 0; i < f->n; i++)
+		json_finding(&j, &f->items[i]);
+	tl_json_end_array(&j);
+	tl_json_key(&j, "detectors");
+	tl_json_begin_array(&j, TL_JSON_BLOCK);
+	for (unsigned k = 0; k < TL_FIND__COUNT; k++) {
+		tl_json_begin_object(&j, TL_JSON_INLINE);
+		tl_json_kv_string(&j, "kind", tl_finding_kind_name(k));
+		tl_json_kv_uint(&j, "checked", f->checked[k]);
+		tl_json_kv_string(&j, "skipped", f->skipped[k]);
+		tl_json_end_object(&j);
+	}
+	tl_json_end_array(&j);
+	tl_json_end_object(&j);
+	return tl_json_finish(&j);
+}

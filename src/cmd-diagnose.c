@@ -1,0 +1,187 @@
+/*
+ * cmd-diagnose.c - `threadlens diagnose`: threading problems in a trace,
+ * ranked by what they cost, each with its evidence, cause and fix.
+ *
+ * Parses options into a tl_run and a tl_diagnose_opts, runs
+ * tl_diagnose_analyze() and hands the findings to the text or JSON writer.
+ * Exit status: 0 when the diagnosis was printed (with or without
+ * findings), 1 when the trace cannot be read or the output cannot be
+ * written, 2 for bad usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "analysis/diagnose/diagnose.h"
+
+struct diag_args {
+	struct tl_run run;
+	const char *output;
+	int json;
+	struct tl_diagnose_opts o;
+};
+
+enum {
+	OPT_JSON = 256,
+	OPT_FROM,
+	OPT_TO,
+	OPT_MIN_COST,
+	OPT_LOCK_WAIT,
+	OPT_IO_WAIT,
+	OPT_STORM_RATE,
+	OPT_STORM_BURST,
+};
+
+static const struct option long_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "min-cost", required_argument, NULL, OPT_MIN_COST },
+	{ "lock-wait", required_argument, NULL, OPT_LOCK_WAIT },
+	{ "io-wait", required_argument, NULL, OPT_IO_WAIT },
+	{ "storm-rate", required_argument, NULL, OPT_STORM_RATE },
+	{ "storm-burst", required_argument, NULL, OPT_STORM_BURST },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: threadlens diagnose [options] FILE\n"
+	      "\n"
+	      "Threading problems of the recorded program, found from where its threads' time\n"
+	      "went, ranked by what they cost; each with the threads involved, the measured\n"
+	      "evidence and the threshold it crossed, the likely cause and the usual fix.\n"
+	      "A finding whose thread the kernel's own accounting contradicts, or whose trace\n"
+	      "lost events, says its numbers are in doubt.  docs/DIAGNOSE.md has every rule.\n"
+	      "\n"
+	      "detectors so far: lock-contention, io-bound, wake-storm\n"
+	      "\n"
+	      "thresholds (defaults in brackets):\n"
+	      "      --min-cost DURATION  report nothing that costs less [10ms]\n"
+	      "      --lock-wait PCT      lock-contention: SYNC_WAIT share of a thread's life [20]\n"
+	      "      --io-wait PCT        io-bound: IO_WAIT share of a thread's life [30]\n"
+	      "      --storm-rate HZ      wake-storm: voluntary switches per second [1000]\n"
+	      "      --storm-burst DURATION\n"
+	      "                           wake-storm: median run between switches at most [50us]\n"
+	      "      --from TIME, --to TIME\n"
+	      "                           the window, from the trace start (1.5, 250ms)\n"
+	      "\n"
+	      "output:\n"
+	      "  -o, --output FILE        write to FILE instead of stdout\n"
+	      "      --json               the JSON document of docs/JSON.md (\"threadlens-diagnose\")\n"
+	      "\n"
+	      "examples:\n"
+	      "  threadlens diagnose app.tl\n"
+	      "  threadlens diagnose --lock-wait 10 --json app.tl\n",
+	      out);
+}
+
+static int parse_pct(const char *opt, const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0) || v > 100)
+		return cli_bad_value("diagnose", opt, arg, "a percentage above 0, at most 100");
+	*out = v;
+	return 0;
+}
+
+/* Returns 0 to go on, or the exit status (2 usage, -1 after --help). */
+static int parse_args(int argc, char **argv, struct diag_args *a)
+{
+	int64_t v;
+	char *end;
+	int c;
+
+	a->run.to_ns = -1;
+	tl_diagnose_defaults(&a->o);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return -1;
+		case 'o': a->output = optarg; break;
+		case OPT_JSON: a->json = 1; break;
+		case OPT_FROM:
+			if (cli_parse_time_ns(optarg, &a->run.from_ns))
+				return cli_bad_value("diagnose", "--from time", optarg,
+				                     "seconds from the trace start, like 1.5 or 250ms");
+			break;
+		case OPT_TO:
+			if (cli_parse_time_ns(optarg, &a->run.to_ns))
+				return cli_bad_value("diagnose", "--to time", optarg,
+				                     "seconds from the trace start, like 1.5 or 250ms");
+			break;
+		case OPT_MIN_COST:
+			v = cli_parse_duration_ns(optarg);
+			if (v < 0)
+				return cli_bad_value("diagnose", "--min-cost", optarg, "a duration like 10ms or 0");
+			a->o.min_cost_ns = (uint64_t)v;
+			break;
+		case OPT_LOCK_WAIT:
+			if (parse_pct("--lock-wait", optarg, &a->o.lock_wait_pct))
+				return 2;
+			break;
+		case OPT_IO_WAIT:
+			if (parse_pct("--io-wait", optarg, &a->o.io_wait_pct))
+				return 2;
+			break;
+		case OPT_STORM_RATE:
+			errno = 0;
+			a->o.storm_switches_hz = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(a->o.storm_switches_hz > 0) ||
+			    isinf(a->o.storm_switches_hz))
+				return cli_bad_value("diagnose", "--storm-rate", optarg, "switches per second above 0");
+			break;
+		case OPT_STORM_BURST:
+			v = cli_parse_duration_ns(optarg);
+			if (v <= 0)
+				return cli_bad_value("diagnose", "--storm-burst", optarg, "a duration like 50us");
+			a->o.storm_burst_ns = (uint64_t)v;
+			break;
+		default: return cli_usage_error("diagnose");
+		}
+	}
+	return cli_trace_args("diagnose", argc, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path);
+}
+
+int cmd_diagnose(int argc, char **argv)
+{
+	struct diag_args a = { 0 };
+	struct cli_progress prog = { .what = "analysing", .last = -1 };
+	struct tl_findings f;
+	FILE *out;
+	int rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	cli_run_progress(&a.run, &prog);
+	rc = tl_diagnose_analyze(&a.run, &a.o, &f);
+	cli_progress_end(&prog);
+	tl_run_close(&a.run);
+	if (rc) {
+		rc = cli_lib_error();
+		goto out;
+	}
+	cli_run_warnings(&a.run, a.json || a.output ? "findings near the gaps are in doubt" : NULL);
+	out = cli_output_open(a.output);
+	if (!out) {
+		rc = 1;
+		goto out;
+	}
+	rc = cli_output_close(out, a.output,
+	                      a.json ? tl_diagnose_write_json(out, &f) : tl_diagnose_write_text(out, &f));
+out:
+	tl_findings_release(&f);
+	tl_run_release(&a.run);
+	return rc;
+}

@@ -1,0 +1,106 @@
+#!/bin/bash
+# test_diagnose.sh - `threadlens diagnose` on recordings of workloads with a
+# known problem, and on healthy ones.
+#
+#   tests/cli/test_diagnose.sh BUILD_DIR
+#
+# Each detector must fire on its own workload and name the right thread,
+# and stay silent on the healthy ones (docs/DIAGNOSE.md):
+#   lock-contention  wl_states mutex: 'waiter' blocks 200 ms on a mutex that
+#                    'holder' holds; the finding names holder as the holder
+#   io-bound         wl_states io: 'reader' reads with O_DIRECT
+#   wake-storm       wl_kernel poll: 'poller' times out every 100 us
+#   healthy          wl_states spin, wl_frames (a pipeline of condition
+#                    variables: waiting for work is not contention),
+#                    wl_kernel pingpong (message passing switches as often
+#                    as a poller, but is woken by its partner)
+# Then the errors: a missing file, a bad threshold.  Recording needs root;
+# python3 reads the JSON.
+. "$(dirname "$0")/lib.sh"
+cli_init "$1"
+
+# diag NAME WANT CMD...: record CMD, diagnose it; WANT lists "kind:thread"
+# (the finding's first thread) and "kind:thread:other" (it names other too)
+# that must be there, and nothing else may be.
+diag() {
+	name=$1
+	want=$2
+	shift 2
+	tl record -o "$TMP/$name.tl" -- "$@"
+	if [ "$RC" != 0 ]; then
+		fail "diagnose/$name" "record exit $RC" "$(tail -n 2 "$ERR")"
+		return
+	fi
+	tl diagnose --json "$TMP/$name.tl"
+	if [ "$RC" != 0 ]; then
+		fail "diagnose/$name" "diagnose exit $RC" "$(head -n 2 "$ERR")"
+		return
+	fi
+	got=$(python3 - "$OUT" "$want" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = sys.argv[2].split()
+found = [(f["kind"], [t["name"] for t in f["threads"]]) for f in d["findings"]]
+bad = []
+for w in want:
+    kind, thread, *others = w.split(":")
+    if not any(k == kind and ts[0] == thread and all(o in ts for o in others) for k, ts in found):
+        bad.append("no %s finding on %s%s" % (kind, thread, " naming " + ",".join(others) if others else ""))
+for k, ts in found:
+    if not any(w.split(":")[0] == k and w.split(":")[1] == ts[0] for w in want):
+        bad.append("unexpected %s finding on %s" % (k, ts[0]))
+for det in d["detectors"]:
+    if det["kind"] in ("lock-contention", "io-bound", "wake-storm") and (det["skipped"] or not det["checked"]):
+        bad.append("detector %s did not run: %s" % (det["kind"], det["skipped"]))
+if bad:
+    bad.append("found: %s" % (found or "nothing"))
+print("; ".join(bad))
+PY
+)
+	if [ -z "$got" ]; then
+		pass "diagnose/$name"
+	else
+		fail "diagnose/$name" "$got"
+	fi
+}
+
+if ! can_record; then
+	skip diagnose/recorded "need root to record"
+elif ! command -v python3 >/dev/null; then
+	skip diagnose/recorded "python3 is needed to read the JSON"
+else
+	diag lock-contention "lock-contention:waiter:holder" "$BUILD/tests/wl_states" mutex
+	diag io-bound "io-bound:reader" "$BUILD/tests/wl_states" io
+	diag wake-storm "wake-storm:poller" "$BUILD/tests/wl_kernel" poll
+	diag healthy-spin "" "$BUILD/tests/wl_states" spin
+	diag healthy-frames "" "$BUILD/tests/wl_frames" --frames 10
+	diag healthy-pingpong "" "$BUILD/tests/wl_kernel" pingpong
+	# the text names the finding, its evidence with the threshold, cause and fix
+	tl diagnose "$TMP/lock-contention.tl"
+	if [ "$RC" = 0 ] && grep -q '^1\. lock-contention' "$OUT" && grep -q 'threshold >= 20%' "$OUT" &&
+		grep -q '^   cause:' "$OUT" && grep -q '^   fix:' "$OUT"; then
+		pass diagnose/text
+	else
+		fail diagnose/text "exit $RC" "$(head -n 12 "$OUT")"
+	fi
+	# a threshold option moves the line: the waiter waits ~95% of its life, not 99.9%
+	tl diagnose --lock-wait 99.9 --json "$TMP/lock-contention.tl"
+	if [ "$RC" = 0 ] && python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["findings"]))' "$OUT"; then
+		pass diagnose/threshold-option
+	else
+		fail diagnose/threshold-option "exit $RC; with --lock-wait 99.9 the finding should go"
+	fi
+fi
+
+tl diagnose "$TMP/none.tl"
+expect_err diagnose/missing-file 1 "none\.tl"
+tl diagnose --lock-wait 0 "$TMP/none.tl"
+if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q "invalid --lock-wait '0'"; then
+	pass diagnose/bad-threshold
+else
+	fail diagnose/bad-threshold "exit $RC, want 2 and a line about --lock-wait" "$(cat "$ERR")"
+fi
+tl diagnose
+[ "$RC" = 2 ] && pass diagnose/no-file || fail diagnose/no-file "exit $RC, want 2"
+
+cli_done
