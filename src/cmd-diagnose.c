@@ -34,6 +34,7 @@ enum {
 	OPT_IO_WAIT,
 	OPT_STORM_RATE,
 	OPT_STORM_BURST,
+	OPT_PREEMPT,
 };
 
 static const struct option long_options[] = {
@@ -47,6 +48,7 @@ static const struct option long_options[] = {
 	{ "io-wait", required_argument, NULL, OPT_IO_WAIT },
 	{ "storm-rate", required_argument, NULL, OPT_STORM_RATE },
 	{ "storm-burst", required_argument, NULL, OPT_STORM_BURST },
+	{ "preempt", required_argument, NULL, OPT_PREEMPT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -60,12 +62,14 @@ static void usage(FILE *out)
 	      "A finding whose thread the kernel's own accounting contradicts, or whose trace\n"
 	      "lost events, says its numbers are in doubt.  docs/DIAGNOSE.md has every rule.\n"
 	      "\n"
-	      "detectors so far: lock-contention, io-bound, wake-storm\n"
+	      "detectors so far: lock-contention, io-bound, wake-storm, preemption-starvation,\n"
+	      "migration-storm\n"
 	      "\n"
 	      "thresholds (defaults in brackets):\n"
 	      "      --min-cost DURATION  report nothing that costs less [10ms]\n"
 	      "      --lock-wait PCT      lock-contention: SYNC_WAIT share of a thread's life [20]\n"
 	      "      --io-wait PCT        io-bound: IO_WAIT share of a thread's life [30]\n"
+	      "      --preempt PCT        preemption-starvation: READY_PREEMPT share of a life [20]\n"
 	      "      --storm-rate HZ      wake-storm: voluntary switches per second [1000]\n"
 	      "      --storm-burst DURATION\n"
 	      "                           wake-storm: median run between switches at most [50us]\n"
@@ -132,6 +136,10 @@ static int parse_args(int argc, char **argv, struct diag_args *a)
 			break;
 		case OPT_IO_WAIT:
 			if (parse_pct("--io-wait", optarg, &a->o.io_wait_pct))
+				return 2;
+			break;
+		case OPT_PREEMPT:
+			if (parse_pct("--preempt", optarg, &a->o.preempt_pct))
 				return 2;
 			break;
 		case OPT_STORM_RATE:

@@ -10,10 +10,15 @@
 #                    'holder' holds; the finding names holder as the holder
 #   io-bound         wl_states io: 'reader' reads with O_DIRECT
 #   wake-storm       wl_kernel poll: 'poller' times out every 100 us
-#   healthy          wl_states spin, wl_frames (a pipeline of condition
-#                    variables: waiting for work is not contention),
-#                    wl_kernel pingpong (message passing switches as often
-#                    as a poller, but is woken by its partner)
+#   preemption-starvation  wl_states preempt: 'victim' preempted by 'fifo'
+#                    (SCHED_FIFO) a quarter of its life; fifo is named
+#   migration-storm  wl_kernel migrate: 'migrant' moves between two CPUs
+#   healthy          wl_states spin and quantum (two threads sharing a CPU
+#                    take turns: READY_QUANTUM, not preemption), wl_frames
+#                    (a pipeline of condition variables: waiting for work is
+#                    not contention), wl_kernel pingpong (message passing
+#                    switches as often as a poller, but is woken by its
+#                    partner)
 # Then the errors: a missing file, a bad threshold.  Recording needs root;
 # python3 reads the JSON.
 . "$(dirname "$0")/lib.sh"
@@ -50,7 +55,8 @@ for k, ts in found:
     if not any(w.split(":")[0] == k and w.split(":")[1] == ts[0] for w in want):
         bad.append("unexpected %s finding on %s" % (k, ts[0]))
 for det in d["detectors"]:
-    if det["kind"] in ("lock-contention", "io-bound", "wake-storm") and (det["skipped"] or not det["checked"]):
+    if det["kind"] in ("lock-contention", "io-bound", "wake-storm", "preemption-starvation",
+                       "migration-storm") and (det["skipped"] or not det["checked"]):
         bad.append("detector %s did not run: %s" % (det["kind"], det["skipped"]))
 if bad:
     bad.append("found: %s" % (found or "nothing"))
@@ -72,7 +78,10 @@ else
 	diag lock-contention "lock-contention:waiter:holder" "$BUILD/tests/wl_states" mutex
 	diag io-bound "io-bound:reader" "$BUILD/tests/wl_states" io
 	diag wake-storm "wake-storm:poller" "$BUILD/tests/wl_kernel" poll
+	diag preemption-starvation "preemption-starvation:victim:fifo" "$BUILD/tests/wl_states" preempt
+	diag migration-storm "migration-storm:migrant" "$BUILD/tests/wl_kernel" migrate
 	diag healthy-spin "" "$BUILD/tests/wl_states" spin
+	diag healthy-quantum "" "$BUILD/tests/wl_states" quantum
 	diag healthy-frames "" "$BUILD/tests/wl_frames" --frames 10
 	diag healthy-pingpong "" "$BUILD/tests/wl_kernel" pingpong
 	# the text names the finding, its evidence with the threshold, cause and fix

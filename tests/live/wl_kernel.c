@@ -15,6 +15,8 @@
  *   poll      'poller' waits on a condition nobody signals with a 100 us
  *             timeout, for 500 ms: thousands of timer wakeups a second that
  *             find nothing to do (diagnose: a wake storm)
+ *   migrate   'migrant' moves itself between CPU 0 and the last CPU every
+ *             200 us of work, for 500 ms (diagnose: a migration storm)
  *   dio       'writer' writes and 'reader' reads 4 KiB blocks with O_DIRECT
  *             for 400 ms each, every call waiting for the disk (a direct-I/O
  *             writer read EXECUTING 24% against the kernel's 32%), in files
@@ -289,6 +291,20 @@ static void poll_body(struct th *self)
 	pthread_mutex_unlock(&m);
 }
 
+static void migrate_body(struct th *self)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t end = wl_now_ns() + 500 * MS;
+	int e;
+
+	while (wl_now_ns() < end && !self->err) {
+		if ((e = wl_pin(self->count % 2 ? 0 : (int)(ncpu - 1))) != 0)
+			fail(self, "pthread_setaffinity_np", e);
+		wl_spin_cpu(200 * US);
+		self->count++;
+	}
+}
+
 static const struct scenario scenarios[] = {
 	{ "pingpong",
 	  "'ping' (CPU 0) and 'pong' (last CPU) hand a byte back and forth 20000 times",
@@ -304,6 +320,9 @@ static const struct scenario scenarios[] = {
 	{ "poll",
 	  "'poller' waits 500 ms on a condition nobody signals, with a 100 us timeout",
 	  { { .name = "poller", .cpu = -1, .body = poll_body } } },
+	{ "migrate",
+	  "'migrant' moves itself between CPU 0 and the last CPU every 200 us, for 500 ms",
+	  { { .name = "migrant", .cpu = -1, .body = migrate_body } } },
 	{ "dio",
 	  "'writer' writes and 'reader' reads 4 KiB with O_DIRECT for 400 ms each",
 	  { { .name = "writer", .cpu = -1, .body = dio_write_body },
@@ -367,11 +386,11 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(sc->name, "pingpong") && sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+	if ((!strcmp(sc->name, "pingpong") || !strcmp(sc->name, "migrate")) && sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		FILE *f = strcmp(truth_path, "-") ? fopen(truth_path, "w") : NULL;
 
 		if (f) {
-			fprintf(f, "{\"scenario\": \"pingpong\", \"skip\": \"needs two CPUs\"}\n");
+			fprintf(f, "{\"scenario\": \"%s\", \"skip\": \"needs two CPUs\"}\n", sc->name);
 			fclose(f);
 		}
 		return WL_EXIT_SKIP;

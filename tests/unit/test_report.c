@@ -236,7 +236,7 @@ TEST(test_json_document)
 	CHECK_HAS(s, "\"ready_wait\": {\"count\": 0, \"mean_ns\": 0, \"p50_ns\": 0, \"p99_ns\": 0, \"max_ns\": 0},");
 	CHECK_HAS(s, "\"wakers\": [\n        {\"tid\": 102, \"name\": \"worker\", \"count\": 6, "
 	             "\"wait_ns\": 300000000},\n        {\"tid\": -1, \"name\": \"\", \"count\": 4, "
-	             "\"wait_ns\": 100000000}\n      ]\n    },");
+	             "\"wait_ns\": 100000000}\n      ],\n      \"preemptors\": []\n    },");
 	CHECK_HAS(s, "\"transitions\": [],");
 	CHECK_HAS(s, "\"wakers\": []");
 	/* hostile names are escaped, never raw */

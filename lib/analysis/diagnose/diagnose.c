@@ -55,6 +55,10 @@ void tl_diagnose_defaults(struct tl_diagnose_opts *o)
 	o->storm_burst_ns = 50000;
 	o->storm_invol_pct = 5;
 	o->storm_timer_pct = 50;
+	o->preempt_pct = 20;
+	o->migrate_hz = 100;
+	o->migrate_pct = 50;
+	o->migrate_cost_ns = 50000;
 }
 
 void tl_findings_release(struct tl_findings *f)
@@ -253,6 +257,69 @@ static int wake_storm(struct ctx *c, const struct tl_thread_stats *t)
 	return 0;
 }
 
+/*
+ * Preemption starvation: the thread waits preempted (READY_PREEMPT: a
+ * more urgent or freshly woken task took its CPU) at least preempt_pct of
+ * its life.  The threads that took the CPU are named.
+ */
+static int preempt_starvation(struct ctx *c, const struct tl_thread_stats *t)
+{
+	uint64_t w = t->state_ns[TL_ST_READY_PREEMPT], life = lifetime(t);
+	struct tl_finding *f;
+
+	if (pct(w, life) < c->o->preempt_pct || w < c->o->min_cost_ns)
+		return 0;
+	if (!(f = new_finding(c, TL_FIND_PREEMPT_STARVATION, t, w)))
+		return -1;
+	snprintf(f->title, sizeof(f->title), "%s (%d) waits preempted %.0f%% of its life", t->name, t->tid,
+	         pct(w, life));
+	add_thread(f, t->tid, t->pid, t->name, "victim");
+	for (size_t i = 0; i < t->npreemptors && i < 3; i++)
+		add_thread(f, t->preemptors[i].tid, 0, t->preemptors[i].name, "preemptor");
+	add_evidence(f, "READY_PREEMPT share of the thread's life", pct(w, life), c->o->preempt_pct, "%", 1);
+	add_evidence(f, "time preempted", (double)w, (double)c->o->min_cost_ns, "ns", 1);
+	if (t->npreemptors)
+		add_evidence(f, "share of it behind the first preemptor", pct(t->preemptors[0].wait_ns, w), NAN, "%",
+		             1);
+	snprintf(f->cause, sizeof(f->cause),
+	         "threads of higher priority (or freshly woken ones the scheduler favours) take its CPU while "
+	         "it has work: the preemptors named");
+	snprintf(f->fix, sizeof(f->fix),
+	         "lower the preemptors' priority or raise this thread's, give it a CPU of its own (affinity), or "
+	         "make the preemptors' work shorter or less frequent");
+	return 0;
+}
+
+/*
+ * Migration storm: the thread moves to another CPU on at least
+ * migrate_pct of its switch-ins, and at least migrate_hz times a second:
+ * each move costs it its warm caches.
+ */
+static int migration_storm(struct ctx *c, const struct tl_thread_stats *t)
+{
+	uint64_t life = lifetime(t), runs = t->entries[TL_ST_EXECUTING];
+	double hz = life ? (double)t->migrations * 1e9 / (double)life : 0;
+	uint64_t cost = t->migrations * c->o->migrate_cost_ns;
+	struct tl_finding *f;
+
+	if (hz < c->o->migrate_hz || pct(t->migrations, runs) < c->o->migrate_pct || cost < c->o->min_cost_ns)
+		return 0;
+	if (!(f = new_finding(c, TL_FIND_MIGRATION_STORM, t, cost)))
+		return -1;
+	snprintf(f->title, sizeof(f->title), "%s (%d) moves to another CPU %.0f times a second", t->name, t->tid, hz);
+	add_thread(f, t->tid, t->pid, t->name, "migrant");
+	add_evidence(f, "migrations per second", hz, c->o->migrate_hz, "/s", 1);
+	add_evidence(f, "migrations per run on a CPU", pct(t->migrations, runs), c->o->migrate_pct, "%", 1);
+	add_evidence(f, "estimated cost per migration (cold caches)", (double)c->o->migrate_cost_ns, NAN, "ns", 1);
+	snprintf(f->cause, sizeof(f->cause),
+	         "it is moved between CPUs far more often than its runs need: changing affinity, a scheduler "
+	         "balancing busy CPUs, or wakeups from threads on other CPUs pulling it along");
+	snprintf(f->fix, sizeof(f->fix),
+	         "pin it (or its pipeline) to a CPU set, keep the threads that wake it on its CPU, or stop "
+	         "changing its affinity at run time");
+	return 0;
+}
+
 /* Numbers in doubt: the self-check did not pass the thread, or the trace lost events. */
 static void mark_doubt(struct tl_finding *f, const struct tl_model *m)
 {
@@ -283,7 +350,8 @@ static int cmp_cost(const void *a, const void *b)
 
 int tl_diagnose_analyze(struct tl_run *run, const struct tl_diagnose_opts *opts, struct tl_findings *out)
 {
-	static const unsigned ready[] = { TL_FIND_LOCK_CONTENTION, TL_FIND_IO_BOUND, TL_FIND_WAKE_STORM };
+	static const unsigned ready[] = { TL_FIND_LOCK_CONTENTION, TL_FIND_IO_BOUND, TL_FIND_WAKE_STORM,
+		                          TL_FIND_PREEMPT_STARVATION, TL_FIND_MIGRATION_STORM };
 	struct tl_diagnose_opts def;
 	struct tl_model m;
 	struct ctx c = { 0 };
@@ -309,7 +377,10 @@ int tl_diagnose_analyze(struct tl_run *run, const struct tl_diagnose_opts *opts,
 
 		for (size_t k = 0; k < sizeof(ready) / sizeof(ready[0]); k++)
 			out->checked[ready[k]]++;
-		ret = lock_contention(&c, t) || io_bound(&c, t) || wake_storm(&c, t) ? -1 : 0;
+		ret = lock_contention(&c, t) || io_bound(&c, t) || wake_storm(&c, t) || preempt_starvation(&c, t) ||
+		                      migration_storm(&c, t)
+		              ? -1
+		              : 0;
 	}
 	if (ret) {
 		tl_report_release(&m);

@@ -11,7 +11,8 @@
  * report's model, analysis/report/report.h): one read of the trace.
  *
  * Detectors so far (docs/DIAGNOSE.md has each rule, threshold and reason):
- * lock contention, I/O-bound thread, wake storm.  The others of the enum
+ * lock contention, I/O-bound thread, wake storm, preemption starvation,
+ * migration storm.  The others of the enum
  * report "not implemented yet" in `skipped`, so that silence is never
  * mistaken for health.  Only the recorded program's threads are examined
  * (the run's thread filters apply).
@@ -112,6 +113,10 @@ struct tl_diagnose_opts {
 	uint64_t storm_burst_ns;  /* wake storm: median on-CPU burst at most this (50 us) */
 	double storm_invol_pct;   /* wake storm: involuntary switches at most this share (5) */
 	double storm_timer_pct;   /* wake storm: waits ended by interrupt context (timeouts), at least (50) */
+	double preempt_pct;       /* preemption starvation: READY_PREEMPT share of the thread's life (20) */
+	double migrate_hz;        /* migration storm: migrations per second of life (100) */
+	double migrate_pct;       /* migration storm: migrations per run on a CPU, in % (50) */
+	uint64_t migrate_cost_ns; /* migration storm: estimated cost of one migration, cold caches (50 us) */
 };
 
 void tl_diagnose_defaults(struct tl_diagnose_opts *o);

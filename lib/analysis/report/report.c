@@ -27,7 +27,7 @@ struct acc {
 	int cpus_allowed;
 	uint64_t burst;   /* on-CPU time of the current run so far */
 	uint64_t *cpu_ns; /* per-CPU EXECUTING + INTERRUPTED time in the window */
-	size_t wakers_cap;
+	size_t wakers_cap, preemptors_cap;
 	int ended;
 	uint64_t exited_at; /* its EXIT event, 0 before */
 	int lock_wait;      /* its current or next SYNC_WAIT is a lock's (event.h, TL_EVF_WAIT_LOCK) */
@@ -105,21 +105,22 @@ static void sync_identity(struct acc *a, const struct tl_thread *th)
 		a->parent_tid = th->parent;
 }
 
-static void add_waker(struct pass *p, struct acc *a, int32_t tid, uint64_t wait)
+/* Count a wait of `wait` ns that thread tid ended (a wakeup) or caused (a preemption) in list *l. */
+static void add_waker_to(struct pass *p, struct tl_waker_stat **l, size_t *n, size_t *cap, int32_t tid, uint64_t wait)
 {
 	struct tl_waker_stat *w = NULL;
 
-	for (size_t i = 0; i < a->st.nwakers; i++)
-		if (a->st.wakers[i].tid == tid) {
-			w = &a->st.wakers[i];
+	for (size_t i = 0; i < *n; i++)
+		if ((*l)[i].tid == tid) {
+			w = &(*l)[i];
 			break;
 		}
 	if (!w) {
-		if (TL_GROW(a->st.wakers, a->wakers_cap, a->st.nwakers + 1) < 0) {
+		if (TL_GROW(*l, *cap, *n + 1) < 0) {
 			p->oom = 1;
 			return;
 		}
-		w = &a->st.wakers[a->st.nwakers++];
+		w = &(*l)[(*n)++];
 		memset(w, 0, sizeof(*w));
 		w->tid = tid;
 		if (tid == -1)
@@ -133,6 +134,11 @@ static void add_waker(struct pass *p, struct acc *a, int32_t tid, uint64_t wait)
 	}
 	w->count++;
 	w->wait_ns += wait;
+}
+
+static void add_waker(struct pass *p, struct acc *a, int32_t tid, uint64_t wait)
+{
+	add_waker_to(p, &a->st.wakers, &a->st.nwakers, &a->wakers_cap, tid, wait);
 }
 
 static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interval *iv)
@@ -189,6 +195,8 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 		if ((tl_state_is_asleep(iv->state) || iv->state == TL_ST_UNKNOWN) && iv->next == TL_ST_RUNNABLE &&
 		    iv->by != 0)
 			add_waker(p, a, iv->by, len);
+		if (iv->state == TL_ST_READY_PREEMPT && iv->by > 0)
+			add_waker_to(p, &a->st.preemptors, &a->st.npreemptors, &a->preemptors_cap, iv->by, len);
 		if (iv->state == TL_ST_SYNC_WAIT && a->lock_wait) {
 			a->st.lock_wait_ns += len;
 			a->lock_wait = 0;
@@ -591,8 +599,10 @@ static int build_model(struct pass *p, struct tl_model *m)
 		if (!tl_run_keeps_thread(run, t->is_target, t->tid, t->pid, t->name, pname))
 			continue;
 		sort_n(t->wakers, t->nwakers, sizeof(*t->wakers), cmp_wakers);
+		sort_n(t->preemptors, t->npreemptors, sizeof(*t->preemptors), cmp_wakers);
 		m->threads[kept] = *t;
 		a->st.wakers = NULL; /* ownership moved to the model */
+		a->st.preemptors = NULL;
 		memset(&a->st.sched_latency, 0, sizeof(a->st.sched_latency));
 		memset(&a->st.ready_wait, 0, sizeof(a->st.ready_wait));
 		memset(&a->st.bursts, 0, sizeof(a->st.bursts));
@@ -653,6 +663,7 @@ static void pass_release(struct pass *p)
 		struct acc *a = p->accs[i];
 		free(a->cpu_ns);
 		free(a->st.wakers);
+		free(a->st.preemptors);
 		tl_dist_release(&a->st.sched_latency);
 		tl_dist_release(&a->st.ready_wait);
 		tl_dist_release(&a->st.bursts);
@@ -728,6 +739,7 @@ void tl_report_release(struct tl_model *m)
 {
 	for (size_t i = 0; i < m->nthreads; i++) {
 		free(m->threads[i].wakers);
+		free(m->threads[i].preemptors);
 		tl_dist_release(&m->threads[i].sched_latency);
 		tl_dist_release(&m->threads[i].ready_wait);
 		tl_dist_release(&m->threads[i].bursts);

@@ -60,6 +60,8 @@ struct tl_thread_stats {
 	uint64_t lock_wait_ns;        /* SYNC_WAIT in a lock's futex wait (TL_EVF_WAIT_LOCK, FUTEX_ENTER op) */
 	struct tl_waker_stat *wakers; /* sorted by wait_ns, largest first */
 	size_t nwakers;
+	struct tl_waker_stat *preemptors; /* the threads that took its CPU (READY_PREEMPT `by`), the same way */
+	size_t npreemptors;
 	int prio;
 };
 

@@ -37,6 +37,22 @@ static void state_u64_obj(struct tl_json *j, const char *key, const uint64_t *v)
 	tl_json_end_object(j);
 }
 
+/* A list of threads that ended (wakers) or caused (preemptors) the thread's waits. */
+static void write_wakers(struct tl_json *j, const char *key, const struct tl_waker_stat *l, size_t n)
+{
+	tl_json_key(j, key);
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (size_t w = 0; w < n; w++) {
+		tl_json_begin_object(j, TL_JSON_INLINE);
+		tl_json_kv_int(j, "tid", l[w].tid);
+		tl_json_kv_string(j, "name", l[w].name);
+		tl_json_kv_uint(j, "count", l[w].count);
+		tl_json_kv_uint(j, "wait_ns", l[w].wait_ns);
+		tl_json_end_object(j);
+	}
+	tl_json_end_array(j);
+}
+
 static void write_dist(struct tl_json *j, const char *key, const struct tl_dist *d)
 {
 	tl_json_key(j, key);
@@ -99,18 +115,8 @@ static void write_thread(struct tl_json *j, const struct tl_model *m, const stru
 	tl_json_kv_uint(j, "lock_wait_ns", t->lock_wait_ns);
 	write_dist(j, "bursts", &t->bursts);
 
-	tl_json_key(j, "wakers");
-	tl_json_begin_array(j, TL_JSON_BLOCK);
-	for (size_t w = 0; w < t->nwakers; w++) {
-		const struct tl_waker_stat *ws = &t->wakers[w];
-		tl_json_begin_object(j, TL_JSON_INLINE);
-		tl_json_kv_int(j, "tid", ws->tid);
-		tl_json_kv_string(j, "name", ws->name);
-		tl_json_kv_uint(j, "count", ws->count);
-		tl_json_kv_uint(j, "wait_ns", ws->wait_ns);
-		tl_json_end_object(j);
-	}
-	tl_json_end_array(j);
+	write_wakers(j, "wakers", t->wakers, t->nwakers);
+	write_wakers(j, "preemptors", t->preemptors, t->npreemptors);
 	tl_json_end_object(j);
 }
 
