@@ -35,6 +35,7 @@ enum {
 	OPT_STORM_RATE,
 	OPT_STORM_BURST,
 	OPT_PREEMPT,
+	OPT_BUSY,
 };
 
 static const struct option long_options[] = {
@@ -49,6 +50,7 @@ static const struct option long_options[] = {
 	{ "storm-rate", required_argument, NULL, OPT_STORM_RATE },
 	{ "storm-burst", required_argument, NULL, OPT_STORM_BURST },
 	{ "preempt", required_argument, NULL, OPT_PREEMPT },
+	{ "busy", required_argument, NULL, OPT_BUSY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -63,13 +65,14 @@ static void usage(FILE *out)
 	      "lost events, says its numbers are in doubt.  docs/DIAGNOSE.md has every rule.\n"
 	      "\n"
 	      "detectors so far: lock-contention, io-bound, wake-storm, preemption-starvation,\n"
-	      "migration-storm\n"
+	      "migration-storm, single-thread-bottleneck\n"
 	      "\n"
 	      "thresholds (defaults in brackets):\n"
 	      "      --min-cost DURATION  report nothing that costs less [10ms]\n"
 	      "      --lock-wait PCT      lock-contention: SYNC_WAIT share of a thread's life [20]\n"
 	      "      --io-wait PCT        io-bound: IO_WAIT share of a thread's life [30]\n"
 	      "      --preempt PCT        preemption-starvation: READY_PREEMPT share of a life [20]\n"
+	      "      --busy PCT           single-thread-bottleneck: on-CPU share of its life [90]\n"
 	      "      --storm-rate HZ      wake-storm: voluntary switches per second [1000]\n"
 	      "      --storm-burst DURATION\n"
 	      "                           wake-storm: median run between switches at most [50us]\n"
@@ -140,6 +143,10 @@ static int parse_args(int argc, char **argv, struct diag_args *a)
 			break;
 		case OPT_PREEMPT:
 			if (parse_pct("--preempt", optarg, &a->o.preempt_pct))
+				return 2;
+			break;
+		case OPT_BUSY:
+			if (parse_pct("--busy", optarg, &a->o.busy_pct))
 				return 2;
 			break;
 		case OPT_STORM_RATE:

@@ -13,6 +13,8 @@
 #   preemption-starvation  wl_states preempt: 'victim' preempted by 'fifo'
 #                    (SCHED_FIFO) a quarter of its life; fifo is named
 #   migration-storm  wl_kernel migrate: 'migrant' moves between two CPUs
+#   single-thread-bottleneck  wl_kernel serial: 'maker' computes, 'userA'
+#                    and 'userB' wait for its items; both are named
 #   healthy          wl_states spin and quantum (two threads sharing a CPU
 #                    take turns: READY_QUANTUM, not preemption), wl_frames
 #                    (a pipeline of condition variables: waiting for work is
@@ -56,7 +58,7 @@ for k, ts in found:
         bad.append("unexpected %s finding on %s" % (k, ts[0]))
 for det in d["detectors"]:
     if det["kind"] in ("lock-contention", "io-bound", "wake-storm", "preemption-starvation",
-                       "migration-storm") and (det["skipped"] or not det["checked"]):
+                       "migration-storm", "single-thread-bottleneck") and (det["skipped"] or not det["checked"]):
         bad.append("detector %s did not run: %s" % (det["kind"], det["skipped"]))
 if bad:
     bad.append("found: %s" % (found or "nothing"))
@@ -80,6 +82,7 @@ else
 	diag wake-storm "wake-storm:poller" "$BUILD/tests/wl_kernel" poll
 	diag preemption-starvation "preemption-starvation:victim:fifo" "$BUILD/tests/wl_states" preempt
 	diag migration-storm "migration-storm:migrant" "$BUILD/tests/wl_kernel" migrate
+	diag bottleneck "single-thread-bottleneck:maker:userA:userB" "$BUILD/tests/wl_kernel" serial
 	diag healthy-spin "" "$BUILD/tests/wl_states" spin
 	diag healthy-quantum "" "$BUILD/tests/wl_states" quantum
 	diag healthy-frames "" "$BUILD/tests/wl_frames" --frames 10

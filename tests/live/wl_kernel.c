@@ -17,6 +17,9 @@
  *             find nothing to do (diagnose: a wake storm)
  *   migrate   'migrant' moves itself between CPU 0 and the last CPU every
  *             200 us of work, for 500 ms (diagnose: a migration storm)
+ *   serial    'maker' computes 40 items of 5 ms each and queues them; 'userA'
+ *             and 'userB' take them and work 100 us on each: they wait for
+ *             the maker nearly all the time (diagnose: a bottleneck)
  *   dio       'writer' writes and 'reader' reads 4 KiB blocks with O_DIRECT
  *             for 400 ms each, every call waiting for the disk (a direct-I/O
  *             writer read EXECUTING 24% against the kernel's 32%), in files
@@ -291,6 +294,25 @@ static void poll_body(struct th *self)
 	pthread_mutex_unlock(&m);
 }
 
+static void maker_body(struct th *self)
+{
+	for (int i = 0; i < 40; i++) {
+		wl_spin_cpu(5 * MS);
+		put(&self->run->q1, i);
+		self->count++;
+	}
+	put(&self->run->q1, -1); /* one end mark for each user */
+	put(&self->run->q1, -1);
+}
+
+static void user_body(struct th *self)
+{
+	while (get(&self->run->q1) >= 0) {
+		wl_spin_cpu(100 * US);
+		self->count++;
+	}
+}
+
 static void migrate_body(struct th *self)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -320,6 +342,11 @@ static const struct scenario scenarios[] = {
 	{ "poll",
 	  "'poller' waits 500 ms on a condition nobody signals, with a 100 us timeout",
 	  { { .name = "poller", .cpu = -1, .body = poll_body } } },
+	{ "serial",
+	  "'maker' computes 40 items of 5 ms, 'userA' and 'userB' wait for them",
+	  { { .name = "maker", .cpu = -1, .body = maker_body },
+	    { .name = "userA", .cpu = -1, .body = user_body },
+	    { .name = "userB", .cpu = -1, .body = user_body } } },
 	{ "migrate",
 	  "'migrant' moves itself between CPU 0 and the last CPU every 200 us, for 500 ms",
 	  { { .name = "migrant", .cpu = -1, .body = migrate_body } } },

@@ -59,6 +59,7 @@ void tl_diagnose_defaults(struct tl_diagnose_opts *o)
 	o->migrate_hz = 100;
 	o->migrate_pct = 50;
 	o->migrate_cost_ns = 50000;
+	o->busy_pct = 90;
 }
 
 void tl_findings_release(struct tl_findings *f)
@@ -320,6 +321,71 @@ static int migration_storm(struct ctx *c, const struct tl_thread_stats *t)
 	return 0;
 }
 
+/* The time u's waits ended by thread tid lasted, and by anyone (joins apart: an exit is not work handed over). */
+static uint64_t waited_on(const struct tl_thread_stats *u, int32_t tid, uint64_t *all)
+{
+	uint64_t by = 0;
+
+	*all = 0;
+	for (size_t i = 0; i < u->nwakers; i++) {
+		*all += u->wakers[i].wait_ns;
+		if (u->wakers[i].tid == tid)
+			by += u->wakers[i].wait_ns;
+	}
+	return by > u->join_wait_ns ? by - u->join_wait_ns : 0;
+}
+
+/* Another thread of t's process that waits for t at least half its life, mostly for t. */
+static int waits_for(const struct tl_thread_stats *u, const struct tl_thread_stats *t, uint64_t *by)
+{
+	uint64_t all;
+
+	*by = waited_on(u, t->tid, &all);
+	return u->tid != t->tid && u->pid == t->pid && pct(*by, lifetime(u)) >= 50 && pct(*by, all) >= 50;
+}
+
+/*
+ * Single-thread bottleneck: one thread runs at least busy_pct of its life,
+ * while other threads of its process wait at least half of their lives,
+ * mostly for it (its wakeups end at least half of their waiting).  The
+ * cost is the time they waited for it.
+ */
+static int bottleneck(struct ctx *c, const struct tl_thread_stats *t)
+{
+	uint64_t life = lifetime(t), run = t->state_ns[TL_ST_EXECUTING] + t->state_ns[TL_ST_INTERRUPTED], cost = 0, by;
+	const struct tl_model *m = c->m;
+	struct tl_finding *f;
+	size_t nwait = 0;
+
+	if (pct(run, life) < c->o->busy_pct || run < c->o->min_cost_ns)
+		return 0;
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (waits_for(&m->threads[i], t, &by)) {
+			cost += by;
+			nwait++;
+		}
+	if (!nwait || cost < c->o->min_cost_ns)
+		return 0;
+	if (!(f = new_finding(c, TL_FIND_SINGLE_THREAD_BOTTLENECK, t, cost)))
+		return -1;
+	snprintf(f->title, sizeof(f->title), "%s (%d) runs %.0f%% of its life while %zu other thread%s wait for it",
+	         t->name, t->tid, pct(run, life), nwait, nwait == 1 ? "" : "s");
+	add_thread(f, t->tid, t->pid, t->name, "bottleneck");
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (waits_for(&m->threads[i], t, &by))
+			add_thread(f, m->threads[i].tid, m->threads[i].pid, m->threads[i].name, "waiting");
+	add_evidence(f, "on-CPU share of its life", pct(run, life), c->o->busy_pct, "%", 1);
+	add_evidence(f, "threads waiting for it at least half their lives", (double)nwait, 1, "", 1);
+	add_evidence(f, "their time waiting for it", (double)cost, (double)c->o->min_cost_ns, "ns", 1);
+	snprintf(f->cause, sizeof(f->cause),
+	         "the work is serial in this thread: it is always busy while the threads it feeds (named as "
+	         "waiting) sit idle until it hands them something");
+	snprintf(f->fix, sizeof(f->fix),
+	         "split this thread's work (data-parallel blocks or a pipeline of stages), or move work from it to "
+	         "the waiting threads");
+	return 0;
+}
+
 /* Numbers in doubt: the self-check did not pass the thread, or the trace lost events. */
 static void mark_doubt(struct tl_finding *f, const struct tl_model *m)
 {
@@ -350,8 +416,9 @@ static int cmp_cost(const void *a, const void *b)
 
 int tl_diagnose_analyze(struct tl_run *run, const struct tl_diagnose_opts *opts, struct tl_findings *out)
 {
-	static const unsigned ready[] = { TL_FIND_LOCK_CONTENTION, TL_FIND_IO_BOUND, TL_FIND_WAKE_STORM,
-		                          TL_FIND_PREEMPT_STARVATION, TL_FIND_MIGRATION_STORM };
+	static const unsigned ready[] = { TL_FIND_LOCK_CONTENTION, TL_FIND_IO_BOUND,
+		                          TL_FIND_WAKE_STORM,      TL_FIND_PREEMPT_STARVATION,
+		                          TL_FIND_MIGRATION_STORM, TL_FIND_SINGLE_THREAD_BOTTLENECK };
 	struct tl_diagnose_opts def;
 	struct tl_model m;
 	struct ctx c = { 0 };
@@ -378,7 +445,7 @@ int tl_diagnose_analyze(struct tl_run *run, const struct tl_diagnose_opts *opts,
 		for (size_t k = 0; k < sizeof(ready) / sizeof(ready[0]); k++)
 			out->checked[ready[k]]++;
 		ret = lock_contention(&c, t) || io_bound(&c, t) || wake_storm(&c, t) || preempt_starvation(&c, t) ||
-		                      migration_storm(&c, t)
+		                      migration_storm(&c, t) || bottleneck(&c, t)
 		              ? -1
 		              : 0;
 	}
