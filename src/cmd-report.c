@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "analysis/diagnose/diagnose.h"
 #include "base/errors.h"
 #include "analysis/report/report.h"
 
@@ -203,12 +204,25 @@ static int terminal_width(const char *output)
 	return ws.ws_col;
 }
 
+/* The text report ends with the diagnosis in brief (analysis/diagnose), from the same walk. */
+static int write_text(FILE *out, const struct report_args *a, const struct tl_model *m)
+{
+	struct tl_findings f;
+	int rc = tl_report_write_text(out, m, &a->rep);
+
+	if (rc || tl_diagnose_model(m, NULL, &f))
+		return -1;
+	rc = tl_diagnose_write_brief(out, &f);
+	tl_findings_release(&f);
+	return rc;
+}
+
 static int write_report(FILE *out, const struct report_args *a, const struct tl_model *m)
 {
 	switch (a->format) {
 	case FMT_JSON: return tl_report_write_json(out, m, &a->rep);
 	case FMT_CSV: return tl_report_write_csv(out, m, a->csv_table, &a->rep);
-	default: return tl_report_write_text(out, m, &a->rep);
+	default: return write_text(out, a, m);
 	}
 }
 

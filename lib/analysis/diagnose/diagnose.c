@@ -158,7 +158,7 @@ static int lock_contention(struct ctx *c, const struct tl_thread_stats *t)
 		return 0;
 	if (!(f = new_finding(c, TL_FIND_LOCK_CONTENTION, t, w)))
 		return -1;
-	snprintf(f->title, sizeof(f->title), "%s (%d) waits on a lock or condition %.0f%% of its life", t->name, t->tid,
+	snprintf(f->title, sizeof(f->title), "%s (%d) waits on a lock %.0f%% of its life", t->name, t->tid,
 	         pct(w, life));
 	add_thread(f, t->tid, t->pid, t->name, "waiter");
 	add_wakers(f, t, "holder", 3);
@@ -414,13 +414,12 @@ static int cmp_cost(const void *a, const void *b)
 	return x->kind != y->kind ? (x->kind < y->kind ? -1 : 1) : x->threads[0].tid - y->threads[0].tid;
 }
 
-int tl_diagnose_analyze(struct tl_run *run, const struct tl_diagnose_opts *opts, struct tl_findings *out)
+int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *opts, struct tl_findings *out)
 {
 	static const unsigned ready[] = { TL_FIND_LOCK_CONTENTION, TL_FIND_IO_BOUND,
 		                          TL_FIND_WAKE_STORM,      TL_FIND_PREEMPT_STARVATION,
 		                          TL_FIND_MIGRATION_STORM, TL_FIND_SINGLE_THREAD_BOTTLENECK };
 	struct tl_diagnose_opts def;
-	struct tl_model m;
 	struct ctx c = { 0 };
 	int ret = 0;
 
@@ -429,18 +428,16 @@ int tl_diagnose_analyze(struct tl_run *run, const struct tl_diagnose_opts *opts,
 		tl_diagnose_defaults(&def);
 		opts = &def;
 	}
-	if (tl_report_analyze(run, &m) < 0)
-		return -1;
-	out->run = run;
+	out->run = m->run;
 	c.o = opts;
-	c.m = &m;
+	c.m = m;
 	c.out = out;
 	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
 		snprintf(out->skipped[k], sizeof(out->skipped[k]), "not implemented yet");
 	for (size_t i = 0; i < sizeof(ready) / sizeof(ready[0]); i++)
 		out->skipped[ready[i]][0] = 0;
-	for (size_t i = 0; i < m.nthreads && !ret; i++) {
-		const struct tl_thread_stats *t = &m.threads[i];
+	for (size_t i = 0; i < m->nthreads && !ret; i++) {
+		const struct tl_thread_stats *t = &m->threads[i];
 
 		for (size_t k = 0; k < sizeof(ready) / sizeof(ready[0]); k++)
 			out->checked[ready[k]]++;
@@ -450,14 +447,25 @@ int tl_diagnose_analyze(struct tl_run *run, const struct tl_diagnose_opts *opts,
 		              : 0;
 	}
 	if (ret) {
-		tl_report_release(&m);
 		tl_findings_release(out);
 		return tl_error("out of memory");
 	}
 	for (size_t i = 0; i < out->n; i++)
-		mark_doubt(&out->items[i], &m);
+		mark_doubt(&out->items[i], m);
 	if (out->n > 1)
 		qsort(out->items, out->n, sizeof(*out->items), cmp_cost);
-	tl_report_release(&m);
 	return 0;
+}
+
+int tl_diagnose_analyze(struct tl_run *run, const struct tl_diagnose_opts *opts, struct tl_findings *out)
+{
+	struct tl_model m;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (tl_report_analyze(run, &m) < 0)
+		return -1;
+	ret = tl_diagnose_model(&m, opts, out);
+	tl_report_release(&m);
+	return ret;
 }

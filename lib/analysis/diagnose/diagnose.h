@@ -129,8 +129,19 @@ void tl_diagnose_defaults(struct tl_diagnose_opts *o);
  */
 int tl_diagnose_analyze(struct tl_run *run, const struct tl_diagnose_opts *opts, struct tl_findings *out);
 
+/*
+ * The same on a model the report already made (analysis/report/report.h):
+ * `report` shows the findings in its walk, with no second read.  The
+ * findings keep m->run, not m.
+ */
+struct tl_model;
+int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *opts, struct tl_findings *out);
+
 /* Writers: they print, never compute.  0, or -1 with tl_error set (a write failed). */
 int tl_diagnose_write_text(FILE *out, const struct tl_findings *f);
 int tl_diagnose_write_json(FILE *out, const struct tl_findings *f);
+
+/* The findings in brief, a line or two each, as the last section of `report`'s text. */
+int tl_diagnose_write_brief(FILE *out, const struct tl_findings *f);
 
 #endif

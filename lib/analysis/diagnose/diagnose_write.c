@@ -76,6 +76,29 @@ int tl_diagnose_write_text(FILE *out, const struct tl_findings *f)
 	return 0;
 }
 
+int tl_diagnose_write_brief(FILE *out, const struct tl_findings *f)
+{
+	char b[32];
+
+	fputs("\nDIAGNOSIS  (threadlens diagnose: problems ranked by what they cost; docs/DIAGNOSE.md)\n", out);
+	if (!f->n)
+		fputs("  no findings\n", out);
+	for (size_t i = 0; i < f->n; i++) {
+		const struct tl_finding *x = &f->items[i];
+
+		fprintf(out, "  %zu. %-24s %7s  %s\n", i + 1, tl_finding_kind_name(x->kind),
+		        tl_fmt_dur(x->cost_ns, b, sizeof(b)), x->title);
+		if (x->doubt[0])
+			fprintf(out, "     !! in doubt: %s\n", x->doubt);
+	}
+	if (f->n)
+		fprintf(out, "  evidence, causes and fixes: threadlens diagnose %s\n",
+		        f->run && f->run->path ? f->run->path : "FILE");
+	if (ferror(out))
+		return tl_error("cannot write the diagnosis");
+	return 0;
+}
+
 static void json_finding(struct tl_json *j, const struct tl_finding *f)
 {
 	tl_json_begin_object(j, TL_JSON_BLOCK);
