@@ -143,6 +143,32 @@ static void add_wakers(struct tl_finding *f, const struct tl_thread_stats *t, co
 }
 
 /*
+ * The test the share-of-life detectors have in common: the thread spent w
+ * ns (the cost) in what `doing` says, at least min_pct of its life and at
+ * least opts->min_cost_ns.  Then *out is a new finding with its title, the
+ * thread in `role`, and the evidence of both thresholds (share_what,
+ * time_what).  1 when it fires, 0 when not, -1 out of memory.
+ */
+static int share_finding(struct ctx *c, const struct tl_thread_stats *t, unsigned kind, uint64_t w, double min_pct,
+                         const char *doing, const char *role, const char *share_what, const char *time_what,
+                         struct tl_finding **out)
+{
+	uint64_t life = lifetime(t);
+	struct tl_finding *f;
+
+	if (pct(w, life) < min_pct || w < c->o->min_cost_ns)
+		return 0;
+	if (!(f = new_finding(c, kind, t, w)))
+		return -1;
+	snprintf(f->title, sizeof(f->title), "%s (%d) %s %.0f%% of its life", t->name, t->tid, doing, pct(w, life));
+	add_thread(f, t->tid, t->pid, t->name, role);
+	add_evidence(f, share_what, pct(w, life), min_pct, "%", 1);
+	add_evidence(f, time_what, (double)w, (double)c->o->min_cost_ns, "ns", 1);
+	*out = f;
+	return 1;
+}
+
+/*
  * Lock contention: waiting in a lock's futex (FUTEX_WAIT or LOCK_PI, which
  * glibc's mutexes use; a condition variable, a join or a semaphore waits
  * with WAIT_BITSET and is waiting for work, not for a lock) takes at least
@@ -151,24 +177,18 @@ static void add_wakers(struct tl_finding *f, const struct tl_thread_stats *t, co
  */
 static int lock_contention(struct ctx *c, const struct tl_thread_stats *t)
 {
-	uint64_t life = lifetime(t), w = t->lock_wait_ns;
 	struct tl_finding *f;
+	int r = share_finding(c, t, TL_FIND_LOCK_CONTENTION, t->lock_wait_ns, c->o->lock_wait_pct, "waits on a lock",
+	                      "waiter", "share of the thread's life waiting on locks",
+	                      "time waiting on locks (SYNC_WAIT in a lock's futex)", &f);
 
-	if (pct(w, life) < c->o->lock_wait_pct || w < c->o->min_cost_ns)
-		return 0;
-	if (!(f = new_finding(c, TL_FIND_LOCK_CONTENTION, t, w)))
-		return -1;
-	snprintf(f->title, sizeof(f->title), "%s (%d) waits on a lock %.0f%% of its life", t->name, t->tid,
-	         pct(w, life));
-	add_thread(f, t->tid, t->pid, t->name, "waiter");
+	if (r <= 0)
+		return r;
 	add_wakers(f, t, "holder", 3);
-	add_evidence(f, "share of the thread's life waiting on locks", pct(w, life), c->o->lock_wait_pct, "%", 1);
-	add_evidence(f, "time waiting on locks (SYNC_WAIT in a lock's futex)", (double)w, (double)c->o->min_cost_ns,
-	             "ns", 1);
 	add_evidence(f, "all SYNC_WAIT (conditions and joins too)", (double)t->state_ns[TL_ST_SYNC_WAIT], NAN, "ns", 1);
 	add_evidence(f, "waits that ended (SYNC_WAIT entries)", (double)t->entries[TL_ST_SYNC_WAIT], NAN, "", 1);
 	snprintf(f->cause, sizeof(f->cause),
-	         "it blocks on a futex (a mutex, condition variable or barrier) that the threads named as "
+	         "it blocks on a lock's futex (a mutex or a barrier) that the threads named as "
 	         "holders release; their wakeups ended its waits");
 	snprintf(f->fix, sizeof(f->fix),
 	         "shorten the critical sections of the holders, split the lock, or hand work over through a "
@@ -179,19 +199,15 @@ static int lock_contention(struct ctx *c, const struct tl_thread_stats *t)
 /* I/O-bound: waiting for block I/O (IO_WAIT) takes at least io_wait_pct of the thread's life. */
 static int io_bound(struct ctx *c, const struct tl_thread_stats *t)
 {
-	uint64_t w = t->state_ns[TL_ST_IO_WAIT], life = lifetime(t);
 	struct tl_finding *f;
+	int r = share_finding(c, t, TL_FIND_IO_BOUND, t->state_ns[TL_ST_IO_WAIT], c->o->io_wait_pct,
+	                      "waits for block I/O", "reader", "IO_WAIT share of the thread's life", "time in IO_WAIT",
+	                      &f);
 
-	if (pct(w, life) < c->o->io_wait_pct || w < c->o->min_cost_ns)
-		return 0;
-	if (!(f = new_finding(c, TL_FIND_IO_BOUND, t, w)))
-		return -1;
-	snprintf(f->title, sizeof(f->title), "%s (%d) waits for block I/O %.0f%% of its life", t->name, t->tid,
-	         pct(w, life));
-	add_thread(f, t->tid, t->pid, t->name, "reader");
-	add_evidence(f, "IO_WAIT share of the thread's life", pct(w, life), c->o->io_wait_pct, "%", 1);
-	add_evidence(f, "time in IO_WAIT", (double)w, (double)c->o->min_cost_ns, "ns", 1);
-	add_evidence(f, "EXECUTING share of the thread's life", pct(t->state_ns[TL_ST_EXECUTING], life), NAN, "%", 1);
+	if (r <= 0)
+		return r;
+	add_evidence(f, "EXECUTING share of the thread's life", pct(t->state_ns[TL_ST_EXECUTING], lifetime(t)), NAN,
+	             "%", 1);
 	snprintf(f->cause, sizeof(f->cause),
 	         "it blocks in the kernel until the disk answers: the device's latency, not the CPU, sets its pace");
 	snprintf(f->fix, sizeof(f->fix),
@@ -265,20 +281,15 @@ static int wake_storm(struct ctx *c, const struct tl_thread_stats *t)
  */
 static int preempt_starvation(struct ctx *c, const struct tl_thread_stats *t)
 {
-	uint64_t w = t->state_ns[TL_ST_READY_PREEMPT], life = lifetime(t);
+	uint64_t w = t->state_ns[TL_ST_READY_PREEMPT];
 	struct tl_finding *f;
+	int r = share_finding(c, t, TL_FIND_PREEMPT_STARVATION, w, c->o->preempt_pct, "waits preempted", "victim",
+	                      "READY_PREEMPT share of the thread's life", "time preempted", &f);
 
-	if (pct(w, life) < c->o->preempt_pct || w < c->o->min_cost_ns)
-		return 0;
-	if (!(f = new_finding(c, TL_FIND_PREEMPT_STARVATION, t, w)))
-		return -1;
-	snprintf(f->title, sizeof(f->title), "%s (%d) waits preempted %.0f%% of its life", t->name, t->tid,
-	         pct(w, life));
-	add_thread(f, t->tid, t->pid, t->name, "victim");
+	if (r <= 0)
+		return r;
 	for (size_t i = 0; i < t->npreemptors && i < 3; i++)
 		add_thread(f, t->preemptors[i].tid, 0, t->preemptors[i].name, "preemptor");
-	add_evidence(f, "READY_PREEMPT share of the thread's life", pct(w, life), c->o->preempt_pct, "%", 1);
-	add_evidence(f, "time preempted", (double)w, (double)c->o->min_cost_ns, "ns", 1);
 	if (t->npreemptors)
 		add_evidence(f, "share of it behind the first preemptor", pct(t->preemptors[0].wait_ns, w), NAN, "%",
 		             1);
