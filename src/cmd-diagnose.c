@@ -36,6 +36,7 @@ enum {
 	OPT_STORM_BURST,
 	OPT_PREEMPT,
 	OPT_BUSY,
+	OPT_IRQ,
 };
 
 static const struct option long_options[] = {
@@ -51,6 +52,7 @@ static const struct option long_options[] = {
 	{ "storm-burst", required_argument, NULL, OPT_STORM_BURST },
 	{ "preempt", required_argument, NULL, OPT_PREEMPT },
 	{ "busy", required_argument, NULL, OPT_BUSY },
+	{ "irq", required_argument, NULL, OPT_IRQ },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -65,7 +67,7 @@ static void usage(FILE *out)
 	      "lost events, says its numbers are in doubt.  docs/DIAGNOSE.md has every rule.\n"
 	      "\n"
 	      "detectors so far: lock-contention, io-bound, wake-storm, preemption-starvation,\n"
-	      "migration-storm, single-thread-bottleneck\n"
+	      "migration-storm, single-thread-bottleneck, irq-interference\n"
 	      "\n"
 	      "thresholds (defaults in brackets):\n"
 	      "      --min-cost DURATION  report nothing that costs less [10ms]\n"
@@ -73,6 +75,7 @@ static void usage(FILE *out)
 	      "      --io-wait PCT        io-bound: IO_WAIT share of a thread's life [30]\n"
 	      "      --preempt PCT        preemption-starvation: READY_PREEMPT share of a life [20]\n"
 	      "      --busy PCT           single-thread-bottleneck: on-CPU share of its life [90]\n"
+	      "      --irq PCT            irq-interference: INTERRUPTED share of its CPU time [10]\n"
 	      "      --storm-rate HZ      wake-storm: voluntary switches per second [1000]\n"
 	      "      --storm-burst DURATION\n"
 	      "                           wake-storm: median run between switches at most [50us]\n"
@@ -147,6 +150,10 @@ static int parse_args(int argc, char **argv, struct diag_args *a)
 			break;
 		case OPT_BUSY:
 			if (parse_pct("--busy", optarg, &a->o.busy_pct))
+				return 2;
+			break;
+		case OPT_IRQ:
+			if (parse_pct("--irq", optarg, &a->o.irq_pct))
 				return 2;
 			break;
 		case OPT_STORM_RATE:

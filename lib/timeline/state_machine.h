@@ -60,14 +60,24 @@ static inline void tl_thread_totals(const struct tl_thread *th, uint64_t at, uin
 		out[th->state] += at - th->state_since;
 }
 
+/*
+ * Wakers that are not threads.  A wakeup from interrupt context is
+ * TL_WAKER_DEVICE when the CPU was inside a traced IRQ handler or a softirq
+ * other than the timers' (TIMER, HRTIMER): a device's or the network's work,
+ * data arriving.  Otherwise TL_WAKER_IRQ: a timer (timeouts, sleeps), or an
+ * interrupt the trace does not show (IPIs, or no IRQ events recorded).
+ */
+#define TL_WAKER_IRQ (-1)
+#define TL_WAKER_DEVICE (-2)
+
 /* One closed interval of one thread. */
 struct tl_interval {
 	uint64_t start, end;
 	uint16_t state;       /* enum tl_state */
 	int16_t cpu;          /* CPU for on-CPU states; for ready states the CPU it waits on; -1 otherwise */
 	int32_t by;           /* asleep, NEW and RUNNABLE: the waker that ended or began the wait
-			   * (-1 interrupt context, 0 unknown); READY_PREEMPT/QUANTUM: the
-			   * thread that took the CPU; otherwise 0 */
+			   * (TL_WAKER_IRQ, TL_WAKER_DEVICE: interrupt context; 0 unknown);
+			   * READY_PREEMPT/QUANTUM: the thread that took the CPU; otherwise 0 */
 	uint16_t next;        /* the state that follows (TL_ST__COUNT at the end of its life) */
 	uint8_t inferred_end; /* `end` is an estimate: a switch-in the kernel did not report (docs/STATES.md) */
 };

@@ -297,10 +297,10 @@ void tl_sm_on_switch(struct tl_sched *s, const struct tl_event *ev)
 	end_preemptions(s, ev->cpu, next, fresh, (int)ev->c, ev->ts);
 }
 
-/* A sleeping thread is woken at `at` by `waker` (-1: interrupt context). */
+/* A sleeping thread is woken at `at` by `waker` (< 0: interrupt context, state_machine.h). */
 static void wake(struct tl_sched *s, struct thread *t, int32_t waker, uint64_t at)
 {
-	if (t->pub.state == TL_ST_BLOCKED && (t->io_issued || t->snap_io || waker == -1))
+	if (t->pub.state == TL_ST_BLOCKED && (t->io_issued || t->snap_io || waker < 0))
 		t->pub.state = TL_ST_IO_WAIT; /* the D sleep was an I/O wait: reclassify before closing */
 	tl_sm_set_state(s, t, TL_ST_RUNNABLE, at, waker);
 	t->wake_ts = at;
@@ -310,10 +310,26 @@ static void wake(struct tl_sched *s, struct thread *t, int32_t waker, uint64_t a
 	t->evidence = 1;
 }
 
+/* Who woke: the waking thread, or for interrupt context what the CPU was serving (state_machine.h). */
+static int32_t waker_of(const struct tl_sched *s, const struct tl_event *ev)
+{
+	const struct cpu *c;
+
+	if (!(ev->flags & TL_EVF_CTX))
+		return ev->arg;
+	if (ev->cpu < 0 || ev->cpu >= s->ncpus)
+		return TL_WAKER_IRQ;
+	c = &s->cpus[ev->cpu];
+	if (c->what == TL_CPU_IRQ ||
+	    (c->what == TL_CPU_SOFTIRQ && c->irq != TL_SOFTIRQ_TIMER && c->irq != TL_SOFTIRQ_HRTIMER))
+		return TL_WAKER_DEVICE;
+	return TL_WAKER_IRQ;
+}
+
 void tl_sm_on_wakeup(struct tl_sched *s, const struct tl_event *ev)
 {
 	struct thread *t = tl_sm_thread_get(s, ev->tid);
-	int32_t waker = (ev->flags & (TL_EVF_HARDIRQ | TL_EVF_SOFTIRQ | TL_EVF_NMI)) ? -1 : ev->arg;
+	int32_t waker = waker_of(s, ev);
 	unsigned st;
 
 	if (!t)

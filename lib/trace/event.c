@@ -51,6 +51,15 @@ static const char *const type_names[TL_EV__COUNT] = {
 	[TL_EV_FILTERED] = "filtered",
 };
 
+const char *tl_softirq_name(int64_t vec)
+{
+	/* the kernel's enum in include/linux/interrupt.h, stable since 2.6.36 */
+	static const char *const names[] = { "HI",       "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
+		                             "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU" };
+
+	return vec >= 0 && vec < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[vec] : "?";
+}
+
 const char *tl_event_type_name(unsigned type)
 {
 	if (type >= TL_EV__COUNT || !type_names[type])

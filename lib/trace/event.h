@@ -237,6 +237,13 @@ struct tl_event {
 /* "switch", "waking", ...; "?" for an unknown type.  Never NULL. */
 const char *tl_event_type_name(unsigned type);
 
+/* Softirq vectors the analyses tell apart (the kernel's numbering) */
+#define TL_SOFTIRQ_TIMER 1
+#define TL_SOFTIRQ_HRTIMER 8
+
+/* "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", ... for a softirq vector (SOFTIRQ_ENTRY arg); "?" if unknown. */
+const char *tl_softirq_name(int64_t vec);
+
 /* 1 if a futex op (after TL_FUTEX_CMD_MASK) is one that puts the caller to sleep. */
 int tl_futex_op_waits(int64_t op);
 

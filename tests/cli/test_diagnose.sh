@@ -60,7 +60,7 @@ for k, ts in found:
         bad.append("unexpected %s finding on %s" % (k, ts[0]))
 for det in d["detectors"]:
     if det["kind"] in ("lock-contention", "io-bound", "wake-storm", "preemption-starvation",
-                       "migration-storm", "single-thread-bottleneck") and (det["skipped"] or not det["checked"]):
+                       "migration-storm", "single-thread-bottleneck", "irq-interference") and (det["skipped"] or not det["checked"]):
         bad.append("detector %s did not run: %s" % (det["kind"], det["skipped"]))
 if bad:
     bad.append("found: %s" % (found or "nothing"))
@@ -87,6 +87,8 @@ else
 	diag preemption-starvation "preemption-starvation:victim:fifo" "$BUILD/tests/wl_states" preempt
 	diag migration-storm "migration-storm:migrant" "$BUILD/tests/wl_kernel" migrate
 	diag bottleneck "single-thread-bottleneck:maker:userA:userB" "$BUILD/tests/wl_kernel" serial
+	# the sender pays for loopback receive (NET_RX); the receiver, woken per datagram by it, is no wake storm
+	diag irq-interference "irq-interference:sender" "$BUILD/tests/wl_kernel" net
 	# the spinner on CPU 1, the recorder on CPU 0 (as tests/live does): floating,
 	# it was once preempted over 20% of its life under the sanitizers (by other
 	# tasks of the machine that came to share its CPU with the slower recorder)

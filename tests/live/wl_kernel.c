@@ -20,6 +20,10 @@
  *   serial    'maker' computes 40 items of 5 ms each and queues them; 'userA'
  *             and 'userB' take them and work 100 us on each: they wait for
  *             the maker nearly all the time (diagnose: a bottleneck)
+ *   net       'sender' (CPU 0) sends 8 KiB UDP datagrams over loopback to
+ *             'receiver' (last CPU) for 500 ms: the receive path runs as
+ *             NET_RX softirq on the sender's CPU, inside its time
+ *             (diagnose: interrupt interference)
  *   dio       'writer' writes and 'reader' reads 4 KiB blocks with O_DIRECT
  *             for 400 ms each, every call waiting for the disk (a direct-I/O
  *             writer read EXECUTING 24% against the kernel's 32%), in files
@@ -38,6 +42,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "workload.h"
 
@@ -76,7 +83,8 @@ struct run {
 	atomic_int done;
 	int ab[2], ba[2]; /* pipes: ping -> pong, pong -> ping */
 	struct queue q1, q2;
-	char dir[4096]; /* where dio's files go */
+	char dir[4096];     /* where dio's files go */
+	int udp_rx, udp_tx; /* net: a socket bound on loopback, one connected to it */
 };
 
 static void fail(struct th *self, const char *what, int err)
@@ -327,6 +335,46 @@ static void migrate_body(struct th *self)
 	}
 }
 
+static void send_body(struct th *self)
+{
+	static char buf[8192];
+	uint64_t end = wl_now_ns() + 500 * MS;
+
+	while (wl_now_ns() < end)
+		if (send(self->run->udp_tx, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf))
+			self->count++;
+	atomic_store(&self->run->done, 1);
+}
+
+static void receive_body(struct th *self)
+{
+	static char buf[8192];
+	struct timeval tv = { 0, 20000 };
+
+	setsockopt(self->run->udp_rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	for (;;) {
+		int done = atomic_load(&self->run->done); /* read before: a timeout after it means drained */
+
+		if (recv(self->run->udp_rx, buf, sizeof(buf), 0) > 0)
+			self->count++;
+		else if (done)
+			break;
+	}
+}
+
+/* net: a UDP socket bound on loopback and one connected to it.  0, or -1 with errno set. */
+static int udp_init(struct run *r)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+
+	if ((r->udp_rx = socket(AF_INET, SOCK_DGRAM, 0)) < 0 || bind(r->udp_rx, (struct sockaddr *)&a, len) ||
+	    getsockname(r->udp_rx, (struct sockaddr *)&a, &len) || (r->udp_tx = socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
+	    connect(r->udp_tx, (struct sockaddr *)&a, len))
+		return -1;
+	return 0;
+}
+
 static const struct scenario scenarios[] = {
 	{ "pingpong",
 	  "'ping' (CPU 0) and 'pong' (last CPU) hand a byte back and forth 20000 times",
@@ -350,6 +398,10 @@ static const struct scenario scenarios[] = {
 	{ "migrate",
 	  "'migrant' moves itself between CPU 0 and the last CPU every 200 us, for 500 ms",
 	  { { .name = "migrant", .cpu = -1, .body = migrate_body } } },
+	{ "net",
+	  "'sender' (CPU 0) sends 8 KiB UDP datagrams to 'receiver' (last CPU) over loopback for 500 ms",
+	  { { .name = "sender", .cpu = 0, .body = send_body },
+	    { .name = "receiver", .cpu = -2, .body = receive_body } } },
 	{ "dio",
 	  "'writer' writes and 'reader' reads 4 KiB with O_DIRECT for 400 ms each",
 	  { { .name = "writer", .cpu = -1, .body = dio_write_body },
@@ -433,6 +485,10 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&r.lock, NULL);
 	queue_init(&r.q1);
 	queue_init(&r.q2);
+	if (!strcmp(sc->name, "net") && udp_init(&r)) {
+		perror("wl_kernel: a UDP socket on loopback");
+		return 1;
+	}
 	if (pipe(r.ab) || pipe(r.ba)) {
 		perror("wl_kernel: pipe");
 		return 1;

@@ -71,6 +71,10 @@ static void write_trace(void)
 	ev(1030, 1, TL_EV_WAKING, 300, 0, 1, 120, 0, TL_EVF_HARDIRQ, NULL);
 	sw(1030, 1, 101, TL_PS_PREEMPT, 300);
 	sw(1040, 1, 300, TL_PS_S, 101);
+	ev(1040, 0, TL_EV_SOFTIRQ_ENTRY, 100, 0, 3, 0, 0, TL_EVF_SOFTIRQ, NULL); /* NET_RX inside app's time */
+	ev(1043, 0, TL_EV_SOFTIRQ_EXIT, 100, 0, 3, 0, 0, TL_EVF_SOFTIRQ, NULL);
+	ev(1044, 0, TL_EV_IRQ_ENTRY, 100, 0, 11, 0, 0, TL_EVF_HARDIRQ, NULL);
+	ev(1045, 0, TL_EV_IRQ_EXIT, 100, 0, 11, 1, 0, TL_EVF_HARDIRQ, NULL);
 	ev(1045, 1, TL_EV_MIGRATE, 101, 0, 1, 0, 0, 0, NULL);
 	sw(1050, 0, 100, TL_PS_S, 200);
 	ev(1055, 0, TL_EV_EXIT, 200, 0, 0, 0, 0, 0, NULL);
@@ -155,8 +159,19 @@ TEST(whole_trace)
 		CHECK_EQ_INT(w->wakers[0].tid, 101);
 		CHECK_EQ_STR(w->wakers[0].name, "worker");
 		CHECK_EQ_INT(w->wakers[0].wait_ns, 15 * US);
-		CHECK_EQ_INT(w->state_ns[TL_ST_EXECUTING], 50 * US);
+		CHECK_EQ_INT(w->state_ns[TL_ST_EXECUTING], 46 * US);
+		CHECK_EQ_INT(w->state_ns[TL_ST_INTERRUPTED], 4 * US);
+		/* by source, largest first */
+		CHECK_EQ_INT(w->intr[0].soft, 1);
+		CHECK_EQ_INT(w->intr[0].irq, 3);
+		CHECK_EQ_INT(w->intr[0].count, 1);
+		CHECK_EQ_INT(w->intr[0].ns, 3 * US);
+		CHECK_EQ_INT(w->intr[1].soft, 0);
+		CHECK_EQ_INT(w->intr[1].irq, 11);
+		CHECK_EQ_INT(w->intr[1].ns, 1 * US);
+		CHECK_EQ_INT(w->intr[2].count, 0);
 	}
+	CHECK(thread(&m, 101) && thread(&m, 101)->intr[0].count == 0);
 	w = thread(&m, 200);
 	CHECK(w && w->is_target);
 	if (w)
@@ -165,11 +180,11 @@ TEST(whole_trace)
 	CHECK(p != NULL);
 	if (p) {
 		CHECK_EQ_INT(p->nthreads, 2);
-		CHECK_EQ_INT(p->cpu_ns, 98 * US);
+		CHECK_EQ_INT(p->cpu_ns, 94 * US); /* EXECUTING: the interrupts apart */
 		CHECK_EQ_INT(p->available_cpus, 2);
 		CHECK_EQ_INT(p->cpus_used, 2);
-		CHECK(p->cpu_pct_machine > 48.99 && p->cpu_pct_machine < 49.01);
-		CHECK(p->cpu_pct_available > 48.99 && p->cpu_pct_available < 49.01);
+		CHECK(p->cpu_pct_machine > 46.99 && p->cpu_pct_machine < 47.01);
+		CHECK(p->cpu_pct_available > 46.99 && p->cpu_pct_available < 47.01);
 	}
 	/* cpu1: idle 12 + 30 (1070-1100), busy 18 + 10 + 30 */
 	CHECK_EQ_INT(m.cpus[1].busy_ns, 58 * US);
@@ -178,7 +193,9 @@ TEST(whole_trace)
 	CHECK_EQ_INT(m.cpus[1].procs[0].pid, 100);
 	CHECK_EQ_INT(m.cpus[1].procs[0].ns, 48 * US);
 	CHECK_EQ_STR(m.cpus[1].procs[1].name, "other");
-	CHECK_EQ_INT(m.cpus[0].busy_ns, 60 * US);
+	CHECK_EQ_INT(m.cpus[0].busy_ns, 56 * US);
+	CHECK_EQ_INT(m.cpus[0].softirq_ns, 3 * US);
+	CHECK_EQ_INT(m.cpus[0].irq_ns, 1 * US);
 	CHECK_EQ_INT(o.lost_total, 0);
 	CHECK_EQ_INT(o.read.complete, 1);
 	release(&m, &o);

@@ -77,6 +77,9 @@ static void fixture_init(struct fixture *fx)
 	t->wakers = fx->wk, t->nwakers = 2;
 	fx->wk[0] = (struct tl_waker_stat){ .tid = 102, .name = "worker", .count = 6, .wait_ns = 300 * MS };
 	fx->wk[1] = (struct tl_waker_stat){ .tid = -1, .name = "", .count = 4, .wait_ns = 100 * MS };
+	t->intr[0] = (struct tl_intr_stat){ .soft = 1, .irq = 3, .count = 40, .ns = 2 * MS };
+	t->intr[1] = (struct tl_intr_stat){ .soft = 0, .irq = 11, .count = 2, .ns = MS };
+	t->intr[2] = (struct tl_intr_stat){ .soft = 0, .irq = -1, .count = 5, .ns = MS / 2 };
 
 	t = &fx->th[1];
 	t->tid = 102, t->pid = 100, t->is_target = 1;
@@ -234,9 +237,13 @@ TEST(test_json_document)
 	CHECK_HAS(s, "\"sched_latency\": {\"count\": 2, \"mean_ns\": 3000000, \"p50_ns\": 2000000, "
 	             "\"p99_ns\": 4000000, \"max_ns\": 4000000},");
 	CHECK_HAS(s, "\"ready_wait\": {\"count\": 0, \"mean_ns\": 0, \"p50_ns\": 0, \"p99_ns\": 0, \"max_ns\": 0},");
-	CHECK_HAS(s, "\"wakers\": [\n        {\"tid\": 102, \"name\": \"worker\", \"count\": 6, "
-	             "\"wait_ns\": 300000000},\n        {\"tid\": -1, \"name\": \"\", \"count\": 4, "
-	             "\"wait_ns\": 100000000}\n      ],\n      \"preemptors\": []\n    },");
+	CHECK_HAS(s,
+	          "\"wakers\": [\n        {\"tid\": 102, \"name\": \"worker\", \"count\": 6, "
+	          "\"wait_ns\": 300000000},\n        {\"tid\": -1, \"name\": \"\", \"count\": 4, "
+	          "\"wait_ns\": 100000000}\n      ],\n      \"preemptors\": [],\n"
+	          "      \"interrupts\": [\n        {\"source\": \"NET_RX softirq\", \"count\": 40, \"ns\": 2000000},\n"
+	          "        {\"source\": \"IRQ 11\", \"count\": 2, \"ns\": 1000000},\n"
+	          "        {\"source\": \"other interrupts\", \"count\": 5, \"ns\": 500000}\n      ]\n    },");
 	CHECK_HAS(s, "\"transitions\": [],");
 	CHECK_HAS(s, "\"wakers\": []");
 	/* hostile names are escaped, never raw */

@@ -319,6 +319,41 @@ TEST(interrupted)
 	tl_sched_free(S);
 }
 
+/*
+ * Who woke from interrupt context: a traced device IRQ or a softirq other
+ * than the timers' is TL_WAKER_DEVICE (data arrived); a timer softirq or a
+ * hard interrupt the trace does not show (the local timer) is TL_WAKER_IRQ.
+ */
+TEST(interrupt_wakers)
+{
+	const uint16_t soft = TL_EVF_SOFTIRQ, hard = TL_EVF_HARDIRQ;
+
+	start();
+	sw(1000, 1, 0, 0, 1300);
+	sw(1001, 1, 1300, TL_PS_S, 1301);
+	sw(1002, 1, 1301, TL_PS_S, 1302);
+	sw(1003, 1, 1302, TL_PS_S, 1303);
+	sw(1004, 1, 1303, TL_PS_S, 0);
+	sw(1000, 0, 0, 0, 700);
+	ev(1010, 0, TL_EV_SOFTIRQ_ENTRY, 700, 0, 3, 0, 0, soft, NULL); /* NET_RX */
+	ev(1011, 0, TL_EV_WAKING, 1300, 700, 1, 120, 0, soft, NULL);
+	ev(1012, 0, TL_EV_SOFTIRQ_EXIT, 700, 0, 3, 0, 0, soft, NULL);
+	ev(1020, 0, TL_EV_SOFTIRQ_ENTRY, 700, 0, TL_SOFTIRQ_TIMER, 0, 0, soft, NULL);
+	ev(1021, 0, TL_EV_WAKING, 1301, 700, 1, 120, 0, soft, NULL);
+	ev(1022, 0, TL_EV_SOFTIRQ_EXIT, 700, 0, TL_SOFTIRQ_TIMER, 0, 0, soft, NULL);
+	ev(1030, 0, TL_EV_IRQ_ENTRY, 700, 0, 11, 0, 0, hard, NULL);
+	ev(1031, 0, TL_EV_WAKING, 1302, 700, 1, 120, 0, hard, NULL);
+	ev(1032, 0, TL_EV_IRQ_EXIT, 700, 0, 11, 1, 0, hard, NULL);
+	ev(1041, 0, TL_EV_WAKING, 1303, 700, 1, 120, 0, hard, NULL); /* the local timer: no IRQ event */
+	ev(1050, 0, TL_EV_WAKING, 1300, 1303, 1, 120, 0, 0, NULL);   /* no ctx flag: the thread woke it */
+	finish(1060);
+	CHECK_EQ_INT(by(1300, TL_ST_SLEEPING), TL_WAKER_DEVICE);
+	CHECK_EQ_INT(by(1301, TL_ST_SLEEPING), TL_WAKER_IRQ);
+	CHECK_EQ_INT(by(1302, TL_ST_SLEEPING), TL_WAKER_DEVICE);
+	CHECK_EQ_INT(by(1303, TL_ST_SLEEPING), TL_WAKER_IRQ);
+	tl_sched_free(S);
+}
+
 /* stopped by a signal; exit without reap stays ZOMBIE to the end */
 TEST(stopped_and_zombie)
 {
@@ -643,5 +678,6 @@ int main(void)
 	RUN_TESTS(life_cycle, running_before_trace, sync_wait, io_wait_and_blocked, ready_kinds, interrupted,
 	          stopped_and_zombie, migration_mid_run, lost_events, waking_before_switch_out, pid_reuse,
 	          snapshot_state, identity_before_fork, missing_switch_from_idle, preempt_then_turn, hidden_occupant,
-	          sleep_in_exit_path, lost_events_waiting_thread, hidden_real_occupant, filtered_stretches);
+	          sleep_in_exit_path, lost_events_waiting_thread, hidden_real_occupant, filtered_stretches,
+	          interrupt_wakers);
 }

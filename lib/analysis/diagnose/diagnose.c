@@ -60,6 +60,7 @@ void tl_diagnose_defaults(struct tl_diagnose_opts *o)
 	o->migrate_pct = 50;
 	o->migrate_cost_ns = 50000;
 	o->busy_pct = 90;
+	o->irq_pct = 10;
 }
 
 void tl_findings_release(struct tl_findings *f)
@@ -139,7 +140,7 @@ static struct tl_finding *new_finding(struct ctx *c, unsigned kind, const struct
 static void add_wakers(struct tl_finding *f, const struct tl_thread_stats *t, const char *role, size_t max)
 {
 	for (size_t i = 0; i < t->nwakers && i < max; i++)
-		add_thread(f, t->wakers[i].tid, 0, t->wakers[i].tid < 0 ? "[interrupt]" : t->wakers[i].name, role);
+		add_thread(f, t->wakers[i].tid, 0, t->wakers[i].name, role);
 }
 
 /*
@@ -223,8 +224,8 @@ static double timer_share(const struct tl_thread_stats *t)
 
 	for (size_t i = 0; i < t->nwakers; i++) {
 		all += t->wakers[i].count;
-		if (t->wakers[i].tid < 0)
-			irq += t->wakers[i].count;
+		if (t->wakers[i].tid == TL_WAKER_IRQ)
+			irq += t->wakers[i].count; /* not TL_WAKER_DEVICE: data arriving is not a timeout */
 	}
 	return pct(irq, all);
 }
@@ -299,6 +300,46 @@ static int preempt_starvation(struct ctx *c, const struct tl_thread_stats *t)
 	snprintf(f->fix, sizeof(f->fix),
 	         "lower the preemptors' priority or raise this thread's, give it a CPU of its own (affinity), or "
 	         "make the preemptors' work shorter or less frequent");
+	return 0;
+}
+
+/*
+ * Interrupt interference: interrupt handlers (hard IRQs, softirqs) ran
+ * inside at least irq_pct of the thread's time on a CPU (EXECUTING +
+ * INTERRUPTED), for at least min_cost: that much of the CPU it was given
+ * went to someone else's work.  The sources are named, largest first.
+ */
+static int irq_interference(struct ctx *c, const struct tl_thread_stats *t)
+{
+	uint64_t w = t->state_ns[TL_ST_INTERRUPTED], oncpu = w + t->state_ns[TL_ST_EXECUTING];
+	char src[3][48], name[40];
+	struct tl_finding *f;
+
+	if (pct(w, oncpu) < c->o->irq_pct || w < c->o->min_cost_ns)
+		return 0;
+	if (!(f = new_finding(c, TL_FIND_IRQ_INTERFERENCE, t, w)))
+		return -1;
+	snprintf(f->title, sizeof(f->title), "%s (%d) loses %.0f%% of its time on a CPU to interrupts", t->name, t->tid,
+	         pct(w, oncpu));
+	add_thread(f, t->tid, t->pid, t->name, "victim");
+	add_evidence(f, "INTERRUPTED share of its time on a CPU", pct(w, oncpu), c->o->irq_pct, "%", 1);
+	add_evidence(f, "time in INTERRUPTED", (double)w, (double)c->o->min_cost_ns, "ns", 1);
+	memset(src, 0, sizeof(src));
+	for (size_t i = 0; i < 3 && t->intr[i].count && (!i || pct(t->intr[i].ns, w) >= 1); i++) {
+		char what[64];
+
+		tl_intr_source_name(&t->intr[i], name, sizeof(name));
+		snprintf(src[i], sizeof(src[i]), "%s%s", i ? ", " : "", name);
+		snprintf(what, sizeof(what), "share of it in %s", name);
+		add_evidence(f, what, pct(t->intr[i].ns, w), NAN, "%", 1);
+	}
+	snprintf(f->cause, sizeof(f->cause),
+	         "interrupt handlers ran on its CPUs inside its time (%.48s%.48s%.48s): device interrupts land "
+	         "where their affinity sends them, network receive where the packet was sent or steered",
+	         src[0][0] ? src[0] : "sources unknown", src[1], src[2]);
+	snprintf(f->fix, sizeof(f->fix),
+	         "steer the interrupts to other CPUs (/proc/irq/N/smp_affinity, RPS for network receive) and "
+	         "pin this thread away from them, or make fewer of them (batch sends, interrupt coalescing)");
 	return 0;
 }
 
@@ -429,7 +470,8 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 {
 	static const unsigned ready[] = { TL_FIND_LOCK_CONTENTION, TL_FIND_IO_BOUND,
 		                          TL_FIND_WAKE_STORM,      TL_FIND_PREEMPT_STARVATION,
-		                          TL_FIND_MIGRATION_STORM, TL_FIND_SINGLE_THREAD_BOTTLENECK };
+		                          TL_FIND_MIGRATION_STORM, TL_FIND_SINGLE_THREAD_BOTTLENECK,
+		                          TL_FIND_IRQ_INTERFERENCE };
 	struct tl_diagnose_opts def;
 	struct ctx c = { 0 };
 	int ret = 0;
@@ -453,7 +495,7 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 		for (size_t k = 0; k < sizeof(ready) / sizeof(ready[0]); k++)
 			out->checked[ready[k]]++;
 		ret = lock_contention(&c, t) || io_bound(&c, t) || wake_storm(&c, t) || preempt_starvation(&c, t) ||
-		                      migration_storm(&c, t) || bottleneck(&c, t)
+		                      migration_storm(&c, t) || bottleneck(&c, t) || irq_interference(&c, t)
 		              ? -1
 		              : 0;
 	}

@@ -12,7 +12,7 @@
  *
  * Detectors so far (docs/DIAGNOSE.md has each rule, threshold and reason):
  * lock contention, I/O-bound thread, wake storm, preemption starvation,
- * migration storm, single-thread bottleneck.  The others of the enum
+ * migration storm, single-thread bottleneck, interrupt interference.  The others of the enum
  * report "not implemented yet" in `skipped`, so that silence is never
  * mistaken for health.  Only the recorded program's threads are examined
  * (the run's thread filters apply).
@@ -118,6 +118,7 @@ struct tl_diagnose_opts {
 	double migrate_pct;       /* migration storm: migrations per run on a CPU, in % (50) */
 	uint64_t migrate_cost_ns; /* migration storm: estimated cost of one migration, cold caches (50 us) */
 	double busy_pct;          /* single-thread bottleneck: on-CPU share of the thread's life (90) */
+	double irq_pct;           /* interrupt interference: INTERRUPTED share of its time on a CPU (10) */
 };
 
 void tl_diagnose_defaults(struct tl_diagnose_opts *o);

@@ -123,10 +123,12 @@ static void add_waker_to(struct pass *p, struct tl_waker_stat **l, size_t *n, si
 		w = &(*l)[(*n)++];
 		memset(w, 0, sizeof(*w));
 		w->tid = tid;
-		if (tid == -1)
+		if (tid == TL_WAKER_IRQ)
 			snprintf(w->name, sizeof(w->name), "[interrupt]");
+		else if (tid == TL_WAKER_DEVICE)
+			snprintf(w->name, sizeof(w->name), "[device]");
 	}
-	if (tid != -1) {
+	if (tid > 0) {
 		/* the name it has now: a thread often names itself after its first wakeups */
 		struct tl_thread *wt = tl_sched_thread(p->sched, tid);
 		if (wt)
@@ -232,6 +234,30 @@ static int add_cpu_proc(struct tl_cpu_stats *c, int32_t pid, const char *name, u
 	return 0;
 }
 
+/* An interrupt's stretch inside thread tid's time: count it by source. */
+static void add_intr(struct pass *p, const struct tl_cpu_interval *iv, uint64_t len)
+{
+	struct tl_thread *th = tl_sched_thread(p->sched, iv->tid);
+	struct tl_intr_stat *l, *e = NULL;
+	int soft = iv->what == TL_CPU_SOFTIRQ;
+
+	if (!th)
+		return;
+	l = acc_of(p, th)->st.intr;
+	for (size_t i = 0; i < TL_INTR_SOURCES && !e; i++)
+		if (!l[i].count || (l[i].soft == soft && l[i].irq == iv->irq) || i == TL_INTR_SOURCES - 1)
+			e = &l[i];
+	if (!e->count) {
+		e->soft = soft;
+		e->irq = iv->irq;
+	} else if (e->soft != soft || e->irq != iv->irq) {
+		e->soft = 0;
+		e->irq = -1; /* the last slot: the other sources together */
+	}
+	e->count++;
+	e->ns += len;
+}
+
 static void on_cpu_interval(void *ctx, const struct tl_cpu_interval *iv)
 {
 	struct pass *p = ctx;
@@ -249,6 +275,8 @@ static void on_cpu_interval(void *ctx, const struct tl_cpu_interval *iv)
 	case TL_CPU_FILTERED: c->filtered_ns += len; break;
 	default: c->unknown_ns += len; break;
 	}
+	if ((iv->what == TL_CPU_IRQ || iv->what == TL_CPU_SOFTIRQ) && iv->tid > 0)
+		add_intr(p, iv, len);
 }
 
 /* A FILTERED total (trace/event.h): kept per CPU until build_model() splits the filtered stretches. */
@@ -485,6 +513,14 @@ static int cmp_cpu_procs(const void *x, const void *y)
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
+static int cmp_intr(const void *x, const void *y)
+{
+	const struct tl_intr_stat *a = x, *b = y;
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return a->count < b->count ? 1 : a->count > b->count ? -1 : 0;
+}
+
 static int cmp_wakers(const void *x, const void *y)
 {
 	const struct tl_waker_stat *a = x, *b = y;
@@ -600,6 +636,7 @@ static int build_model(struct pass *p, struct tl_model *m)
 			continue;
 		sort_n(t->wakers, t->nwakers, sizeof(*t->wakers), cmp_wakers);
 		sort_n(t->preemptors, t->npreemptors, sizeof(*t->preemptors), cmp_wakers);
+		sort_n(t->intr, TL_INTR_SOURCES, sizeof(t->intr[0]), cmp_intr);
 		m->threads[kept] = *t;
 		a->st.wakers = NULL; /* ownership moved to the model */
 		a->st.preemptors = NULL;

@@ -37,6 +37,22 @@ struct tl_waker_stat {
 	uint64_t wait_ns; /* total time of those waits (inside the window) */
 };
 
+/*
+ * Interrupt handling that ran inside a thread's time on a CPU (its
+ * INTERRUPTED state), by source.  The last of a thread's TL_INTR_SOURCES
+ * slots gathers every source that found the others taken (irq -1).
+ */
+#define TL_INTR_SOURCES 6
+struct tl_intr_stat {
+	int soft;       /* 1: softirq vector `irq` (tl_softirq_name()); 0: hard IRQ number `irq` */
+	int32_t irq;    /* -1: the other sources */
+	uint64_t count; /* handler runs with time inside the window */
+	uint64_t ns;
+};
+
+/* "NET_RX softirq", "IRQ 24", "other interrupts": a source in words, in buf. */
+const char *tl_intr_source_name(const struct tl_intr_stat *s, char *buf, size_t len);
+
 struct tl_thread_stats {
 	int32_t tid, pid;
 	uint32_t serial;
@@ -62,6 +78,7 @@ struct tl_thread_stats {
 	size_t nwakers;
 	struct tl_waker_stat *preemptors; /* the threads that took its CPU (READY_PREEMPT `by`), the same way */
 	size_t npreemptors;
+	struct tl_intr_stat intr[TL_INTR_SOURCES]; /* sorted by ns, largest first; count 0: unused */
 	int prio;
 };
 

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <stdio.h>
+
 #include "base/errors.h"
 #include "output/json.h"
 #include "analysis/report/report_int.h"
@@ -49,6 +51,17 @@ int tl_report_csv_table_parse(const char *name)
 const char *tl_report_csv_table_name(int table)
 {
 	return table >= 0 && table < TL_CSV__COUNT ? csv_tables[table] : "?";
+}
+
+const char *tl_intr_source_name(const struct tl_intr_stat *s, char *buf, size_t len)
+{
+	if (s->irq < 0)
+		snprintf(buf, len, "other interrupts");
+	else if (s->soft)
+		snprintf(buf, len, "%s softirq", tl_softirq_name(s->irq));
+	else
+		snprintf(buf, len, "IRQ %d", (int)s->irq);
+	return buf;
 }
 
 uint64_t tl_report_lifetime(const struct tl_thread_stats *t)

@@ -117,6 +117,18 @@ static void write_thread(struct tl_json *j, const struct tl_model *m, const stru
 
 	write_wakers(j, "wakers", t->wakers, t->nwakers);
 	write_wakers(j, "preemptors", t->preemptors, t->npreemptors);
+	tl_json_key(j, "interrupts"); /* interrupt handling inside its time on a CPU, by source */
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (size_t i = 0; i < TL_INTR_SOURCES && t->intr[i].count; i++) {
+		char name[40];
+
+		tl_json_begin_object(j, TL_JSON_INLINE);
+		tl_json_kv_string(j, "source", tl_intr_source_name(&t->intr[i], name, sizeof(name)));
+		tl_json_kv_uint(j, "count", t->intr[i].count);
+		tl_json_kv_uint(j, "ns", t->intr[i].ns);
+		tl_json_end_object(j);
+	}
+	tl_json_end_array(j);
 	tl_json_end_object(j);
 }
 

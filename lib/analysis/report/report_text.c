@@ -412,8 +412,10 @@ static void put_top_waker(struct text *t, const struct tl_thread_stats *th, int 
 		total += th->wakers[i].wait_ns;
 	ws = &th->wakers[0];
 	plen = snprintf(pct, sizeof(pct), " %.0f%%", tl_fmt_pct(ws->wait_ns, total));
-	if (ws->tid == -1)
+	if (ws->tid == TL_WAKER_IRQ)
 		put_tail(t->f, "[irq]", w - plen);
+	else if (ws->tid == TL_WAKER_DEVICE)
+		put_tail(t->f, "[device]", w - plen);
 	else if (ws->tid == 0)
 		put_tail(t->f, "[unknown]", w - plen);
 	else
