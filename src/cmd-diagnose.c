@@ -37,6 +37,8 @@ enum {
 	OPT_PREEMPT,
 	OPT_BUSY,
 	OPT_IRQ,
+	OPT_IMBALANCE,
+	OPT_OVERHEAD,
 };
 
 static const struct option long_options[] = {
@@ -53,6 +55,8 @@ static const struct option long_options[] = {
 	{ "preempt", required_argument, NULL, OPT_PREEMPT },
 	{ "busy", required_argument, NULL, OPT_BUSY },
 	{ "irq", required_argument, NULL, OPT_IRQ },
+	{ "imbalance", required_argument, NULL, OPT_IMBALANCE },
+	{ "overhead", required_argument, NULL, OPT_OVERHEAD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -67,7 +71,8 @@ static void usage(FILE *out)
 	      "lost events, says its numbers are in doubt.  docs/DIAGNOSE.md has every rule.\n"
 	      "\n"
 	      "detectors so far: lock-contention, io-bound, wake-storm, preemption-starvation,\n"
-	      "migration-storm, single-thread-bottleneck, irq-interference\n"
+	      "migration-storm, single-thread-bottleneck, irq-interference; from the parallel\n"
+	      "regions of the markers (tl_region_begin/end): barrier-imbalance, pointless-parallelism\n"
 	      "\n"
 	      "thresholds (defaults in brackets):\n"
 	      "      --min-cost DURATION  report nothing that costs less [10ms]\n"
@@ -76,6 +81,8 @@ static void usage(FILE *out)
 	      "      --preempt PCT        preemption-starvation: READY_PREEMPT share of a life [20]\n"
 	      "      --busy PCT           single-thread-bottleneck: on-CPU share of its life [90]\n"
 	      "      --irq PCT            irq-interference: INTERRUPTED share of its CPU time [10]\n"
+	      "      --imbalance PCT      barrier-imbalance: last finish after the mean, share of a round [20]\n"
+	      "      --overhead PCT       pointless-parallelism: waiting per time executing [100]\n"
 	      "      --storm-rate HZ      wake-storm: voluntary switches per second [1000]\n"
 	      "      --storm-burst DURATION\n"
 	      "                           wake-storm: median run between switches at most [50us]\n"
@@ -155,6 +162,16 @@ static int parse_args(int argc, char **argv, struct diag_args *a)
 		case OPT_IRQ:
 			if (parse_pct("--irq", optarg, &a->o.irq_pct))
 				return 2;
+			break;
+		case OPT_IMBALANCE:
+			if (parse_pct("--imbalance", optarg, &a->o.imbalance_pct))
+				return 2;
+			break;
+		case OPT_OVERHEAD: /* a ratio in %: may pass 100 */
+			errno = 0;
+			a->o.overhead_pct = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(a->o.overhead_pct > 0) || isinf(a->o.overhead_pct))
+				return cli_bad_value("diagnose", "--overhead", optarg, "a percentage above 0");
 			break;
 		case OPT_STORM_RATE:
 			errno = 0;

@@ -15,37 +15,44 @@
 #   migration-storm  wl_kernel migrate: 'migrant' moves between two CPUs
 #   single-thread-bottleneck  wl_kernel serial: 'maker' computes, 'userA'
 #                    and 'userB' wait for its items; both are named
+#   irq-interference  wl_kernel net: 'sender' pays NET_RX softirq for its
+#                    loopback datagrams (and 'receiver' is no wake storm)
+#   barrier-imbalance  wl_kernel imbalance: 'worker1' has 3 ms of work per
+#                    round, 'worker0' 1 ms (region "blocks", a barrier)
+#   pointless-parallelism  wl_kernel tiny: 'parent' hands 'helper0' and
+#                    'helper1' 20 us each per round
 #   healthy          wl_states spin and quantum (two threads sharing a CPU
 #                    take turns: READY_QUANTUM, not preemption), wl_frames
 #                    (a pipeline of condition variables: waiting for work is
 #                    not contention), wl_kernel pingpong (message passing
 #                    switches as often as a poller, but is woken by its
-#                    partner)
+#                    partner), wl_kernel balanced (the imbalance workload
+#                    with 2 ms each)
 # Then the errors: a missing file, a bad threshold.  Recording needs root;
 # python3 reads the JSON.
 . "$(dirname "$0")/lib.sh"
 cli_init "$1"
 
-# diag NAME WANT CMD...: record CMD (with $REC_ARGS), diagnose it; WANT
-# lists "kind:thread" (the finding's first thread) and "kind:thread:other"
-# (it names other too) that must be there, and nothing else may be.
-diag() {
+# diag_once NAME WANT CMD...: record CMD (with $REC_ARGS, under $REC_WRAP),
+# diagnose it; WANT lists "kind:thread" (the finding's first thread) and
+# "kind:thread:other" (it names other too) that must be there, and nothing
+# else may be.  Prints the problems; nothing if it passed.
+diag_once() {
 	name=$1
 	want=$2
 	shift 2
-	# shellcheck disable=SC2086
 	${REC_WRAP:-} "$TL" record ${REC_ARGS:-} -o "$TMP/$name.tl" -- "$@" >"$OUT" 2>"$ERR"
 	RC=$?
 	if [ "$RC" != 0 ]; then
-		fail "diagnose/$name" "record exit $RC" "$(tail -n 2 "$ERR")"
+		echo "record exit $RC: $(tail -n 2 "$ERR")"
 		return
 	fi
 	tl diagnose --json "$TMP/$name.tl"
 	if [ "$RC" != 0 ]; then
-		fail "diagnose/$name" "diagnose exit $RC" "$(head -n 2 "$ERR")"
+		echo "diagnose exit $RC: $(head -n 2 "$ERR")"
 		return
 	fi
-	got=$(python3 - "$OUT" "$want" <<'PY'
+	python3 - "$OUT" "$want" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 want = sys.argv[2].split()
@@ -66,11 +73,23 @@ if bad:
     bad.append("found: %s" % (found or "nothing"))
 print("; ".join(bad))
 PY
-)
+}
+
+# diag NAME WANT CMD...: diag_once, passed or failed (empty WANT: no finding
+# at all).  A recording is a live run: one that another process disturbed (a neighbour that
+# preempted a worker for most of its life was seen once in 20 runs) gets one more attempt.
+diag() {
+	got=$(diag_once "$@")
 	if [ -z "$got" ]; then
-		pass "diagnose/$name"
+		pass "diagnose/$1"
+		return
+	fi
+	again=$(diag_once "$@")
+	if [ -z "$again" ]; then
+		pass "diagnose/$1"
+		echo "  (passed on attempt 2; attempt 1: $got)"
 	else
-		fail "diagnose/$name" "$got"
+		fail "diagnose/$1" "$got" "attempt 2: $again"
 	fi
 }
 
@@ -89,6 +108,9 @@ else
 	diag bottleneck "single-thread-bottleneck:maker:userA:userB" "$BUILD/tests/wl_kernel" serial
 	# the sender pays for loopback receive (NET_RX); the receiver, woken per datagram by it, is no wake storm
 	diag irq-interference "irq-interference:sender" "$BUILD/tests/wl_kernel" net
+	diag barrier-imbalance "barrier-imbalance:worker1:worker0" "$BUILD/tests/wl_kernel" imbalance
+	diag pointless-parallelism "pointless-parallelism:parent:helper0:helper1" "$BUILD/tests/wl_kernel" tiny
+	diag healthy-balanced "" "$BUILD/tests/wl_kernel" balanced
 	# the spinner on CPU 1, the recorder on CPU 0 (as tests/live does): floating,
 	# it was once preempted over 20% of its life under the sanitizers (by other
 	# tasks of the machine that came to share its CPU with the slower recorder)

@@ -24,6 +24,15 @@
  *             'receiver' (last CPU) for 500 ms: the receive path runs as
  *             NET_RX softirq on the sender's CPU, inside its time
  *             (diagnose: interrupt interference)
+ *   imbalance 'worker0' and 'worker1' run 60 rounds of region "blocks" and
+ *             meet at a barrier; a static split of uneven blocks gives
+ *             worker0 1 ms of work and worker1 3 ms per round (diagnose:
+ *             barrier imbalance)
+ *   balanced  the same with 2 ms each (healthy)
+ *   tiny      'parent' hands 'helper0' and 'helper1' 20 us of work each
+ *             (region "tiny", the parent's around its dispatch and join),
+ *             2000 times: they wait longer than they work (diagnose:
+ *             pointless parallelism)
  *   dio       'writer' writes and 'reader' reads 4 KiB blocks with O_DIRECT
  *             for 400 ms each, every call waiting for the disk (a direct-I/O
  *             writer read EXECUTING 24% against the kernel's 32%), in files
@@ -46,6 +55,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <threadlens.h>
+
 #include "workload.h"
 
 #define MS 1000000ull
@@ -58,6 +69,7 @@ struct run;
 struct th {
 	const char *name;
 	int cpu; /* -1: not pinned; -2: the last CPU */
+	int arg; /* the body's parameter (blocks of work) */
 	void (*body)(struct th *self);
 	struct run *run;
 	pthread_t pt;
@@ -79,6 +91,7 @@ struct run {
 	int nthreads;
 	struct th th[MAXT];
 	pthread_barrier_t start;
+	pthread_barrier_t bar; /* all threads: rounds of imbalance, balanced and tiny */
 	pthread_mutex_t lock;
 	atomic_int done;
 	int ab[2], ba[2]; /* pipes: ping -> pong, pong -> ping */
@@ -375,6 +388,42 @@ static int udp_init(struct run *r)
 	return 0;
 }
 
+/* `arg` ms of work per round in region "blocks", then the barrier: 60 rounds. */
+static void blocks_body(struct th *self)
+{
+	for (int i = 0; i < 60; i++) {
+		tl_region_begin("blocks");
+		wl_spin_cpu((uint64_t)self->arg * MS);
+		tl_region_end("blocks");
+		pthread_barrier_wait(&self->run->bar);
+		self->count++;
+	}
+}
+
+/* The parent of "tiny": its region spans the dispatch and the join. */
+static void tiny_parent_body(struct th *self)
+{
+	for (int i = 0; i < 2000; i++) {
+		tl_region_begin("tiny");
+		pthread_barrier_wait(&self->run->bar); /* dispatch */
+		pthread_barrier_wait(&self->run->bar); /* join */
+		tl_region_end("tiny");
+		self->count++;
+	}
+}
+
+static void tiny_helper_body(struct th *self)
+{
+	for (int i = 0; i < 2000; i++) {
+		pthread_barrier_wait(&self->run->bar);
+		tl_region_begin("tiny");
+		wl_spin_cpu(20 * US);
+		tl_region_end("tiny");
+		pthread_barrier_wait(&self->run->bar);
+		self->count++;
+	}
+}
+
 static const struct scenario scenarios[] = {
 	{ "pingpong",
 	  "'ping' (CPU 0) and 'pong' (last CPU) hand a byte back and forth 20000 times",
@@ -402,6 +451,19 @@ static const struct scenario scenarios[] = {
 	  "'sender' (CPU 0) sends 8 KiB UDP datagrams to 'receiver' (last CPU) over loopback for 500 ms",
 	  { { .name = "sender", .cpu = 0, .body = send_body },
 	    { .name = "receiver", .cpu = -2, .body = receive_body } } },
+	{ "imbalance",
+	  "'worker0' (1 ms) and 'worker1' (3 ms) meet at a barrier after each of 60 rounds",
+	  { { .name = "worker0", .cpu = -1, .arg = 1, .body = blocks_body },
+	    { .name = "worker1", .cpu = -1, .arg = 3, .body = blocks_body } } },
+	{ "balanced",
+	  "'worker0' and 'worker1' (2 ms each) meet at a barrier after each of 60 rounds",
+	  { { .name = "worker0", .cpu = -1, .arg = 2, .body = blocks_body },
+	    { .name = "worker1", .cpu = -1, .arg = 2, .body = blocks_body } } },
+	{ "tiny",
+	  "'parent' hands 'helper0' and 'helper1' 20 us of work each, 2000 times",
+	  { { .name = "parent", .cpu = -1, .body = tiny_parent_body },
+	    { .name = "helper0", .cpu = -1, .body = tiny_helper_body },
+	    { .name = "helper1", .cpu = -1, .body = tiny_helper_body } } },
 	{ "dio",
 	  "'writer' writes and 'reader' reads 4 KiB with O_DIRECT for 400 ms each",
 	  { { .name = "writer", .cpu = -1, .body = dio_write_body },
@@ -499,6 +561,7 @@ int main(int argc, char **argv)
 		r.nthreads++;
 	}
 	pthread_barrier_init(&r.start, NULL, (unsigned)r.nthreads);
+	pthread_barrier_init(&r.bar, NULL, (unsigned)r.nthreads);
 	for (int i = 0; i < r.nthreads; i++)
 		if (pthread_create(&r.th[i].pt, NULL, trampoline, &r.th[i])) {
 			perror("wl_kernel: pthread_create");

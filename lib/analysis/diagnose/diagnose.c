@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis/diagnose/diagnose.h"
+#include "analysis/diagnose/diagnose_int.h"
 #include "analysis/report/report.h"
 #include "base/errors.h"
 #include "base/grow.h"
@@ -61,6 +62,8 @@ void tl_diagnose_defaults(struct tl_diagnose_opts *o)
 	o->migrate_cost_ns = 50000;
 	o->busy_pct = 90;
 	o->irq_pct = 10;
+	o->imbalance_pct = 20;
+	o->overhead_pct = 100;
 }
 
 void tl_findings_release(struct tl_findings *f)
@@ -69,24 +72,17 @@ void tl_findings_release(struct tl_findings *f)
 	memset(f, 0, sizeof(*f));
 }
 
-struct ctx {
-	const struct tl_diagnose_opts *o;
-	const struct tl_model *m;
-	struct tl_findings *out;
-	size_t cap;
-};
-
-static double pct(uint64_t part, uint64_t whole)
+double tl_dg_pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
-static uint64_t lifetime(const struct tl_thread_stats *t)
+uint64_t tl_dg_lifetime(const struct tl_thread_stats *t)
 {
 	return t->end > t->start ? t->end - t->start : 0;
 }
 
-static void add_thread(struct tl_finding *f, int32_t tid, int32_t pid, const char *name, const char *role)
+void tl_dg_add_thread(struct tl_finding *f, int32_t tid, int32_t pid, const char *name, const char *role)
 {
 	struct tl_finding_thread *ft;
 
@@ -99,8 +95,8 @@ static void add_thread(struct tl_finding *f, int32_t tid, int32_t pid, const cha
 	snprintf(ft->role, sizeof(ft->role), "%s", role);
 }
 
-static void add_evidence(struct tl_finding *f, const char *what, double value, double threshold, const char *unit,
-                         int above)
+void tl_dg_add_evidence(struct tl_finding *f, const char *what, double value, double threshold, const char *unit,
+                        int above)
 {
 	struct tl_evidence *e;
 
@@ -114,8 +110,8 @@ static void add_evidence(struct tl_finding *f, const char *what, double value, d
 	e->above = above;
 }
 
-/* A new finding about thread t, its window the thread's life in the analysed window. */
-static struct tl_finding *new_finding(struct ctx *c, unsigned kind, const struct tl_thread_stats *t, uint64_t cost)
+struct tl_finding *tl_dg_new_finding_at(struct tl_dg_ctx *c, unsigned kind, int32_t pid, const char *process,
+                                        uint64_t from, uint64_t to, uint64_t cost, uint64_t base)
 {
 	struct tl_finding *f;
 
@@ -124,23 +120,28 @@ static struct tl_finding *new_finding(struct ctx *c, unsigned kind, const struct
 	f = &c->out->items[c->out->n++];
 	memset(f, 0, sizeof(*f));
 	f->kind = kind;
-	f->pid = t->pid;
-	snprintf(f->process, sizeof(f->process), "%s", t->process);
-	f->windows[0][0] = t->start;
-	f->windows[0][1] = t->end;
+	f->pid = pid;
+	snprintf(f->process, sizeof(f->process), "%s", process);
+	f->windows[0][0] = from;
+	f->windows[0][1] = to;
 	f->nwindows = 1;
 	f->cost_ns = cost;
-	f->severity = lifetime(t) ? (double)cost / (double)lifetime(t) : 0;
+	f->severity = base ? (double)cost / (double)base : 0;
 	if (f->severity > 1)
 		f->severity = 1;
 	return f;
+}
+
+struct tl_finding *tl_dg_new_finding(struct tl_dg_ctx *c, unsigned kind, const struct tl_thread_stats *t, uint64_t cost)
+{
+	return tl_dg_new_finding_at(c, kind, t->pid, t->process, t->start, t->end, cost, tl_dg_lifetime(t));
 }
 
 /* The threads whose wakeups ended t's waits, largest share first: the likely holders or producers. */
 static void add_wakers(struct tl_finding *f, const struct tl_thread_stats *t, const char *role, size_t max)
 {
 	for (size_t i = 0; i < t->nwakers && i < max; i++)
-		add_thread(f, t->wakers[i].tid, 0, t->wakers[i].name, role);
+		tl_dg_add_thread(f, t->wakers[i].tid, 0, t->wakers[i].name, role);
 }
 
 /*
@@ -150,21 +151,22 @@ static void add_wakers(struct tl_finding *f, const struct tl_thread_stats *t, co
  * thread in `role`, and the evidence of both thresholds (share_what,
  * time_what).  1 when it fires, 0 when not, -1 out of memory.
  */
-static int share_finding(struct ctx *c, const struct tl_thread_stats *t, unsigned kind, uint64_t w, double min_pct,
-                         const char *doing, const char *role, const char *share_what, const char *time_what,
-                         struct tl_finding **out)
+static int share_finding(struct tl_dg_ctx *c, const struct tl_thread_stats *t, unsigned kind, uint64_t w,
+                         double min_pct, const char *doing, const char *role, const char *share_what,
+                         const char *time_what, struct tl_finding **out)
 {
-	uint64_t life = lifetime(t);
+	uint64_t life = tl_dg_lifetime(t);
 	struct tl_finding *f;
 
-	if (pct(w, life) < min_pct || w < c->o->min_cost_ns)
+	if (tl_dg_pct(w, life) < min_pct || w < c->o->min_cost_ns)
 		return 0;
-	if (!(f = new_finding(c, kind, t, w)))
+	if (!(f = tl_dg_new_finding(c, kind, t, w)))
 		return -1;
-	snprintf(f->title, sizeof(f->title), "%s (%d) %s %.0f%% of its life", t->name, t->tid, doing, pct(w, life));
-	add_thread(f, t->tid, t->pid, t->name, role);
-	add_evidence(f, share_what, pct(w, life), min_pct, "%", 1);
-	add_evidence(f, time_what, (double)w, (double)c->o->min_cost_ns, "ns", 1);
+	snprintf(f->title, sizeof(f->title), "%s (%d) %s %.0f%% of its life", t->name, t->tid, doing,
+	         tl_dg_pct(w, life));
+	tl_dg_add_thread(f, t->tid, t->pid, t->name, role);
+	tl_dg_add_evidence(f, share_what, tl_dg_pct(w, life), min_pct, "%", 1);
+	tl_dg_add_evidence(f, time_what, (double)w, (double)c->o->min_cost_ns, "ns", 1);
 	*out = f;
 	return 1;
 }
@@ -176,20 +178,24 @@ static int share_finding(struct ctx *c, const struct tl_thread_stats *t, unsigne
  * lock_wait_pct of the thread's life.  The threads whose wakeups ended its
  * waits released what it waited for.
  */
-static int lock_contention(struct ctx *c, const struct tl_thread_stats *t)
+static int lock_contention(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 {
 	struct tl_finding *f;
-	int r = share_finding(c, t, TL_FIND_LOCK_CONTENTION, t->lock_wait_ns, c->o->lock_wait_pct, "waits on a lock",
-	                      "waiter", "share of the thread's life waiting on locks",
+	uint64_t rs = tl_dg_rsync(c, t), w = t->lock_wait_ns > rs ? t->lock_wait_ns - rs : 0;
+	int r = share_finding(c, t, TL_FIND_LOCK_CONTENTION, w, c->o->lock_wait_pct, "waits on a lock", "waiter",
+	                      "share of the thread's life waiting on locks",
 	                      "time waiting on locks (SYNC_WAIT in a lock's futex)", &f);
 
 	if (r <= 0)
 		return r;
 	add_wakers(f, t, "holder", 3);
-	add_evidence(f, "all SYNC_WAIT (conditions and joins too)", (double)t->state_ns[TL_ST_SYNC_WAIT], NAN, "ns", 1);
-	add_evidence(f, "waits that ended (SYNC_WAIT entries)", (double)t->entries[TL_ST_SYNC_WAIT], NAN, "", 1);
+	tl_dg_add_evidence(f, "all SYNC_WAIT (conditions and joins too)", (double)t->state_ns[TL_ST_SYNC_WAIT], NAN,
+	                   "ns", 1);
+	tl_dg_add_evidence(f, "waits that ended (SYNC_WAIT entries)", (double)t->entries[TL_ST_SYNC_WAIT], NAN, "", 1);
+	if (rs)
+		tl_dg_add_evidence(f, "left out: waits at parallel regions' barriers", (double)rs, NAN, "ns", 1);
 	snprintf(f->cause, sizeof(f->cause),
-	         "it blocks on a lock's futex (a mutex or a barrier) that the threads named as "
+	         "it blocks on a lock's futex (a mutex, or a barrier outside marked regions) that the threads named as "
 	         "holders release; their wakeups ended its waits");
 	snprintf(f->fix, sizeof(f->fix),
 	         "shorten the critical sections of the holders, split the lock, or hand work over through a "
@@ -198,7 +204,7 @@ static int lock_contention(struct ctx *c, const struct tl_thread_stats *t)
 }
 
 /* I/O-bound: waiting for block I/O (IO_WAIT) takes at least io_wait_pct of the thread's life. */
-static int io_bound(struct ctx *c, const struct tl_thread_stats *t)
+static int io_bound(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 {
 	struct tl_finding *f;
 	int r = share_finding(c, t, TL_FIND_IO_BOUND, t->state_ns[TL_ST_IO_WAIT], c->o->io_wait_pct,
@@ -207,8 +213,8 @@ static int io_bound(struct ctx *c, const struct tl_thread_stats *t)
 
 	if (r <= 0)
 		return r;
-	add_evidence(f, "EXECUTING share of the thread's life", pct(t->state_ns[TL_ST_EXECUTING], lifetime(t)), NAN,
-	             "%", 1);
+	tl_dg_add_evidence(f, "EXECUTING share of the thread's life",
+	                   tl_dg_pct(t->state_ns[TL_ST_EXECUTING], tl_dg_lifetime(t)), NAN, "%", 1);
 	snprintf(f->cause, sizeof(f->cause),
 	         "it blocks in the kernel until the disk answers: the device's latency, not the CPU, sets its pace");
 	snprintf(f->fix, sizeof(f->fix),
@@ -227,7 +233,7 @@ static double timer_share(const struct tl_thread_stats *t)
 		if (t->wakers[i].tid == TL_WAKER_IRQ)
 			irq += t->wakers[i].count; /* not TL_WAKER_DEVICE: data arriving is not a timeout */
 	}
-	return pct(irq, all);
+	return tl_dg_pct(irq, all);
 }
 
 /*
@@ -237,9 +243,9 @@ static double timer_share(const struct tl_thread_stats *t)
  * do and sleeps again.  A thread woken by other threads that hand it work
  * (a ping-pong, a pipeline) switches as often, but is not polling.
  */
-static int wake_storm(struct ctx *c, const struct tl_thread_stats *t)
+static int wake_storm(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 {
-	uint64_t life = lifetime(t), sw = t->vol_switches + t->invol_switches, burst;
+	uint64_t life = tl_dg_lifetime(t), sw = t->vol_switches + t->invol_switches, burst;
 	/* sleeps on block I/O end by the disk's interrupt too, but they are not polling */
 	uint64_t io = t->entries[TL_ST_IO_WAIT] + t->entries[TL_ST_BLOCKED];
 	uint64_t polls = t->vol_switches > io ? t->vol_switches - io : 0;
@@ -250,22 +256,23 @@ static int wake_storm(struct ctx *c, const struct tl_thread_stats *t)
 	if (hz < c->o->storm_switches_hz || !t->bursts.count)
 		return 0;
 	burst = tl_dist_percentile(&t->bursts, 50);
-	if (burst > c->o->storm_burst_ns || pct(t->invol_switches, sw) > c->o->storm_invol_pct ||
+	if (burst > c->o->storm_burst_ns || tl_dg_pct(t->invol_switches, sw) > c->o->storm_invol_pct ||
 	    cost < c->o->min_cost_ns || timer_share(t) < c->o->storm_timer_pct)
 		return 0;
-	if (!(f = new_finding(c, TL_FIND_WAKE_STORM, t, cost)))
+	if (!(f = tl_dg_new_finding(c, TL_FIND_WAKE_STORM, t, cost)))
 		return -1;
 	snprintf(f->title, sizeof(f->title), "%s (%d) wakes %.0f times a second to run %.1f us each time", t->name,
 	         t->tid, hz, (double)burst / 1e3);
-	add_thread(f, t->tid, t->pid, t->name, "poller");
+	tl_dg_add_thread(f, t->tid, t->pid, t->name, "poller");
 	add_wakers(f, t, "waker", 2);
-	add_evidence(f, "voluntary switches per second (block I/O apart)", hz, c->o->storm_switches_hz, "/s", 1);
-	add_evidence(f, "median on-CPU burst", (double)burst, (double)c->o->storm_burst_ns, "ns", 0);
-	add_evidence(f, "involuntary share of the switches", pct(t->invol_switches, sw), c->o->storm_invol_pct, "%", 0);
-	add_evidence(f, "wakeups by its own timeouts (interrupt context)", timer_share(t), c->o->storm_timer_pct, "%",
-	             1);
-	add_evidence(f, "CPU time it burned (EXECUTING + INTERRUPTED)", (double)cost, (double)c->o->min_cost_ns, "ns",
-	             1);
+	tl_dg_add_evidence(f, "voluntary switches per second (block I/O apart)", hz, c->o->storm_switches_hz, "/s", 1);
+	tl_dg_add_evidence(f, "median on-CPU burst", (double)burst, (double)c->o->storm_burst_ns, "ns", 0);
+	tl_dg_add_evidence(f, "involuntary share of the switches", tl_dg_pct(t->invol_switches, sw),
+	                   c->o->storm_invol_pct, "%", 0);
+	tl_dg_add_evidence(f, "wakeups by its own timeouts (interrupt context)", timer_share(t), c->o->storm_timer_pct,
+	                   "%", 1);
+	tl_dg_add_evidence(f, "CPU time it burned (EXECUTING + INTERRUPTED)", (double)cost, (double)c->o->min_cost_ns,
+	                   "ns", 1);
 	snprintf(f->cause, sizeof(f->cause),
 	         "it polls: a wait with a zero or tiny timeout, or a wakeup for every item, so it runs a few "
 	         "microseconds, finds little to do and sleeps again");
@@ -280,7 +287,7 @@ static int wake_storm(struct ctx *c, const struct tl_thread_stats *t)
  * more urgent or freshly woken task took its CPU) at least preempt_pct of
  * its life.  The threads that took the CPU are named.
  */
-static int preempt_starvation(struct ctx *c, const struct tl_thread_stats *t)
+static int preempt_starvation(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 {
 	uint64_t w = t->state_ns[TL_ST_READY_PREEMPT];
 	struct tl_finding *f;
@@ -290,10 +297,10 @@ static int preempt_starvation(struct ctx *c, const struct tl_thread_stats *t)
 	if (r <= 0)
 		return r;
 	for (size_t i = 0; i < t->npreemptors && i < 3; i++)
-		add_thread(f, t->preemptors[i].tid, 0, t->preemptors[i].name, "preemptor");
+		tl_dg_add_thread(f, t->preemptors[i].tid, 0, t->preemptors[i].name, "preemptor");
 	if (t->npreemptors)
-		add_evidence(f, "share of it behind the first preemptor", pct(t->preemptors[0].wait_ns, w), NAN, "%",
-		             1);
+		tl_dg_add_evidence(f, "share of it behind the first preemptor", tl_dg_pct(t->preemptors[0].wait_ns, w),
+		                   NAN, "%", 1);
 	snprintf(f->cause, sizeof(f->cause),
 	         "threads of higher priority (or freshly woken ones the scheduler favours) take its CPU while "
 	         "it has work: the preemptors named");
@@ -309,29 +316,29 @@ static int preempt_starvation(struct ctx *c, const struct tl_thread_stats *t)
  * INTERRUPTED), for at least min_cost: that much of the CPU it was given
  * went to someone else's work.  The sources are named, largest first.
  */
-static int irq_interference(struct ctx *c, const struct tl_thread_stats *t)
+static int irq_interference(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 {
 	uint64_t w = t->state_ns[TL_ST_INTERRUPTED], oncpu = w + t->state_ns[TL_ST_EXECUTING];
 	char src[3][48], name[40];
 	struct tl_finding *f;
 
-	if (pct(w, oncpu) < c->o->irq_pct || w < c->o->min_cost_ns)
+	if (tl_dg_pct(w, oncpu) < c->o->irq_pct || w < c->o->min_cost_ns)
 		return 0;
-	if (!(f = new_finding(c, TL_FIND_IRQ_INTERFERENCE, t, w)))
+	if (!(f = tl_dg_new_finding(c, TL_FIND_IRQ_INTERFERENCE, t, w)))
 		return -1;
 	snprintf(f->title, sizeof(f->title), "%s (%d) loses %.0f%% of its time on a CPU to interrupts", t->name, t->tid,
-	         pct(w, oncpu));
-	add_thread(f, t->tid, t->pid, t->name, "victim");
-	add_evidence(f, "INTERRUPTED share of its time on a CPU", pct(w, oncpu), c->o->irq_pct, "%", 1);
-	add_evidence(f, "time in INTERRUPTED", (double)w, (double)c->o->min_cost_ns, "ns", 1);
+	         tl_dg_pct(w, oncpu));
+	tl_dg_add_thread(f, t->tid, t->pid, t->name, "victim");
+	tl_dg_add_evidence(f, "INTERRUPTED share of its time on a CPU", tl_dg_pct(w, oncpu), c->o->irq_pct, "%", 1);
+	tl_dg_add_evidence(f, "time in INTERRUPTED", (double)w, (double)c->o->min_cost_ns, "ns", 1);
 	memset(src, 0, sizeof(src));
-	for (size_t i = 0; i < 3 && t->intr[i].count && (!i || pct(t->intr[i].ns, w) >= 1); i++) {
+	for (size_t i = 0; i < 3 && t->intr[i].count && (!i || tl_dg_pct(t->intr[i].ns, w) >= 1); i++) {
 		char what[64];
 
 		tl_intr_source_name(&t->intr[i], name, sizeof(name));
 		snprintf(src[i], sizeof(src[i]), "%s%s", i ? ", " : "", name);
 		snprintf(what, sizeof(what), "share of it in %s", name);
-		add_evidence(f, what, pct(t->intr[i].ns, w), NAN, "%", 1);
+		tl_dg_add_evidence(f, what, tl_dg_pct(t->intr[i].ns, w), NAN, "%", 1);
 	}
 	snprintf(f->cause, sizeof(f->cause),
 	         "interrupt handlers ran on its CPUs inside its time (%.48s%.48s%.48s): device interrupts land "
@@ -348,22 +355,23 @@ static int irq_interference(struct ctx *c, const struct tl_thread_stats *t)
  * migrate_pct of its switch-ins, and at least migrate_hz times a second:
  * each move costs it its warm caches.
  */
-static int migration_storm(struct ctx *c, const struct tl_thread_stats *t)
+static int migration_storm(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 {
-	uint64_t life = lifetime(t), runs = t->entries[TL_ST_EXECUTING];
+	uint64_t life = tl_dg_lifetime(t), runs = t->entries[TL_ST_EXECUTING];
 	double hz = life ? (double)t->migrations * 1e9 / (double)life : 0;
 	uint64_t cost = t->migrations * c->o->migrate_cost_ns;
 	struct tl_finding *f;
 
-	if (hz < c->o->migrate_hz || pct(t->migrations, runs) < c->o->migrate_pct || cost < c->o->min_cost_ns)
+	if (hz < c->o->migrate_hz || tl_dg_pct(t->migrations, runs) < c->o->migrate_pct || cost < c->o->min_cost_ns)
 		return 0;
-	if (!(f = new_finding(c, TL_FIND_MIGRATION_STORM, t, cost)))
+	if (!(f = tl_dg_new_finding(c, TL_FIND_MIGRATION_STORM, t, cost)))
 		return -1;
 	snprintf(f->title, sizeof(f->title), "%s (%d) moves to another CPU %.0f times a second", t->name, t->tid, hz);
-	add_thread(f, t->tid, t->pid, t->name, "migrant");
-	add_evidence(f, "migrations per second", hz, c->o->migrate_hz, "/s", 1);
-	add_evidence(f, "migrations per run on a CPU", pct(t->migrations, runs), c->o->migrate_pct, "%", 1);
-	add_evidence(f, "estimated cost per migration (cold caches)", (double)c->o->migrate_cost_ns, NAN, "ns", 1);
+	tl_dg_add_thread(f, t->tid, t->pid, t->name, "migrant");
+	tl_dg_add_evidence(f, "migrations per second", hz, c->o->migrate_hz, "/s", 1);
+	tl_dg_add_evidence(f, "migrations per run on a CPU", tl_dg_pct(t->migrations, runs), c->o->migrate_pct, "%", 1);
+	tl_dg_add_evidence(f, "estimated cost per migration (cold caches)", (double)c->o->migrate_cost_ns, NAN, "ns",
+	                   1);
 	snprintf(f->cause, sizeof(f->cause),
 	         "it is moved between CPUs far more often than its runs need: changing affinity, a scheduler "
 	         "balancing busy CPUs, or wakeups from threads on other CPUs pulling it along");
@@ -374,9 +382,10 @@ static int migration_storm(struct ctx *c, const struct tl_thread_stats *t)
 }
 
 /* The time u's waits ended by thread tid lasted, and by anyone (joins apart: an exit is not work handed over). */
-static uint64_t waited_on(const struct tl_thread_stats *u, int32_t tid, uint64_t *all)
+/* u's waits that tid ended, joins and the barriers of parallel regions apart (all: every wait). */
+static uint64_t waited_on(const struct tl_dg_ctx *c, const struct tl_thread_stats *u, int32_t tid, uint64_t *all)
 {
-	uint64_t by = 0;
+	uint64_t by = 0, skip = u->join_wait_ns + tl_dg_rsync(c, u);
 
 	*all = 0;
 	for (size_t i = 0; i < u->nwakers; i++) {
@@ -384,16 +393,18 @@ static uint64_t waited_on(const struct tl_thread_stats *u, int32_t tid, uint64_t
 		if (u->wakers[i].tid == tid)
 			by += u->wakers[i].wait_ns;
 	}
-	return by > u->join_wait_ns ? by - u->join_wait_ns : 0;
+	return by > skip ? by - skip : 0;
 }
 
 /* Another thread of t's process that waits for t at least half its life, mostly for t. */
-static int waits_for(const struct tl_thread_stats *u, const struct tl_thread_stats *t, uint64_t *by)
+static int waits_for(const struct tl_dg_ctx *c, const struct tl_thread_stats *u, const struct tl_thread_stats *t,
+                     uint64_t *by)
 {
 	uint64_t all;
 
-	*by = waited_on(u, t->tid, &all);
-	return u->tid != t->tid && u->pid == t->pid && pct(*by, lifetime(u)) >= 50 && pct(*by, all) >= 50;
+	*by = waited_on(c, u, t->tid, &all);
+	return u->tid != t->tid && u->pid == t->pid && tl_dg_pct(*by, tl_dg_lifetime(u)) >= 50 &&
+	       tl_dg_pct(*by, all) >= 50;
 }
 
 /*
@@ -402,33 +413,34 @@ static int waits_for(const struct tl_thread_stats *u, const struct tl_thread_sta
  * mostly for it (its wakeups end at least half of their waiting).  The
  * cost is the time they waited for it.
  */
-static int bottleneck(struct ctx *c, const struct tl_thread_stats *t)
+static int bottleneck(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 {
-	uint64_t life = lifetime(t), run = t->state_ns[TL_ST_EXECUTING] + t->state_ns[TL_ST_INTERRUPTED], cost = 0, by;
+	uint64_t life = tl_dg_lifetime(t), run = t->state_ns[TL_ST_EXECUTING] + t->state_ns[TL_ST_INTERRUPTED],
+	         cost = 0, by;
 	const struct tl_model *m = c->m;
 	struct tl_finding *f;
 	size_t nwait = 0;
 
-	if (pct(run, life) < c->o->busy_pct || run < c->o->min_cost_ns)
+	if (tl_dg_pct(run, life) < c->o->busy_pct || run < c->o->min_cost_ns)
 		return 0;
 	for (size_t i = 0; i < m->nthreads; i++)
-		if (waits_for(&m->threads[i], t, &by)) {
+		if (waits_for(c, &m->threads[i], t, &by)) {
 			cost += by;
 			nwait++;
 		}
 	if (!nwait || cost < c->o->min_cost_ns)
 		return 0;
-	if (!(f = new_finding(c, TL_FIND_SINGLE_THREAD_BOTTLENECK, t, cost)))
+	if (!(f = tl_dg_new_finding(c, TL_FIND_SINGLE_THREAD_BOTTLENECK, t, cost)))
 		return -1;
 	snprintf(f->title, sizeof(f->title), "%s (%d) runs %.0f%% of its life while %zu other thread%s wait for it",
-	         t->name, t->tid, pct(run, life), nwait, nwait == 1 ? "" : "s");
-	add_thread(f, t->tid, t->pid, t->name, "bottleneck");
+	         t->name, t->tid, tl_dg_pct(run, life), nwait, nwait == 1 ? "" : "s");
+	tl_dg_add_thread(f, t->tid, t->pid, t->name, "bottleneck");
 	for (size_t i = 0; i < m->nthreads; i++)
-		if (waits_for(&m->threads[i], t, &by))
-			add_thread(f, m->threads[i].tid, m->threads[i].pid, m->threads[i].name, "waiting");
-	add_evidence(f, "on-CPU share of its life", pct(run, life), c->o->busy_pct, "%", 1);
-	add_evidence(f, "threads waiting for it at least half their lives", (double)nwait, 1, "", 1);
-	add_evidence(f, "their time waiting for it", (double)cost, (double)c->o->min_cost_ns, "ns", 1);
+		if (waits_for(c, &m->threads[i], t, &by))
+			tl_dg_add_thread(f, m->threads[i].tid, m->threads[i].pid, m->threads[i].name, "waiting");
+	tl_dg_add_evidence(f, "on-CPU share of its life", tl_dg_pct(run, life), c->o->busy_pct, "%", 1);
+	tl_dg_add_evidence(f, "threads waiting for it at least half their lives", (double)nwait, 1, "", 1);
+	tl_dg_add_evidence(f, "their time waiting for it", (double)cost, (double)c->o->min_cost_ns, "ns", 1);
 	snprintf(f->cause, sizeof(f->cause),
 	         "the work is serial in this thread: it is always busy while the threads it feeds (named as "
 	         "waiting) sit idle until it hands them something");
@@ -468,12 +480,13 @@ static int cmp_cost(const void *a, const void *b)
 
 int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *opts, struct tl_findings *out)
 {
+	/* the detectors that examine each thread; the region ones count regions (diagnose_regions.c) */
 	static const unsigned ready[] = { TL_FIND_LOCK_CONTENTION, TL_FIND_IO_BOUND,
 		                          TL_FIND_WAKE_STORM,      TL_FIND_PREEMPT_STARVATION,
 		                          TL_FIND_MIGRATION_STORM, TL_FIND_SINGLE_THREAD_BOTTLENECK,
 		                          TL_FIND_IRQ_INTERFERENCE };
 	struct tl_diagnose_opts def;
-	struct ctx c = { 0 };
+	struct tl_dg_ctx c = { 0 };
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -485,10 +498,14 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 	c.o = opts;
 	c.m = m;
 	c.out = out;
+	if (tl_dg_rsync_init(&c) < 0)
+		return tl_error("out of memory");
 	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
-		snprintf(out->skipped[k], sizeof(out->skipped[k]), "not implemented yet");
+		snprintf(out->skipped[k], sizeof(out->skipped[k]), TL_DIAGNOSE_NOT_YET);
 	for (size_t i = 0; i < sizeof(ready) / sizeof(ready[0]); i++)
 		out->skipped[ready[i]][0] = 0;
+	out->skipped[TL_FIND_BARRIER_IMBALANCE][0] = 0;
+	out->skipped[TL_FIND_POINTLESS_PARALLEL][0] = 0;
 	for (size_t i = 0; i < m->nthreads && !ret; i++) {
 		const struct tl_thread_stats *t = &m->threads[i];
 
@@ -499,6 +516,9 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 		              ? -1
 		              : 0;
 	}
+	if (!ret)
+		ret = tl_dg_regions(&c);
+	free(c.rsync);
 	if (ret) {
 		tl_findings_release(out);
 		return tl_error("out of memory");

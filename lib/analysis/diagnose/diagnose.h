@@ -12,7 +12,9 @@
  *
  * Detectors so far (docs/DIAGNOSE.md has each rule, threshold and reason):
  * lock contention, I/O-bound thread, wake storm, preemption starvation,
- * migration storm, single-thread bottleneck, interrupt interference.  The others of the enum
+ * migration storm, single-thread bottleneck, interrupt interference; and
+ * from the parallel regions of the markers (the model's `regions`) barrier
+ * imbalance and pointless parallelism.  The others of the enum
  * report "not implemented yet" in `skipped`, so that silence is never
  * mistaken for health.  Only the recorded program's threads are examined
  * (the run's thread filters apply).
@@ -102,6 +104,9 @@ struct tl_findings {
 	char skipped[TL_FIND__COUNT][96]; /* why a detector could not run ("no markers", "no futex events"), or "" */
 };
 
+/* skipped[k] of a detector not written yet */
+#define TL_DIAGNOSE_NOT_YET "not implemented yet"
+
 void tl_findings_release(struct tl_findings *f);
 
 /* The detectors' thresholds (docs/DIAGNOSE.md); tl_diagnose_defaults() gives the documented ones. */
@@ -119,6 +124,8 @@ struct tl_diagnose_opts {
 	uint64_t migrate_cost_ns; /* migration storm: estimated cost of one migration, cold caches (50 us) */
 	double busy_pct;          /* single-thread bottleneck: on-CPU share of the thread's life (90) */
 	double irq_pct;           /* interrupt interference: INTERRUPTED share of its time on a CPU (10) */
+	double imbalance_pct;     /* barrier imbalance: last finish after the mean, share of the round (20) */
+	double overhead_pct;      /* pointless parallelism: waiting per time executing in its rounds (100) */
 };
 
 void tl_diagnose_defaults(struct tl_diagnose_opts *o);

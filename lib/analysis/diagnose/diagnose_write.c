@@ -27,10 +27,13 @@ static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 {
 	char b[3][32];
 
-	fprintf(out, "\n%zu. %s  cost %s (%.0f%% of the thread's time)\n", i + 1, tl_finding_kind_name(f->kind),
-	        tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity);
+	fprintf(out, "\n%zu. %s  cost %s (%.0f%% of the %s time)\n", i + 1, tl_finding_kind_name(f->kind),
+	        tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity, f->region[0] ? "region's" : "thread's");
 	fprintf(out, "   %s\n", f->title);
-	fprintf(out, "   where:    process %s (%d); threads:", f->process, (int)f->pid);
+	fprintf(out, "   where:    process %s (%d);", f->process, (int)f->pid);
+	if (f->region[0])
+		fprintf(out, " region %s;", f->region);
+	fputs(" threads:", out);
 	for (size_t t = 0; t < f->nthreads; t++)
 		fprintf(out, "%s %s %d (%s)", t ? "," : "", f->threads[t].name, (int)f->threads[t].tid,
 		        f->threads[t].role);
@@ -65,11 +68,15 @@ int tl_diagnose_write_text(FILE *out, const struct tl_findings *f)
 	fputs("\nexamined:", out);
 	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
 		if (!f->skipped[k][0])
-			fprintf(out, " %s (%" PRIu64 " threads)", tl_finding_kind_name(k), f->checked[k]);
-	fputs("\nnot examined yet:", out);
+			fprintf(out, " %s (%" PRIu64 " %s%s)", tl_finding_kind_name(k), f->checked[k],
+			        k == TL_FIND_BARRIER_IMBALANCE || k == TL_FIND_POINTLESS_PARALLEL ? "region" : "thread",
+			        f->checked[k] == 1 ? "" : "s");
 	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
-		if (f->skipped[k][0])
-			fprintf(out, "%s %s", nskip++ ? "," : "", tl_finding_kind_name(k));
+		if (f->skipped[k][0] && strcmp(f->skipped[k], TL_DIAGNOSE_NOT_YET))
+			fprintf(out, "\nnot examined: %s: %s", tl_finding_kind_name(k), f->skipped[k]);
+	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
+		if (!strcmp(f->skipped[k], TL_DIAGNOSE_NOT_YET))
+			fprintf(out, "%s %s", nskip++ ? "," : "\nnot examined yet:", tl_finding_kind_name(k));
 	fputc('\n', out);
 	if (ferror(out))
 		return tl_error("cannot write the diagnosis");
@@ -108,6 +115,7 @@ static void json_finding(struct tl_json *j, const struct tl_finding *f)
 	tl_json_kv_double(j, "severity", f->severity, 3);
 	tl_json_kv_int(j, "pid", f->pid);
 	tl_json_kv_string(j, "process", f->process);
+	tl_json_kv_string(j, "region", f->region);
 	tl_json_key(j, "threads");
 	tl_json_begin_array(j, TL_JSON_BLOCK);
 	for (size_t t = 0; t < f->nthreads; t++) {

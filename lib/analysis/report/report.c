@@ -42,8 +42,9 @@ struct pass {
 	struct acc **accs; /* all threads ever seen, by serial order */
 	size_t naccs, cap;
 	struct tl_cpu_stats *cpus;
-	struct tl_kcheck *kc; /* the self-check rides on this walk */
-	struct filt *filt;    /* per CPU: a filtered recording's kernel totals (FILTERED events) */
+	struct tl_kcheck *kc;  /* the self-check rides on this walk */
+	struct tl_regions *rg; /* so do the parallel regions (analysis/regions) */
+	struct filt *filt;     /* per CPU: a filtered recording's kernel totals (FILTERED events) */
 	int oom;
 };
 
@@ -315,6 +316,7 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 	struct acc *a;
 
 	tl_kcheck_event(p->kc, ev);
+	tl_regions_event(p->rg, th, ev);
 	if (ev->type == TL_EV_FILTERED) {
 		on_filtered(p, ev);
 		return;
@@ -346,6 +348,13 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 		if (parent)
 			a->parent_tgid = parent->tgid;
 	}
+}
+
+static void on_span(void *ctx, const struct tl_span *sp, const char *name)
+{
+	struct pass *p = ctx;
+
+	tl_regions_span(p->rg, sp, name);
 }
 
 static void on_name(void *ctx, struct tl_thread *th)
@@ -715,6 +724,7 @@ static void pass_release(struct pass *p)
 			free(p->cpus[c].procs);
 	free(p->cpus);
 	tl_kcheck_free(p->kc);
+	tl_regions_free(p->rg);
 }
 
 int tl_report_analyze(struct tl_run *run, struct tl_model *m)
@@ -747,19 +757,23 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 	wo.on_thread_end = on_thread_end;
 	wo.on_event = on_event;
 	wo.on_name = on_name;
+	wo.on_span = on_span;
 	w = tl_walk_new(&wo, &run->info);
 	if (!w) {
 		pass_release(&p);
 		return -1;
 	}
 	p.sched = tl_walk_sched(w);
+	if (!(p.rg = tl_regions_new(p.sched)))
+		goto fail;
 	p.r = tl_walk_result(w);
 	if (tl_walk_run(w, run->trace) < 0 || p.oom) {
 		if (p.oom)
 			tl_error("out of memory while analysing the trace");
 		goto fail;
 	}
-	if (tl_run_keep(run, p.r) < 0 || build_model(&p, m) < 0 || tl_kcheck_finish(p.kc, &m->kcheck) < 0)
+	if (tl_run_keep(run, p.r) < 0 || build_model(&p, m) < 0 || tl_kcheck_finish(p.kc, &m->kcheck) < 0 ||
+	    tl_regions_finish(p.rg, &m->regions) < 0)
 		goto fail;
 	pass_release(&p);
 	tl_walk_free(w);
@@ -788,5 +802,6 @@ void tl_report_release(struct tl_model *m)
 	free(m->cpus);
 	free(m->procs);
 	tl_kcheck_release(&m->kcheck);
+	tl_regions_release(&m->regions);
 	memset(m, 0, sizeof(*m));
 }

@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "analysis/kcheck/kcheck.h"
+#include "analysis/regions/regions.h"
 #include "base/dist.h"
 #include "timeline/run.h"
 #include "timeline/state_machine.h"
@@ -128,7 +129,8 @@ struct tl_model {
 	struct tl_cpu_stats *cpus;      /* ncpus entries */
 	struct tl_process_stats *procs; /* sorted by cpu_ns, largest first */
 	size_t nprocs;
-	struct tl_kcheck_result kcheck; /* the self-check against the kernel's accounting (kcheck.h) */
+	struct tl_kcheck_result kcheck;   /* the self-check against the kernel's accounting (kcheck.h) */
+	struct tl_regions_result regions; /* the parallel regions of the user's markers (regions.h) */
 };
 
 /*

@@ -231,6 +231,9 @@ int tl_report_write_json(FILE *out, const struct tl_model *m, const struct tl_re
 		write_cpu(&j, m, &m->cpus[c]);
 	tl_json_end_array(&j);
 
+	tl_json_key(&j, "regions");
+	tl_regions_write_json(&j, &m->regions, m->run->trace_start);
+
 	tl_json_key(&j, "kernel_check");
 	tl_kcheck_write_json(&j, &m->kcheck, m->run->trace_start);
 

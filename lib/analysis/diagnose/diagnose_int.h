@@ -1,0 +1,54 @@
+/*
+ * diagnose_int.h - what the detectors share (diagnose.c for the ones that
+ * read each thread's statistics, diagnose_regions.c for the ones that read
+ * the parallel regions): the context of one analysis and the helpers that
+ * fill a finding.
+ */
+#ifndef TL_DIAGNOSE_INT_H
+#define TL_DIAGNOSE_INT_H
+
+#include "analysis/diagnose/diagnose.h"
+#include "analysis/report/report.h"
+
+struct tl_dg_ctx {
+	const struct tl_diagnose_opts *o;
+	const struct tl_model *m;
+	struct tl_findings *out;
+	size_t cap;
+	/*
+	 * Per thread of m->threads: its SYNC_WAIT in the rounds of parallel
+	 * regions (barriers and joins, regions.h), which the region detectors
+	 * judge; lock contention and the bottleneck leave it out.
+	 */
+	uint64_t *rsync;
+};
+
+/* The region-explained SYNC_WAIT of t (a thread of c->m). */
+uint64_t tl_dg_rsync(const struct tl_dg_ctx *c, const struct tl_thread_stats *t);
+
+/* Fill c->rsync.  0, or -1 (memory). */
+int tl_dg_rsync_init(struct tl_dg_ctx *c);
+
+/* part / whole in %, 0 if whole is 0 */
+double tl_dg_pct(uint64_t part, uint64_t whole);
+uint64_t tl_dg_lifetime(const struct tl_thread_stats *t);
+
+/* Add a thread (up to TL_FINDING_MAX_THREADS) or a measured number (up to TL_FINDING_MAX_EVIDENCE). */
+void tl_dg_add_thread(struct tl_finding *f, int32_t tid, int32_t pid, const char *name, const char *role);
+void tl_dg_add_evidence(struct tl_finding *f, const char *what, double value, double threshold, const char *unit,
+                        int above);
+
+/*
+ * A new finding in c->out (NULL when out of memory), its window [from, to]
+ * (absolute ns), its severity cost / base (capped at 1).
+ */
+struct tl_finding *tl_dg_new_finding_at(struct tl_dg_ctx *c, unsigned kind, int32_t pid, const char *process,
+                                        uint64_t from, uint64_t to, uint64_t cost, uint64_t base);
+/* The same about thread t: its window and base are its life in the analysed window. */
+struct tl_finding *tl_dg_new_finding(struct tl_dg_ctx *c, unsigned kind, const struct tl_thread_stats *t,
+                                     uint64_t cost);
+
+/* The region detectors (diagnose_regions.c): barrier imbalance, pointless parallelism.  0, or -1 (memory). */
+int tl_dg_regions(struct tl_dg_ctx *c);
+
+#endif

@@ -1,0 +1,421 @@
+/*
+ * regions.c - parallel regions: rounds, imbalance and the threads' state
+ * split around each round (regions.h says what is measured).
+ *
+ * Invariants:
+ *  - a region's open round holds one entry per instance begun since the
+ *    round's start, unless the round is dynamic (then only `open` counts);
+ *  - `open` is the number of those instances not yet ended; a BEGIN with
+ *    open == 0 after at least one END starts a new round;
+ *  - an entry's `after` is the thread's totals at the round's latest END
+ *    minus its totals at its own END (refreshed at every END of the round),
+ *    so when the round closes it covers its END -> the round's last END.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/regions/regions.h"
+#include "base/errors.h"
+#include "base/grow.h"
+
+#define NS TL_ST__COUNT
+#define MAX_ENTRIES 256 /* instances of one round followed; more make it dynamic */
+
+struct entry {
+	int32_t tid;
+	uint32_t thr;        /* index into the region's threads, or UINT32_MAX: not followed */
+	uint64_t begin, end; /* end 0 while open */
+	uint64_t at_begin[NS], at_end[NS];
+	uint64_t before[NS], after[NS];
+};
+
+/* A thread's totals when the current round started, to date its `before`. */
+struct pre {
+	uint64_t round; /* the round number it is valid for */
+	uint64_t at[NS];
+};
+
+struct region {
+	struct tl_region_stats st;
+	size_t threads_cap, pre_cap;
+	struct pre *pre; /* parallel to st.threads */
+	uint64_t round;  /* rounds started */
+	uint64_t start;  /* the open round's first BEGIN */
+	int dynamic;
+	int ended;   /* an END in the open round */
+	size_t open; /* instances begun in the round, not ended */
+	struct entry *e;
+	size_t n, cap;
+};
+
+struct tl_regions {
+	struct tl_sched *sched;
+	struct region *r;
+	size_t n, cap;
+	uint64_t dropped, unmatched, incomplete;
+	int oom;
+};
+
+uint64_t tl_regions_ready(const uint64_t st[TL_ST__COUNT])
+{
+	uint64_t sum = 0;
+
+	for (unsigned s = 0; s < NS; s++)
+		if (tl_state_is_ready(s) || s == TL_ST_RUNNABLE)
+			sum += st[s];
+	return sum;
+}
+
+struct tl_regions *tl_regions_new(struct tl_sched *sched)
+{
+	struct tl_regions *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		tl_error("out of memory");
+		return NULL;
+	}
+	r->sched = sched;
+	return r;
+}
+
+static int totals(struct tl_regions *r, int32_t tid, uint64_t at, uint64_t out[NS])
+{
+	struct tl_thread *th = tl_sched_thread(r->sched, tid);
+
+	if (!th || at < th->state_since) {
+		memset(out, 0, sizeof(uint64_t) * NS);
+		return -1;
+	}
+	tl_thread_totals(th, at, out);
+	return 0;
+}
+
+static void diff(uint64_t out[NS], const uint64_t a[NS], const uint64_t b[NS])
+{
+	for (unsigned s = 0; s < NS; s++)
+		out[s] = a[s] >= b[s] ? a[s] - b[s] : 0;
+}
+
+static void add(uint64_t to[NS], const uint64_t v[NS])
+{
+	for (unsigned s = 0; s < NS; s++)
+		to[s] += v[s];
+}
+
+static struct region *region_of(struct tl_regions *r, int32_t pid, uint32_t name, int create)
+{
+	struct region *g;
+
+	for (size_t i = r->n; i-- > 0;)
+		if (r->r[i].st.pid == pid && r->r[i].st.name_id == name)
+			return &r->r[i];
+	if (!create)
+		return NULL;
+	if (r->n >= TL_REGION_MAX) {
+		r->dropped++;
+		return NULL;
+	}
+	if (TL_GROW(r->r, r->cap, r->n + 1) < 0) {
+		r->oom = 1;
+		return NULL;
+	}
+	g = &r->r[r->n++];
+	memset(g, 0, sizeof(*g));
+	g->st.pid = pid;
+	g->st.name_id = name;
+	return g;
+}
+
+/* The region's record of thread tid (added if new and room is left), or UINT32_MAX. */
+static uint32_t thread_of(struct tl_regions *r, struct region *g, const struct tl_thread *th)
+{
+	struct tl_region_stats *st = &g->st;
+
+	for (size_t i = 0; i < st->nthreads; i++)
+		if (st->threads[i].tid == th->tid)
+			return (uint32_t)i;
+	if (st->nthreads >= TL_REGION_MAX_THREADS)
+		return UINT32_MAX;
+	if (TL_GROW_ZERO(st->threads, g->threads_cap, st->nthreads + 1) < 0 ||
+	    TL_GROW_ZERO(g->pre, g->pre_cap, st->nthreads + 1) < 0) {
+		r->oom = 1;
+		return UINT32_MAX;
+	}
+	st->threads[st->nthreads].tid = th->tid;
+	memcpy(st->threads[st->nthreads].name, th->name, TL_NAME_MAX);
+	return (uint32_t)st->nthreads++;
+}
+
+/*
+ * A doer works inside its instance: EXECUTING at least half of the time it
+ * was not waiting for a CPU there.  A parent that marks the region around
+ * its dispatch and join sleeps inside; a worker starved of CPUs still works.
+ */
+static int is_doer(const struct entry *e, uint64_t *exec)
+{
+	uint64_t in[NS], len = e->end - e->begin, ready;
+
+	diff(in, e->at_end, e->at_begin);
+	ready = tl_regions_ready(in);
+	*exec = in[TL_ST_EXECUTING] + in[TL_ST_INTERRUPTED];
+	return 2 * *exec >= (len > ready ? len - ready : 0);
+}
+
+/* A parallel round with at least two doers: how unevenly they finished, and how uneven their work was. */
+static void compare(struct region *g, uint64_t first)
+{
+	struct tl_region_stats *st = &g->st;
+	uint64_t last = 0, sum = 0, mean, lost, exec, max_exec = 0, sum_exec = 0;
+	size_t doers = 0;
+	const struct entry *lastd = NULL;
+
+	for (size_t i = 0; i < g->n; i++)
+		if (is_doer(&g->e[i], &exec)) {
+			doers++;
+			sum += g->e[i].end;
+			sum_exec += exec;
+			max_exec = exec > max_exec ? exec : max_exec;
+			if (g->e[i].end > last) {
+				last = g->e[i].end;
+				lastd = &g->e[i];
+			}
+		}
+	if (doers < 2)
+		return;
+	mean = sum / doers;
+	lost = last - mean;
+	st->rounds_compared++;
+	st->lost_ns += lost;
+	st->work_lost_ns += max_exec - sum_exec / doers;
+	for (size_t i = 0; i < g->n; i++) {
+		const struct entry *e = &g->e[i];
+
+		if (!is_doer(e, &exec))
+			continue;
+		st->idle_ns += last - e->end;
+		if (e->thr != UINT32_MAX && e->end > mean)
+			st->threads[e->thr].late_ns += e->end - mean;
+	}
+	if (lastd->thr != UINT32_MAX)
+		st->threads[lastd->thr].last++;
+	if (lost > st->worst_lost_ns) {
+		st->worst_lost_ns = lost;
+		st->worst[0] = first;
+		st->worst[1] = last;
+	}
+}
+
+/* A round ended: classify it and add what it measured to the region. */
+static void close_round(struct region *g)
+{
+	struct tl_region_stats *st = &g->st;
+	uint64_t first = UINT64_MAX, end = 0;
+
+	if (g->dynamic)
+		st->rounds_dynamic++;
+	else if (g->n == 1)
+		st->rounds_serial++;
+	else if (g->n >= 2) {
+		st->rounds_parallel++;
+		for (size_t i = 0; i < g->n; i++) {
+			const struct entry *e = &g->e[i];
+
+			add(st->before, e->before);
+			add(st->after, e->after);
+			if (e->thr != UINT32_MAX) {
+				struct tl_region_thread *t = &st->threads[e->thr];
+
+				add(t->before, e->before);
+				add(t->after, e->after);
+				t->par_sync_ns += e->before[TL_ST_SYNC_WAIT] + e->after[TL_ST_SYNC_WAIT];
+				if (e->at_end[TL_ST_SYNC_WAIT] > e->at_begin[TL_ST_SYNC_WAIT])
+					t->par_sync_ns += e->at_end[TL_ST_SYNC_WAIT] - e->at_begin[TL_ST_SYNC_WAIT];
+			}
+			first = e->begin < first ? e->begin : first;
+			end = e->end > end ? e->end : end;
+		}
+		st->wall_ns += end - first;
+		compare(g, first);
+	}
+	g->n = 0;
+	g->dynamic = 0;
+	g->ended = 0;
+}
+
+void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct tl_event *ev)
+{
+	struct region *g;
+	struct entry *e;
+	uint32_t thr;
+
+	if (ev->type != TL_EV_REGION_BEGIN)
+		return;
+	if (!th)
+		th = tl_sched_thread(r->sched, ev->tid); /* markers have no subject for the state machine */
+	if (!th || th->outsider)
+		return;
+	if (!(g = region_of(r, th->tgid, ev->name, 1)))
+		return;
+	if (!g->open && g->ended) {
+		close_round(g);
+		g->round++;
+	}
+	thr = thread_of(r, g, th);
+	if (!g->open && !g->n && !g->dynamic) {
+		/* a new round: every thread of the region is dated from here */
+		g->start = ev->ts;
+		for (size_t i = 0; i < g->st.nthreads; i++) {
+			g->pre[i].round = g->round + 1;
+			totals(r, g->st.threads[i].tid, ev->ts, g->pre[i].at);
+		}
+	}
+	g->open++;
+	for (size_t i = 0; i < g->n && !g->dynamic; i++)
+		if (g->e[i].tid == th->tid)
+			g->dynamic = 1; /* began again while the round is open */
+	if (g->dynamic || g->n >= MAX_ENTRIES) {
+		g->dynamic = 1;
+		return;
+	}
+	if (TL_GROW(g->e, g->cap, g->n + 1) < 0) {
+		r->oom = 1;
+		return;
+	}
+	e = &g->e[g->n++];
+	memset(e, 0, sizeof(*e));
+	e->tid = th->tid;
+	e->thr = thr;
+	e->begin = ev->ts;
+	tl_thread_totals(th, ev->ts, e->at_begin);
+	if (thr != UINT32_MAX && g->pre[thr].round == g->round + 1)
+		diff(e->before, e->at_begin, g->pre[thr].at);
+}
+
+void tl_regions_span(struct tl_regions *r, const struct tl_span *sp, const char *name)
+{
+	struct tl_thread *th;
+	struct region *g;
+	struct entry *e = NULL;
+	uint64_t now[NS];
+
+	if (sp->kind != TL_SPAN_REGION)
+		return;
+	th = tl_sched_thread(r->sched, sp->tid);
+	if (!th || th->outsider || !(g = region_of(r, th->tgid, sp->name, 0)) || !g->open || sp->begin < g->start) {
+		r->unmatched += sp->complete;
+		return;
+	}
+	if (!sp->complete) {
+		r->incomplete++;
+		return;
+	}
+	g->open--;
+	g->ended = 1;
+	g->st.instances++;
+	if (!g->st.name[0])
+		snprintf(g->st.name, sizeof(g->st.name), "%s", name);
+	for (size_t i = 0; i < g->n; i++)
+		if (g->e[i].tid == sp->tid && g->e[i].begin == sp->begin && !g->e[i].end)
+			e = &g->e[i];
+	if (!e) {
+		g->dynamic = 1; /* nested, or beyond MAX_ENTRIES */
+		return;
+	}
+	e->end = sp->end;
+	totals(r, sp->tid, sp->end, e->at_end);
+	if (e->thr != UINT32_MAX) {
+		struct tl_region_thread *t = &g->st.threads[e->thr];
+		uint64_t in[NS];
+
+		t->instances++;
+		diff(in, e->at_end, e->at_begin);
+		add(t->inside, in);
+		add(g->st.inside, in);
+		memcpy(t->name, th->name, TL_NAME_MAX); /* the name it has now */
+	} else {
+		g->st.threads_over++;
+	}
+	/* the threads that finished earlier have waited until now */
+	for (size_t i = 0; i < g->n; i++) {
+		struct entry *o = &g->e[i];
+
+		if (o != e && o->end && totals(r, o->tid, sp->end, now) == 0)
+			diff(o->after, now, o->at_end);
+	}
+}
+
+static int cmp_region(const void *x, const void *y)
+{
+	const struct tl_region_stats *a = x, *b = y;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+int tl_regions_finish(struct tl_regions *r, struct tl_regions_result *out)
+{
+	size_t kept = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (r->oom)
+		return tl_error("out of memory while following the regions");
+	for (size_t i = 0; i < r->n; i++) {
+		struct region *g = &r->r[i];
+
+		if (g->open) {
+			r->incomplete++; /* a round cut by the end: not measured */
+			g->n = 0;
+			g->dynamic = 0;
+		}
+		close_round(g);
+		free(g->e);
+		free(g->pre);
+		g->e = NULL;
+		g->pre = NULL;
+		if (!g->st.instances) {
+			free(g->st.threads);
+			continue;
+		}
+		r->r[kept++] = *g;
+	}
+	out->regions = kept ? malloc(kept * sizeof(*out->regions)) : NULL;
+	if (kept && !out->regions) {
+		for (size_t i = 0; i < kept; i++)
+			free(r->r[i].st.threads);
+		r->n = 0;
+		return tl_error("out of memory");
+	}
+	for (size_t i = 0; i < kept; i++)
+		out->regions[i] = r->r[i].st;
+	out->n = kept;
+	r->n = 0;
+	if (kept > 1)
+		qsort(out->regions, kept, sizeof(*out->regions), cmp_region);
+	out->dropped = r->dropped;
+	out->unmatched = r->unmatched;
+	out->incomplete = r->incomplete;
+	return 0;
+}
+
+void tl_regions_free(struct tl_regions *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->r[i].e);
+		free(r->r[i].pre);
+		free(r->r[i].st.threads);
+	}
+	free(r->r);
+	free(r);
+}
+
+void tl_regions_release(struct tl_regions_result *res)
+{
+	for (size_t i = 0; i < res->n; i++)
+		free(res->regions[i].threads);
+	free(res->regions);
+	memset(res, 0, sizeof(*res));
+}

@@ -1,0 +1,210 @@
+/*
+ * test_regions.c - the parallel regions (analysis/regions) on a
+ * hand-written trace, exact: rounds, lost and idle time, the laggard, the
+ * state split after finishing; a serial and a dynamic region; and what
+ * diagnose makes of it (barrier imbalance, and the barrier waits left out
+ * of lock contention and of the bottleneck).
+ *
+ * The trace is written with the real writer and read back through the
+ * report's walk, as the commands do.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "event_build.h"
+#include "harness.h"
+#include "analysis/diagnose/diagnose.h"
+#include "analysis/report/report.h"
+
+#define US 1000ull
+
+static struct tl_trace_writer *W;
+static char path[] = "/tmp/tl-test-regions-XXXXXX";
+
+static void ev(uint64_t ts_us, int cpu, unsigned type, int32_t tid, int32_t arg, int64_t a, uint16_t flags,
+               const char *name)
+{
+	struct tl_event e = event_us(ts_us, cpu, type, tid, arg, a, 120, 120, flags);
+	e.name = name ? tl_trace_writer_intern(W, name) : 0;
+	CHECK(tl_trace_writer_add(W, &e) == 0);
+}
+
+static void sw(uint64_t t, int cpu, int32_t prev, int64_t state, int32_t next, uint16_t flags)
+{
+	ev(t, cpu, TL_EV_SWITCH, prev, next, state, flags, NULL);
+}
+
+static void rb(uint64_t t, int cpu, int32_t tid, const char *name)
+{
+	ev(t, cpu, TL_EV_REGION_BEGIN, tid, 0, -1, 0, name);
+}
+
+static void re(uint64_t t, int cpu, int32_t tid, const char *name)
+{
+	ev(t, cpu, TL_EV_REGION_END, tid, 0, 0, 0, name);
+}
+
+/*
+ * app (100): w0 (101) on cpu0 and w1 (102) on cpu1 run three rounds of
+ * "blocks" (times in us):
+ *   round 1: both begin at 1000; w0 ends 1010 and sleeps on the barrier's
+ *            futex 1011-1031 (w1 wakes it at 1030); w1 ends 1030;
+ *   round 2: both begin at 1040; w0 ends 1060, sleeps 1061-1071; w1 ends 1070;
+ *   round 3: both begin at 1080; w0 ends 1085 and keeps running; w1 ends 1095.
+ * Between rounds 2 and 3, "pool" is begun by w1, then twice by w0 while w1's
+ * is open (dynamic); after round 3 w1 runs "solo" alone (serial).
+ */
+static void write_trace(void)
+{
+	const uint16_t lockf = TL_EVF_WAIT_FUTEX | TL_EVF_WAIT_LOCK;
+
+	W = program_trace_open(path, 100, 1000);
+	CHECK(W != NULL);
+	ev(1000, -1, TL_EV_THREAD, 100, 100, 0, 0, "app");
+	ev(1000, -1, TL_EV_THREAD, 101, 100, 0, 0, "w0");
+	ev(1000, -1, TL_EV_THREAD, 102, 100, 0, 0, "w1");
+	sw(1000, 0, 0, 0, 101, 0);
+	sw(1000, 1, 0, 0, 102, 0);
+	rb(1000, 0, 101, "blocks");
+	rb(1000, 1, 102, "blocks");
+	re(1010, 0, 101, "blocks");
+	sw(1011, 0, 101, TL_PS_S, 0, lockf);
+	re(1030, 1, 102, "blocks");
+	ev(1030, 1, TL_EV_WAKING, 101, 102, 0, 0, NULL);
+	ev(1030, 1, TL_EV_WAKEUP, 101, 102, 0, 0, NULL);
+	sw(1031, 0, 0, 0, 101, 0);
+	rb(1040, 0, 101, "blocks");
+	rb(1040, 1, 102, "blocks");
+	re(1060, 0, 101, "blocks");
+	sw(1061, 0, 101, TL_PS_S, 0, lockf);
+	re(1070, 1, 102, "blocks");
+	ev(1070, 1, TL_EV_WAKING, 101, 102, 0, 0, NULL);
+	ev(1070, 1, TL_EV_WAKEUP, 101, 102, 0, 0, NULL);
+	sw(1071, 0, 0, 0, 101, 0);
+	rb(1072, 1, 102, "pool");
+	rb(1073, 0, 101, "pool");
+	re(1074, 0, 101, "pool");
+	rb(1075, 0, 101, "pool");
+	re(1076, 0, 101, "pool");
+	re(1078, 1, 102, "pool");
+	rb(1080, 0, 101, "blocks");
+	rb(1080, 1, 102, "blocks");
+	re(1085, 0, 101, "blocks");
+	re(1095, 1, 102, "blocks");
+	rb(1096, 1, 102, "solo");
+	re(1097, 1, 102, "solo");
+	CHECK(program_trace_close(W, 1100) == 0);
+}
+
+static const struct tl_region_stats *region(const struct tl_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->regions.n; i++)
+		if (!strcmp(m->regions.regions[i].name, name))
+			return &m->regions.regions[i];
+	return NULL;
+}
+
+static const struct tl_region_thread *rthread(const struct tl_region_stats *g, int32_t tid)
+{
+	for (size_t i = 0; g && i < g->nthreads; i++)
+		if (g->threads[i].tid == tid)
+			return &g->threads[i];
+	return NULL;
+}
+
+TEST(rounds)
+{
+	struct tl_run run = { .to_ns = -1, .path = path };
+	struct tl_model m;
+	const struct tl_region_stats *g;
+	const struct tl_region_thread *w0, *w1;
+
+	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+	CHECK_EQ_INT(m.regions.n, 3);
+	g = region(&m, "blocks");
+	CHECK(g != NULL);
+	if (g) {
+		CHECK_EQ_INT(g->pid, 100);
+		CHECK_EQ_INT(g->instances, 6);
+		CHECK_EQ_INT(g->rounds_parallel, 3);
+		CHECK_EQ_INT(g->rounds_compared, 3);
+		CHECK_EQ_INT(g->rounds_serial, 0);
+		CHECK_EQ_INT(g->wall_ns, (30 + 30 + 15) * US);
+		CHECK_EQ_INT(g->lost_ns, (10 + 5 + 5) * US);      /* 1030 - 1020, 1070 - 1065, 1095 - 1090 */
+		CHECK_EQ_INT(g->work_lost_ns, (10 + 5 + 5) * US); /* 30 vs 20, 30 vs 25, 15 vs 10 us of CPU */
+		CHECK_EQ_INT(g->idle_ns, (20 + 10 + 10) * US);
+		CHECK_EQ_INT(g->worst_lost_ns, 10 * US);
+		CHECK_EQ_INT(g->worst[0], 1000 * US);
+		CHECK_EQ_INT(g->worst[1], 1030 * US);
+		CHECK_EQ_INT(g->after[TL_ST_SYNC_WAIT], (19 + 9) * US); /* asleep 1011-1030, 1061-1070 */
+		w0 = rthread(g, 101);
+		w1 = rthread(g, 102);
+		CHECK(w0 && w1);
+		if (w0 && w1) {
+			CHECK_EQ_STR(w1->name, "w1");
+			CHECK_EQ_INT(w1->last, 3);
+			CHECK_EQ_INT(w0->last, 0);
+			CHECK_EQ_INT(w1->late_ns, 20 * US);
+			CHECK_EQ_INT(w0->instances, 3);
+			CHECK_EQ_INT(w0->inside[TL_ST_EXECUTING], (10 + 20 + 5) * US);
+			/* after finishing: 1010-1030 (1 running, 19 asleep), 1060-1070 (1 + 9), 1085-1095 (10 running) */
+			CHECK_EQ_INT(w0->after[TL_ST_EXECUTING], (1 + 1 + 10) * US);
+			CHECK_EQ_INT(w0->after[TL_ST_SYNC_WAIT], (19 + 9) * US);
+			CHECK_EQ_INT(w0->par_sync_ns, (19 + 9) * US);
+			CHECK_EQ_INT(w1->par_sync_ns, 0);
+		}
+	}
+	g = region(&m, "pool");
+	CHECK(g && g->rounds_dynamic == 1 && g->rounds_parallel == 0 && g->instances == 3);
+	g = region(&m, "solo");
+	CHECK(g && g->rounds_serial == 1 && g->rounds_parallel == 0 && g->wall_ns == 0);
+	CHECK_EQ_INT(m.regions.unmatched, 0);
+	CHECK_EQ_INT(m.regions.incomplete, 0);
+	tl_report_release(&m);
+	tl_run_release(&run);
+}
+
+TEST(diagnosis)
+{
+	struct tl_run run = { .to_ns = -1, .path = path };
+	struct tl_diagnose_opts o;
+	struct tl_findings f;
+
+	tl_diagnose_defaults(&o);
+	o.min_cost_ns = 5 * US;
+	CHECK_EQ_INT(tl_diagnose_analyze(&run, &o, &f), 0);
+	/* w0's 28 us on the barrier's futex are the region's, not a lock's; w1 is no bottleneck */
+	CHECK_EQ_INT(f.n, 1);
+	if (f.n == 1) {
+		CHECK_EQ_STR(tl_finding_kind_name(f.items[0].kind), "barrier-imbalance");
+		CHECK_EQ_STR(f.items[0].region, "blocks");
+		CHECK_EQ_INT(f.items[0].cost_ns, 20 * US);
+		CHECK_EQ_INT(f.items[0].threads[0].tid, 102);
+		CHECK_EQ_STR(f.items[0].threads[0].role, "laggard");
+		CHECK_EQ_INT(f.items[0].threads[1].tid, 101);
+	}
+	CHECK_EQ_INT(f.checked[TL_FIND_BARRIER_IMBALANCE], 3);
+	tl_findings_release(&f);
+	tl_run_release(&run);
+
+	/* 20 of 75 us is 26.7%: under a 30% threshold, nothing */
+	run = (struct tl_run){ .to_ns = -1, .path = path };
+	o.imbalance_pct = 30;
+	CHECK_EQ_INT(tl_diagnose_analyze(&run, &o, &f), 0);
+	CHECK_EQ_INT(f.n, 0);
+	tl_findings_release(&f);
+	tl_run_release(&run);
+}
+
+static void remove_trace(void)
+{
+	unlink(path);
+}
+
+int main(void)
+{
+	write_trace();
+	atexit(remove_trace);
+	RUN_TESTS(rounds, diagnosis);
+}
