@@ -39,6 +39,7 @@ enum {
 	OPT_IRQ,
 	OPT_IMBALANCE,
 	OPT_OVERHEAD,
+	OPT_OVERSUB,
 };
 
 static const struct option long_options[] = {
@@ -57,6 +58,7 @@ static const struct option long_options[] = {
 	{ "irq", required_argument, NULL, OPT_IRQ },
 	{ "imbalance", required_argument, NULL, OPT_IMBALANCE },
 	{ "overhead", required_argument, NULL, OPT_OVERHEAD },
+	{ "oversub", required_argument, NULL, OPT_OVERSUB },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -71,18 +73,20 @@ static void usage(FILE *out)
 	      "lost events, says its numbers are in doubt.  docs/DIAGNOSE.md has every rule.\n"
 	      "\n"
 	      "detectors so far: lock-contention, io-bound, wake-storm, preemption-starvation,\n"
-	      "migration-storm, single-thread-bottleneck, irq-interference; from the parallel\n"
-	      "regions of the markers (tl_region_begin/end): barrier-imbalance, pointless-parallelism\n"
+	      "migration-storm, single-thread-bottleneck, irq-interference, oversubscription;\n"
+	      "from the markers' parallel regions (tl_region_begin/end): barrier-imbalance,\n"
+	      "pointless-parallelism\n"
 	      "\n"
 	      "thresholds (defaults in brackets):\n"
 	      "      --min-cost DURATION  report nothing that costs less [10ms]\n"
-	      "      --lock-wait PCT      lock-contention: SYNC_WAIT share of a thread's life [20]\n"
-	      "      --io-wait PCT        io-bound: IO_WAIT share of a thread's life [30]\n"
-	      "      --preempt PCT        preemption-starvation: READY_PREEMPT share of a life [20]\n"
-	      "      --busy PCT           single-thread-bottleneck: on-CPU share of its life [90]\n"
-	      "      --irq PCT            irq-interference: INTERRUPTED share of its CPU time [10]\n"
-	      "      --imbalance PCT      barrier-imbalance: last finish after the mean, share of a round [20]\n"
-	      "      --overhead PCT       pointless-parallelism: waiting per time executing [100]\n"
+	      "      --lock-wait PCT      lock-contention: SYNC_WAIT, % of a life [20]\n"
+	      "      --io-wait PCT        io-bound: IO_WAIT, % of a life [30]\n"
+	      "      --preempt PCT        preemption-starvation: READY_PREEMPT, % of life [20]\n"
+	      "      --busy PCT           single-thread-bottleneck: on a CPU, % of a life [90]\n"
+	      "      --irq PCT            irq-interference: INTERRUPTED, % of its CPU time [10]\n"
+	      "      --imbalance PCT      barrier-imbalance: last finish after the mean, % [20]\n"
+	      "      --overhead PCT       pointless-parallelism: waiting per executing, % [100]\n"
+	      "      --oversub PCT        oversubscription: over and under the CPUs, % [10]\n"
 	      "      --storm-rate HZ      wake-storm: voluntary switches per second [1000]\n"
 	      "      --storm-burst DURATION\n"
 	      "                           wake-storm: median run between switches at most [50us]\n"
@@ -161,6 +165,10 @@ static int parse_args(int argc, char **argv, struct diag_args *a)
 			break;
 		case OPT_IRQ:
 			if (parse_pct("--irq", optarg, &a->o.irq_pct))
+				return 2;
+			break;
+		case OPT_OVERSUB:
+			if (parse_pct("--oversub", optarg, &a->o.oversub_pct))
 				return 2;
 			break;
 		case OPT_IMBALANCE:

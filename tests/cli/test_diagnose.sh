@@ -21,13 +21,17 @@
 #                    round, 'worker0' 1 ms (region "blocks", a barrier)
 #   pointless-parallelism  wl_kernel tiny: 'parent' hands 'helper0' and
 #                    'helper1' 20 us each per round
+#   oversubscription wl_kernel oversub: four workers compute at once on the
+#                    CPUs, then one merges alone (the waiting thread named
+#                    first varies: "kind:*")
 #   healthy          wl_states spin and quantum (two threads sharing a CPU
 #                    take turns: READY_QUANTUM, not preemption), wl_frames
 #                    (a pipeline of condition variables: waiting for work is
 #                    not contention), wl_kernel pingpong (message passing
 #                    switches as often as a poller, but is woken by its
 #                    partner), wl_kernel balanced (the imbalance workload
-#                    with 2 ms each)
+#                    with 2 ms each), wl_kernel fit (oversub's work on two
+#                    workers)
 # Then the errors: a missing file, a bad threshold.  Recording needs root;
 # python3 reads the JSON.
 . "$(dirname "$0")/lib.sh"
@@ -60,14 +64,14 @@ found = [(f["kind"], [t["name"] for t in f["threads"]]) for f in d["findings"]]
 bad = []
 for w in want:
     kind, thread, *others = w.split(":")
-    if not any(k == kind and ts[0] == thread and all(o in ts for o in others) for k, ts in found):
+    if not any(k == kind and (thread == "*" or ts[0] == thread) and all(o in ts for o in others) for k, ts in found):
         bad.append("no %s finding on %s%s" % (kind, thread, " naming " + ",".join(others) if others else ""))
 for k, ts in found:
-    if not any(w.split(":")[0] == k and w.split(":")[1] == ts[0] for w in want):
-        bad.append("unexpected %s finding on %s" % (k, ts[0]))
+    if not any(w.split(":")[0] == k and w.split(":")[1] in ("*", ts[0] if ts else "") for w in want):
+        bad.append("unexpected %s finding on %s" % (k, ts[0] if ts else "?"))
 for det in d["detectors"]:
     if det["kind"] in ("lock-contention", "io-bound", "wake-storm", "preemption-starvation",
-                       "migration-storm", "single-thread-bottleneck", "irq-interference") and (det["skipped"] or not det["checked"]):
+                       "migration-storm", "single-thread-bottleneck", "irq-interference", "oversubscription") and (det["skipped"] or not det["checked"]):
         bad.append("detector %s did not run: %s" % (det["kind"], det["skipped"]))
 if bad:
     bad.append("found: %s" % (found or "nothing"))
@@ -109,8 +113,12 @@ else
 	# the sender pays for loopback receive (NET_RX); the receiver, woken per datagram by it, is no wake storm
 	diag irq-interference "irq-interference:sender" "$BUILD/tests/wl_kernel" net
 	diag barrier-imbalance "barrier-imbalance:worker1:worker0" "$BUILD/tests/wl_kernel" imbalance
-	diag pointless-parallelism "pointless-parallelism:parent:helper0:helper1" "$BUILD/tests/wl_kernel" tiny
+	# three threads woken at once on two CPUs, then one: oversubscribed too, truly
+	diag pointless-parallelism "pointless-parallelism:parent:helper0:helper1 oversubscription:*" \
+		"$BUILD/tests/wl_kernel" tiny
 	diag healthy-balanced "" "$BUILD/tests/wl_kernel" balanced
+	diag oversubscription "oversubscription:*" "$BUILD/tests/wl_kernel" oversub
+	diag healthy-fit "" "$BUILD/tests/wl_kernel" fit
 	# the spinner on CPU 1, the recorder on CPU 0 (as tests/live does): floating,
 	# it was once preempted over 20% of its life under the sanitizers (by other
 	# tasks of the machine that came to share its CPU with the slower recorder)

@@ -33,6 +33,13 @@
  *             (region "tiny", the parent's around its dispatch and join),
  *             2000 times: they wait longer than they work (diagnose:
  *             pointless parallelism)
+ *   oversub   four workers 'w0'..'w3' on the machine's CPUs: each round all
+ *             compute 2 ms at once (more busy threads than CPUs), then
+ *             'w0' merges for 4 ms while the others wait (one CPU used),
+ *             30 rounds (diagnose: oversubscription alternating with idle
+ *             CPUs); they meet through a condition variable, not a lock
+ *   fit       the same work on two workers: 4 ms each, then the merge
+ *             (healthy: never more busy threads than two CPUs)
  *   dio       'writer' writes and 'reader' reads 4 KiB blocks with O_DIRECT
  *             for 400 ms each, every call waiting for the disk (a direct-I/O
  *             writer read EXECUTING 24% against the kernel's 32%), in files
@@ -61,7 +68,7 @@
 
 #define MS 1000000ull
 #define US 1000ull
-#define MAXT 3
+#define MAXT 4
 #define QCAP 16
 
 struct run;
@@ -92,6 +99,12 @@ struct run {
 	struct th th[MAXT];
 	pthread_barrier_t start;
 	pthread_barrier_t bar; /* all threads: rounds of imbalance, balanced and tiny */
+	struct cbar {          /* oversub, fit: a barrier on a condition variable (its waits are not a lock's) */
+		pthread_mutex_t m;
+		pthread_cond_t c;
+		int n, count;
+		unsigned gen;
+	} cb;
 	pthread_mutex_t lock;
 	atomic_int done;
 	int ab[2], ba[2]; /* pipes: ping -> pong, pong -> ping */
@@ -424,6 +437,36 @@ static void tiny_helper_body(struct th *self)
 	}
 }
 
+static void cbar_wait(struct cbar *b)
+{
+	unsigned gen;
+
+	pthread_mutex_lock(&b->m);
+	gen = b->gen;
+	if (++b->count == b->n) {
+		b->count = 0;
+		b->gen++;
+		pthread_cond_broadcast(&b->c);
+	} else {
+		while (gen == b->gen)
+			pthread_cond_wait(&b->c, &b->m);
+	}
+	pthread_mutex_unlock(&b->m);
+}
+
+/* oversub and fit: `arg` ms of work each, all at once, then the first worker merges 4 ms alone; 30 rounds. */
+static void round_body(struct th *self)
+{
+	for (int i = 0; i < 30; i++) {
+		wl_spin_cpu((uint64_t)self->arg * MS);
+		cbar_wait(&self->run->cb);
+		if (self == &self->run->th[0])
+			wl_spin_cpu(4 * MS);
+		cbar_wait(&self->run->cb);
+		self->count++;
+	}
+}
+
 static const struct scenario scenarios[] = {
 	{ "pingpong",
 	  "'ping' (CPU 0) and 'pong' (last CPU) hand a byte back and forth 20000 times",
@@ -464,6 +507,16 @@ static const struct scenario scenarios[] = {
 	  { { .name = "parent", .cpu = -1, .body = tiny_parent_body },
 	    { .name = "helper0", .cpu = -1, .body = tiny_helper_body },
 	    { .name = "helper1", .cpu = -1, .body = tiny_helper_body } } },
+	{ "oversub",
+	  "'w0'..'w3' compute 2 ms each at once, then 'w0' merges 4 ms alone, 30 rounds",
+	  { { .name = "w0", .cpu = -1, .arg = 2, .body = round_body },
+	    { .name = "w1", .cpu = -1, .arg = 2, .body = round_body },
+	    { .name = "w2", .cpu = -1, .arg = 2, .body = round_body },
+	    { .name = "w3", .cpu = -1, .arg = 2, .body = round_body } } },
+	{ "fit",
+	  "'w0' and 'w1' compute 4 ms each, then 'w0' merges 4 ms alone, 30 rounds",
+	  { { .name = "w0", .cpu = -1, .arg = 4, .body = round_body },
+	    { .name = "w1", .cpu = -1, .arg = 4, .body = round_body } } },
 	{ "dio",
 	  "'writer' writes and 'reader' reads 4 KiB with O_DIRECT for 400 ms each",
 	  { { .name = "writer", .cpu = -1, .body = dio_write_body },
@@ -562,6 +615,9 @@ int main(int argc, char **argv)
 	}
 	pthread_barrier_init(&r.start, NULL, (unsigned)r.nthreads);
 	pthread_barrier_init(&r.bar, NULL, (unsigned)r.nthreads);
+	pthread_mutex_init(&r.cb.m, NULL);
+	pthread_cond_init(&r.cb.c, NULL);
+	r.cb.n = r.nthreads;
 	for (int i = 0; i < r.nthreads; i++)
 		if (pthread_create(&r.th[i].pt, NULL, trampoline, &r.th[i])) {
 			perror("wl_kernel: pthread_create");

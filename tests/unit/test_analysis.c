@@ -186,6 +186,22 @@ TEST(whole_trace)
 		CHECK(p->cpu_pct_machine > 46.99 && p->cpu_pct_machine < 47.01);
 		CHECK(p->cpu_pct_available > 46.99 && p->cpu_pct_available < 47.01);
 	}
+	/*
+	 * app's threads wanting a CPU: app alone 1000-1010, app and worker
+	 * 1010-1050, worker 1050-1065, both 1065-1070 (app woken, never run
+	 * again), app 1070-1100
+	 */
+	{
+		const struct tl_load_proc *l = tl_load_find(&m.load, 100);
+
+		CHECK(l != NULL);
+		if (l) {
+			CHECK_EQ_INT(l->at_level[0], 0);
+			CHECK_EQ_INT(l->at_level[1], (10 + 15 + 30) * US);
+			CHECK_EQ_INT(l->at_level[2], (40 + 5) * US);
+			CHECK_EQ_INT(l->max_level, 2);
+		}
+	}
 	/* cpu1: idle 12 + 30 (1070-1100), busy 18 + 10 + 30 */
 	CHECK_EQ_INT(m.cpus[1].busy_ns, 58 * US);
 	CHECK_EQ_INT(m.cpus[1].idle_ns, 42 * US);

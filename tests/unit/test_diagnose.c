@@ -98,7 +98,7 @@ TEST(lock_not_condition_nor_join)
 	CHECK_EQ_INT(f.checked[TL_FIND_LOCK_CONTENTION], 4);
 	CHECK_EQ_STR(f.skipped[TL_FIND_LOCK_CONTENTION], "");
 	CHECK_EQ_STR(f.skipped[TL_FIND_BARRIER_IMBALANCE], "no parallel regions: mark them with tl_region_begin/end");
-	CHECK_EQ_STR(f.skipped[TL_FIND_OVERSUBSCRIPTION], TL_DIAGNOSE_NOT_YET);
+	CHECK_EQ_STR(f.skipped[TL_FIND_PRIORITY_INVERSION], TL_DIAGNOSE_NOT_YET);
 	tl_findings_release(&f);
 	tl_run_release(&run);
 

@@ -64,6 +64,7 @@ void tl_diagnose_defaults(struct tl_diagnose_opts *o)
 	o->irq_pct = 10;
 	o->imbalance_pct = 20;
 	o->overhead_pct = 100;
+	o->oversub_pct = 10;
 }
 
 void tl_findings_release(struct tl_findings *f)
@@ -451,6 +452,79 @@ static int bottleneck(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 }
 
 /* Numbers in doubt: the self-check did not pass the thread, or the trace lost events. */
+/*
+ * Oversubscription alternating with idle CPUs: a process has more threads
+ * wanting a CPU than the CPUs it may use at least oversub_pct of the time
+ * it is active (some thread wants a CPU), and fewer (but some) at least
+ * oversub_pct of it too.  Cost: the smaller of the thread time spent
+ * waiting while oversubscribed and the CPU time left unused while
+ * under-using: what spreading the same work in time could recover.
+ */
+static int oversubscription(struct tl_dg_ctx *c, const struct tl_process_stats *p)
+{
+	const struct tl_load_proc *l = tl_load_find(&c->m->load, p->pid);
+	uint64_t active = 0, over = 0, under = 0, wait = 0, spare = 0, cost;
+	int n = p->available_cpus > 0 ? p->available_cpus : c->m->ncpus;
+	const struct tl_thread_stats *top[3] = { 0 };
+	struct tl_finding *f;
+
+	if (!l)
+		return 0;
+	for (int k = 1; k < TL_LOAD_LEVELS; k++) {
+		active += l->at_level[k];
+		if (k > n) {
+			over += l->at_level[k];
+			wait += (uint64_t)(k - n) * l->at_level[k];
+		} else if (k < n) {
+			under += l->at_level[k];
+			spare += (uint64_t)(n - k) * l->at_level[k];
+		}
+	}
+	cost = wait < spare ? wait : spare;
+	if (tl_dg_pct(over, active) < c->o->oversub_pct || tl_dg_pct(under, active) < c->o->oversub_pct ||
+	    cost < c->o->min_cost_ns)
+		return 0;
+	/* the threads that waited longest for a CPU */
+	for (size_t i = 0; i < c->m->nthreads; i++) {
+		const struct tl_thread_stats *t = &c->m->threads[i];
+		uint64_t r = tl_regions_ready(t->state_ns);
+
+		if (t->pid != p->pid || !r)
+			continue;
+		for (int k = 0; k < 3; k++)
+			if (!top[k] || r > tl_regions_ready(top[k]->state_ns)) {
+				memmove(&top[k + 1], &top[k], (size_t)(2 - k) * sizeof(top[0]));
+				top[k] = t;
+				break;
+			}
+	}
+	f = tl_dg_new_finding_at(c, TL_FIND_OVERSUBSCRIPTION, p->pid, p->name, p->start, p->end, cost, active);
+	if (!f)
+		return -1;
+	snprintf(f->title, sizeof(f->title),
+	         "%s (%d) wants more CPUs than its %d %.0f%% of its active time, and leaves some unused %.0f%%",
+	         p->name, p->pid, n, tl_dg_pct(over, active), tl_dg_pct(under, active));
+	for (int k = 0; k < 3 && top[k]; k++)
+		tl_dg_add_thread(f, top[k]->tid, top[k]->pid, top[k]->name, "waiting");
+	tl_dg_add_evidence(f, "time with more threads wanting a CPU than CPUs", tl_dg_pct(over, active),
+	                   c->o->oversub_pct, "%", 1);
+	tl_dg_add_evidence(f, "time with CPUs unused (some thread running)", tl_dg_pct(under, active),
+	                   c->o->oversub_pct, "%", 1);
+	tl_dg_add_evidence(f, "thread time waiting for a CPU then", (double)wait, NAN, "ns", 1);
+	tl_dg_add_evidence(f, "CPU time unused then", (double)spare, NAN, "ns", 1);
+	tl_dg_add_evidence(f, "the smaller: what spreading could recover", (double)cost, (double)c->o->min_cost_ns,
+	                   "ns", 1);
+	tl_dg_add_evidence(f, "most threads wanting a CPU at once", l->max_level, NAN, "", 1);
+	tl_dg_add_evidence(f, "CPUs it may use", n, NAN, "", 1);
+	snprintf(f->cause, sizeof(f->cause),
+	         "its threads become runnable together (more busy threads than CPUs, woken at once) and then "
+	         "wait on each other, so the same work alternates between queues for the CPUs and idle CPUs");
+	snprintf(f->fix, sizeof(f->fix),
+	         "use no more busy threads than CPUs, give the threads that feed the others a higher priority, "
+	         "or overlap the serial parts with the parallel ones (pipeline the rounds)");
+	return 0;
+}
+
 static void mark_doubt(struct tl_finding *f, const struct tl_model *m)
 {
 	const struct tl_kcheck_result *k = &m->kcheck;
@@ -506,6 +580,7 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 		out->skipped[ready[i]][0] = 0;
 	out->skipped[TL_FIND_BARRIER_IMBALANCE][0] = 0;
 	out->skipped[TL_FIND_POINTLESS_PARALLEL][0] = 0;
+	out->skipped[TL_FIND_OVERSUBSCRIPTION][0] = 0;
 	for (size_t i = 0; i < m->nthreads && !ret; i++) {
 		const struct tl_thread_stats *t = &m->threads[i];
 
@@ -516,6 +591,11 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 		              ? -1
 		              : 0;
 	}
+	for (size_t i = 0; i < m->nprocs && !ret; i++)
+		if (m->procs[i].is_target) {
+			out->checked[TL_FIND_OVERSUBSCRIPTION]++;
+			ret = oversubscription(&c, &m->procs[i]);
+		}
 	if (!ret)
 		ret = tl_dg_regions(&c);
 	free(c.rsync);

@@ -14,7 +14,8 @@
  * lock contention, I/O-bound thread, wake storm, preemption starvation,
  * migration storm, single-thread bottleneck, interrupt interference; and
  * from the parallel regions of the markers (the model's `regions`) barrier
- * imbalance and pointless parallelism.  The others of the enum
+ * imbalance and pointless parallelism; from each process's load
+ * (analysis/load) oversubscription.  The others of the enum
  * report "not implemented yet" in `skipped`, so that silence is never
  * mistaken for health.  Only the recorded program's threads are examined
  * (the run's thread filters apply).
@@ -126,6 +127,7 @@ struct tl_diagnose_opts {
 	double irq_pct;           /* interrupt interference: INTERRUPTED share of its time on a CPU (10) */
 	double imbalance_pct;     /* barrier imbalance: last finish after the mean, share of the round (20) */
 	double overhead_pct;      /* pointless parallelism: waiting per time executing in its rounds (100) */
+	double oversub_pct;       /* oversubscription: share of the active time over, and under, the CPUs (10) */
 };
 
 void tl_diagnose_defaults(struct tl_diagnose_opts *o);

@@ -69,8 +69,12 @@ int tl_diagnose_write_text(FILE *out, const struct tl_findings *f)
 	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
 		if (!f->skipped[k][0])
 			fprintf(out, " %s (%" PRIu64 " %s%s)", tl_finding_kind_name(k), f->checked[k],
-			        k == TL_FIND_BARRIER_IMBALANCE || k == TL_FIND_POINTLESS_PARALLEL ? "region" : "thread",
-			        f->checked[k] == 1 ? "" : "s");
+			        k == TL_FIND_BARRIER_IMBALANCE || k == TL_FIND_POINTLESS_PARALLEL ? "region"
+			        : k == TL_FIND_OVERSUBSCRIPTION                                   ? "process"
+			                                                                          : "thread",
+			        f->checked[k] == 1              ? ""
+			        : k == TL_FIND_OVERSUBSCRIPTION ? "es"
+			                                        : "s");
 	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
 		if (f->skipped[k][0] && strcmp(f->skipped[k], TL_DIAGNOSE_NOT_YET))
 			fprintf(out, "\nnot examined: %s: %s", tl_finding_kind_name(k), f->skipped[k]);

@@ -17,6 +17,7 @@
 
 #include "base/errors.h"
 #include "base/grow.h"
+#include "analysis/report/report_int.h"
 #include "timeline/walk.h"
 
 /* Per-thread accumulator: the public stats plus what is needed to finish them. */
@@ -42,17 +43,11 @@ struct pass {
 	struct acc **accs; /* all threads ever seen, by serial order */
 	size_t naccs, cap;
 	struct tl_cpu_stats *cpus;
-	struct tl_kcheck *kc;  /* the self-check rides on this walk */
-	struct tl_regions *rg; /* so do the parallel regions (analysis/regions) */
-	struct filt *filt;     /* per CPU: a filtered recording's kernel totals (FILTERED events) */
+	struct tl_kcheck *kc;        /* the self-check rides on this walk */
+	struct tl_regions *rg;       /* so do the parallel regions (analysis/regions) */
+	struct tl_load *load;        /* and each process's demand for CPUs (analysis/load) */
+	struct tl_report_filt *filt; /* a filtered recording's kernel totals (report_filtered.c) */
 	int oom;
-};
-
-/* What a filtered recording left in the kernel on one CPU, over the whole recording (event.h, FILTERED). */
-struct filt {
-	int have;
-	uint64_t busy, idle, irq, softirq, unknown, switches;
-	struct tl_cpu_stats procs; /* only procs/nprocs used */
 };
 
 /* qsort() must not see a NULL base, even for no elements. */
@@ -152,6 +147,7 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 	int inside_start, inside_end;
 
 	tl_kcheck_interval(p->kc, th->tid, iv);
+	tl_load_interval(p->load, th, iv);
 	if (!a)
 		return;
 	len = clip_len(p, iv->start, iv->end);
@@ -216,25 +212,6 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 	/* identity is copied when it changes (on_name) and at the end, not per interval */
 }
 
-static int add_cpu_proc(struct tl_cpu_stats *c, int32_t pid, const char *name, uint64_t ns)
-{
-	for (size_t i = 0; i < c->nprocs; i++)
-		if (c->procs[i].pid == pid) {
-			c->procs[i].ns += ns;
-			return 0;
-		}
-	struct tl_cpu_proc *np = realloc(c->procs, (c->nprocs + 1) * sizeof(*np));
-	if (!np)
-		return -1;
-	c->procs = np;
-	memset(&c->procs[c->nprocs], 0, sizeof(*np));
-	c->procs[c->nprocs].pid = pid;
-	snprintf(c->procs[c->nprocs].name, sizeof(c->procs[0].name), "%s", name);
-	c->procs[c->nprocs].ns = ns;
-	c->nprocs++;
-	return 0;
-}
-
 /* An interrupt's stretch inside thread tid's time: count it by source. */
 static void add_intr(struct pass *p, const struct tl_cpu_interval *iv, uint64_t len)
 {
@@ -280,36 +257,6 @@ static void on_cpu_interval(void *ctx, const struct tl_cpu_interval *iv)
 		add_intr(p, iv, len);
 }
 
-/* A FILTERED total (trace/event.h): kept per CPU until build_model() splits the filtered stretches. */
-static void on_filtered(struct pass *p, const struct tl_event *ev)
-{
-	struct filt *f;
-
-	if (ev->cpu < 0 || ev->cpu >= p->ncpus)
-		return;
-	f = &p->filt[ev->cpu];
-	f->have = 1;
-	if (ev->arg == TL_FILT_CPU_TIME) {
-		f->busy += (uint64_t)ev->a;
-		f->idle += (uint64_t)ev->b;
-		f->switches += (uint64_t)ev->c;
-	} else if (ev->arg == TL_FILT_CPU_INTR) {
-		f->irq += (uint64_t)ev->a;
-		f->softirq += (uint64_t)ev->b;
-		f->unknown += (uint64_t)ev->c;
-	} else if (ev->arg == TL_FILT_PROCESS && ev->a > 0) {
-		const char *name = ev->name ? tl_trace_string(p->run->trace, ev->name) : NULL;
-		char nb[32];
-
-		if (!name) {
-			snprintf(nb, sizeof(nb), "[pid %d]", (int)ev->tid);
-			name = nb;
-		}
-		if (add_cpu_proc(&f->procs, ev->tid, name, (uint64_t)ev->a) < 0)
-			p->oom = 1;
-	}
-}
-
 static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 {
 	struct pass *p = ctx;
@@ -318,7 +265,8 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 	tl_kcheck_event(p->kc, ev);
 	tl_regions_event(p->rg, th, ev);
 	if (ev->type == TL_EV_FILTERED) {
-		on_filtered(p, ev);
+		if (tl_report_filt_event(p->filt, ev, p->run->trace) < 0)
+			p->oom = 1;
 		return;
 	}
 	if (ev->type == TL_EV_EXIT && th && (a = acc_of(p, th)))
@@ -551,51 +499,6 @@ static struct tl_process_stats *proc_slot(struct tl_model *m, size_t *cap, int32
 	return &m->procs[m->nprocs++];
 }
 
-/* Move total * k of *left into *to: the parts never add up to more than there is. */
-static void take(uint64_t *left, uint64_t total, double k, uint64_t *to)
-{
-	uint64_t part = (uint64_t)((double)total * k);
-
-	if (part > *left)
-		part = *left;
-	*to += part;
-	*left -= part;
-}
-
-/*
- * The filtered stretches of each CPU in the window, split as the kernel's
- * totals for the whole recording split them (in proportion, when the
- * window is part of the recording).  Without totals they stay unknown.
- */
-static int split_filtered(struct pass *p)
-{
-	for (int c = 0; c < p->ncpus; c++) {
-		struct tl_cpu_stats *cs = &p->cpus[c];
-		struct filt *f = &p->filt[c];
-		uint64_t all = f->busy + f->idle + f->irq + f->softirq + f->unknown, left = cs->filtered_ns;
-		double k;
-
-		if (!cs->filtered_ns)
-			continue;
-		if (!f->have || !all) {
-			cs->unknown_ns += cs->filtered_ns;
-			continue;
-		}
-		k = (double)cs->filtered_ns / (double)all;
-		take(&left, f->busy, k, &cs->busy_ns);
-		take(&left, f->irq, k, &cs->irq_ns);
-		take(&left, f->softirq, k, &cs->softirq_ns);
-		take(&left, f->unknown, k, &cs->unknown_ns);
-		cs->idle_ns += left;
-		cs->switches += (uint64_t)((double)f->switches * k + 0.5);
-		for (size_t i = 0; i < f->procs.nprocs; i++)
-			if (add_cpu_proc(cs, f->procs.procs[i].pid, f->procs.procs[i].name,
-			                 (uint64_t)((double)f->procs.procs[i].ns * k)) < 0)
-				return tl_error("out of memory");
-	}
-	return 0;
-}
-
 static int build_model(struct pass *p, struct tl_model *m)
 {
 	const struct tl_run *run = m->run;
@@ -608,7 +511,7 @@ static int build_model(struct pass *p, struct tl_model *m)
 		free(pi);
 		return tl_error("out of memory");
 	}
-	if (split_filtered(p) < 0) {
+	if (tl_report_filt_split(p->filt, p->cpus) < 0) {
 		free(pi);
 		return -1;
 	}
@@ -618,8 +521,9 @@ static int build_model(struct pass *p, struct tl_model *m)
 		if (!a->cpu_ns)
 			continue;
 		for (int c = 0; c < p->ncpus; c++)
-			if (a->cpu_ns[c] && add_cpu_proc(&p->cpus[c], a->st.pid, pinfo_find(pi, npi, a->st.pid)->name,
-			                                 a->cpu_ns[c]) < 0) {
+			if (a->cpu_ns[c] &&
+			    tl_report_add_cpu_proc(&p->cpus[c], a->st.pid, pinfo_find(pi, npi, a->st.pid)->name,
+			                           a->cpu_ns[c]) < 0) {
 				free(pi);
 				return tl_error("out of memory");
 			}
@@ -716,15 +620,14 @@ static void pass_release(struct pass *p)
 		free(a);
 	}
 	free(p->accs);
-	for (int c = 0; p->filt && c < p->ncpus; c++)
-		free(p->filt[c].procs.procs);
-	free(p->filt);
+	tl_report_filt_free(p->filt);
 	if (p->cpus)
 		for (int c = 0; c < p->ncpus; c++)
 			free(p->cpus[c].procs);
 	free(p->cpus);
 	tl_kcheck_free(p->kc);
 	tl_regions_free(p->rg);
+	tl_load_free(p->load);
 }
 
 int tl_report_analyze(struct tl_run *run, struct tl_model *m)
@@ -742,7 +645,7 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 	p.ncpus = m->ncpus;
 	p.cpus = calloc((size_t)p.ncpus, sizeof(*p.cpus));
 	p.kc = tl_kcheck_new();
-	p.filt = calloc((size_t)p.ncpus, sizeof(*p.filt));
+	p.filt = tl_report_filt_new(p.ncpus);
 	if (!p.cpus || !p.kc || !p.filt) {
 		pass_release(&p);
 		return tl_error("out of memory");
@@ -764,16 +667,16 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 		return -1;
 	}
 	p.sched = tl_walk_sched(w);
-	if (!(p.rg = tl_regions_new(p.sched)))
-		goto fail;
 	p.r = tl_walk_result(w);
+	if (!(p.rg = tl_regions_new(p.sched)) || !(p.load = tl_load_new(p.r)))
+		goto fail;
 	if (tl_walk_run(w, run->trace) < 0 || p.oom) {
 		if (p.oom)
 			tl_error("out of memory while analysing the trace");
 		goto fail;
 	}
 	if (tl_run_keep(run, p.r) < 0 || build_model(&p, m) < 0 || tl_kcheck_finish(p.kc, &m->kcheck) < 0 ||
-	    tl_regions_finish(p.rg, &m->regions) < 0)
+	    tl_regions_finish(p.rg, &m->regions) < 0 || tl_load_finish(p.load, &m->load) < 0)
 		goto fail;
 	pass_release(&p);
 	tl_walk_free(w);
@@ -803,5 +706,6 @@ void tl_report_release(struct tl_model *m)
 	free(m->procs);
 	tl_kcheck_release(&m->kcheck);
 	tl_regions_release(&m->regions);
+	tl_load_release(&m->load);
 	memset(m, 0, sizeof(*m));
 }

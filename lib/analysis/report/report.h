@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "analysis/kcheck/kcheck.h"
+#include "analysis/load/load.h"
 #include "analysis/regions/regions.h"
 #include "base/dist.h"
 #include "timeline/run.h"
@@ -131,6 +132,7 @@ struct tl_model {
 	size_t nprocs;
 	struct tl_kcheck_result kcheck;   /* the self-check against the kernel's accounting (kcheck.h) */
 	struct tl_regions_result regions; /* the parallel regions of the user's markers (regions.h) */
+	struct tl_load_result load;       /* threads wanting a CPU over time, per process (load.h) */
 };
 
 /*

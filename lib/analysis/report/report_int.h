@@ -1,8 +1,9 @@
 /*
- * report_int.h - helpers shared by the report writers (report_*.c) only.
+ * report_int.h - helpers shared by the report's files (report_*.c) only.
  *
- * Not for other modules: the public interface is report.h.  These helpers
- * choose rows and format numbers; none of them analyses anything.
+ * Not for other modules: the public interface is report.h.  The writers'
+ * helpers choose rows and format numbers; the filtered totals
+ * (report_filtered.c) serve the walk in report.c.
  */
 #ifndef TL_REPORT_INT_H
 #define TL_REPORT_INT_H
@@ -32,5 +33,20 @@ size_t tl_report_limit(const struct tl_report_opts *o, size_t avail, size_t dflt
 
 /* end - start of the thread, 0 if the end is not after the start. */
 uint64_t tl_report_lifetime(const struct tl_thread_stats *t);
+
+/*
+ * A filtered recording's kernel totals (FILTERED events), per CPU, kept
+ * during the walk and split over each CPU's filtered stretches at the end.
+ * _new: NULL when out of memory.  _event: 0, or -1 out of memory.
+ * _split: 0, or -1 with tl_error set.
+ */
+struct tl_report_filt;
+struct tl_report_filt *tl_report_filt_new(int ncpus);
+int tl_report_filt_event(struct tl_report_filt *f, const struct tl_event *ev, struct tl_trace *trace);
+int tl_report_filt_split(const struct tl_report_filt *f, struct tl_cpu_stats *cpus);
+void tl_report_filt_free(struct tl_report_filt *f);
+
+/* Add ns of process pid to a CPU's shares.  0, or -1 out of memory. */
+int tl_report_add_cpu_proc(struct tl_cpu_stats *c, int32_t pid, const char *name, uint64_t ns);
 
 #endif

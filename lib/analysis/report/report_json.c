@@ -162,6 +162,8 @@ static void write_cpu(struct tl_json *j, const struct tl_model *m, const struct 
 
 static void write_process(struct tl_json *j, const struct tl_model *m, const struct tl_process_stats *p)
 {
+	const struct tl_load_proc *lp;
+
 	tl_json_begin_object(j, TL_JSON_BLOCK);
 	tl_json_kv_int(j, "pid", p->pid);
 	tl_json_kv_string(j, "name", p->name);
@@ -175,6 +177,12 @@ static void write_process(struct tl_json *j, const struct tl_model *m, const str
 	tl_json_kv_int(j, "available_cpus", p->available_cpus);
 	tl_json_kv_int(j, "cpus_used", p->cpus_used);
 	state_u64_obj(j, "state_ns", p->state_ns);
+	lp = tl_load_find(&m->load, p->pid);
+	tl_json_key(j, "wanting_cpu_ns"); /* [k]: time k of its threads wanted a CPU (load.h) */
+	tl_json_begin_array(j, TL_JSON_INLINE);
+	for (int k = 0; lp && k <= lp->max_level && k < TL_LOAD_LEVELS; k++)
+		tl_json_uint(j, lp->at_level[k]);
+	tl_json_end_array(j);
 	tl_json_end_object(j);
 }
 

@@ -1,0 +1,253 @@
+/*
+ * load.c - the number of each process's threads that want a CPU, over time
+ * (load.h).
+ *
+ * Invariants: a thread's record says whether its current state wants a
+ * CPU; a process's level is the number of its live threads whose record
+ * says so; at_level[] holds the time up to `since`, and the level has not
+ * changed since `since`.  A change dated before `since` (the first
+ * interval of a thread that was running when the trace began closes after
+ * other threads' changes; small disorder) is applied to the past exactly:
+ * the process keeps a log of its last LOG_CAP level changes, and the time
+ * of each logged stretch after the change's date moves to the level one
+ * up (or down).  Older than the log, the change is dated at the log's
+ * start, and that time is counted in `approx_ns`.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/load/load.h"
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/tidmap.h"
+
+struct thr {
+	int32_t tid; /* the tidmap key: first */
+	uint32_t serial;
+	int32_t pid;
+	int wants;
+};
+
+#define LOG_CAP 1024
+
+/* A stretch at one level: from t to the next entry's t (the newest: to `since`). */
+struct seg {
+	uint64_t t;
+	int level;
+};
+
+struct proc {
+	struct tl_load_proc st;
+	int level;
+	uint64_t since;
+	struct seg log[LOG_CAP]; /* a ring: the last `nlog` stretches, the newest at head - 1 */
+	size_t head, nlog;
+};
+
+struct tl_load {
+	const struct tl_walk_result *r;
+	struct tl_tidmap threads;
+	struct proc *procs;
+	size_t n, cap;
+	int oom;
+};
+
+static int wants(unsigned state)
+{
+	return state == TL_ST_EXECUTING || state == TL_ST_INTERRUPTED || state == TL_ST_RUNNABLE ||
+	       tl_state_is_ready(state);
+}
+
+struct tl_load *tl_load_new(const struct tl_walk_result *r)
+{
+	struct tl_load *l = calloc(1, sizeof(*l));
+
+	if (!l) {
+		tl_error("out of memory");
+		return NULL;
+	}
+	l->r = r;
+	if (tl_tidmap_init(&l->threads, sizeof(struct thr)) < 0) {
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+static struct proc *proc_of(struct tl_load *l, int32_t pid)
+{
+	struct proc *p;
+
+	for (size_t i = l->n; i-- > 0;)
+		if (l->procs[i].st.pid == pid)
+			return &l->procs[i];
+	if (TL_GROW(l->procs, l->cap, l->n + 1) < 0) {
+		l->oom = 1;
+		return NULL;
+	}
+	p = &l->procs[l->n++];
+	memset(p, 0, sizeof(*p));
+	p->st.pid = pid;
+	p->log[0] = (struct seg){ 0, 0 }; /* level 0 from the beginning of time */
+	p->head = p->nlog = 1;
+	return p;
+}
+
+static unsigned bucket(int level)
+{
+	return level < TL_LOAD_LEVELS ? (unsigned)level : TL_LOAD_LEVELS - 1;
+}
+
+/* Add the time from p->since to `at` (clipped to the window) at p's level, then move since to at. */
+static void advance(struct tl_load *l, struct proc *p, uint64_t at)
+{
+	uint64_t a = p->since, b = at;
+
+	if (at <= p->since)
+		return;
+	if (a < l->r->win_start)
+		a = l->r->win_start;
+	if (b > l->r->win_end)
+		b = l->r->win_end;
+	if (b > a)
+		p->st.at_level[bucket(p->level)] += b - a;
+	p->since = at;
+}
+
+/* Move the time of [a, b) (clipped to the window) from one level to another. */
+static void move(struct tl_load *l, struct proc *p, uint64_t a, uint64_t b, int from, int to)
+{
+	uint64_t *src = &p->st.at_level[bucket(from)], d;
+
+	a = a > l->r->win_start ? a : l->r->win_start;
+	b = b < l->r->win_end ? b : l->r->win_end;
+	if (b <= a)
+		return;
+	d = b - a < *src ? b - a : *src;
+	*src -= d;
+	p->st.at_level[bucket(to)] += d;
+}
+
+/* A change dated `at`, before p->since: redo the logged stretches after it one level up or down. */
+static void rewrite(struct tl_load *l, struct proc *p, uint64_t at, int delta)
+{
+	uint64_t end = p->since;
+	size_t i;
+
+	for (i = 0; i < p->nlog; i++) {
+		struct seg *g = &p->log[(p->head + LOG_CAP - 1 - i) % LOG_CAP];
+		uint64_t from = g->t > at ? g->t : at;
+
+		move(l, p, from, end, g->level, g->level + delta);
+		g->level += delta;
+		if (g->t <= at)
+			return;
+		end = g->t;
+	}
+	/* older than the log: dated at its start */
+	if (end > at && end > l->r->win_start)
+		p->st.approx_ns += end - (at > l->r->win_start ? at : l->r->win_start);
+}
+
+static void change(struct tl_load *l, int32_t pid, uint64_t at, int delta)
+{
+	struct proc *p = proc_of(l, pid);
+
+	if (!p || p->level + delta < 0)
+		return; /* below zero cannot happen: a thread leaves only what it entered */
+	if (at < p->since)
+		rewrite(l, p, at, delta);
+	advance(l, p, at);
+	p->level += delta;
+	if (p->level > p->st.max_level)
+		p->st.max_level = p->level;
+	p->log[p->head] = (struct seg){ p->since, p->level };
+	p->head = (p->head + 1) % LOG_CAP;
+	if (p->nlog < LOG_CAP)
+		p->nlog++;
+}
+
+void tl_load_interval(struct tl_load *l, const struct tl_thread *th, const struct tl_interval *iv)
+{
+	struct thr *t;
+	int created, was, now;
+
+	if (th->outsider || th->tid <= 0)
+		return;
+	if (!(t = tl_tidmap_put(&l->threads, th->tid, &created))) {
+		l->oom = 1;
+		return;
+	}
+	if (!created && (t->serial != th->serial || t->pid != th->tgid)) {
+		/* a new thread with a reused tid, or one whose process became known: leave the old count */
+		if (t->wants)
+			change(l, t->pid, iv->start, -1);
+		created = 1;
+	}
+	if (created) {
+		t->serial = th->serial;
+		t->pid = th->tgid;
+		t->wants = 0;
+	}
+	/* the interval's own state: it may be the first seen of this thread */
+	was = wants(iv->state);
+	if (was != t->wants) {
+		change(l, t->pid, iv->start, was ? 1 : -1);
+		t->wants = was;
+	}
+	now = iv->next < TL_ST__COUNT && wants(iv->next);
+	if (now != t->wants) {
+		change(l, t->pid, iv->end, now ? 1 : -1);
+		t->wants = now;
+	}
+	if (iv->next >= TL_ST__COUNT)
+		tl_tidmap_remove(&l->threads, th->tid); /* its life ended */
+}
+
+static int cmp_pid(const void *x, const void *y)
+{
+	const struct tl_load_proc *a = x, *b = y;
+
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+int tl_load_finish(struct tl_load *l, struct tl_load_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (l->oom)
+		return tl_error("out of memory while following the load");
+	out->procs = malloc((l->n ? l->n : 1) * sizeof(*out->procs));
+	if (!out->procs)
+		return tl_error("out of memory");
+	for (size_t i = 0; i < l->n; i++) {
+		advance(l, &l->procs[i], l->r->win_end);
+		out->procs[i] = l->procs[i].st;
+	}
+	out->n = l->n;
+	if (out->n > 1)
+		qsort(out->procs, out->n, sizeof(*out->procs), cmp_pid);
+	return 0;
+}
+
+const struct tl_load_proc *tl_load_find(const struct tl_load_result *r, int32_t pid)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->procs[i].pid == pid)
+			return &r->procs[i];
+	return NULL;
+}
+
+void tl_load_free(struct tl_load *l)
+{
+	if (!l)
+		return;
+	tl_tidmap_release(&l->threads);
+	free(l->procs);
+	free(l);
+}
+
+void tl_load_release(struct tl_load_result *r)
+{
+	free(r->procs);
+	memset(r, 0, sizeof(*r));
+}
