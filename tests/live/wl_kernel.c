@@ -40,6 +40,12 @@
  *             CPUs); they meet through a condition variable, not a lock
  *   fit       the same work on two workers: 4 ms each, then the merge
  *             (healthy: never more busy threads than two CPUs)
+ *   inversion 'low' (SCHED_FIFO 10) holds a mutex for 30 ms of work;
+ *             'high' (FIFO 30) wants it 2 ms later and waits; 'medium'
+ *             (FIFO 20) computes 20 ms from 4 ms on, preempting low: all
+ *             on CPU 0, 5 rounds of 80 ms (diagnose: priority inversion)
+ *   inherit   the same with a priority-inheritance mutex: low runs at
+ *             high's priority while high waits (healthy: no inversion)
  *   dio       'writer' writes and 'reader' reads 4 KiB blocks with O_DIRECT
  *             for 400 ms each, every call waiting for the disk (a direct-I/O
  *             writer read EXECUTING 24% against the kernel's 32%), in files
@@ -75,8 +81,9 @@ struct run;
 
 struct th {
 	const char *name;
-	int cpu; /* -1: not pinned; -2: the last CPU */
-	int arg; /* the body's parameter (blocks of work) */
+	int cpu;  /* -1: not pinned; -2: the last CPU */
+	int arg;  /* the body's parameter (blocks of work) */
+	int fifo; /* > 0: SCHED_FIFO at this priority */
 	void (*body)(struct th *self);
 	struct run *run;
 	pthread_t pt;
@@ -111,6 +118,8 @@ struct run {
 	struct queue q1, q2;
 	char dir[4096];     /* where dio's files go */
 	int udp_rx, udp_tx; /* net: a socket bound on loopback, one connected to it */
+	pthread_mutex_t pm; /* inversion, inherit: the contended lock */
+	uint64_t t0;        /* inversion, inherit: the rounds' common start */
 };
 
 static void fail(struct th *self, const char *what, int err)
@@ -467,6 +476,37 @@ static void round_body(struct th *self)
 	}
 }
 
+static void sleep_until(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* inversion, inherit: 5 rounds of 80 ms; `arg` is the thread's role: 0 low, 1 medium, 2 high. */
+static void prio_body(struct th *self)
+{
+	for (uint64_t k = 0; k < 5; k++) {
+		uint64_t start = self->run->t0 + k * 80 * MS;
+
+		if (self->arg == 0) {
+			sleep_until(start);
+			pthread_mutex_lock(&self->run->pm);
+			wl_spin_cpu(30 * MS);
+			pthread_mutex_unlock(&self->run->pm);
+		} else if (self->arg == 1) {
+			sleep_until(start + 4 * MS);
+			wl_spin_cpu(20 * MS);
+		} else {
+			sleep_until(start + 2 * MS);
+			pthread_mutex_lock(&self->run->pm);
+			pthread_mutex_unlock(&self->run->pm);
+		}
+		self->count++;
+	}
+}
+
 static const struct scenario scenarios[] = {
 	{ "pingpong",
 	  "'ping' (CPU 0) and 'pong' (last CPU) hand a byte back and forth 20000 times",
@@ -517,6 +557,16 @@ static const struct scenario scenarios[] = {
 	  "'w0' and 'w1' compute 4 ms each, then 'w0' merges 4 ms alone, 30 rounds",
 	  { { .name = "w0", .cpu = -1, .arg = 4, .body = round_body },
 	    { .name = "w1", .cpu = -1, .arg = 4, .body = round_body } } },
+	{ "inversion",
+	  "'high' (FIFO 30) waits for a mutex 'low' (FIFO 10) holds while 'medium' (FIFO 20) runs, CPU 0",
+	  { { .name = "low", .cpu = 0, .arg = 0, .fifo = 10, .body = prio_body },
+	    { .name = "medium", .cpu = 0, .arg = 1, .fifo = 20, .body = prio_body },
+	    { .name = "high", .cpu = 0, .arg = 2, .fifo = 30, .body = prio_body } } },
+	{ "inherit",
+	  "the inversion scenario with a priority-inheritance mutex",
+	  { { .name = "low", .cpu = 0, .arg = 0, .fifo = 10, .body = prio_body },
+	    { .name = "medium", .cpu = 0, .arg = 1, .fifo = 20, .body = prio_body },
+	    { .name = "high", .cpu = 0, .arg = 2, .fifo = 30, .body = prio_body } } },
 	{ "dio",
 	  "'writer' writes and 'reader' reads 4 KiB with O_DIRECT for 400 ms each",
 	  { { .name = "writer", .cpu = -1, .body = dio_write_body },
@@ -534,6 +584,12 @@ static void *trampoline(void *arg)
 	wl_set_name(self->name);
 	if (self->cpu != -1 && (e = wl_pin(self->cpu == -2 ? (int)(ncpu - 1) : self->cpu)) != 0)
 		fail(self, "pthread_setaffinity_np", e);
+	if (self->fifo) {
+		struct sched_param sp = { .sched_priority = self->fifo };
+
+		if ((e = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp)) != 0)
+			fail(self, "pthread_setschedparam(SCHED_FIFO)", e);
+	}
 	pthread_barrier_wait(&self->run->start);
 	if (!self->err)
 		self->body(self);
@@ -615,6 +671,16 @@ int main(int argc, char **argv)
 	}
 	pthread_barrier_init(&r.start, NULL, (unsigned)r.nthreads);
 	pthread_barrier_init(&r.bar, NULL, (unsigned)r.nthreads);
+	{
+		pthread_mutexattr_t ma;
+
+		pthread_mutexattr_init(&ma);
+		if (!strcmp(sc->name, "inherit"))
+			pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+		pthread_mutex_init(&r.pm, &ma);
+		pthread_mutexattr_destroy(&ma);
+	}
+	r.t0 = wl_now_ns() + 20 * MS; /* after every thread is set up */
 	pthread_mutex_init(&r.cb.m, NULL);
 	pthread_cond_init(&r.cb.c, NULL);
 	r.cb.n = r.nthreads;

@@ -98,7 +98,8 @@ TEST(lock_not_condition_nor_join)
 	CHECK_EQ_INT(f.checked[TL_FIND_LOCK_CONTENTION], 4);
 	CHECK_EQ_STR(f.skipped[TL_FIND_LOCK_CONTENTION], "");
 	CHECK_EQ_STR(f.skipped[TL_FIND_BARRIER_IMBALANCE], "no parallel regions: mark them with tl_region_begin/end");
-	CHECK_EQ_STR(f.skipped[TL_FIND_PRIORITY_INVERSION], TL_DIAGNOSE_NOT_YET);
+	for (unsigned k = 0; k < TL_FIND__COUNT; k++) /* every detector is written */
+		CHECK(strcmp(f.skipped[k], TL_DIAGNOSE_NOT_YET) != 0);
 	tl_findings_release(&f);
 	tl_run_release(&run);
 

@@ -139,10 +139,10 @@ struct tl_finding *tl_dg_new_finding(struct tl_dg_ctx *c, unsigned kind, const s
 }
 
 /* The threads whose wakeups ended t's waits, largest share first: the likely holders or producers. */
-static void add_wakers(struct tl_finding *f, const struct tl_thread_stats *t, const char *role, size_t max)
+static void add_wakers(struct tl_finding *f, const struct tl_waker_stat *w, size_t n, const char *role, size_t max)
 {
-	for (size_t i = 0; i < t->nwakers && i < max; i++)
-		tl_dg_add_thread(f, t->wakers[i].tid, 0, t->wakers[i].name, role);
+	for (size_t i = 0; i < n && i < max; i++)
+		tl_dg_add_thread(f, w[i].tid, 0, w[i].name, role);
 }
 
 /*
@@ -189,7 +189,7 @@ static int lock_contention(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 
 	if (r <= 0)
 		return r;
-	add_wakers(f, t, "holder", 3);
+	add_wakers(f, t->lock_wakers, t->nlock_wakers, "holder", 3); /* who ended its lock waits, not its sleeps */
 	tl_dg_add_evidence(f, "all SYNC_WAIT (conditions and joins too)", (double)t->state_ns[TL_ST_SYNC_WAIT], NAN,
 	                   "ns", 1);
 	tl_dg_add_evidence(f, "waits that ended (SYNC_WAIT entries)", (double)t->entries[TL_ST_SYNC_WAIT], NAN, "", 1);
@@ -265,7 +265,7 @@ static int wake_storm(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 	snprintf(f->title, sizeof(f->title), "%s (%d) wakes %.0f times a second to run %.1f us each time", t->name,
 	         t->tid, hz, (double)burst / 1e3);
 	tl_dg_add_thread(f, t->tid, t->pid, t->name, "poller");
-	add_wakers(f, t, "waker", 2);
+	add_wakers(f, t->wakers, t->nwakers, "waker", 2);
 	tl_dg_add_evidence(f, "voluntary switches per second (block I/O apart)", hz, c->o->storm_switches_hz, "/s", 1);
 	tl_dg_add_evidence(f, "median on-CPU burst", (double)burst, (double)c->o->storm_burst_ns, "ns", 0);
 	tl_dg_add_evidence(f, "involuntary share of the switches", tl_dg_pct(t->invol_switches, sw),
@@ -525,6 +525,63 @@ static int oversubscription(struct tl_dg_ctx *c, const struct tl_process_stats *
 	return 0;
 }
 
+/* "rt 30" (SCHED_FIFO/RR priority) or "nice 0", from the kernel's prio. */
+static const char *prio_str(int prio, char *buf, size_t len)
+{
+	if (prio >= 0 && prio < 100)
+		snprintf(buf, len, "rt %d", 99 - prio);
+	else
+		snprintf(buf, len, "nice %d", prio - 120);
+	return buf;
+}
+
+/*
+ * Priority inversion: a thread's waits on locks held by a less urgent
+ * thread, while a thread of middle priority kept the holder from its CPU
+ * (the model's inversions, analysis/inversion), add up to min_cost.  The
+ * biggest (holder, preemptor) pair is named; the cost is all of them.
+ */
+static int priority_inversion(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
+{
+	const struct tl_inversion_result *r = &c->m->inversions;
+	const struct tl_inversion *top = NULL;
+	uint64_t ns = 0, waits = 0;
+	char b[3][24];
+	struct tl_finding *f;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (r->items[i].waiter == t->tid && r->items[i].pid == t->pid) {
+			top = top ? top : &r->items[i]; /* sorted: the first is the biggest */
+			ns += r->items[i].ns;
+			waits += r->items[i].waits;
+		}
+	if (!top || ns < c->o->min_cost_ns)
+		return 0;
+	if (!(f = tl_dg_new_finding(c, TL_FIND_PRIORITY_INVERSION, t, ns)))
+		return -1;
+	snprintf(f->title, sizeof(f->title),
+	         "%.20s (%d, %.8s) waits on a lock %.20s (%.8s) holds while %.20s (%.8s) runs", t->name, t->tid,
+	         prio_str(top->waiter_prio, b[0], sizeof(b[0])), top->holder_name,
+	         prio_str(top->holder_prio, b[1], sizeof(b[1])), top->preemptor_name,
+	         prio_str(top->preemptor_prio, b[2], sizeof(b[2])));
+	tl_dg_add_thread(f, t->tid, t->pid, t->name, "waiter");
+	tl_dg_add_thread(f, top->holder, t->pid, top->holder_name, "holder");
+	tl_dg_add_thread(f, top->preemptor, 0, top->preemptor_name, "preemptor");
+	f->windows[0][0] = top->first;
+	f->windows[0][1] = top->last;
+	tl_dg_add_evidence(f, "lock wait while the holder was preempted", (double)ns, (double)c->o->min_cost_ns, "ns",
+	                   1);
+	tl_dg_add_evidence(f, "lock waits it happened in", (double)waits, NAN, "", 1);
+	tl_dg_add_evidence(f, "share of its lock waits", tl_dg_pct(ns, t->lock_wait_ns), NAN, "%", 1);
+	snprintf(f->cause, sizeof(f->cause),
+	         "the lock's holder runs at a lower priority than the waiter, and a thread of middle priority "
+	         "takes the holder's CPU: the waiter, which outranks it, waits for it through the lock");
+	snprintf(f->fix, sizeof(f->fix),
+	         "use a priority-inheritance mutex (PTHREAD_PRIO_INHERIT) or a priority ceiling "
+	         "(PTHREAD_PRIO_PROTECT), or do not share locks between threads of different priorities");
+	return 0;
+}
+
 static void mark_doubt(struct tl_finding *f, const struct tl_model *m)
 {
 	const struct tl_kcheck_result *k = &m->kcheck;
@@ -555,10 +612,10 @@ static int cmp_cost(const void *a, const void *b)
 int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *opts, struct tl_findings *out)
 {
 	/* the detectors that examine each thread; the region ones count regions (diagnose_regions.c) */
-	static const unsigned ready[] = { TL_FIND_LOCK_CONTENTION, TL_FIND_IO_BOUND,
-		                          TL_FIND_WAKE_STORM,      TL_FIND_PREEMPT_STARVATION,
-		                          TL_FIND_MIGRATION_STORM, TL_FIND_SINGLE_THREAD_BOTTLENECK,
-		                          TL_FIND_IRQ_INTERFERENCE };
+	static const unsigned ready[] = { TL_FIND_LOCK_CONTENTION,  TL_FIND_IO_BOUND,
+		                          TL_FIND_WAKE_STORM,       TL_FIND_PREEMPT_STARVATION,
+		                          TL_FIND_MIGRATION_STORM,  TL_FIND_SINGLE_THREAD_BOTTLENECK,
+		                          TL_FIND_IRQ_INTERFERENCE, TL_FIND_PRIORITY_INVERSION };
 	struct tl_diagnose_opts def;
 	struct tl_dg_ctx c = { 0 };
 	int ret = 0;
@@ -587,7 +644,8 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 		for (size_t k = 0; k < sizeof(ready) / sizeof(ready[0]); k++)
 			out->checked[ready[k]]++;
 		ret = lock_contention(&c, t) || io_bound(&c, t) || wake_storm(&c, t) || preempt_starvation(&c, t) ||
-		                      migration_storm(&c, t) || bottleneck(&c, t) || irq_interference(&c, t)
+		                      migration_storm(&c, t) || bottleneck(&c, t) || irq_interference(&c, t) ||
+		                      priority_inversion(&c, t)
 		              ? -1
 		              : 0;
 	}

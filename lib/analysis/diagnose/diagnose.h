@@ -10,14 +10,16 @@
  * first.  The detectors read the per-thread statistics of one walk (the
  * report's model, analysis/report/report.h): one read of the trace.
  *
- * Detectors so far (docs/DIAGNOSE.md has each rule, threshold and reason):
- * lock contention, I/O-bound thread, wake storm, preemption starvation,
- * migration storm, single-thread bottleneck, interrupt interference; and
+ * Detectors (docs/DIAGNOSE.md has each rule, threshold and reason): from
+ * each thread's statistics lock contention, I/O-bound thread, wake storm,
+ * preemption starvation, migration storm, single-thread bottleneck,
+ * interrupt interference, priority inversion (the model's inversions); and
  * from the parallel regions of the markers (the model's `regions`) barrier
  * imbalance and pointless parallelism; from each process's load
- * (analysis/load) oversubscription.  The others of the enum
- * report "not implemented yet" in `skipped`, so that silence is never
- * mistaken for health.  Only the recorded program's threads are examined
+ * (analysis/load) oversubscription.  A detector that could not run says
+ * why in `skipped` (a kind added to the enum before its detector says
+ * "not implemented yet"), so that silence is never mistaken for health.
+ * Only the recorded program's threads are examined
  * (the run's thread filters apply).
  */
 #ifndef TL_DIAGNOSE_H

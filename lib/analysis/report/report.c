@@ -28,7 +28,7 @@ struct acc {
 	int cpus_allowed;
 	uint64_t burst;   /* on-CPU time of the current run so far */
 	uint64_t *cpu_ns; /* per-CPU EXECUTING + INTERRUPTED time in the window */
-	size_t wakers_cap, preemptors_cap;
+	size_t wakers_cap, preemptors_cap, lock_wakers_cap;
 	int ended;
 	uint64_t exited_at; /* its EXIT event, 0 before */
 	int lock_wait;      /* its current or next SYNC_WAIT is a lock's (event.h, TL_EVF_WAIT_LOCK) */
@@ -46,6 +46,7 @@ struct pass {
 	struct tl_kcheck *kc;        /* the self-check rides on this walk */
 	struct tl_regions *rg;       /* so do the parallel regions (analysis/regions) */
 	struct tl_load *load;        /* and each process's demand for CPUs (analysis/load) */
+	struct tl_inversions *inv;   /* and priority inversions (analysis/inversion) */
 	struct tl_report_filt *filt; /* a filtered recording's kernel totals (report_filtered.c) */
 	int oom;
 };
@@ -148,6 +149,7 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 
 	tl_kcheck_interval(p->kc, th->tid, iv);
 	tl_load_interval(p->load, th, iv);
+	tl_inversion_preempted(p->inv, th, iv);
 	if (!a)
 		return;
 	len = clip_len(p, iv->start, iv->end);
@@ -197,7 +199,11 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 		if (iv->state == TL_ST_READY_PREEMPT && iv->by > 0)
 			add_waker_to(p, &a->st.preemptors, &a->st.npreemptors, &a->preemptors_cap, iv->by, len);
 		if (iv->state == TL_ST_SYNC_WAIT && a->lock_wait) {
+			tl_inversion_lock_wait(p->inv, th, iv);
 			a->st.lock_wait_ns += len;
+			if (iv->by != 0)
+				add_waker_to(p, &a->st.lock_wakers, &a->st.nlock_wakers, &a->lock_wakers_cap, iv->by,
+				             len);
 			a->lock_wait = 0;
 		}
 		if (iv->state == TL_ST_SYNC_WAIT && iv->by > 0) {
@@ -549,10 +555,12 @@ static int build_model(struct pass *p, struct tl_model *m)
 			continue;
 		sort_n(t->wakers, t->nwakers, sizeof(*t->wakers), cmp_wakers);
 		sort_n(t->preemptors, t->npreemptors, sizeof(*t->preemptors), cmp_wakers);
+		sort_n(t->lock_wakers, t->nlock_wakers, sizeof(*t->lock_wakers), cmp_wakers);
 		sort_n(t->intr, TL_INTR_SOURCES, sizeof(t->intr[0]), cmp_intr);
 		m->threads[kept] = *t;
 		a->st.wakers = NULL; /* ownership moved to the model */
 		a->st.preemptors = NULL;
+		a->st.lock_wakers = NULL;
 		memset(&a->st.sched_latency, 0, sizeof(a->st.sched_latency));
 		memset(&a->st.ready_wait, 0, sizeof(a->st.ready_wait));
 		memset(&a->st.bursts, 0, sizeof(a->st.bursts));
@@ -614,6 +622,7 @@ static void pass_release(struct pass *p)
 		free(a->cpu_ns);
 		free(a->st.wakers);
 		free(a->st.preemptors);
+		free(a->st.lock_wakers);
 		tl_dist_release(&a->st.sched_latency);
 		tl_dist_release(&a->st.ready_wait);
 		tl_dist_release(&a->st.bursts);
@@ -628,6 +637,7 @@ static void pass_release(struct pass *p)
 	tl_kcheck_free(p->kc);
 	tl_regions_free(p->rg);
 	tl_load_free(p->load);
+	tl_inversion_free(p->inv);
 }
 
 int tl_report_analyze(struct tl_run *run, struct tl_model *m)
@@ -668,7 +678,8 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 	}
 	p.sched = tl_walk_sched(w);
 	p.r = tl_walk_result(w);
-	if (!(p.rg = tl_regions_new(p.sched)) || !(p.load = tl_load_new(p.r)))
+	if (!(p.rg = tl_regions_new(p.sched)) || !(p.load = tl_load_new(p.r)) ||
+	    !(p.inv = tl_inversion_new(p.sched, p.r)))
 		goto fail;
 	if (tl_walk_run(w, run->trace) < 0 || p.oom) {
 		if (p.oom)
@@ -676,7 +687,8 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 		goto fail;
 	}
 	if (tl_run_keep(run, p.r) < 0 || build_model(&p, m) < 0 || tl_kcheck_finish(p.kc, &m->kcheck) < 0 ||
-	    tl_regions_finish(p.rg, &m->regions) < 0 || tl_load_finish(p.load, &m->load) < 0)
+	    tl_regions_finish(p.rg, &m->regions) < 0 || tl_load_finish(p.load, &m->load) < 0 ||
+	    tl_inversion_finish(p.inv, &m->inversions) < 0)
 		goto fail;
 	pass_release(&p);
 	tl_walk_free(w);
@@ -694,6 +706,7 @@ void tl_report_release(struct tl_model *m)
 	for (size_t i = 0; i < m->nthreads; i++) {
 		free(m->threads[i].wakers);
 		free(m->threads[i].preemptors);
+		free(m->threads[i].lock_wakers);
 		tl_dist_release(&m->threads[i].sched_latency);
 		tl_dist_release(&m->threads[i].ready_wait);
 		tl_dist_release(&m->threads[i].bursts);
@@ -707,5 +720,6 @@ void tl_report_release(struct tl_model *m)
 	tl_kcheck_release(&m->kcheck);
 	tl_regions_release(&m->regions);
 	tl_load_release(&m->load);
+	tl_inversion_release(&m->inversions);
 	memset(m, 0, sizeof(*m));
 }

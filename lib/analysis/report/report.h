@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "analysis/kcheck/kcheck.h"
+#include "analysis/inversion/inversion.h"
 #include "analysis/load/load.h"
 #include "analysis/regions/regions.h"
 #include "base/dist.h"
@@ -80,6 +81,8 @@ struct tl_thread_stats {
 	size_t nwakers;
 	struct tl_waker_stat *preemptors; /* the threads that took its CPU (READY_PREEMPT `by`), the same way */
 	size_t npreemptors;
+	struct tl_waker_stat *lock_wakers; /* the wakers that ended its lock waits (the holders), the same way */
+	size_t nlock_wakers;
 	struct tl_intr_stat intr[TL_INTR_SOURCES]; /* sorted by ns, largest first; count 0: unused */
 	int prio;
 };
@@ -130,9 +133,10 @@ struct tl_model {
 	struct tl_cpu_stats *cpus;      /* ncpus entries */
 	struct tl_process_stats *procs; /* sorted by cpu_ns, largest first */
 	size_t nprocs;
-	struct tl_kcheck_result kcheck;   /* the self-check against the kernel's accounting (kcheck.h) */
-	struct tl_regions_result regions; /* the parallel regions of the user's markers (regions.h) */
-	struct tl_load_result load;       /* threads wanting a CPU over time, per process (load.h) */
+	struct tl_kcheck_result kcheck;        /* the self-check against the kernel's accounting (kcheck.h) */
+	struct tl_regions_result regions;      /* the parallel regions of the user's markers (regions.h) */
+	struct tl_load_result load;            /* threads wanting a CPU over time, per process (load.h) */
+	struct tl_inversion_result inversions; /* priority inversions (inversion.h) */
 };
 
 /*
