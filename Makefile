@@ -148,9 +148,9 @@ $(BUILD)/tests/gen_spans: bench/gen_spans.c $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< $(CORE_LIB) $(LIBS) -o $@
 
-$(BUILD)/demo/%: demo/%.c
+$(BUILD)/demo/%: demo/%.c $(INSTR_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -lpthread -lm -o $@
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Iinclude $(LDFLAGS) $< $(INSTR_A) -lpthread -lm -o $@
 
 # Fuzz targets always use clang's libFuzzer with ASan + UBSan, in their own objects.
 FUZZ_CC ?= clang

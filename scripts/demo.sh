@@ -3,8 +3,9 @@
 #
 #   scripts/demo.sh THREADLENS BUILD_DIR      (what `make demo` runs)
 #
-# Records BUILD_DIR/demo/tl-demo (a camera pipeline of five named threads,
-# about 2 s) into demo.tl in the current directory, prints the report, and
+# Records BUILD_DIR/demo/tl-demo (a video-analysis pipeline with its five
+# threading bugs on, about 1.5 s) into demo.tl in the current directory,
+# prints the report (it ends with the diagnosis), and
 # leaves the trace there for `threadlens report`, `dump`, etc.  Recording
 # kernel tracepoints needs root; without it this says what to run instead
 # and exits 1.  Mounts tracefs if it is missing.

@@ -179,6 +179,12 @@ struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filte
 		bpf_program__set_autoload(r->skel->progs.tl_softirq_entry, false);
 		bpf_program__set_autoload(r->skel->progs.tl_softirq_exit, false);
 	}
+	if (access("/sys/kernel/tracing/events/timer/hrtimer_expire_entry", F_OK) &&
+	    access("/sys/kernel/debug/tracing/events/timer/hrtimer_expire_entry", F_OK)) {
+		/* no hrtimer tracepoints seen (or no tracefs mounted): timeouts are told by the stack alone */
+		bpf_program__set_autoload(r->skel->progs.tl_hrtimer_entry, false);
+		bpf_program__set_autoload(r->skel->progs.tl_hrtimer_exit, false);
+	}
 	if (!(groups & TL_REC_BLOCK)) {
 		bpf_program__set_autoload(r->skel->progs.tl_bio_queue, false);
 		bpf_program__set_autoload(r->skel->progs.tl_rq_complete, false);

@@ -36,6 +36,9 @@
 #                    workers), wl_kernel inherit (inversion with a priority-
 #                    inheritance mutex: no inversion; its other findings
 #                    are not judged)
+# The demo (build/demo/tl-demo): each of its five bugs alone gives its
+# finding (judged on that kind: a bug's side effects are true findings too),
+# and --bugs none gives none at all.
 # Then the errors: a missing file, a bad threshold.  Recording needs root;
 # python3 reads the JSON.
 . "$(dirname "$0")/lib.sh"
@@ -138,6 +141,15 @@ else
 	diag healthy-frames "" "$BUILD/tests/wl_frames" --frames 10
 	diag healthy-pingpong "" "$BUILD/tests/wl_kernel" pingpong
 	# the text names the finding, its evidence with the threshold, cause and fix
+	# the demo pipeline: each bug alone gives its finding; all bugs off, nothing at all
+	DEMO="$BUILD/demo/tl-demo"
+	diag demo-fixed "" $DEMO --bugs none
+	ONLY=wake-storm diag demo-poll "wake-storm:dispatch" $DEMO --bugs poll
+	ONLY=barrier-imbalance diag demo-split "barrier-imbalance:pool0:pool1" $DEMO --bugs split
+	ONLY=pointless-parallelism diag demo-tiny "pointless-parallelism:weight:weight0:weight1" $DEMO --bugs tiny
+	ONLY=preemption-starvation diag demo-starve "preemption-starvation:input" $DEMO --bugs starve
+	# 2 x CPUs workers per heavy stage: threads queue for the CPUs all the time (the waiting one named first varies)
+	ONLY=oversubscription diag demo-oversub "oversubscription:*" $DEMO --bugs oversub
 	tl diagnose "$TMP/lock-contention.tl"
 	if [ "$RC" = 0 ] && grep -q '^1\. lock-contention' "$OUT" && grep -q 'threshold >= 20%' "$OUT" &&
 		grep -q '^   cause:' "$OUT" && grep -q '^   fix:' "$OUT"; then

@@ -151,7 +151,8 @@ TEST(rounds)
 			/* after finishing: 1010-1030 (1 running, 19 asleep), 1060-1070 (1 + 9), 1085-1095 (10 running) */
 			CHECK_EQ_INT(w0->after[TL_ST_EXECUTING], (1 + 1 + 10) * US);
 			CHECK_EQ_INT(w0->after[TL_ST_SYNC_WAIT], (19 + 9) * US);
-			CHECK_EQ_INT(w0->par_sync_ns, (19 + 9) * US);
+			CHECK_EQ_INT(w0->par_sync_ns,
+			             (19 + 9) * US); /* END -> next BEGIN: asleep 1011-1030, 1061-1070 */
 			CHECK_EQ_INT(w1->par_sync_ns, 0);
 		}
 	}

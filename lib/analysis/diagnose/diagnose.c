@@ -288,23 +288,37 @@ static int wake_storm(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
  * more urgent or freshly woken task took its CPU) at least preempt_pct of
  * its life.  The threads that took the CPU are named.
  */
+/* A preemptor more urgent than t (prio as each was last seen; lower is more urgent). */
+static int outranks(const struct tl_waker_stat *p, const struct tl_thread_stats *t)
+{
+	return p->prio >= 0 && p->prio < t->prio;
+}
+
 static int preempt_starvation(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 {
-	uint64_t w = t->state_ns[TL_ST_READY_PREEMPT];
+	uint64_t w = 0;
 	struct tl_finding *f;
-	int r = share_finding(c, t, TL_FIND_PREEMPT_STARVATION, w, c->o->preempt_pct, "waits preempted", "victim",
-	                      "READY_PREEMPT share of the thread's life", "time preempted", &f);
+	size_t named = 0;
+	int r;
 
+	for (size_t i = 0; i < t->npreemptors; i++)
+		if (outranks(&t->preemptors[i], t))
+			w += t->preemptors[i].wait_ns;
+	r = share_finding(c, t, TL_FIND_PREEMPT_STARVATION, w, c->o->preempt_pct, "waits preempted", "victim",
+	                  "READY_PREEMPT by more urgent threads, % of life", "time preempted by them", &f);
 	if (r <= 0)
 		return r;
-	for (size_t i = 0; i < t->npreemptors && i < 3; i++)
-		tl_dg_add_thread(f, t->preemptors[i].tid, 0, t->preemptors[i].name, "preemptor");
-	if (t->npreemptors)
-		tl_dg_add_evidence(f, "share of it behind the first preemptor", tl_dg_pct(t->preemptors[0].wait_ns, w),
-		                   NAN, "%", 1);
+	for (size_t i = 0; i < t->npreemptors && named < 3; i++)
+		if (outranks(&t->preemptors[i], t)) {
+			tl_dg_add_thread(f, t->preemptors[i].tid, 0, t->preemptors[i].name, "preemptor");
+			if (!named++)
+				tl_dg_add_evidence(f, "share of it behind the first preemptor",
+				                   tl_dg_pct(t->preemptors[i].wait_ns, w), NAN, "%", 1);
+		}
+	tl_dg_add_evidence(f, "all READY_PREEMPT (equal priorities too)", (double)t->state_ns[TL_ST_READY_PREEMPT], NAN,
+	                   "ns", 1);
 	snprintf(f->cause, sizeof(f->cause),
-	         "threads of higher priority (or freshly woken ones the scheduler favours) take its CPU while "
-	         "it has work: the preemptors named");
+	         "threads of higher priority take its CPU while it has work: the preemptors named");
 	snprintf(f->fix, sizeof(f->fix),
 	         "lower the preemptors' priority or raise this thread's, give it a CPU of its own (affinity), or "
 	         "make the preemptors' work shorter or less frequent");
@@ -453,17 +467,24 @@ static int bottleneck(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 
 /* Numbers in doubt: the self-check did not pass the thread, or the trace lost events. */
 /*
- * Oversubscription alternating with idle CPUs: a process has more threads
- * wanting a CPU than the CPUs it may use at least oversub_pct of the time
- * it is active (some thread wants a CPU), and fewer (but some) at least
- * oversub_pct of it too.  Cost: the smaller of the thread time spent
- * waiting while oversubscribed and the CPU time left unused while
- * under-using: what spreading the same work in time could recover.
+ * Oversubscription, in two forms.  Alternating with idle CPUs: a process
+ * has more threads wanting a CPU than the CPUs it may use at least
+ * oversub_pct of the time it is active (some thread wants a CPU), and
+ * fewer (but some) at least oversub_pct of it too; cost, the smaller of
+ * the thread time spent waiting while oversubscribed and the CPU time left
+ * unused while under-using: what spreading the same work in time could
+ * recover.  Sustained: its threads wait for a CPU, in thread time, at
+ * least as long as they run (OVERSUB_QUEUE_PCT: on average a thread queued
+ * behind each running one); cost, the time it was oversubscribed times
+ * the share of its threads' time spent queued then (a wall time, not more
+ * than the run).
  */
+#define OVERSUB_QUEUE_PCT 100
 static int oversubscription(struct tl_dg_ctx *c, const struct tl_process_stats *p)
 {
 	const struct tl_load_proc *l = tl_load_find(&c->m->load, p->pid);
-	uint64_t active = 0, over = 0, under = 0, wait = 0, spare = 0, cost;
+	uint64_t active = 0, over = 0, under = 0, wait = 0, spare = 0, run = 0, cost;
+	int alternating, sustained;
 	int n = p->available_cpus > 0 ? p->available_cpus : c->m->ncpus;
 	const struct tl_thread_stats *top[3] = { 0 };
 	struct tl_finding *f;
@@ -472,6 +493,7 @@ static int oversubscription(struct tl_dg_ctx *c, const struct tl_process_stats *
 		return 0;
 	for (int k = 1; k < TL_LOAD_LEVELS; k++) {
 		active += l->at_level[k];
+		run += (uint64_t)(k < n ? k : n) * l->at_level[k];
 		if (k > n) {
 			over += l->at_level[k];
 			wait += (uint64_t)(k - n) * l->at_level[k];
@@ -480,9 +502,12 @@ static int oversubscription(struct tl_dg_ctx *c, const struct tl_process_stats *
 			spare += (uint64_t)(n - k) * l->at_level[k];
 		}
 	}
-	cost = wait < spare ? wait : spare;
-	if (tl_dg_pct(over, active) < c->o->oversub_pct || tl_dg_pct(under, active) < c->o->oversub_pct ||
-	    cost < c->o->min_cost_ns)
+	alternating = tl_dg_pct(over, active) >= c->o->oversub_pct && tl_dg_pct(under, active) >= c->o->oversub_pct &&
+	              (wait < spare ? wait : spare) >= c->o->min_cost_ns;
+	cost = alternating ? (wait < spare ? wait : spare)
+	                   : (uint64_t)((double)over * (double)wait / ((double)wait + (double)run + 1));
+	sustained = !alternating && tl_dg_pct(wait, run) >= OVERSUB_QUEUE_PCT && cost >= c->o->min_cost_ns;
+	if (!alternating && !sustained)
 		return 0;
 	/* the threads that waited longest for a CPU */
 	for (size_t i = 0; i < c->m->nthreads; i++) {
@@ -501,24 +526,37 @@ static int oversubscription(struct tl_dg_ctx *c, const struct tl_process_stats *
 	f = tl_dg_new_finding_at(c, TL_FIND_OVERSUBSCRIPTION, p->pid, p->name, p->start, p->end, cost, active);
 	if (!f)
 		return -1;
-	snprintf(f->title, sizeof(f->title),
-	         "%s (%d) wants more CPUs than its %d %.0f%% of its active time, and leaves some unused %.0f%%",
-	         p->name, p->pid, n, tl_dg_pct(over, active), tl_dg_pct(under, active));
+	if (alternating)
+		snprintf(f->title, sizeof(f->title),
+		         "%s (%d) wants more CPUs than its %d %.0f%% of its active time, and leaves some unused %.0f%%",
+		         p->name, p->pid, n, tl_dg_pct(over, active), tl_dg_pct(under, active));
+	else
+		snprintf(f->title, sizeof(f->title),
+		         "%s (%d) keeps up to %d threads wanting its %d CPUs: %.0f%% of its run time again in queues",
+		         p->name, p->pid, l->max_level, n, tl_dg_pct(wait, run));
 	for (int k = 0; k < 3 && top[k]; k++)
 		tl_dg_add_thread(f, top[k]->tid, top[k]->pid, top[k]->name, "waiting");
 	tl_dg_add_evidence(f, "time with more threads wanting a CPU than CPUs", tl_dg_pct(over, active),
-	                   c->o->oversub_pct, "%", 1);
+	                   alternating ? c->o->oversub_pct : NAN, "%", 1);
 	tl_dg_add_evidence(f, "time with CPUs unused (some thread running)", tl_dg_pct(under, active),
-	                   c->o->oversub_pct, "%", 1);
+	                   alternating ? c->o->oversub_pct : NAN, "%", 1);
+	tl_dg_add_evidence(f, "thread time waiting for a CPU, per running", tl_dg_pct(wait, run),
+	                   alternating ? NAN : OVERSUB_QUEUE_PCT, "%", 1);
 	tl_dg_add_evidence(f, "thread time waiting for a CPU then", (double)wait, NAN, "ns", 1);
 	tl_dg_add_evidence(f, "CPU time unused then", (double)spare, NAN, "ns", 1);
-	tl_dg_add_evidence(f, "the smaller: what spreading could recover", (double)cost, (double)c->o->min_cost_ns,
-	                   "ns", 1);
+	tl_dg_add_evidence(f,
+	                   alternating ? "the smaller: what spreading could recover" : "time over, times share queued",
+	                   (double)cost, (double)c->o->min_cost_ns, "ns", 1);
 	tl_dg_add_evidence(f, "most threads wanting a CPU at once", l->max_level, NAN, "", 1);
 	tl_dg_add_evidence(f, "CPUs it may use", n, NAN, "", 1);
-	snprintf(f->cause, sizeof(f->cause),
-	         "its threads become runnable together (more busy threads than CPUs, woken at once) and then "
-	         "wait on each other, so the same work alternates between queues for the CPUs and idle CPUs");
+	if (alternating)
+		snprintf(f->cause, sizeof(f->cause),
+		         "its threads become runnable together (more busy threads than CPUs, woken at once) and then "
+		         "wait on each other, so the same work alternates between queues for the CPUs and idle CPUs");
+	else
+		snprintf(f->cause, sizeof(f->cause),
+		         "it runs more busy threads than it has CPUs: they take turns, each wakeup and time slice "
+		         "a switch, and any of them may be the one the others wait for");
 	snprintf(f->fix, sizeof(f->fix),
 	         "use no more busy threads than CPUs, give the threads that feed the others a higher priority, "
 	         "or overlap the serial parts with the parallel ones (pipeline the rounds)");

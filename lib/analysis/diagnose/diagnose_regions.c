@@ -48,11 +48,15 @@ static int is_target(const struct tl_model *m, int32_t pid)
 }
 
 /*
- * Barrier imbalance: over the compared rounds, the last doer finishes on
- * average at least imbalance_pct of the round's wall time after the doers'
- * mean finish (lost / wall), uneven work explains at least half of it
- * (work_lost >= lost / 2: not late starts or preemptions), and it loses at
- * least min_cost.  The thread that was last most often is the laggard.
+ * Barrier imbalance: over the compared rounds, the doers finish apart (the
+ * last END after the mean END) by at least imbalance_pct of the rounds'
+ * wall time, and their CPU time inside is uneven by at least imbalance_pct
+ * too, as (largest - mean) / largest (work_lost / work_max: the classic
+ * load imbalance); both the wall time lost and the uneven work reach
+ * min_cost.  Finishing apart alone can be late starts or preemptions;
+ * uneven CPU time alone is what a dynamic split does on busy CPUs (the
+ * workers that run take more blocks, and all finish together).  The thread
+ * that was last most often is the laggard.
  */
 static int imbalance(struct tl_dg_ctx *c, const struct tl_region_stats *g)
 {
@@ -60,8 +64,9 @@ static int imbalance(struct tl_dg_ctx *c, const struct tl_region_stats *g)
 	struct tl_finding *f;
 	uint64_t waited;
 
-	if (g->rounds_compared < MIN_ROUNDS || tl_dg_pct(g->lost_ns, g->wall_ns) < c->o->imbalance_pct ||
-	    2 * g->work_lost_ns < g->lost_ns || g->lost_ns < c->o->min_cost_ns)
+	if (g->rounds_compared < MIN_ROUNDS || tl_dg_pct(g->work_lost_ns, g->work_max_ns) < c->o->imbalance_pct ||
+	    tl_dg_pct(g->lost_ns, g->wall_ns) < c->o->imbalance_pct || g->lost_ns < c->o->min_cost_ns ||
+	    g->work_lost_ns < c->o->min_cost_ns)
 		return 0;
 	for (size_t i = 0; i < g->nthreads; i++)
 		if (!lag || g->threads[i].last > lag->last)
@@ -72,19 +77,21 @@ static int imbalance(struct tl_dg_ctx *c, const struct tl_region_stats *g)
 		return -1;
 	snprintf(f->region, sizeof(f->region), "%s", g->name);
 	snprintf(f->title, sizeof(f->title),
-	         "region '%.40s': %.40s (%d) finishes last in %llu of %llu rounds, %.0f%% late", g->name, lag->name,
-	         lag->tid, (unsigned long long)lag->last, (unsigned long long)g->rounds_compared,
-	         tl_dg_pct(g->lost_ns, g->wall_ns));
+	         "region '%.40s': work split %.0f%% unevenly; %.40s (%d) finishes last in %llu of %llu rounds", g->name,
+	         tl_dg_pct(g->work_lost_ns, g->work_max_ns), lag->name, lag->tid, (unsigned long long)lag->last,
+	         (unsigned long long)g->rounds_compared);
 	tl_dg_add_thread(f, lag->tid, g->pid, lag->name, "laggard");
 	for (size_t i = 0; i < g->nthreads; i++)
 		if (&g->threads[i] != lag && g->threads[i].instances)
 			tl_dg_add_thread(f, g->threads[i].tid, g->pid, g->threads[i].name, "worker");
-	tl_dg_add_evidence(f, "last finish after the mean, % of the round", tl_dg_pct(g->lost_ns, g->wall_ns),
+	tl_dg_add_evidence(f, "CPU time inside, (largest - mean) / largest", tl_dg_pct(g->work_lost_ns, g->work_max_ns),
 	                   c->o->imbalance_pct, "%", 1);
 	tl_dg_add_evidence(f, "wall time lost (last finish - mean finish)", (double)g->lost_ns,
 	                   (double)c->o->min_cost_ns, "ns", 1);
-	tl_dg_add_evidence(f, "part of it from uneven CPU time inside",
-	                   fmin(100, tl_dg_pct(g->work_lost_ns, g->lost_ns)), 50, "%", 1);
+	tl_dg_add_evidence(f, "last finish after the mean, % of the rounds", tl_dg_pct(g->lost_ns, g->wall_ns),
+	                   c->o->imbalance_pct, "%", 1);
+	tl_dg_add_evidence(f, "CPU time of the laggard beyond the mean", (double)g->work_lost_ns,
+	                   (double)c->o->min_cost_ns, "ns", 1);
 	tl_dg_add_evidence(f, "rounds compared", (double)g->rounds_compared, MIN_ROUNDS, "", 1);
 	tl_dg_add_evidence(f, "time the others sat finished (idle)", (double)g->idle_ns, NAN, "ns", 1);
 	waited = g->after[TL_ST_SYNC_WAIT] + g->after[TL_ST_SLEEPING];
@@ -103,12 +110,15 @@ static int imbalance(struct tl_dg_ctx *c, const struct tl_region_stats *g)
  * Pointless parallelism: from each round's start to its end, its threads
  * wait for a CPU (RUNNABLE, READY_*) or in sync (SYNC_WAIT, before their
  * instance or inside it; waiting after finishing is imbalance, above) more
- * than overhead_pct of the time they execute.  Cost: that waiting, per
- * thread of the rounds (what each spent waiting instead of working).
+ * than overhead_pct of the time they execute.  Cost: how much longer the
+ * rounds took, first BEGIN to last END, than their work inside would take
+ * one thread (wall - CPU time inside, if positive): what doing it serially
+ * would save.
  */
 static int pointless(struct tl_dg_ctx *c, const struct tl_region_stats *g)
 {
-	uint64_t all[TL_ST__COUNT], exec, wait, cost, inside_exec;
+	uint64_t all[TL_ST__COUNT], exec, wait, cost,
+	        inside_exec = g->inside[TL_ST_EXECUTING] + g->inside[TL_ST_INTERRUPTED];
 	size_t nthreads = 0;
 	struct tl_finding *f;
 
@@ -119,7 +129,7 @@ static int pointless(struct tl_dg_ctx *c, const struct tl_region_stats *g)
 	wait = tl_regions_ready(all) + g->before[TL_ST_SYNC_WAIT] + g->inside[TL_ST_SYNC_WAIT];
 	for (size_t i = 0; i < g->nthreads; i++)
 		nthreads += g->threads[i].instances > 0;
-	cost = nthreads ? wait / nthreads : wait;
+	cost = g->wall_ns > inside_exec ? g->wall_ns - inside_exec : 0;
 	if (tl_dg_pct(wait, exec) <= c->o->overhead_pct || cost < c->o->min_cost_ns)
 		return 0;
 	f = tl_dg_new_finding_at(c, TL_FIND_POINTLESS_PARALLEL, g->pid, process_of(c->m, g->pid), g->worst[0],
@@ -127,7 +137,6 @@ static int pointless(struct tl_dg_ctx *c, const struct tl_region_stats *g)
 	if (!f)
 		return -1;
 	snprintf(f->region, sizeof(f->region), "%s", g->name);
-	inside_exec = g->inside[TL_ST_EXECUTING] + g->inside[TL_ST_INTERRUPTED];
 	snprintf(f->title, sizeof(f->title),
 	         "region '%.40s' runs on %zu threads that wait %.0f%% of the time they work (%.0f us of work per "
 	         "instance)",
@@ -138,7 +147,9 @@ static int pointless(struct tl_dg_ctx *c, const struct tl_region_stats *g)
 			tl_dg_add_thread(f, g->threads[i].tid, g->pid, g->threads[i].name, "worker");
 	tl_dg_add_evidence(f, "waiting (for a CPU, in sync) per executing", tl_dg_pct(wait, exec), c->o->overhead_pct,
 	                   "%", 1);
-	tl_dg_add_evidence(f, "waiting per thread", (double)cost, (double)c->o->min_cost_ns, "ns", 1);
+	tl_dg_add_evidence(f, "rounds' wall time beyond their CPU time", (double)cost, (double)c->o->min_cost_ns, "ns",
+	                   1);
+	tl_dg_add_evidence(f, "waiting, all its threads", (double)wait, NAN, "ns", 1);
 	tl_dg_add_evidence(f, "parallel rounds", (double)g->rounds_parallel, MIN_ROUNDS, "", 1);
 	tl_dg_add_evidence(f, "mean round, first begin to last end",
 	                   g->rounds_parallel ? (double)g->wall_ns / (double)g->rounds_parallel : 0, NAN, "ns", 1);

@@ -28,7 +28,10 @@ static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 	char b[3][32];
 
 	fprintf(out, "\n%zu. %s  cost %s (%.0f%% of the %s time)\n", i + 1, tl_finding_kind_name(f->kind),
-	        tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity, f->region[0] ? "region's" : "thread's");
+	        tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity,
+	        f->region[0]                          ? "region's"
+	        : f->kind == TL_FIND_OVERSUBSCRIPTION ? "process's"
+	                                              : "thread's");
 	fprintf(out, "   %s\n", f->title);
 	fprintf(out, "   where:    process %s (%d);", f->process, (int)f->pid);
 	if (f->region[0])

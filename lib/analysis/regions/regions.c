@@ -30,10 +30,16 @@ struct entry {
 	uint64_t before[NS], after[NS];
 };
 
-/* A thread's totals when the current round started, to date its `before`. */
+/*
+ * A thread's totals when the current round started, to date its `before`;
+ * and at its END in the last parallel round, to date the gap to its next
+ * BEGIN (the wait at the barrier and for the next round: par_sync_ns).
+ */
 struct pre {
-	uint64_t round; /* the round number it is valid for */
+	uint64_t round; /* the round number `at` is valid for */
 	uint64_t at[NS];
+	int gap; /* gap_at is set */
+	uint64_t gap_at[NS];
 };
 
 struct region {
@@ -43,8 +49,9 @@ struct region {
 	uint64_t round;  /* rounds started */
 	uint64_t start;  /* the open round's first BEGIN */
 	int dynamic;
-	int ended;   /* an END in the open round */
-	size_t open; /* instances begun in the round, not ended */
+	int ended;     /* an END in the open round */
+	int64_t frame; /* the open round's frame id (its first BEGIN's), -1 none */
+	size_t open;   /* instances begun in the round, not ended */
 	struct entry *e;
 	size_t n, cap;
 };
@@ -188,6 +195,7 @@ static void compare(struct region *g, uint64_t first)
 	st->rounds_compared++;
 	st->lost_ns += lost;
 	st->work_lost_ns += max_exec - sum_exec / doers;
+	st->work_max_ns += max_exec;
 	for (size_t i = 0; i < g->n; i++) {
 		const struct entry *e = &g->e[i];
 
@@ -228,9 +236,10 @@ static void close_round(struct region *g)
 
 				add(t->before, e->before);
 				add(t->after, e->after);
-				t->par_sync_ns += e->before[TL_ST_SYNC_WAIT] + e->after[TL_ST_SYNC_WAIT];
 				if (e->at_end[TL_ST_SYNC_WAIT] > e->at_begin[TL_ST_SYNC_WAIT])
 					t->par_sync_ns += e->at_end[TL_ST_SYNC_WAIT] - e->at_begin[TL_ST_SYNC_WAIT];
+				g->pre[e->thr].gap = 1;
+				memcpy(g->pre[e->thr].gap_at, e->at_end, sizeof(e->at_end));
 			}
 			first = e->begin < first ? e->begin : first;
 			end = e->end > end ? e->end : end;
@@ -241,6 +250,14 @@ static void close_round(struct region *g)
 	g->n = 0;
 	g->dynamic = 0;
 	g->ended = 0;
+}
+
+static int in_round(const struct region *g, int32_t tid)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->e[i].tid == tid)
+			return 1;
+	return 0;
 }
 
 void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct tl_event *ev)
@@ -257,7 +274,8 @@ void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct t
 		return;
 	if (!(g = region_of(r, th->tgid, ev->name, 1)))
 		return;
-	if (!g->open && g->ended) {
+	/* the round is over once none is open, unless this BEGIN is a late share of the same frame */
+	if (!g->open && g->ended && (ev->a < 0 || ev->a != g->frame || in_round(g, th->tid))) {
 		close_round(g);
 		g->round++;
 	}
@@ -265,6 +283,7 @@ void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct t
 	if (!g->open && !g->n && !g->dynamic) {
 		/* a new round: every thread of the region is dated from here */
 		g->start = ev->ts;
+		g->frame = ev->a;
 		for (size_t i = 0; i < g->st.nthreads; i++) {
 			g->pre[i].round = g->round + 1;
 			totals(r, g->st.threads[i].tid, ev->ts, g->pre[i].at);
@@ -290,6 +309,14 @@ void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct t
 	tl_thread_totals(th, ev->ts, e->at_begin);
 	if (thr != UINT32_MAX && g->pre[thr].round == g->round + 1)
 		diff(e->before, e->at_begin, g->pre[thr].at);
+	if (thr != UINT32_MAX && g->pre[thr].gap) {
+		/* since its END in the last parallel round: the barrier, then waiting for this round */
+		uint64_t was = g->pre[thr].gap_at[TL_ST_SYNC_WAIT];
+
+		if (e->at_begin[TL_ST_SYNC_WAIT] > was)
+			g->st.threads[thr].par_sync_ns += e->at_begin[TL_ST_SYNC_WAIT] - was;
+		g->pre[thr].gap = 0;
+	}
 }
 
 void tl_regions_span(struct tl_regions *r, const struct tl_span *sp, const char *name)

@@ -6,9 +6,14 @@
  *
  * A round is a group of instances of one region (same name, same process)
  * between two moments when none is open: the first BEGIN after every
- * earlier instance ended starts a new round.  Workers that meet at a
- * barrier (or a join) begin round k+1 only after the last one finished
- * round k, so each round is one pass of the parallel loop.  A round is
+ * earlier instance ended starts a new round, unless it carries the round's
+ * frame id and its thread has no instance in the round yet (tl_frame_join:
+ * a pool worker that starts its share of frame n after another finished
+ * its own is still in frame n's round; a second pass over frame n is a
+ * round of its own).  Workers
+ * that meet at a barrier (or a join) begin round k+1 only after the last
+ * one finished round k, so each round is one pass of the parallel loop.
+ * A round is
  *   - parallel: at least two threads, each with one instance;
  *   - serial: one instance;
  *   - dynamic: a thread began the region again, or nested it, while the
@@ -32,6 +37,8 @@
  *   work_lost_ns = sum over rounds of (the doers' largest CPU time inside
  *                  - their mean): the part of it that uneven work explains
  *                  (the rest is late starts and waiting for CPUs);
+ *                  over work_max_ns (the largest, summed) it is the load
+ *                  imbalance of the work itself, (max - mean) / max;
  *   idle_ns      = sum over rounds and doers of (last doer's END - its END).
  *
  * The collector rides on one walk (the report's, like the self-check):
@@ -64,7 +71,8 @@ struct tl_region_thread {
 	uint64_t inside[TL_ST__COUNT]; /* its time in each state inside its instances (all rounds) */
 	uint64_t before[TL_ST__COUNT]; /* parallel rounds: round start -> its BEGIN */
 	uint64_t after[TL_ST__COUNT];  /* parallel rounds: its END -> the round's last END */
-	uint64_t par_sync_ns;          /* parallel rounds: SYNC_WAIT before, inside and after (barriers, joins) */
+	uint64_t par_sync_ns;          /* SYNC_WAIT inside its instances of parallel rounds, and from each such END to
+	                       * its next BEGIN of the region (the barrier, then waiting for the next round) */
 };
 
 struct tl_region_stats {
@@ -76,7 +84,8 @@ struct tl_region_stats {
 	uint64_t rounds_compared; /* parallel rounds with at least two doers: lost/idle come from these */
 	uint64_t wall_ns;         /* parallel rounds: summed extent, first BEGIN to last END */
 	uint64_t lost_ns, work_lost_ns, idle_ns;
-	uint64_t worst[2]; /* absolute ns: the compared round that lost the most */
+	uint64_t work_max_ns; /* compared rounds: the doers' largest CPU time inside, summed */
+	uint64_t worst[2];    /* absolute ns: the compared round that lost the most */
 	uint64_t worst_lost_ns;
 	/* all threads of its parallel rounds, summed: before + inside + after, by state */
 	uint64_t before[TL_ST__COUNT], inside[TL_ST__COUNT], after[TL_ST__COUNT];

@@ -35,6 +35,7 @@ void tl_regions_write_json(struct tl_json *j, const struct tl_regions_result *re
 		tl_json_kv_uint(j, "wall_ns", g->wall_ns);
 		tl_json_kv_uint(j, "lost_ns", g->lost_ns);
 		tl_json_kv_uint(j, "work_lost_ns", g->work_lost_ns);
+		tl_json_kv_uint(j, "work_max_ns", g->work_max_ns);
 		tl_json_kv_uint(j, "idle_ns", g->idle_ns);
 		tl_json_key(j, "worst_round");
 		tl_json_begin_object(j, TL_JSON_INLINE);

@@ -120,6 +120,7 @@ static void add_waker_to(struct pass *p, struct tl_waker_stat **l, size_t *n, si
 		w = &(*l)[(*n)++];
 		memset(w, 0, sizeof(*w));
 		w->tid = tid;
+		w->prio = -1;
 		if (tid == TL_WAKER_IRQ)
 			snprintf(w->name, sizeof(w->name), "[interrupt]");
 		else if (tid == TL_WAKER_DEVICE)
@@ -128,8 +129,10 @@ static void add_waker_to(struct pass *p, struct tl_waker_stat **l, size_t *n, si
 	if (tid > 0) {
 		/* the name it has now: a thread often names itself after its first wakeups */
 		struct tl_thread *wt = tl_sched_thread(p->sched, tid);
-		if (wt)
+		if (wt) {
 			memcpy(w->name, wt->name, sizeof(w->name));
+			w->prio = wt->prio;
+		}
 	}
 	w->count++;
 	w->wait_ns += wait;

@@ -38,6 +38,7 @@ struct tl_waker_stat {
 	char name[TL_NAME_MAX];
 	uint64_t count;   /* waits it ended */
 	uint64_t wait_ns; /* total time of those waits (inside the window) */
+	int prio;         /* its kernel prio as last seen (lower is more urgent), -1 unknown */
 };
 
 /*
