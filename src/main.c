@@ -20,6 +20,7 @@ static const struct cli_command commands[] = {
 	{ "frames", cmd_frames, "frames/s, latency per frame, step times and dropped frames from markers" },
 	{ "util", cmd_util, "CPU time a module (span) really uses per period; RM/EDF admission test" },
 	{ "diagnose", cmd_diagnose, "threading problems ranked by cost, with evidence, cause and fix" },
+	{ "critical", cmd_critical, "where a frame's latency went, along its critical path" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -1,0 +1,84 @@
+#!/bin/bash
+# test_critical.sh - `threadlens critical` on a recording of the demo
+# pipeline: for its three longest frames, the parts along the critical
+# path sum exactly to each frame's latency, the path runs without a gap or
+# an overlap from the frame's end back to its start, it begins on the
+# thread that ended the frame ('output'), and it crosses other stages'
+# threads.  Then the errors: no such frame, a trace without frames, a bad
+# option.
+#
+#   tests/cli/test_critical.sh BUILD_DIR
+#
+# Recording needs root; python3 reads the JSON.
+. "$(dirname "$0")/lib.sh"
+cli_init "$1"
+
+if ! can_record; then
+	skip critical/demo "need root to record"
+elif ! command -v python3 >/dev/null; then
+	skip critical/demo "python3 is needed to read the JSON"
+else
+	timeout -k 5 120 "$TL" record -o "$TMP/demo.tl" -- "$BUILD/demo/tl-demo" --frames 60 >"$TMP/rec.out" 2>"$TMP/rec.err"
+	if [ $? != 0 ]; then
+		fail critical/demo "record failed" "$(tail -n 2 "$TMP/rec.err")"
+	else
+		tl critical --worst 3 --json "$TMP/demo.tl"
+		got=$(python3 - "$OUT" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+if d["schema"] != "threadlens-critical" or len(d["frames"]) != 3 or d["frames_seen"] != 60:
+    bad.append("want 3 of 60 frames, got %d of %d" % (len(d["frames"]), d["frames_seen"]))
+for f in d["frames"]:
+    lat = f["latency_ns"]
+    s = sum(p["ns"] for p in f["parts"])
+    if s != lat:
+        bad.append("frame %d: parts sum to %d, latency %d" % (f["frame"], s, lat))
+    path = f["path"]
+    end = f["begin_ns"] + lat
+    if not path or path[0]["to_ns"] != end or path[-1]["from_ns"] != f["begin_ns"]:
+        bad.append("frame %d: the path does not run from its end to its start" % f["frame"])
+    for a, b in zip(path, path[1:]):
+        if a["from_ns"] != b["to_ns"]:
+            bad.append("frame %d: a gap or overlap at %d" % (f["frame"], a["from_ns"]))
+            break
+    if f["ended_by"]["name"] != "output" or path[0]["tid"] != f["ended_by"]["tid"]:
+        bad.append("frame %d: ended by %s, path starts on %d" % (f["frame"], f["ended_by"]["name"], path[0]["tid"]))
+    names = {p["name"] for p in f["parts"]}
+    if len(names) < 3:
+        bad.append("frame %d: the path stays on %s" % (f["frame"], sorted(names)))
+print("; ".join(bad))
+PY
+)
+		if [ "$RC" = 0 ] && [ -z "$got" ]; then
+			pass critical/demo-json
+		else
+			fail critical/demo-json "exit $RC" "$got" "$(head -n 3 "$ERR")"
+		fi
+		tl critical --frame 10 "$TMP/demo.tl"
+		if [ "$RC" = 0 ] && grep -q '^frame 10: ' "$OUT" && grep -q 'ended by output' "$OUT" &&
+			grep -q '^  path, latest first: output ' "$OUT"; then
+			pass critical/demo-text
+		else
+			fail critical/demo-text "exit $RC" "$(head -n 8 "$OUT")"
+		fi
+		tl critical --frame 999 "$TMP/demo.tl"
+		expect_err critical/no-such-frame 1 "no complete frame 999"
+		record_short "$TMP/plain.tl"
+		tl critical "$TMP/plain.tl"
+		expect_err critical/no-frames 1 "no complete frames"
+	fi
+fi
+
+tl critical "$TMP/none.tl"
+expect_err critical/missing-file 1 "none\.tl"
+tl critical --worst 0 "$TMP/none.tl"
+if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q "invalid --worst '0'"; then
+	pass critical/bad-worst
+else
+	fail critical/bad-worst "exit $RC, want 2 and a line about --worst" "$(cat "$ERR")"
+fi
+tl critical
+[ "$RC" = 2 ] && pass critical/no-file || fail critical/no-file "exit $RC, want 2"
+
+cli_done
