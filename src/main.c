@@ -21,6 +21,7 @@ static const struct cli_command commands[] = {
 	{ "util", cmd_util, "CPU time a module (span) really uses per period; RM/EDF admission test" },
 	{ "diagnose", cmd_diagnose, "threading problems ranked by cost, with evidence, cause and fix" },
 	{ "critical", cmd_critical, "where a frame's latency went, along its critical path" },
+	{ "diff", cmd_diff, "two recordings side by side: before and after a change" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

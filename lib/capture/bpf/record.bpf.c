@@ -389,7 +389,10 @@ int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 	struct tlb_comm *cm;
 	struct pending_drops *pd;
 	int other = 0, np, nn;
+	__u32 zero = 0, *depth = bpf_map_lookup_elem(&intr_depth, &zero);
 
+	if (depth)
+		*depth = 0; /* no switch happens inside a handler: an exit this program missed ends here */
 	if (!enabled)
 		return 0;
 	if (filter && (other = filter_switch(prev, next, ts)) < 0) {

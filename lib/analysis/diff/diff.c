@@ -1,0 +1,376 @@
+/*
+ * diff.c - before and after (diff.h).
+ *
+ * Each recording becomes a `snap`: its numbers, each of its program's
+ * thread names with its time per state, and its findings.  The sides are
+ * then reduced to means and spreads.  Invariants: a snap's thread names
+ * are unique (threads of the same name are summed); a side's finding
+ * counts how many of its recordings have it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/diagnose/diagnose.h"
+#include "analysis/diff/diff.h"
+#include "analysis/frames/frames.h"
+#include "analysis/report/report.h"
+#include "base/errors.h"
+#include "base/grow.h"
+
+struct snap_thread {
+	char name[TL_NAME_MAX];
+	uint64_t state_ns[TL_ST__COUNT];
+	uint64_t life;
+};
+
+struct snap {
+	double m[TL_DM__COUNT];
+	int have[TL_DM__COUNT];
+	struct snap_thread *threads;
+	size_t nthreads, cap;
+	struct tl_diff_finding *found; /* kind + first thread, `gone` unused */
+	size_t nfound;
+};
+
+static const char *const metric_names[TL_DM__COUNT] = {
+	[TL_DM_FPS] = "frames/s",
+	[TL_DM_LAT_P50] = "frame latency p50",
+	[TL_DM_LAT_P90] = "frame latency p90",
+	[TL_DM_LAT_P99] = "frame latency p99",
+	[TL_DM_FRAMES] = "frames",
+	[TL_DM_CPU_PCT] = "CPU use, % of its CPUs",
+	[TL_DM_DURATION] = "duration",
+};
+
+const char *tl_diff_metric_name(unsigned m)
+{
+	return m < TL_DM__COUNT ? metric_names[m] : "?";
+}
+
+static void snap_release(struct snap *s)
+{
+	free(s->threads);
+	free(s->found);
+	memset(s, 0, sizeof(*s));
+}
+
+static int add_thread(struct snap *s, const struct tl_thread_stats *t)
+{
+	struct snap_thread *x = NULL;
+
+	for (size_t i = 0; i < s->nthreads && !x; i++)
+		if (!strcmp(s->threads[i].name, t->name))
+			x = &s->threads[i];
+	if (!x) {
+		if (TL_GROW_ZERO(s->threads, s->cap, s->nthreads + 1) < 0)
+			return -1;
+		x = &s->threads[s->nthreads++];
+		memcpy(x->name, t->name, TL_NAME_MAX);
+	}
+	for (unsigned k = 0; k < TL_ST__COUNT; k++)
+		x->state_ns[k] += t->state_ns[k];
+	x->life += t->end > t->start ? t->end - t->start : 0;
+	return 0;
+}
+
+/* The model's numbers, threads and findings (one read). */
+static int snap_report(const char *path, struct snap *s)
+{
+	struct tl_run run = { .to_ns = -1, .path = path };
+	struct tl_model m;
+	struct tl_findings f;
+	uint64_t start = UINT64_MAX, end = 0;
+	double cpu = 0;
+	int rc = -1;
+
+	if (tl_report_analyze(&run, &m) < 0) {
+		tl_run_release(&run);
+		return -1;
+	}
+	for (size_t i = 0; i < m.nprocs; i++)
+		if (m.procs[i].is_target) {
+			cpu += m.procs[i].cpu_pct_available;
+			start = m.procs[i].start < start ? m.procs[i].start : start;
+			end = m.procs[i].end > end ? m.procs[i].end : end;
+		}
+	s->m[TL_DM_CPU_PCT] = cpu;
+	s->have[TL_DM_CPU_PCT] = 1;
+	s->m[TL_DM_DURATION] = end > start ? (double)(end - start) : 0;
+	s->have[TL_DM_DURATION] = end > start;
+	for (size_t i = 0; i < m.nthreads; i++)
+		if (m.threads[i].is_target && add_thread(s, &m.threads[i]) < 0)
+			goto out;
+	if (tl_diagnose_model(&m, NULL, &f) < 0)
+		goto out;
+	s->found = calloc(f.n ? f.n : 1, sizeof(*s->found));
+	if (s->found) {
+		for (size_t i = 0; i < f.n; i++) {
+			snprintf(s->found[i].kind, sizeof(s->found[i].kind), "%s",
+			         tl_finding_kind_name(f.items[i].kind));
+			snprintf(s->found[i].thread, sizeof(s->found[i].thread), "%s",
+			         f.items[i].nthreads ? f.items[i].threads[0].name : "");
+		}
+		s->nfound = f.n;
+		rc = 0;
+	}
+	tl_findings_release(&f);
+out:
+	if (rc)
+		tl_error("out of memory");
+	tl_report_release(&m);
+	tl_run_release(&run);
+	return rc;
+}
+
+/* Frames/s and latency (a second read). */
+static int snap_frames(const char *path, struct snap *s)
+{
+	struct tl_run run = { .to_ns = -1, .path = path };
+	struct tl_frames_opts o = { 0 };
+	struct tl_frames_result r;
+
+	if (tl_frames_analyze(&run, &o, &r) < 0) {
+		tl_run_release(&run);
+		return -1;
+	}
+	if (r.completed >= 2) {
+		s->m[TL_DM_FPS] = r.fps;
+		s->m[TL_DM_LAT_P50] = (double)tl_dist_percentile(&r.latency, 50);
+		s->m[TL_DM_LAT_P90] = (double)tl_dist_percentile(&r.latency, 90);
+		s->m[TL_DM_LAT_P99] = (double)tl_dist_percentile(&r.latency, 99);
+		s->m[TL_DM_FRAMES] = (double)r.completed;
+		s->have[TL_DM_FPS] = s->have[TL_DM_LAT_P50] = s->have[TL_DM_LAT_P90] = s->have[TL_DM_LAT_P99] = 1;
+		s->have[TL_DM_FRAMES] = 1;
+	}
+	tl_frames_release(&r);
+	tl_run_release(&run);
+	return 0;
+}
+
+static void mean_sd(const double *v, size_t n, double *mean, double *sd)
+{
+	double sum = 0, sq = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	*mean = n ? sum / (double)n : 0;
+	for (size_t i = 0; i < n; i++)
+		sq += (v[i] - *mean) * (v[i] - *mean);
+	*sd = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+}
+
+/* Compare n_a values with n_b; `points`: the change in points (shares), else relative. */
+static void compare(struct tl_diff_value *d, const double *a, size_t na, const double *b, size_t nb, int points,
+                    int noise)
+{
+	double se;
+
+	mean_sd(a, na, &d->a, &d->sd_a);
+	mean_sd(b, nb, &d->b, &d->sd_b);
+	d->have = 1;
+	d->change = points ? d->b - d->a : d->a != 0 ? (d->b - d->a) / fabs(d->a) : 0;
+	if (noise) {
+		se = sqrt(d->sd_a * d->sd_a / (double)na + d->sd_b * d->sd_b / (double)nb);
+		d->flagged = fabs(d->b - d->a) > 3 * se && d->b != d->a;
+	} else {
+		d->flagged = points ? fabs(d->change) >= 5 : fabs(d->change) >= 0.10;
+	}
+}
+
+static double share(const struct snap *s, const char *thread, unsigned state)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (!strcmp(s->threads[i].name, thread))
+			return s->threads[i].life
+			               ? 100.0 * (double)s->threads[i].state_ns[state] / (double)s->threads[i].life
+			               : 0;
+	return 0;
+}
+
+static int cmp_rows(const void *x, const void *y)
+{
+	const struct tl_diff_state_row *a = x, *b = y;
+	double da = fabs(a->v.change), db = fabs(b->v.change);
+
+	if (a->v.flagged != b->v.flagged)
+		return b->v.flagged - a->v.flagged;
+	return da > db ? -1 : da < db;
+}
+
+static int has_thread(const struct snap *s, size_t n, const char *name)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t t = 0; t < s[k].nthreads; t++)
+			if (!strcmp(s[k].threads[t].name, name))
+				return 1;
+	return 0;
+}
+
+/* The thread names of one side that the other side never has. */
+static int only_on(struct tl_diff_result *r, size_t *cap, const struct snap *s, size_t n, const struct snap *o,
+                   size_t no)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t t = 0; t < s[k].nthreads; t++) {
+			const char *name = s[k].threads[t].name;
+			int dup = 0;
+
+			if (has_thread(o, no, name))
+				continue;
+			for (size_t i = 0; i < r->nonly && !dup; i++)
+				dup = !strcmp(r->only[i], name);
+			if (dup)
+				continue;
+			if (TL_GROW(r->only, *cap, r->nonly + 1) < 0)
+				return -1;
+			memcpy(r->only[r->nonly++], name, TL_NAME_MAX);
+		}
+	return 0;
+}
+
+/* Every (thread, state) with 1% on some recording of either side, for threads both sides have. */
+static int state_rows(struct tl_diff_result *r, const struct snap *sa, size_t na, const struct snap *sb, size_t nb)
+{
+	size_t cap = 0, ocap = 0;
+
+	if (only_on(r, &ocap, sa, na, sb, nb) < 0)
+		return -1;
+	r->only_before = r->nonly;
+	if (only_on(r, &ocap, sb, nb, sa, na) < 0)
+		return -1;
+	double va[TL_DIFF_MAX_RUNS], vb[TL_DIFF_MAX_RUNS];
+
+	for (size_t side = 0; side < 2; side++)
+		for (size_t k = 0; k < (side ? nb : na); k++) {
+			const struct snap *s = side ? &sb[k] : &sa[k];
+
+			for (size_t t = 0; t < s->nthreads; t++)
+				for (unsigned st = 0; st < TL_ST__COUNT; st++) {
+					int seen = 0;
+
+					if (share(s, s->threads[t].name, st) < 1 ||
+					    !has_thread(side ? sa : sb, side ? na : nb, s->threads[t].name))
+						continue;
+					for (size_t i = 0; i < r->nrows && !seen; i++)
+						seen = r->rows[i].state == st &&
+						       !strcmp(r->rows[i].thread, s->threads[t].name);
+					if (seen)
+						continue;
+					if (TL_GROW_ZERO(r->rows, cap, r->nrows + 1) < 0)
+						return -1;
+					memcpy(r->rows[r->nrows].thread, s->threads[t].name, TL_NAME_MAX);
+					r->rows[r->nrows++].state = (uint16_t)st;
+				}
+		}
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct tl_diff_state_row *row = &r->rows[i];
+
+		for (size_t k = 0; k < na; k++)
+			va[k] = share(&sa[k], row->thread, row->state);
+		for (size_t k = 0; k < nb; k++)
+			vb[k] = share(&sb[k], row->thread, row->state);
+		compare(&row->v, va, na, vb, nb, 1, r->noise);
+	}
+	if (r->nrows > 1)
+		qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_rows);
+	return 0;
+}
+
+static size_t runs_with(const struct snap *s, size_t n, const struct tl_diff_finding *x)
+{
+	size_t c = 0;
+
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < s[k].nfound; i++)
+			if (!strcmp(s[k].found[i].kind, x->kind) && !strcmp(s[k].found[i].thread, x->thread)) {
+				c++;
+				break;
+			}
+	return c;
+}
+
+/* Findings present (in at least half the recordings) on one side and not the other. */
+static int findings(struct tl_diff_result *r, const struct snap *sa, size_t na, const struct snap *sb, size_t nb)
+{
+	size_t cap = 0;
+
+	for (int gone = 1; gone >= 0; gone--) {
+		const struct snap *s = gone ? sa : sb, *o = gone ? sb : sa;
+		size_t n = gone ? na : nb, no = gone ? nb : na;
+
+		for (size_t k = 0; k < n; k++)
+			for (size_t i = 0; i < s[k].nfound; i++) {
+				const struct tl_diff_finding *x = &s[k].found[i];
+				int dup = 0;
+
+				for (size_t j = 0; j < r->nfindings && !dup; j++)
+					dup = !strcmp(r->findings[j].kind, x->kind) &&
+					      !strcmp(r->findings[j].thread, x->thread);
+				if (dup || 2 * runs_with(s, n, x) < n || 2 * runs_with(o, no, x) >= no)
+					continue;
+				if (TL_GROW(r->findings, cap, r->nfindings + 1) < 0)
+					return -1;
+				r->findings[r->nfindings] = *x;
+				r->findings[r->nfindings++].gone = gone;
+			}
+	}
+	return 0;
+}
+
+int tl_diff_analyze(const char *const *a, size_t na, const char *const *b, size_t nb, struct tl_diff_result *out)
+{
+	struct snap *s = NULL;
+	double va[TL_DIFF_MAX_RUNS], vb[TL_DIFF_MAX_RUNS];
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!na || !nb || na > TL_DIFF_MAX_RUNS || nb > TL_DIFF_MAX_RUNS)
+		return tl_error("diff needs 1 to %d recordings on each side", TL_DIFF_MAX_RUNS);
+	if (!(s = calloc(na + nb, sizeof(*s))))
+		return tl_error("out of memory");
+	for (size_t i = 0; i < na + nb; i++) {
+		const char *path = i < na ? a[i] : b[i - na];
+
+		if (snap_report(path, &s[i]) < 0 || snap_frames(path, &s[i]) < 0)
+			goto done;
+	}
+	out->a = a;
+	out->b = b;
+	out->na = na;
+	out->nb = nb;
+	out->noise = na >= 2 && nb >= 2;
+	for (unsigned m = 0; m < TL_DM__COUNT; m++) {
+		int have = 1;
+
+		for (size_t i = 0; i < na + nb; i++) {
+			have &= s[i].have[m];
+			if (i < na)
+				va[i] = s[i].m[m];
+			else
+				vb[i - na] = s[i].m[m];
+		}
+		if (have)
+			compare(&out->m[m], va, na, vb, nb, m == TL_DM_CPU_PCT, out->noise);
+	}
+	if (state_rows(out, s, na, s + na, nb) < 0 || findings(out, s, na, s + na, nb) < 0) {
+		tl_error("out of memory");
+		goto done;
+	}
+	rc = 0;
+done:
+	for (size_t i = 0; i < na + nb; i++)
+		snap_release(&s[i]);
+	free(s);
+	if (rc)
+		tl_diff_release(out);
+	return rc;
+}
+
+void tl_diff_release(struct tl_diff_result *r)
+{
+	free(r->rows);
+	free(r->only);
+	free(r->findings);
+	memset(r, 0, sizeof(*r));
+}

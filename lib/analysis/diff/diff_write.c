@@ -1,0 +1,182 @@
+/*
+ * diff_write.c - before and after as text and as JSON (the document
+ * "threadlens-diff", docs/JSON.md).  They print, never compute.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "analysis/diff/diff.h"
+#include "base/errors.h"
+#include "output/fmt.h"
+#include "output/json.h"
+#include "timeline/states.h"
+
+static int is_ns(unsigned m)
+{
+	return m == TL_DM_LAT_P50 || m == TL_DM_LAT_P90 || m == TL_DM_LAT_P99 || m == TL_DM_DURATION;
+}
+
+static const char *value(unsigned m, double v, char *buf, size_t len)
+{
+	if (is_ns(m))
+		return tl_fmt_dur_sig(v, 3, buf, len);
+	snprintf(buf, len, m == TL_DM_CPU_PCT ? "%.1f%%" : m == TL_DM_FRAMES ? "%.0f" : "%.1f", v);
+	return buf;
+}
+
+static void side(FILE *out, const char *what, const char *const *paths, size_t n)
+{
+	fprintf(out, "  %-7s", what);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, " %s", paths[i]);
+	fputc('\n', out);
+}
+
+int tl_diff_write_text(FILE *out, const struct tl_diff_result *r, size_t max_rows)
+{
+	char b[3][32];
+	size_t shown = 0;
+
+	fprintf(out, "threadlens diff: before (%zu recording%s) -> after (%zu recording%s)\n", r->na,
+	        r->na == 1 ? "" : "s", r->nb, r->nb == 1 ? "" : "s");
+	side(out, "before", r->a, r->na);
+	side(out, "after", r->b, r->nb);
+	if (r->noise)
+		fputs("  noise   from the repeated recordings: * marks a change over 3 standard errors\n", out);
+	else
+		fputs("  noise   not known (one recording on a side): * marks a change over 10% (5 points for\n"
+		      "          shares); give several recordings a side to measure it\n",
+		      out);
+	fprintf(out, "\n%-26s %10s %10s %10s\n", "", "before", "after", "change");
+	for (unsigned m = 0; m < TL_DM__COUNT; m++) {
+		const struct tl_diff_value *d = &r->m[m];
+
+		if (!d->have)
+			continue;
+		fprintf(out, "%-26s %10s %10s ", tl_diff_metric_name(m), value(m, d->a, b[0], sizeof(b[0])),
+		        value(m, d->b, b[1], sizeof(b[1])));
+		if (m == TL_DM_CPU_PCT)
+			fprintf(out, "%+6.1f pts", d->change);
+		else
+			fprintf(out, "%+9.1f%%", 100 * d->change);
+		fputs(d->flagged ? " *\n" : "\n", out);
+	}
+	if (!r->m[TL_DM_FPS].have)
+		fputs("(no frames: mark them with tl_frame_begin/end to compare frames/s and latency)\n", out);
+	fprintf(out, "\nTHREADS  (%% of each thread's life per state, matched by name; largest changes first)\n");
+	fprintf(out, "%-20s %-14s %7s %7s %9s\n", "thread", "state", "before", "after", "change");
+	for (size_t i = 0; i < r->nrows && shown < max_rows; i++) {
+		const struct tl_diff_state_row *row = &r->rows[i];
+
+		if (fabs(row->v.change) < 1)
+			continue;
+		tl_fmt_put_name(out, row->thread, 20);
+		fprintf(out, " %-14s %6.1f%% %6.1f%% %+5.1f pts%s\n", tl_state_name(row->state), row->v.a, row->v.b,
+		        row->v.change, row->v.flagged ? " *" : "");
+		shown++;
+	}
+	if (!shown)
+		fputs("(no share moved by a point or more)\n", out);
+	for (int before = 1; before >= 0; before--) {
+		size_t from = before ? 0 : r->only_before, to = before ? r->only_before : r->nonly;
+
+		if (from == to)
+			continue;
+		fputs(before ? "only before:" : "only after: ", out);
+		for (size_t i = from; i < to; i++) {
+			char clean[TL_NAME_MAX * 4];
+
+			tl_fmt_clean_name(r->only[i], clean, sizeof(clean));
+			fprintf(out, "%s %s", i > from ? "," : "", clean);
+		}
+		fputc('\n', out);
+	}
+	fputs("\nFINDINGS  (threadlens diagnose; in at least half of a side's recordings)\n", out);
+	for (int gone = 1; gone >= 0; gone--) {
+		size_t k = 0;
+
+		fputs(gone ? "  gone:" : "  new: ", out);
+		for (size_t i = 0; i < r->nfindings; i++)
+			if (r->findings[i].gone == gone) {
+				fprintf(out, "%s %s", k++ ? "," : "", r->findings[i].kind);
+				if (r->findings[i].thread[0]) {
+					char clean[TL_NAME_MAX * 4];
+
+					tl_fmt_clean_name(r->findings[i].thread, clean, sizeof(clean));
+					fprintf(out, " (%s)", clean);
+				}
+			}
+		fputs(k ? "\n" : " none\n", out);
+	}
+	if (ferror(out))
+		return tl_error("cannot write the comparison");
+	return 0;
+}
+
+static void json_value(struct tl_json *j, const char *key, const struct tl_diff_value *d)
+{
+	tl_json_key(j, key);
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	tl_json_kv_double(j, "before", d->a, 3);
+	tl_json_kv_double(j, "after", d->b, 3);
+	tl_json_kv_double(j, "sd_before", d->sd_a, 3);
+	tl_json_kv_double(j, "sd_after", d->sd_b, 3);
+	tl_json_kv_double(j, "change", d->change, 4);
+	tl_json_kv_bool(j, "flagged", d->flagged);
+	tl_json_end_object(j);
+}
+
+int tl_diff_write_json(FILE *out, const struct tl_diff_result *r)
+{
+	static const char *const keys[TL_DM__COUNT] = { "fps",    "latency_p50_ns", "latency_p90_ns", "latency_p99_ns",
+		                                        "frames", "cpu_pct",        "duration_ns" };
+	struct tl_json j;
+
+	tl_json_init(&j, out, TL_JSON_PRETTY);
+	tl_json_begin_object(&j, TL_JSON_BLOCK);
+	tl_json_kv_string(&j, "schema", "threadlens-diff");
+	tl_json_kv_int(&j, "version", 1);
+	for (int s = 0; s < 2; s++) {
+		tl_json_key(&j, s ? "after" : "before");
+		tl_json_begin_array(&j, TL_JSON_INLINE);
+		for (size_t i = 0; i < (s ? r->nb : r->na); i++)
+			tl_json_string(&j, s ? r->b[i] : r->a[i]);
+		tl_json_end_array(&j);
+	}
+	tl_json_kv_bool(&j, "noise_measured", r->noise);
+	tl_json_key(&j, "metrics");
+	tl_json_begin_object(&j, TL_JSON_BLOCK);
+	for (unsigned m = 0; m < TL_DM__COUNT; m++)
+		if (r->m[m].have)
+			json_value(&j, keys[m], &r->m[m]);
+	tl_json_end_object(&j);
+	tl_json_key(&j, "states");
+	tl_json_begin_array(&j, TL_JSON_BLOCK);
+	for (size_t i = 0; i < r->nrows; i++) {
+		tl_json_begin_object(&j, TL_JSON_INLINE);
+		tl_json_kv_string(&j, "thread", r->rows[i].thread);
+		tl_json_kv_string(&j, "state", tl_state_name(r->rows[i].state));
+		json_value(&j, "pct", &r->rows[i].v);
+		tl_json_end_object(&j);
+	}
+	tl_json_end_array(&j);
+	for (int before = 1; before >= 0; before--) {
+		tl_json_key(&j, before ? "threads_only_before" : "threads_only_after");
+		tl_json_begin_array(&j, TL_JSON_INLINE);
+		for (size_t i = before ? 0 : r->only_before; i < (before ? r->only_before : r->nonly); i++)
+			tl_json_string(&j, r->only[i]);
+		tl_json_end_array(&j);
+	}
+	tl_json_key(&j, "findings");
+	tl_json_begin_array(&j, TL_JSON_BLOCK);
+	for (size_t i = 0; i < r->nfindings; i++) {
+		tl_json_begin_object(&j, TL_JSON_INLINE);
+		tl_json_kv_string(&j, "kind", r->findings[i].kind);
+		tl_json_kv_string(&j, "thread", r->findings[i].thread);
+		tl_json_kv_string(&j, "change", r->findings[i].gone ? "gone" : "new");
+		tl_json_end_object(&j);
+	}
+	tl_json_end_array(&j);
+	tl_json_end_object(&j);
+	return tl_json_finish(&j);
+}

@@ -1,0 +1,84 @@
+#!/bin/bash
+# test_diff.sh - `threadlens diff` on recordings of the demo pipeline with
+# all its bugs (before) and none (after), two of each: frames/s must rise
+# (and be marked exactly when the change passes three standard errors),
+# the bugs' findings must be gone and none appear, and threads matched by
+# name compare.  With one recording a side
+# it says the noise is not known.  Then the errors.
+#
+#   tests/cli/test_diff.sh BUILD_DIR
+#
+# Recording needs root; python3 reads the JSON.
+. "$(dirname "$0")/lib.sh"
+cli_init "$1"
+
+rec() {
+	timeout -k 5 120 "$TL" record -o "$TMP/$1.tl" -- "$BUILD/demo/tl-demo" --frames 80 --bugs "$2" \
+		>"$TMP/rec.out" 2>"$TMP/rec.err"
+}
+
+if ! can_record; then
+	skip diff/demo "need root to record"
+elif ! command -v python3 >/dev/null; then
+	skip diff/demo "python3 is needed to read the JSON"
+elif ! rec a1 all || ! rec a2 all || ! rec b1 none || ! rec b2 none; then
+	fail diff/demo "record failed" "$(tail -n 2 "$TMP/rec.err")"
+else
+	tl diff --json "$TMP/a1.tl,$TMP/a2.tl" "$TMP/b1.tl,$TMP/b2.tl"
+	got=$(python3 - "$OUT" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+m = d["metrics"]
+if d["schema"] != "threadlens-diff" or not d["noise_measured"] or len(d["before"]) != 2:
+    bad.append("want two recordings a side, noise measured")
+f = m["fps"]
+if not f["after"] > f["before"]:
+    bad.append("frames/s %.1f -> %.1f: no improvement" % (f["before"], f["after"]))
+# the mark follows the noise: over 3 standard errors of the difference (a plain build's run is always
+# marked; under the sanitizers the demo is slower and the gain can be inside the noise of two runs)
+se = ((f["sd_before"] ** 2 + f["sd_after"] ** 2) / 2) ** 0.5
+if f["flagged"] != (abs(f["after"] - f["before"]) > 3 * se):
+    if abs(abs(f["after"] - f["before"]) - 3 * se) > 0.01:   # away from the rounding of the JSON
+        bad.append("frames/s flagged %s with change %.3f and 3 SE %.3f" % (f["flagged"], f["after"] - f["before"], 3 * se))
+if m["frames"]["before"] != 80 or m["frames"]["after"] != 80:
+    bad.append("frames %s -> %s" % (m["frames"]["before"], m["frames"]["after"]))
+gone = {(f["kind"], f["thread"]) for f in d["findings"] if f["change"] == "gone"}
+new = [f for f in d["findings"] if f["change"] == "new"]
+if ("wake-storm", "dispatch") not in gone:
+    bad.append("the wake storm on dispatch is not gone: %s" % sorted(gone))
+if new:
+    bad.append("new findings: %s" % new)
+if "pool0" not in d["threads_only_after"] or "weight0" not in d["threads_only_before"]:
+    bad.append("threads on one side: %s / %s" % (d["threads_only_before"], d["threads_only_after"]))
+if not any(s["thread"] == "dispatch" and s["state"] == "SYNC_WAIT" and s["pct"]["change"] > 0 for s in d["states"]):
+    bad.append("dispatch should wait more, not poll")
+print("; ".join(bad))
+PY
+)
+	if [ "$RC" = 0 ] && [ -z "$got" ]; then
+		pass diff/demo-noise
+	else
+		fail diff/demo-noise "exit $RC" "$got" "$(head -n 3 "$ERR")"
+	fi
+	tl diff "$TMP/a1.tl" "$TMP/b1.tl"
+	if [ "$RC" = 0 ] && grep -q '^  noise   not known' "$OUT" && grep -q '^frames/s ' "$OUT" &&
+		grep -q '^  gone: .*wake-storm (dispatch)' "$OUT"; then
+		pass diff/demo-text
+	else
+		fail diff/demo-text "exit $RC" "$(head -n 20 "$OUT")"
+	fi
+fi
+
+tl diff "$TMP/none.tl" "$TMP/none.tl"
+expect_err diff/missing-file 1 "none\.tl"
+tl diff "$TMP/none.tl"
+[ "$RC" = 2 ] && pass diff/one-side || fail diff/one-side "exit $RC, want 2"
+tl diff --rows x a b
+if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q "invalid --rows 'x'"; then
+	pass diff/bad-rows
+else
+	fail diff/bad-rows "exit $RC, want 2 and a line about --rows" "$(cat "$ERR")"
+fi
+
+cli_done
