@@ -8,7 +8,8 @@
 # and stay silent on the healthy ones (docs/DIAGNOSE.md):
 #   lock-contention  wl_states mutex: 'waiter' blocks 200 ms on a mutex that
 #                    'holder' holds; the finding names holder as the holder
-#   io-bound         wl_states io: 'reader' reads with O_DIRECT
+#   io-bound         wl_states io: 'reader' reads with O_DIRECT; wl_kernel
+#                    ioqueue: 'reader' feeds 'consumer', named as starving
 #   wake-storm       wl_kernel poll: 'poller' times out every 100 us
 #   preemption-starvation  wl_states preempt: 'victim' preempted by 'fifo'
 #                    (SCHED_FIFO) a quarter of its life; fifo is named
@@ -116,6 +117,8 @@ else
 	# the perf back end tells a lock's wait from the futex syscall's operation
 	REC_ARGS="--backend perf" diag lock-contention-perf "lock-contention:waiter:holder" "$BUILD/tests/wl_states" mutex
 	diag io-bound "io-bound:reader" "$BUILD/tests/wl_states" io
+	# a reader that feeds a queue: its consumer starves (BLOCK softirqs on its CPU are true findings too)
+	ONLY=io-bound diag io-bound-consumer "io-bound:reader:consumer" "$BUILD/tests/wl_kernel" ioqueue
 	diag wake-storm "wake-storm:poller" "$BUILD/tests/wl_kernel" poll
 	diag preemption-starvation "preemption-starvation:victim:fifo" "$BUILD/tests/wl_states" preempt
 	diag migration-storm "migration-storm:migrant" "$BUILD/tests/wl_kernel" migrate

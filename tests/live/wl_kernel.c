@@ -46,6 +46,9 @@
  *             on CPU 0, 5 rounds of 80 ms (diagnose: priority inversion)
  *   inherit   the same with a priority-inheritance mutex: low runs at
  *             high's priority while high waits (healthy: no inversion)
+ *   ioqueue   'reader' reads 64 KiB with O_DIRECT for 400 ms and queues
+ *             each to 'consumer', which works 100 us on it (diagnose: an
+ *             I/O-bound thread and its starving consumer)
  *   dio       'writer' writes and 'reader' reads 4 KiB blocks with O_DIRECT
  *             for 400 ms each, every call waiting for the disk (a direct-I/O
  *             writer read EXECUTING 24% against the kernel's 32%), in files
@@ -252,6 +255,7 @@ struct scenario {
  */
 #define DIO_BLOCK 4096
 #define DIO_BLOCKS 2048 /* an 8 MiB file */
+#define DIO_CHUNK 16    /* ioqueue reads 16 blocks (64 KiB) at a time */
 
 static int dio_open(struct th *self, const char *what, int flags, void **buf)
 {
@@ -265,7 +269,7 @@ static int dio_open(struct th *self, const char *what, int flags, void **buf)
 		return -1;
 	}
 	unlink(path); /* gone when closed */
-	if (posix_memalign(buf, DIO_BLOCK, DIO_BLOCK)) {
+	if (posix_memalign(buf, DIO_BLOCK, DIO_BLOCK * DIO_CHUNK)) {
 		close(fd);
 		fail(self, "posix_memalign", ENOMEM);
 		return -1;
@@ -306,11 +310,19 @@ static void dio_read_body(struct th *self)
 		fail(self, "fsync", errno);
 	end = wl_now_ns() + 400 * MS;
 	while (wl_now_ns() < end && !self->err) {
+		size_t len = self->arg ? DIO_BLOCK * DIO_CHUNK : DIO_BLOCK; /* ioqueue: longer waits for the disk */
+		off_t at;
+
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift: random blocks */
-		if (pread(fd, buf, DIO_BLOCK, (off_t)(x % DIO_BLOCKS) * DIO_BLOCK) != DIO_BLOCK)
+		at = (off_t)(x % (DIO_BLOCKS / (len / DIO_BLOCK))) * (off_t)len;
+		if (pread(fd, buf, len, at) != (ssize_t)len)
 			fail(self, "pread (O_DIRECT)", errno ? errno : EIO);
+		if (self->arg)
+			put(&self->run->q1, (int)self->count); /* ioqueue: hand the block on */
 		self->count++;
 	}
+	if (self->arg)
+		put(&self->run->q1, -1);
 	close(fd);
 	free(buf);
 }
@@ -567,6 +579,10 @@ static const struct scenario scenarios[] = {
 	  { { .name = "low", .cpu = 0, .arg = 0, .fifo = 10, .body = prio_body },
 	    { .name = "medium", .cpu = 0, .arg = 1, .fifo = 20, .body = prio_body },
 	    { .name = "high", .cpu = 0, .arg = 2, .fifo = 30, .body = prio_body } } },
+	{ "ioqueue",
+	  "'reader' reads 64 KiB with O_DIRECT for 400 ms and queues each to 'consumer' (100 us each)",
+	  { { .name = "reader", .cpu = -1, .arg = 1, .body = dio_read_body },
+	    { .name = "consumer", .cpu = -1, .body = user_body } } },
 	{ "dio",
 	  "'writer' writes and 'reader' reads 4 KiB with O_DIRECT for 400 ms each",
 	  { { .name = "writer", .cpu = -1, .body = dio_write_body },

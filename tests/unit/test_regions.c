@@ -8,6 +8,7 @@
  * The trace is written with the real writer and read back through the
  * report's walk, as the commands do.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -154,6 +155,24 @@ TEST(rounds)
 			CHECK_EQ_INT(w0->par_sync_ns,
 			             (19 + 9) * US); /* END -> next BEGIN: asleep 1011-1030, 1061-1070 */
 			CHECK_EQ_INT(w1->par_sync_ns, 0);
+		}
+	}
+	{
+		/* the report's text shows the parallel ones */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		CHECK(f != NULL);
+		if (f) {
+			CHECK_EQ_INT(tl_report_write_text(f, &m, NULL), 0);
+			fclose(f);
+			CHECK(strstr(text, "\nPARALLEL REGIONS  (") != NULL);
+			CHECK(strstr(text, "\nblocks ") != NULL);
+			/* 2 threads, 3 of 3 rounds parallel, 75 us / 3, 20 of 75 us, 20 of 75 us of CPU */
+			CHECK(strstr(text, "      2    3/3       25.0us    26.7%    26.7%") != NULL);
+			CHECK(strstr(text, "\npool ") == NULL); /* dynamic only: not parallel */
+			free(text);
 		}
 	}
 	g = region(&m, "pool");

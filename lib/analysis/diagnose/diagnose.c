@@ -205,9 +205,18 @@ static int lock_contention(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 }
 
 /* I/O-bound: waiting for block I/O (IO_WAIT) takes at least io_wait_pct of the thread's life. */
+static uint64_t waited_on(const struct tl_dg_ctx *c, const struct tl_thread_stats *u, int32_t tid, uint64_t *all);
+
+/*
+ * I/O-bound thread: IO_WAIT at least io_wait_pct of its life; the threads
+ * of its process that wait for it (its wakeups end at least a fifth of
+ * their life's waiting) are named as its starving consumers.
+ */
 static int io_bound(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 {
 	struct tl_finding *f;
+	size_t starved = 0;
+	uint64_t starved_ns = 0;
 	int r = share_finding(c, t, TL_FIND_IO_BOUND, t->state_ns[TL_ST_IO_WAIT], c->o->io_wait_pct,
 	                      "waits for block I/O", "reader", "IO_WAIT share of the thread's life", "time in IO_WAIT",
 	                      &f);
@@ -216,8 +225,26 @@ static int io_bound(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 		return r;
 	tl_dg_add_evidence(f, "EXECUTING share of the thread's life",
 	                   tl_dg_pct(t->state_ns[TL_ST_EXECUTING], tl_dg_lifetime(t)), NAN, "%", 1);
+	/* its consumers: threads of its process that wait for it (its wakeups end their waits) a fifth of their life */
+	for (size_t i = 0; i < c->m->nthreads; i++) {
+		const struct tl_thread_stats *u = &c->m->threads[i];
+		uint64_t all, by;
+
+		if (u == t || u->pid != t->pid)
+			continue;
+		by = waited_on(c, u, t->tid, &all);
+		if (tl_dg_pct(by, tl_dg_lifetime(u)) >= 20) {
+			starved++;
+			starved_ns += by;
+			tl_dg_add_thread(f, u->tid, u->pid, u->name, "consumer");
+		}
+	}
+	tl_dg_add_evidence(f, "consumers waiting for it >= 20% of their life", (double)starved, NAN, "", 1);
+	if (starved)
+		tl_dg_add_evidence(f, "their time waiting for it", (double)starved_ns, NAN, "ns", 1);
 	snprintf(f->cause, sizeof(f->cause),
-	         "it blocks in the kernel until the disk answers: the device's latency, not the CPU, sets its pace");
+	         "it blocks in the kernel until the disk answers: the device's latency, not the CPU, sets its pace%s",
+	         starved ? ", and the consumers named wait for what it reads" : "");
 	snprintf(f->fix, sizeof(f->fix),
 	         "read ahead or in larger blocks, overlap I/O with work (a reader thread and a queue, or "
 	         "asynchronous I/O), or cache what is read again");

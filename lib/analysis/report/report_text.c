@@ -643,6 +643,44 @@ static void kcheck_table(struct text *t)
 		        r->unchecked);
 }
 
+/* The parallel regions of the markers (analysis/regions): those with parallel rounds. */
+static void regions_table(struct text *t)
+{
+	const struct tl_regions_result *r = &t->m->regions;
+	size_t shown = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct tl_region_stats *g = &r->regions[i];
+		uint64_t exec = 0, wait = 0, rounds = g->rounds_parallel + g->rounds_serial + g->rounds_dynamic;
+		size_t nthreads = 0;
+		char b1[16];
+
+		if (!g->rounds_parallel)
+			continue;
+		if (!shown++) {
+			section(t, "PARALLEL REGIONS", "the markers' regions that several threads ran at once");
+			fprintf(t->f, "%-*s %7s %7s %9s %9s %8s %8s %9s\n", NAME_W, "region", "pid", "threads",
+			        "rounds", "mean", "spread", "uneven", "wait/run");
+		}
+		for (size_t k = 0; k < g->nthreads; k++)
+			nthreads += g->threads[k].instances > 0;
+		exec = g->before[TL_ST_EXECUTING] + g->inside[TL_ST_EXECUTING] + g->after[TL_ST_EXECUTING];
+		wait = tl_regions_ready(g->before) + tl_regions_ready(g->inside) + tl_regions_ready(g->after) +
+		       g->before[TL_ST_SYNC_WAIT] + g->inside[TL_ST_SYNC_WAIT] + g->after[TL_ST_SYNC_WAIT];
+		put_name(t->f, g->name, NAME_W);
+		fprintf(t->f, " %7d %7zu %4llu/%-4llu %9s %7.1f%% %7.1f%% %8.0f%%\n", (int)g->pid, nthreads,
+		        (unsigned long long)g->rounds_parallel, (unsigned long long)rounds,
+		        fmt_dur(g->wall_ns / g->rounds_parallel, b1), tl_fmt_pct(g->lost_ns, g->wall_ns),
+		        tl_fmt_pct(g->work_lost_ns, g->work_max_ns), tl_fmt_pct(wait, exec));
+	}
+	if (shown)
+		fputs("mean: first begin to last end of a parallel round; spread: last finish after the mean, % of "
+		      "the\n"
+		      "rounds; uneven: CPU time inside, (largest - mean) / largest; wait/run: waiting for a CPU or in\n"
+		      "sync per time executing, from each round's start to its end\n",
+		      t->f);
+}
+
 /* A trace of the whole system, or one that also holds threads of other programs. */
 static int is_wide(const struct tl_model *m)
 {
@@ -680,6 +718,7 @@ int tl_report_write_text(FILE *out, const struct tl_model *m, const struct tl_re
 	sched_table(&t);
 	cpu_table(&t);
 	process_table(&t);
+	regions_table(&t);
 	kcheck_table(&t);
 	free(order);
 	if (fflush(out) || ferror(out))
