@@ -47,7 +47,7 @@
  *   inherit   the same with a priority-inheritance mutex: low runs at
  *             high's priority while high waits (healthy: no inversion)
  *   ioqueue   'reader' reads 64 KiB with O_DIRECT for 400 ms and queues
- *             each to 'consumer', which works 100 us on it (diagnose: an
+ *             each to 'consumer', which works 20 us on it (diagnose: an
  *             I/O-bound thread and its starving consumer)
  *   dio       'writer' writes and 'reader' reads 4 KiB blocks with O_DIRECT
  *             for 400 ms each, every call waiting for the disk (a direct-I/O
@@ -363,7 +363,7 @@ static void maker_body(struct th *self)
 static void user_body(struct th *self)
 {
 	while (get(&self->run->q1) >= 0) {
-		wl_spin_cpu(100 * US);
+		wl_spin_cpu((self->arg ? (uint64_t)self->arg : 100) * US); /* arg: us of work per item */
 		self->count++;
 	}
 }
@@ -580,9 +580,9 @@ static const struct scenario scenarios[] = {
 	    { .name = "medium", .cpu = 0, .arg = 1, .fifo = 20, .body = prio_body },
 	    { .name = "high", .cpu = 0, .arg = 2, .fifo = 30, .body = prio_body } } },
 	{ "ioqueue",
-	  "'reader' reads 64 KiB with O_DIRECT for 400 ms and queues each to 'consumer' (100 us each)",
+	  "'reader' reads 64 KiB with O_DIRECT for 400 ms and queues each to 'consumer' (20 us each)",
 	  { { .name = "reader", .cpu = -1, .arg = 1, .body = dio_read_body },
-	    { .name = "consumer", .cpu = -1, .body = user_body } } },
+	    { .name = "consumer", .cpu = -1, .arg = 20, .body = user_body } } },
 	{ "dio",
 	  "'writer' writes and 'reader' reads 4 KiB with O_DIRECT for 400 ms each",
 	  { { .name = "writer", .cpu = -1, .body = dio_write_body },
