@@ -117,6 +117,14 @@ int cli_bad_value(const char *cmd, const char *opt, const char *value, const cha
 	return cli_usage_error(cmd);
 }
 
+int cli_window_arg(const char *cmd, int is_to, const char *arg, struct tl_run *run)
+{
+	if (cli_parse_time_ns(arg, is_to ? &run->to_ns : &run->from_ns))
+		return cli_bad_value(cmd, is_to ? "--to time" : "--from time", arg,
+		                     "seconds from the trace start, like 1.5 or 250ms");
+	return 0;
+}
+
 int cli_trace_args(const char *cmd, int argc, char **argv, int first, int64_t from_ns, int64_t to_ns, const char **path)
 {
 	if (first >= argc) {

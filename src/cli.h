@@ -61,6 +61,13 @@ int cli_stderr_is_tty(void);
 int cli_bad_value(const char *cmd, const char *opt, const char *value, const char *want);
 
 /*
+ * --from (is_to 0) or --to (is_to 1) TIME into run's window, for the
+ * commands that read one trace.  0, or 2 after cli_bad_value()'s line.
+ */
+struct tl_run;
+int cli_window_arg(const char *cmd, int is_to, const char *arg, struct tl_run *run);
+
+/*
  * The commands that read one trace: after getopt, exactly one argument is
  * left.  0 with *path set, else the message and 2.  Also checks that the
  * window from --from/--to is not empty (to_ns < 0: no --to).

@@ -78,14 +78,9 @@ static int parse_args(int argc, char **argv, struct crit_args *a)
 		case 'o': a->output = optarg; break;
 		case OPT_JSON: a->json = 1; break;
 		case OPT_FROM:
-			if (cli_parse_time_ns(optarg, &a->run.from_ns))
-				return cli_bad_value("critical", "--from time", optarg,
-				                     "seconds from the trace start, like 1.5 or 250ms");
-			break;
 		case OPT_TO:
-			if (cli_parse_time_ns(optarg, &a->run.to_ns))
-				return cli_bad_value("critical", "--to time", optarg,
-				                     "seconds from the trace start, like 1.5 or 250ms");
+			if (cli_window_arg("critical", c == OPT_TO, optarg, &a->run))
+				return 2;
 			break;
 		case OPT_FRAME:
 			errno = 0;

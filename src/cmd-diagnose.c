@@ -133,14 +133,9 @@ static int parse_args(int argc, char **argv, struct diag_args *a)
 		case 'o': a->output = optarg; break;
 		case OPT_JSON: a->json = 1; break;
 		case OPT_FROM:
-			if (cli_parse_time_ns(optarg, &a->run.from_ns))
-				return cli_bad_value("diagnose", "--from time", optarg,
-				                     "seconds from the trace start, like 1.5 or 250ms");
-			break;
 		case OPT_TO:
-			if (cli_parse_time_ns(optarg, &a->run.to_ns))
-				return cli_bad_value("diagnose", "--to time", optarg,
-				                     "seconds from the trace start, like 1.5 or 250ms");
+			if (cli_window_arg("diagnose", c == OPT_TO, optarg, &a->run))
+				return 2;
 			break;
 		case OPT_MIN_COST:
 			v = cli_parse_duration_ns(optarg);

@@ -219,14 +219,9 @@ static int parse_option(int c, struct hist_args *a)
 	case OPT_BINS: a->bins_in = optarg; break;
 	case OPT_SAVE_BINS: a->bins_out = optarg; break;
 	case OPT_FROM:
-		if (cli_parse_time_ns(optarg, &a->run.from_ns))
-			return cli_bad_value("hist", "--from time", optarg,
-			                     "seconds from the trace start, like 1.5 or 250ms");
-		break;
 	case OPT_TO:
-		if (cli_parse_time_ns(optarg, &a->run.to_ns))
-			return cli_bad_value("hist", "--to time", optarg,
-			                     "seconds from the trace start, like 1.5 or 250ms");
+		if (cli_window_arg("hist", c == OPT_TO, optarg, &a->run))
+			return 2;
 		break;
 	case OPT_PID:
 		n = cli_parse_int_list(optarg, a->pids, MAX_IDS);

@@ -154,14 +154,9 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->width = (int)v;
 			break;
 		case OPT_FROM:
-			if (cli_parse_time_ns(optarg, &a->run.from_ns))
-				return cli_bad_value("report", "--from time", optarg,
-				                     "seconds from the trace start, like 1.5 or 250ms");
-			break;
 		case OPT_TO:
-			if (cli_parse_time_ns(optarg, &a->run.to_ns))
-				return cli_bad_value("report", "--to time", optarg,
-				                     "seconds from the trace start, like 1.5 or 250ms");
+			if (cli_window_arg("report", c == OPT_TO, optarg, &a->run))
+				return 2;
 			break;
 		case OPT_PID:
 			n = cli_parse_int_list(optarg, a->pids, MAX_IDS);

@@ -187,14 +187,9 @@ static int parse_args(int argc, char **argv, struct util_args *a)
 			break;
 		case OPT_INSTANCES: a->o.keep_instances = 1; break;
 		case OPT_FROM:
-			if (cli_parse_time_ns(optarg, &a->run.from_ns))
-				return cli_bad_value("util", "--from time", optarg,
-				                     "seconds from the trace start, like 1.5 or 250ms");
-			break;
 		case OPT_TO:
-			if (cli_parse_time_ns(optarg, &a->run.to_ns))
-				return cli_bad_value("util", "--to time", optarg,
-				                     "seconds from the trace start, like 1.5 or 250ms");
+			if (cli_window_arg("util", c == OPT_TO, optarg, &a->run))
+				return 2;
 			break;
 		case OPT_PREEMPT_WINDOW:
 			v = cli_parse_duration_ns(optarg);
