@@ -54,8 +54,7 @@ struct tl_load {
 
 static int wants(unsigned state)
 {
-	return state == TL_ST_EXECUTING || state == TL_ST_INTERRUPTED || state == TL_ST_RUNNABLE ||
-	       tl_state_is_ready(state);
+	return tl_state_is_oncpu(state) || tl_state_is_ready(state);
 }
 
 struct tl_load *tl_load_new(const struct tl_walk_result *r)

@@ -28,6 +28,7 @@ struct entry {
 	uint64_t begin, end; /* end 0 while open */
 	uint64_t at_begin[NS], at_end[NS];
 	uint64_t before[NS], after[NS];
+	int doer; /* set by compare(): is_doer() of the closed instance */
 };
 
 /*
@@ -69,7 +70,7 @@ uint64_t tl_regions_ready(const uint64_t st[TL_ST__COUNT])
 	uint64_t sum = 0;
 
 	for (unsigned s = 0; s < NS; s++)
-		if (tl_state_is_ready(s) || s == TL_ST_RUNNABLE)
+		if (tl_state_is_ready(s)) /* RUNNABLE and the READY_* */
 			sum += st[s];
 	return sum;
 }
@@ -178,7 +179,7 @@ static void compare(struct region *g, uint64_t first)
 	const struct entry *lastd = NULL;
 
 	for (size_t i = 0; i < g->n; i++)
-		if (is_doer(&g->e[i], &exec)) {
+		if ((g->e[i].doer = is_doer(&g->e[i], &exec))) {
 			doers++;
 			sum += g->e[i].end;
 			sum_exec += exec;
@@ -199,7 +200,7 @@ static void compare(struct region *g, uint64_t first)
 	for (size_t i = 0; i < g->n; i++) {
 		const struct entry *e = &g->e[i];
 
-		if (!is_doer(e, &exec))
+		if (!e->doer)
 			continue;
 		st->idle_ns += last - e->end;
 		if (e->thr != UINT32_MAX && e->end > mean)
