@@ -29,6 +29,7 @@ int cmd_util(int argc, char **argv);
 int cmd_diagnose(int argc, char **argv);
 int cmd_critical(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* "threadlens: <msg>" on stderr.  Returns 1 (the failure exit status). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
