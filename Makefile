@@ -92,6 +92,9 @@ $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
+# The HTML report's script and style are copied into this object (.incbin).
+$(BUILD)/lib/export/html_assets.o: $(wildcard lib/export/html/*.js lib/export/html/*.css)
+
 $(BUILD)/bpf/%.bpf.o: lib/%.bpf.c | deps
 	@mkdir -p $(dir $@)
 	$(BPF_CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@

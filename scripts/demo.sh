@@ -5,8 +5,8 @@
 #
 # Records BUILD_DIR/demo/tl-demo (a video-analysis pipeline with its five
 # threading bugs on, about 1.5 s) into demo.tl in the current directory,
-# prints the report (it ends with the diagnosis), and
-# leaves the trace there for `threadlens report`, `dump`, etc.  Recording
+# prints the report (it ends with the diagnosis), writes the HTML report
+# demo.html beside it and prints its path, and leaves the trace there for `threadlens report`, `dump`, etc.  Recording
 # kernel tracepoints needs root; without it this says what to run instead
 # and exits 1.  Mounts tracefs if it is missing.
 set -u
@@ -40,4 +40,6 @@ echo "demo: recording $DEMO into $TRACE ..."
 echo
 "$TL" report "$TRACE" || exit 1
 echo
+"$TL" html -o demo.html "$TRACE" || exit 1
 echo "demo: the trace is $(pwd)/$TRACE; try '$TL report --json $TRACE' or '$TL dump $TRACE | less'"
+echo "demo: open the report in a browser (it works offline): $(pwd)/demo.html"

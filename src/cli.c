@@ -218,3 +218,23 @@ void cli_output_abandon(FILE *out, const char *path)
 	fclose(out);
 	unlink(path);
 }
+
+char *cli_output_beside(const char *cmd, const char *trace, const char *ext)
+{
+	size_t n = strlen(trace), size;
+	char *s;
+
+	if (!strcmp(trace, "-")) {
+		cli_error("%s: give the output with -o when the trace comes from stdin", cmd);
+		return NULL;
+	}
+	if (n > 3 && !strcmp(trace + n - 3, ".tl"))
+		n -= 3;
+	size = n + strlen(ext) + 1;
+	if (!(s = malloc(size))) {
+		cli_error("out of memory");
+		return NULL;
+	}
+	snprintf(s, size, "%.*s%s", (int)n, trace, ext);
+	return s;
+}

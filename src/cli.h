@@ -30,6 +30,7 @@ int cmd_diagnose(int argc, char **argv);
 int cmd_critical(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 
 /* "threadlens: <msg>" on stderr.  Returns 1 (the failure exit status). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -124,5 +125,12 @@ int cli_output_close(FILE *out, const char *path, int write_failed);
 
 /* Close and remove an output file that will not be written after all (no message). */
 void cli_output_abandon(FILE *out, const char *path);
+
+/*
+ * The output named after the trace: its path without ".tl", plus ext
+ * (".html"); malloc'd, to free.  NULL after the message when the trace is
+ * stdin ("-": then -o is needed) or memory ran out.
+ */
+char *cli_output_beside(const char *cmd, const char *trace, const char *ext);
 
 #endif

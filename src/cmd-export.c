@@ -87,22 +87,6 @@ static int parse_args(int argc, char **argv, struct export_args *a)
 	return cli_trace_args("export", argc, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path);
 }
 
-/* FILE without its .tl, plus the format's extension; NULL for stdin. */
-static char *default_output(const char *path, int format)
-{
-	size_t n = strlen(path);
-	char *s;
-
-	if (!strcmp(path, "-"))
-		return NULL;
-	if (n > 3 && !strcmp(path + n - 3, ".tl"))
-		n -= 3;
-	if (!(s = malloc(n + 16)))
-		return NULL;
-	snprintf(s, n + 16, "%.*s%s", (int)n, path, extension[format]);
-	return s;
-}
-
 int cmd_export(int argc, char **argv)
 {
 	struct export_args a = { 0 };
@@ -118,8 +102,8 @@ int cmd_export(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	out_path = a.output;
-	if (!out_path && !(out_path = made = default_output(a.run.path, a.format))) {
-		rc = cli_error("export: give the output with -o when the trace comes from stdin");
+	if (!out_path && !(out_path = made = cli_output_beside("export", a.run.path, extension[a.format]))) {
+		rc = 1;
 		goto out;
 	}
 	o.format = a.format;

@@ -22,6 +22,7 @@ static const struct cli_command commands[] = {
 	{ "diagnose", cmd_diagnose, "threading problems ranked by cost, with evidence, cause and fix" },
 	{ "critical", cmd_critical, "where a frame's latency went, along its critical path" },
 	{ "diff", cmd_diff, "two recordings side by side: before and after a change" },
+	{ "html", cmd_html, "the whole analysis as one interactive HTML page, offline" },
 	{ "export", cmd_export, "the trace for Perfetto, Chrome tracing or a spreadsheet (CSV)" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

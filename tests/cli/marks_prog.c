@@ -11,6 +11,9 @@
  *                        (more threads than marker slots: slots are reused)
  *   marks_prog names     the same name from a reused buffer with new contents
  *   marks_prog child     (started by basic) one instant "child" = its pid
+ *   marks_prog hostile   names that are HTML and script (tests/cli/test_html.sh):
+ *                        a thread named "<img src=x one" (the kernel keeps 15
+ *                        bytes) and a region named HOSTILE, in frame 1, twice
  *
  * Output goes to stdout, flushed line by line, before the markers it
  * announces are made (so a test that kills the program knows what it did).
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <threadlens.h>
@@ -113,6 +117,34 @@ static int names(void)
 	return 0;
 }
 
+#define HOSTILE "<img src=x onerror=\"window.__xss=1\"><script>window.__xss=2</script>"
+
+static void *hostile_thread(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "<img src=x onerror=alert(1)>");
+	for (int i = 1; i <= 2; i++) {
+		tl_frame_begin((uint64_t)i);
+		tl_region_begin(HOSTILE);
+		for (volatile int k = 0; k < 2000000; k++)
+			;
+		tl_region_end(HOSTILE);
+		tl_frame_end((uint64_t)i);
+		usleep(2000);
+	}
+	return NULL;
+}
+
+static int hostile(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, hostile_thread, NULL))
+		return 1;
+	pthread_join(t, NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "basic"))
@@ -123,12 +155,14 @@ int main(int argc, char **argv)
 		return threads(atoi(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "names"))
 		return names();
+	if (argc >= 2 && !strcmp(argv[1], "hostile"))
+		return hostile();
 	if (argc >= 2 && !strcmp(argv[1], "child")) {
 		printf("tid child=%d\n", tid());
 		fflush(stdout);
 		tl_instant("child", getpid());
 		return 0;
 	}
-	fprintf(stderr, "usage: marks_prog basic|kill N|threads N|names|child\n");
+	fprintf(stderr, "usage: marks_prog basic|kill N|threads N|names|hostile|child\n");
 	return 2;
 }

@@ -18,7 +18,9 @@
 #include "base/errors.h"
 #include "event_build.h"
 #include "harness.h"
+#include "analysis/report/report.h"
 #include "export/export.h"
+#include "export/html_timeline.h"
 #include "export/pb.h"
 
 #define A 101
@@ -307,10 +309,161 @@ TEST(csv_unwritable)
 	tl_run_release(&run);
 }
 
+/* ---- the HTML timeline's encoding (html_timeline.h), decoded here independently ---- */
+
+static size_t unbase64(const char *s, size_t n, uint8_t *out)
+{
+	static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	uint32_t v = 0;
+	size_t o = 0;
+	int bits = 0;
+
+	for (size_t i = 0; i < n && s[i] != '='; i++) {
+		const char *d = strchr(digits, s[i]);
+
+		CHECK(d != NULL);
+		if (!d)
+			return o;
+		v = v << 6 | (uint32_t)(d - digits);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[o++] = (uint8_t)(v >> bits);
+		}
+	}
+	return o;
+}
+
+/* The base64 string after `"key":"` at or after p; its bytes into out. */
+static size_t field_bytes(const char *p, const char *key, uint8_t *out)
+{
+	char pat[16];
+	const char *q;
+
+	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
+	q = strstr(p, pat);
+	CHECK(q != NULL);
+	if (!q)
+		return 0;
+	q += strlen(pat);
+	return unbase64(q, strcspn(q, "\""), out);
+}
+
+struct piece {
+	uint64_t s, e;
+	int kind, cont, more;
+	int64_t a, b;
+};
+
+/* A row's records, with their absolute offsets; pieces joined back into intervals. */
+static int decode_row(const uint8_t *p, size_t n, uint64_t block_ns, int is_cpu, struct piece *iv, int max)
+{
+	const uint8_t *end = p + n;
+	int k = 0;
+
+	for (uint64_t blk = 0; p < end; blk++) {
+		uint64_t len = get_varint(&p, end);
+		const uint8_t *bend = p + len;
+
+		while (p < bend) {
+			struct piece x = { 0 };
+			uint64_t by;
+
+			x.s = blk * block_ns + get_varint(&p, bend);
+			x.e = x.s + get_varint(&p, bend);
+			x.kind = *p & 0x3f;
+			x.cont = !!(*p & 0x80);
+			x.more = !!(*p++ & 0x40);
+			x.a = (int64_t)get_varint(&p, bend);
+			by = get_varint(&p, bend);
+			x.b = is_cpu ? (int64_t)by - 1 : (by & 1 ? -(int64_t)(by >> 1) - 1 : (int64_t)(by >> 1));
+			if (!is_cpu)
+				x.a -= 1;                   /* cpu + 1 -> cpu; a CPU's record has the tid there */
+			CHECK(x.e <= (blk + 1) * block_ns); /* a piece never crosses its block's end */
+			if (x.cont) {
+				CHECK(k > 0 && iv[k - 1].more && iv[k - 1].e == x.s && iv[k - 1].kind == x.kind);
+				if (k > 0) {
+					iv[k - 1].e = x.e;
+					iv[k - 1].more = x.more;
+				}
+				continue;
+			}
+			if (k < max)
+				iv[k++] = x;
+		}
+	}
+	return k;
+}
+
+TEST(timeline_encoding)
+{
+	struct tl_run run = { .to_ns = -1, .path = path };
+	struct tl_model m = { 0 };
+	struct tl_timeline *t;
+	struct piece iv[16];
+	uint8_t *bytes = malloc(1 << 20);
+	char *json = NULL;
+	size_t len, n;
+	FILE *f;
+	const char *row;
+	static const struct {
+		uint64_t s, e;
+		int state;
+		int64_t cpu, by;
+	} want[] = {
+		{ 0, 10000, TL_ST_EXECUTING, 0, 0 },      { 10000, 20000, TL_ST_SLEEPING, -1, B },
+		{ 20000, 21000, TL_ST_RUNNABLE, 0, B },   { 21000, 50000, TL_ST_EXECUTING, 0, 0 },
+		{ 50000, 100000, TL_ST_SLEEPING, -1, 0 },
+	};
+
+	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+	t = tl_timeline_build(&run, &m);
+	CHECK(t != NULL);
+	if (!t || !bytes)
+		return;
+	f = open_memstream(&json, &len);
+	CHECK_EQ_INT(tl_timeline_write_json(f, t), 0);
+	fclose(f);
+	/* 100 us in 1024 blocks: 98 ns each */
+	CHECK(strstr(json, "\"blocks\":1024,\"block_ns\":98,") != NULL);
+	row = strstr(json, "\"tid\":101,");
+	CHECK(row != NULL);
+	if (row) {
+		n = decode_row(bytes, field_bytes(row, "iv", bytes), 98, 0, iv, 16);
+		CHECK_EQ_INT(n, 5);
+		for (size_t i = 0; i < n && i < 5; i++) {
+			CHECK_EQ_INT(iv[i].s, want[i].s);
+			CHECK_EQ_INT(iv[i].e, want[i].e);
+			CHECK_EQ_INT(iv[i].kind, want[i].state);
+			CHECK_EQ_INT(iv[i].a, want[i].cpu);
+			CHECK_EQ_INT(iv[i].b, want[i].by);
+			CHECK_EQ_INT(iv[i].more, 0);
+		}
+		/* the summary of block 0 (0-98 ns): all EXECUTING, 255 of 255 */
+		n = field_bytes(row, "lod", bytes);
+		CHECK(n > 3 && bytes[0] == 1 && bytes[1] == TL_ST_EXECUTING && bytes[2] == 255);
+	}
+	/* CPU 0: A 0-10 us, idle 10-21 us, A 21-50 us, idle to the end */
+	row = strstr(json, "\"cpu\":0,");
+	CHECK(row != NULL);
+	if (row) {
+		n = decode_row(bytes, field_bytes(row, "iv", bytes), 98, 1, iv, 16);
+		CHECK_EQ_INT(n, 4);
+		CHECK(n == 4 && iv[0].kind == TL_CPU_THREAD && iv[0].a == A && iv[0].e == 10000 &&
+		      iv[1].kind == TL_CPU_IDLE && iv[1].e == 21000 && iv[2].a == A && iv[2].e == 50000 &&
+		      iv[3].kind == TL_CPU_IDLE && iv[3].e == 100000);
+	}
+	free(json);
+	free(bytes);
+	tl_timeline_free(t);
+	tl_report_release(&m);
+	tl_run_release(&run);
+}
+
 int main(void)
 {
 	write_trace();
-	RUN_TESTS(pb_bytes, perfetto, chrome_names_are_data, csv_tables, csv_unwritable);
+	RUN_TESTS(pb_bytes, perfetto, chrome_names_are_data, csv_tables, csv_unwritable, timeline_encoding);
 	if (!getenv("TL_KEEP"))
 		unlink(path);
 }

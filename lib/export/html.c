@@ -1,0 +1,102 @@
+/*
+ * html.c - `threadlens html` (html.h): the analyses behind the page, then
+ * the page itself.
+ *
+ * Two reads of the trace: the report's walk (the model, from which the
+ * diagnosis is drawn without a read of its own) and the timeline's.  The
+ * page is written in one go once both are done, so a failure leaves
+ * nothing half-written behind (the caller removes the file).
+ */
+#include "export/html.h"
+
+#include <string.h>
+
+#include "analysis/diagnose/diagnose.h"
+#include "analysis/report/report.h"
+#include "base/errors.h"
+#include "export/html_timeline.h"
+
+/* html_assets.c: the page's style and script, NUL-terminated. */
+extern const char tl_html_css[];
+extern const char tl_html_js[];
+
+static void put_escaped(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		default: fputc(*s, out);
+		}
+	}
+}
+
+/* <script type="application/json" id="ID">, a document, </script>: its
+ * strings cannot end the element, as the JSON writer writes '<' as \u003c. */
+static void open_block(FILE *out, const char *id)
+{
+	fprintf(out, "<script type=\"application/json\" id=\"%s\">\n", id);
+}
+
+static void close_block(FILE *out)
+{
+	fputs("</script>\n", out);
+}
+
+int tl_html(struct tl_run *run, const struct tl_html_opts *o, struct tl_html_counts *n)
+{
+	struct tl_report_opts ro = { .top = -1 };
+	struct tl_model m = { 0 };
+	struct tl_findings f = { 0 };
+	struct tl_timeline *t = NULL;
+	FILE *out = o->out;
+	int rc = -1;
+
+	memset(n, 0, sizeof(*n));
+	if (tl_report_analyze(run, &m) < 0 || tl_diagnose_model(&m, NULL, &f) < 0)
+		goto out;
+	if (!(t = tl_timeline_build(run, &m)))
+		goto out;
+	n->threads = m.nthreads;
+	n->intervals = tl_timeline_intervals(t);
+	n->findings = f.n;
+	n->truncated = tl_timeline_truncated(t);
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>threadlens: ",
+	      out);
+	put_escaped(out, o->title ? o->title : "trace");
+	fprintf(out,
+	        "</title>\n<style>\n%s</style>\n</head>\n<body>\n"
+	        "<noscript>This report is drawn by its script: allow JavaScript for this file.</noscript>\n"
+	        "<div id=\"app\"></div>\n",
+	        tl_html_css);
+	open_block(out, "tl-report");
+	if (tl_report_write_json(out, &m, &ro) < 0)
+		goto out;
+	close_block(out);
+	open_block(out, "tl-diagnose");
+	if (tl_diagnose_write_json(out, &f) < 0)
+		goto out;
+	close_block(out);
+	open_block(out, "tl-timeline");
+	if (tl_timeline_write_json(out, t) < 0)
+		goto out;
+	close_block(out);
+	fprintf(out, "<script>\n(function () {\n'use strict';\n%s})();\n</script>\n</body>\n</html>\n", tl_html_js);
+	if (fflush(out) != 0 || ferror(out)) {
+		tl_error("cannot write the page");
+		goto out;
+	}
+	rc = 0;
+out:
+	tl_timeline_free(t);
+	tl_findings_release(&f);
+	tl_report_release(&m);
+	return rc;
+}

@@ -1,0 +1,102 @@
+#!/bin/bash
+# test_html.sh - `threadlens html`: the page of a recording of the demo
+# pipeline and of `marks_prog hostile` (thread and region names that are
+# HTML with scripts), checked in headless Chromium by
+# tests/html/check_report.py: it loads offline with no console error and
+# no request, draws one row per thread, zooms (Ctrl+wheel) down to the
+# exact intervals, shows a tooltip on hover, selects a thread on the
+# timeline and in the bars, draws wakeup arrows for a range, a finding's
+# link zooms to its evidence, and the hostile names stay text.  The
+# screenshots are kept in BUILD_DIR/artifacts/.  Without chromium (scripts/deps.sh
+# check installs it) the browser checks are skipped, which TL_REQUIRE_LIVE=1
+# turns into failures; the page's structure is checked either way.
+#
+#   tests/cli/test_html.sh BUILD_DIR
+. "$(dirname "$0")/lib.sh"
+cli_init "$1"
+
+CHECK=$(dirname "$0")/../html/check_report.py
+ART=$BUILD/artifacts
+mkdir -p "$ART"
+
+# The page's frame: one CSP, the three JSON blocks parse, one script.
+page_structure() {
+	python3 - "$1" <<'PY'
+import json, re, sys
+s = open(sys.argv[1], encoding="utf-8").read()
+bad = []
+if s.count("Content-Security-Policy") != 1 or "default-src 'none'" not in s:
+    bad.append("no Content-Security-Policy forbidding fetches")
+for id in ("tl-report", "tl-diagnose", "tl-timeline"):
+    m = re.search(r'<script type="application/json" id="%s">\n(.*?)</script>' % id, s, re.S)
+    if not m:
+        bad.append("no %s block" % id)
+        continue
+    try:
+        json.loads(m.group(1))
+    except ValueError as e:
+        bad.append("%s: %s" % (id, e))
+    if "<" in m.group(1):
+        bad.append("a '<' inside %s" % id)
+if len(re.findall(r"<script>", s)) != 1 or s.count("</script>") != 4:
+    bad.append("%d scripts, %d script ends" % (len(re.findall(r"<script>", s)), s.count("</script>")))
+print("; ".join(bad) if bad else "ok")
+PY
+}
+
+browser() {
+	if [ -x /usr/lib/chromium/chromium ] || command -v chromium >/dev/null; then
+		return 0
+	fi
+	return 1
+}
+
+if ! can_record; then
+	skip html/demo "need root to record"
+	skip html/hostile "need root to record"
+else
+	for kind in demo hostile; do
+		if [ $kind = demo ]; then
+			prog=("$BUILD/demo/tl-demo" --frames 60)
+		else
+			prog=("$BUILD/tests/marks_prog" hostile)
+		fi
+		timeout -k 5 120 "$TL" record -o "$TMP/$kind.tl" -- "${prog[@]}" >"$TMP/rec.out" 2>"$TMP/rec.err"
+		if [ $? != 0 ]; then
+			fail "html/$kind" "record failed" "$(tail -n 2 "$TMP/rec.err")"
+			continue
+		fi
+		tl html -o "$TMP/$kind.html" "$TMP/$kind.tl"
+		if [ "$RC" != 0 ] || ! grep -q "^threadlens: wrote $TMP/$kind.html" "$ERR"; then
+			fail "html/$kind" "exit status $RC" "$(cat "$ERR")"
+			continue
+		fi
+		got=$(page_structure "$TMP/$kind.html")
+		[ "$got" = ok ] && pass "html/$kind/structure" || fail "html/$kind/structure" "$got"
+		if ! browser; then
+			skip "html/$kind/browser" "chromium is not installed (scripts/deps.sh check installs it)"
+			continue
+		fi
+		timeout -k 5 180 python3 "$CHECK" "$TMP/$kind.html" $kind "$ART/html-$kind.png" >"$TMP/check.out" 2>&1
+		n=0
+		while read -r word name rest; do
+			case $word in
+			ok) pass "$name"; n=$((n + 1)) ;;
+			FAIL) fail "${name%:}" "$rest"; n=$((n + 1)) ;;
+			esac
+		done <"$TMP/check.out"
+		[ $n -gt 0 ] || fail "html/$kind/browser" "no result from $CHECK" "$(tail -n 5 "$TMP/check.out")"
+	done
+fi
+
+# without root: the committed trace's page (wl_frames: frames and regions)
+tl html -o "$TMP/frames.html" "$(dirname "$0")/../data/traces/v1.2-frames.tl"
+got=$(page_structure "$TMP/frames.html")
+[ "$RC" = 0 ] && [ "$got" = ok ] && pass html/committed-trace || fail html/committed-trace "exit status $RC; $got" "$(cat "$ERR")"
+
+tl html "$TMP/missing.tl"
+expect_err html/missing-trace 1 "missing.tl"
+tl html -o /nonexistent-dir/x.html "$(dirname "$0")/../data/traces/v1.2-frames.tl"
+expect_err html/unwritable 1 "/nonexistent-dir/x.html"
+
+cli_done

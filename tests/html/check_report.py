@@ -1,0 +1,174 @@
+"""check_report.py - end-to-end checks of a `threadlens html` page in
+headless Chromium (tests/cli/test_html.sh runs it).
+
+    check_report.py PAGE.html demo|hostile SCREENSHOT.png
+
+Prints one line per check, "ok NAME" or "FAIL NAME: what went wrong",
+and saves a screenshot of the timeline.  demo: a recording of the demo
+pipeline; hostile: a recording of `marks_prog hostile`, whose thread and
+region names are HTML with scripts in them.
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cdp import Browser  # noqa: E402
+
+CTRL, SHIFT = 2, 8
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append("ok " + name if ok else "FAIL %s: %s" % (name, detail))
+
+
+def state(page):
+    return page.eval("window.threadlens.state()")
+
+
+def geometry(page):
+    """The canvas's place on the page and its rows: [{type, tid, top, bar}] in page pixels."""
+    return page.eval("""(() => {
+        const t = window.threadlens.timeline, b = t.canvas.getBoundingClientRect();
+        return {left: b.left, top: b.top, width: b.width, height: b.height, label: 210, axis: 28,
+            rows: t.rows.map(r => ({type: r.type, tid: r.row && r.row.j.tid, y: r.y - t.box.scrollTop, h: r.h,
+                                     marks: !!r.marks}))};
+    })()""")
+
+
+def row_pixels(page):
+    """Per thread row: non-white pixels on the line through the middle of its state bar (-1 if scrolled away)."""
+    return page.eval("""(() => {
+        const t = window.threadlens.timeline, c = t.canvas.getContext('2d'), d = t.dpr, out = [];
+        for (const r of t.rows) {
+            if (r.type !== 'thread') continue;
+            const y = 28 + r.y - t.box.scrollTop + (r.marks ? 10 : 0) + 8;
+            if (y < 28 || y >= t.ch) { out.push(-1); continue; }
+            const px = c.getImageData(Math.round(211 * d), Math.round(y * d), Math.round((t.cw - 212) * d), 1).data;
+            let n = 0;
+            for (let i = 0; i < px.length; i += 4) if (px[i] < 240 || px[i + 1] < 240 || px[i + 2] < 240) n++;
+            out.push(n);
+        }
+        return out;
+    })()""")
+
+
+def load(b, path):
+    page = b.open("file://" + os.path.abspath(path))
+    took = page.wait("document.body && document.body.dataset.ready === '1'")
+    return page, took
+
+
+def demo(b, path, shot):
+    page, took = load(b, path)
+    check("html/demo/loads", took is not None and not page.errors() and not page.requests(),
+          "ready after %s s; errors %s; requests %s" % (took, page.errors()[:3], page.requests()[:3]))
+    if took is None:
+        return
+    st = state(page)
+    want = page.eval("JSON.parse(document.getElementById('tl-report').textContent).threads.length")
+    px = row_pixels(page)
+    check("html/demo/one-row-per-thread", st["threadRows"] == want and want > 0 and all(n > 0 for n in px),
+          "%d thread rows for %d threads; drawn pixels per row %s" % (st["threadRows"], want, px))
+
+    g = geometry(page)
+    cx, cy = g["left"] + g["label"] + (g["width"] - g["label"]) / 2, g["top"] + g["axis"] + 60
+    span0 = st["v1"] - st["v0"]
+    page.mouse("mouseMoved", cx, cy)
+    page.mouse("mouseWheel", cx, cy, modifiers=CTRL, delta_y=-100)
+    span1 = state(page)["v1"] - state(page)["v0"]
+    for _ in range(60):
+        if state(page)["exact"]:
+            break
+        page.mouse("mouseWheel", cx, cy, modifiers=CTRL, delta_y=-100)
+    st = state(page)
+    check("html/demo/zoom", span1 < span0 and st["exact"] and st["drawn"] > 0 and all(n > 0 for n in row_pixels(page)),
+          "span %d -> %d ns; exact %s, %d records drawn" % (span0, span1, st["exact"], st["drawn"]))
+
+    # hover: the first thread row, in the middle of the view
+    g = geometry(page)
+    row = next(r for r in g["rows"] if r["type"] == "thread")
+    y = g["top"] + g["axis"] + row["y"] + (10 if row["marks"] else 0) + 8
+    page.mouse("mouseMoved", cx, y)
+    tip = state(page)["tip"]
+    states = page.eval("window.threadlens.model.states")
+    check("html/demo/hover", " lasts " in tip and any(tip.startswith(s) for s in states),
+          "tooltip %r" % tip)
+
+    # select: a click on a thread's label selects it on the timeline and in the bars
+    row = [r for r in g["rows"] if r["type"] == "thread"][2]
+    page.click(g["left"] + 40, g["top"] + g["axis"] + row["y"] + row["h"] - 8)
+    st = state(page)
+    bar = page.eval("(() => { const r = document.querySelector('.tl-barrow.tl-selected'); return r ? Number(r.dataset.tid) : null; })()")
+    bg = page.eval("(() => { const t = window.threadlens.timeline, r = t.rows.find(q => q.row && q.row.j.tid === %d);"
+                   " return Array.from(t.canvas.getContext('2d').getImageData(2 * t.dpr, (28 + r.y - t.box.scrollTop + 2) * t.dpr, 1, 1).data); })()"
+                   % row["tid"])
+    check("html/demo/select", st["selected"] == row["tid"] and bar == row["tid"] and bg[:3] == [255, 243, 176],
+          "selected %s, bar %s, want %s; row background %s" % (st["selected"], bar, row["tid"], bg))
+
+    # wakeup arrows: Shift+drag over a stretch of the exact view
+    x0, x1 = g["left"] + g["label"] + 40, g["left"] + g["width"] - 40
+    page.mouse("mouseMoved", x0, cy, SHIFT)
+    page.mouse("mousePressed", x0, cy, SHIFT, "left", 1)
+    page.mouse("mouseMoved", (x0 + x1) / 2, cy, SHIFT, "left")
+    page.mouse("mouseMoved", x1, cy, SHIFT, "left")
+    page.mouse("mouseReleased", x1, cy, SHIFT, "left", 1)
+    st = state(page)
+    check("html/demo/wakeup-arrows", st["arrows"] > 0, "%d arrows" % st["arrows"])
+
+    page.eval("window.threadlens.timeline.box.scrollIntoView()")
+    page.screenshot(shot)
+
+    # a finding zooms the timeline to its evidence
+    f = page.eval("(() => { const d = JSON.parse(document.getElementById('tl-diagnose').textContent);"
+                  " return d.findings.length ? [d.findings[0].windows[0], d.trace.start_ns] : null; })()")
+    if f:
+        page.eval("document.querySelector('.tl-finding .tl-link').click()")
+        st = state(page)
+        want0, want1 = f[0]["from_ns"] - f[1], f[0]["to_ns"] - f[1]
+        check("html/demo/finding-link", abs(st["v0"] - want0) <= 1e3 and abs(st["v1"] - want1) <= 1e3,
+              "view %d-%d, finding %d-%d" % (st["v0"], st["v1"], want0, want1))
+    else:
+        check("html/demo/finding-link", False, "the demo has no findings")
+    check("html/demo/no-errors-after", not page.errors(), str(page.errors()[:3]))
+
+
+def hostile(b, path, shot):
+    page, took = load(b, path)
+    check("html/hostile/loads", took is not None and not page.errors() and not page.requests(),
+          "ready after %s s; errors %s; requests %s" % (took, page.errors()[:3], page.requests()[:3]))
+    if took is None:
+        return
+    # the names are shown, as text
+    text = page.eval("document.body.innerText")
+    imgs = page.eval("document.querySelectorAll('img').length")
+    scripts = page.eval("document.querySelectorAll('script:not([type])').length")
+    # hover the region: its name in the tooltip, as text
+    span = page.eval("(() => { const m = window.threadlens.model; for (const l of m.marks.values()) return l[0]; return null; })()")
+    tip = ""
+    if span:
+        page.eval("window.threadlens.timeline.zoomTo(%d, %d)" % (span["s"] - 1000, span["e"] + 1000))
+        g = geometry(page)
+        row = next(r for r in g["rows"] if r["type"] == "thread" and r["marks"])
+        page.mouse("mouseMoved", g["left"] + g["label"] + (g["width"] - g["label"]) / 2, g["top"] + g["axis"] + row["y"] + 4)
+        tip = state(page)["tip"]
+    xss = page.eval("window.__xss === undefined ? 'none' : String(window.__xss)")
+    check("html/hostile/inert", xss == "none" and imgs == 0 and scripts == 1 and "<img src=x oner" in text
+          and 'window.__xss=1' in tip and not page.errors(),
+          "window.__xss %s; %d <img>, %d scripts; name shown %s; tooltip %r; errors %s"
+          % (xss, imgs, scripts, "<img src=x oner" in text, tip, page.errors()[:3]))
+    page.screenshot(shot)
+
+
+def main():
+    path, kind, shot = sys.argv[1:4]
+    try:
+        with Browser() as b:
+            (demo if kind == "demo" else hostile)(b, path, shot)
+    except Exception as e:  # the browser failed: one clear line
+        results.append("FAIL html/%s/browser: %s: %s" % (kind, type(e).__name__, e))
+    print("\n".join(results))
+
+
+main()
