@@ -88,6 +88,8 @@ int tl_html(struct tl_run *run, const struct tl_html_opts *o, struct tl_html_cou
 	if (tl_timeline_write_json(out, t) < 0)
 		goto out;
 	close_block(out);
+	if (tl_timeline_write_blocks(out, t) < 0)
+		goto out;
 	fprintf(out, "<script>\n(function () {\n'use strict';\n%s})();\n</script>\n</body>\n</html>\n", tl_html_js);
 	if (fflush(out) != 0 || ferror(out)) {
 		tl_error("cannot write the page");

@@ -30,9 +30,10 @@ struct bytes {
 
 struct row {
 	int32_t tid; /* threads: the map's key; CPUs: the CPU */
-	struct bytes iv, lod, blk;
-	uint32_t cur; /* block being filled */
-	uint64_t n;   /* records */
+	struct bytes iv, lens, lod, blk;
+	uint32_t cur;      /* block being filled */
+	uint64_t blk_last; /* end of the block's last record (absolute), or the block's start */
+	uint64_t n;        /* records */
 	uint64_t st_ns[TL_ST__COUNT];
 	struct {
 		int what;
@@ -137,7 +138,7 @@ static int by_ns(const void *pa, const void *pb)
 static void advance(struct tl_timeline *t, struct row *r, uint32_t upto, int is_cpu)
 {
 	while (r->cur < upto) {
-		put_varint(t, &r->iv, r->blk.len);
+		put_varint(t, &r->lens, r->blk.len);
 		put(t, &r->iv, r->blk.p, r->blk.len);
 		t->bytes += r->blk.len;
 		r->blk.len = 0;
@@ -227,7 +228,12 @@ static void add(struct tl_timeline *t, struct row *r, int is_cpu, uint64_t start
 		else
 			r->st_ns[kind] += e - s;
 		if (t->bytes < TL_TIMELINE_MAX_BYTES) {
-			put_varint(t, &r->blk, s - bstart);
+			if (r->blk.len == 0 || r->blk_last < bstart)
+				r->blk_last = bstart;
+			if (s < r->blk_last) /* overlaps the row's last record: never from the walk */
+				s = r->blk_last;
+			put_varint(t, &r->blk, s - r->blk_last);
+			r->blk_last = e;
 			put_varint(t, &r->blk, e - s);
 			put_byte(t, &r->blk, kind | (s > start ? 0x80 : 0) | (e < end ? 0x40 : 0));
 			put_varint(t, &r->blk, a);
@@ -306,11 +312,13 @@ void tl_timeline_free(struct tl_timeline *t)
 		return;
 	for (size_t i = 0; i < t->nthreads; i++) {
 		free(t->threads[i].iv.p);
+		free(t->threads[i].lens.p);
 		free(t->threads[i].lod.p);
 		free(t->threads[i].blk.p);
 	}
 	for (int c = 0; c < t->ncpus; c++) {
 		free(t->cpus[c].iv.p);
+		free(t->cpus[c].lens.p);
 		free(t->cpus[c].lod.p);
 		free(t->cpus[c].blk.p);
 	}
@@ -400,17 +408,15 @@ int tl_timeline_truncated(const struct tl_timeline *t)
 	return t->detail_until != UINT64_MAX;
 }
 
-static void base64(struct tl_json *j, const char *key, const struct bytes *b)
+/* b in base64, malloc'd, its length in *n; NULL when out of memory. */
+static char *base64(const struct bytes *b, size_t *n)
 {
 	static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t n = (b->len + 2) / 3 * 4, o = 0;
-	char *s = malloc(n + 1);
+	char *s = malloc((b->len + 2) / 3 * 4 + 1);
+	size_t o = 0;
 
-	tl_json_key(j, key);
-	if (!s) {
-		tl_json_string(j, "");
-		return;
-	}
+	if (!s)
+		return NULL;
 	for (size_t i = 0; i < b->len; i += 3) {
 		uint32_t v = (uint32_t)b->p[i] << 16;
 
@@ -423,8 +429,52 @@ static void base64(struct tl_json *j, const char *key, const struct bytes *b)
 		s[o++] = i + 1 < b->len ? digits[v >> 6 & 63] : '=';
 		s[o++] = i + 2 < b->len ? digits[v & 63] : '=';
 	}
-	tl_json_string_len(j, s, o);
+	s[o] = 0;
+	*n = o;
+	return s;
+}
+
+static void kv_base64(struct tl_json *j, const char *key, const struct bytes *b, int *oom)
+{
+	size_t n;
+	char *s = base64(b, &n);
+
+	tl_json_key(j, key);
+	tl_json_string_len(j, s ? s : "", s ? n : 0);
+	if (!s)
+		*oom = 1;
 	free(s);
+}
+
+static int write_block(FILE *out, const char *id, const struct bytes *b)
+{
+	size_t n;
+	char *s = base64(b, &n);
+
+	if (!s)
+		return tl_error("out of memory");
+	fprintf(out, "<script type=\"application/octet-stream\" id=\"%s\">", id);
+	fwrite(s, 1, n, out);
+	fputs("</script>\n", out);
+	free(s);
+	return 0;
+}
+
+int tl_timeline_write_blocks(FILE *out, const struct tl_timeline *t)
+{
+	char id[32];
+
+	for (size_t i = 0; i < t->nthreads; i++) {
+		snprintf(id, sizeof(id), "tl-iv-t%zu", i);
+		if (write_block(out, id, &t->threads[i].iv) < 0)
+			return -1;
+	}
+	for (int c = 0; c < t->ncpus; c++) {
+		snprintf(id, sizeof(id), "tl-iv-c%d", c);
+		if (write_block(out, id, &t->cpus[c].iv) < 0)
+			return -1;
+	}
+	return ferror(out) ? tl_error("cannot write the page") : 0;
 }
 
 int tl_timeline_write_json(FILE *out, const struct tl_timeline *t)
@@ -434,6 +484,8 @@ int tl_timeline_write_json(FILE *out, const struct tl_timeline *t)
 	struct tl_json j;
 	struct other *o;
 	size_t pos = 0;
+	char id[32];
+	int oom = 0;
 
 	tl_json_init(&j, out, 0);
 	tl_json_begin_object(&j, TL_JSON_BLOCK);
@@ -467,8 +519,10 @@ int tl_timeline_write_json(FILE *out, const struct tl_timeline *t)
 		tl_json_kv_string(&j, "name", ts->name);
 		tl_json_kv_string(&j, "process", ts->process);
 		tl_json_kv_uint(&j, "records", r->n);
-		base64(&j, "lod", &r->lod);
-		base64(&j, "iv", &r->iv);
+		kv_base64(&j, "lod", &r->lod, &oom);
+		kv_base64(&j, "lens", &r->lens, &oom);
+		snprintf(id, sizeof(id), "tl-iv-t%zu", k - 1);
+		tl_json_kv_string(&j, "iv", id);
 		tl_json_end_object(&j);
 	}
 	tl_json_end_array(&j);
@@ -478,8 +532,10 @@ int tl_timeline_write_json(FILE *out, const struct tl_timeline *t)
 		tl_json_begin_object(&j, TL_JSON_INLINE);
 		tl_json_kv_int(&j, "cpu", c);
 		tl_json_kv_uint(&j, "records", t->cpus[c].n);
-		base64(&j, "lod", &t->cpus[c].lod);
-		base64(&j, "iv", &t->cpus[c].iv);
+		kv_base64(&j, "lod", &t->cpus[c].lod, &oom);
+		kv_base64(&j, "lens", &t->cpus[c].lens, &oom);
+		snprintf(id, sizeof(id), "tl-iv-c%d", c);
+		tl_json_kv_string(&j, "iv", id);
 		tl_json_end_object(&j);
 	}
 	tl_json_end_array(&j);
@@ -502,8 +558,8 @@ int tl_timeline_write_json(FILE *out, const struct tl_timeline *t)
 	tl_json_end_array(&j);
 	tl_json_key(&j, "names");
 	tl_json_begin_array(&j, TL_JSON_INLINE);
-	for (uint32_t id = 0; id < tl_strtab_next_id(&t->names); id++)
-		tl_json_string(&j, tl_strtab_get(&t->names, id));
+	for (uint32_t sid = 0; sid < tl_strtab_next_id(&t->names); sid++)
+		tl_json_string(&j, tl_strtab_get(&t->names, sid));
 	tl_json_end_array(&j);
 	tl_json_kv_uint(&j, "dropped", t->spans_dropped);
 	/* [kind, name, tid, begin_ns, end_ns, depth, frame] */
@@ -525,5 +581,7 @@ int tl_timeline_write_json(FILE *out, const struct tl_timeline *t)
 	tl_json_end_array(&j);
 	tl_json_end_object(&j);
 	tl_json_end_object(&j);
-	return tl_json_finish(&j);
+	if (tl_json_finish(&j) < 0)
+		return -1;
+	return oom ? tl_error("out of memory") : 0;
 }

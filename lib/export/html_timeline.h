@@ -5,20 +5,26 @@
  * ("threadlens-timeline", docs/HTML.md) that the page's script decodes.
  *
  * The window is cut into `blocks` equal blocks.  Per row (a thread or a
- * CPU) two base64 strings:
+ * CPU), base64 of:
  *
- *   iv   for each block in order: varint(byte length), then its records.
- *        A thread's record: varint(start - block start), varint(duration),
- *        byte(state | 0x80 if it continues an interval of the previous
- *        block | 0x40 if it goes on into the next), varint(cpu + 1),
- *        varint(zigzag(by)).  A CPU's record: the same offsets and flags
- *        around `what` (enum tl_cpu_activity), then varint(tid),
- *        varint(irq + 1).  An interval crossing blocks is cut at their
- *        edges, so a block can be drawn alone.
- *   lod  for each block: byte n, then n entries.  A thread's entry:
- *        byte(state), byte(share of the block, 1..255 of 255).  A CPU's:
- *        byte(what), varint(tid), byte(share): its four largest occupants,
- *        the rest as what 255.
+ *   iv    every block's records, one block after the other; written apart
+ *         from the JSON, in a <script type="application/octet-stream">
+ *         block whose id the row's "iv" names, so that the page reads it
+ *         only when a view first needs it.  A thread's record:
+ *         varint(start - the end of the block's previous record, or the
+ *         block's start), varint(duration), byte(state | 0x80 if it
+ *         continues an interval of the previous block | 0x40 if it goes
+ *         on into the next), varint(cpu + 1), varint(zigzag(by)).  A CPU's
+ *         record: the same offsets and flags around `what` (enum
+ *         tl_cpu_activity), then varint(tid), varint(irq + 1).  An interval
+ *         crossing blocks is cut at their edges, so a block can be drawn
+ *         alone.
+ *   lens  for each block, varint(its records' length in bytes in iv): the
+ *         page decodes one block's slice of the base64 alone.
+ *   lod   for each block: byte n, then n entries.  A thread's entry:
+ *         byte(state), byte(share of the block, 1..255 of 255).  A CPU's:
+ *         byte(what), varint(tid), byte(share): its four largest occupants,
+ *         the rest as what 255.
  *
  * So the page draws any zoom level with a bounded number of shapes: wide
  * views from the summaries, narrow ones from the few blocks they cover,
@@ -49,6 +55,10 @@ struct tl_timeline *tl_timeline_build(struct tl_run *run, const struct tl_model 
 
 /* The JSON document.  0, or -1 with tl_error set. */
 int tl_timeline_write_json(FILE *out, const struct tl_timeline *tl);
+
+/* Each row's iv, in the <script type="application/octet-stream"> blocks the
+ * JSON names ("tl-iv-t0", ..., "tl-iv-c0", ...).  0, or -1 with tl_error set. */
+int tl_timeline_write_blocks(FILE *out, const struct tl_timeline *tl);
 
 /* Intervals encoded (threads and CPUs), and whether detail was dropped. */
 uint64_t tl_timeline_intervals(const struct tl_timeline *tl);

@@ -19,7 +19,8 @@ CHECK=$(dirname "$0")/../html/check_report.py
 ART=$BUILD/artifacts
 mkdir -p "$ART"
 
-# The page's frame: one CSP, the three JSON blocks parse, one script.
+# The page's frame: one CSP, the three JSON blocks parse, the interval
+# blocks are base64, one script.
 page_structure() {
 	python3 - "$1" <<'PY'
 import json, re, sys
@@ -38,7 +39,10 @@ for id in ("tl-report", "tl-diagnose", "tl-timeline"):
         bad.append("%s: %s" % (id, e))
     if "<" in m.group(1):
         bad.append("a '<' inside %s" % id)
-if len(re.findall(r"<script>", s)) != 1 or s.count("</script>") != 4:
+blocks = re.findall(r'<script type="application/octet-stream" id="(tl-iv-[tc]\d+)">([^<]*)</script>', s)
+if not blocks or any(not re.fullmatch(r"[A-Za-z0-9+/=]*", b) for _, b in blocks):
+    bad.append("%d interval blocks, or one that is not base64" % len(blocks))
+if len(re.findall(r"<script>", s)) != 1 or s.count("</script>") != 4 + len(blocks) or s.count("<script") != 4 + len(blocks):
     bad.append("%d scripts, %d script ends" % (len(re.findall(r"<script>", s)), s.count("</script>")))
 print("; ".join(bad) if bad else "ok")
 PY

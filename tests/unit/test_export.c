@@ -355,22 +355,24 @@ struct piece {
 	int64_t a, b;
 };
 
-/* A row's records, with their absolute offsets; pieces joined back into intervals. */
-static int decode_row(const uint8_t *p, size_t n, uint64_t block_ns, int is_cpu, struct piece *iv, int max)
+/* A row's records, with their absolute times; pieces joined back into intervals. */
+static int decode_row(const uint8_t *p, size_t n, const uint8_t *lens, size_t nlens, uint64_t block_ns, int is_cpu,
+                      struct piece *iv, int max)
 {
-	const uint8_t *end = p + n;
+	const uint8_t *end = p + n, *lend = lens + nlens;
 	int k = 0;
 
-	for (uint64_t blk = 0; p < end; blk++) {
-		uint64_t len = get_varint(&p, end);
-		const uint8_t *bend = p + len;
+	for (uint64_t blk = 0; lens < lend; blk++) {
+		const uint8_t *bend = p + get_varint(&lens, lend);
+		uint64_t pos = blk * block_ns;
 
+		CHECK(bend <= end);
 		while (p < bend) {
 			struct piece x = { 0 };
 			uint64_t by;
 
-			x.s = blk * block_ns + get_varint(&p, bend);
-			x.e = x.s + get_varint(&p, bend);
+			x.s = pos + get_varint(&p, bend);
+			x.e = pos = x.s + get_varint(&p, bend);
 			x.kind = *p & 0x3f;
 			x.cont = !!(*p & 0x80);
 			x.more = !!(*p++ & 0x40);
@@ -392,6 +394,35 @@ static int decode_row(const uint8_t *p, size_t n, uint64_t block_ns, int is_cpu,
 				iv[k++] = x;
 		}
 	}
+	CHECK(p == end);
+	return k;
+}
+
+/* Row `key` (e.g. "\"tid\":101,") of the JSON: its records, from the block its "iv" names. */
+static int decode_named(const char *json, const char *page, const char *key, int is_cpu, struct piece *iv, int max)
+{
+	const char *row = strstr(json, key), *q;
+	uint8_t *bytes = malloc(1 << 20), *lens = malloc(1 << 16);
+	char want[64];
+	size_t n, nl;
+	int k = 0;
+
+	CHECK(row != NULL && bytes && lens);
+	if (row && bytes && lens) {
+		nl = field_bytes(row, "lens", lens);
+		q = strstr(row, "\"iv\":\"");
+		CHECK(q != NULL);
+		snprintf(want, sizeof(want), "id=\"%.*s\">", q ? (int)strcspn(q + 6, "\"") : 0, q ? q + 6 : "");
+		q = strstr(page, want);
+		CHECK(q != NULL);
+		if (q) {
+			q += strlen(want);
+			n = unbase64(q, strcspn(q, "<"), bytes);
+			k = decode_row(bytes, n, lens, nl, 98, is_cpu, iv, max);
+		}
+	}
+	free(bytes);
+	free(lens);
 	return k;
 }
 
@@ -402,7 +433,7 @@ TEST(timeline_encoding)
 	struct tl_timeline *t;
 	struct piece iv[16];
 	uint8_t *bytes = malloc(1 << 20);
-	char *json = NULL;
+	char *json = NULL, *blocks = NULL;
 	size_t len, n;
 	FILE *f;
 	const char *row;
@@ -424,36 +455,32 @@ TEST(timeline_encoding)
 	f = open_memstream(&json, &len);
 	CHECK_EQ_INT(tl_timeline_write_json(f, t), 0);
 	fclose(f);
+	f = open_memstream(&blocks, &len);
+	CHECK_EQ_INT(tl_timeline_write_blocks(f, t), 0);
+	fclose(f);
 	/* 100 us in 1024 blocks: 98 ns each */
 	CHECK(strstr(json, "\"blocks\":1024,\"block_ns\":98,") != NULL);
+	n = (size_t)decode_named(json, blocks, "\"tid\":101,", 0, iv, 16);
+	CHECK_EQ_INT(n, 5);
+	for (size_t i = 0; i < n && i < 5; i++) {
+		CHECK_EQ_INT(iv[i].s, want[i].s);
+		CHECK_EQ_INT(iv[i].e, want[i].e);
+		CHECK_EQ_INT(iv[i].kind, want[i].state);
+		CHECK_EQ_INT(iv[i].a, want[i].cpu);
+		CHECK_EQ_INT(iv[i].b, want[i].by);
+		CHECK_EQ_INT(iv[i].more, 0);
+	}
+	/* the summary of block 0 (0-98 ns): all EXECUTING, 255 of 255 */
 	row = strstr(json, "\"tid\":101,");
-	CHECK(row != NULL);
-	if (row) {
-		n = decode_row(bytes, field_bytes(row, "iv", bytes), 98, 0, iv, 16);
-		CHECK_EQ_INT(n, 5);
-		for (size_t i = 0; i < n && i < 5; i++) {
-			CHECK_EQ_INT(iv[i].s, want[i].s);
-			CHECK_EQ_INT(iv[i].e, want[i].e);
-			CHECK_EQ_INT(iv[i].kind, want[i].state);
-			CHECK_EQ_INT(iv[i].a, want[i].cpu);
-			CHECK_EQ_INT(iv[i].b, want[i].by);
-			CHECK_EQ_INT(iv[i].more, 0);
-		}
-		/* the summary of block 0 (0-98 ns): all EXECUTING, 255 of 255 */
-		n = field_bytes(row, "lod", bytes);
-		CHECK(n > 3 && bytes[0] == 1 && bytes[1] == TL_ST_EXECUTING && bytes[2] == 255);
-	}
+	n = row ? field_bytes(row, "lod", bytes) : 0;
+	CHECK(n > 3 && bytes[0] == 1 && bytes[1] == TL_ST_EXECUTING && bytes[2] == 255);
 	/* CPU 0: A 0-10 us, idle 10-21 us, A 21-50 us, idle to the end */
-	row = strstr(json, "\"cpu\":0,");
-	CHECK(row != NULL);
-	if (row) {
-		n = decode_row(bytes, field_bytes(row, "iv", bytes), 98, 1, iv, 16);
-		CHECK_EQ_INT(n, 4);
-		CHECK(n == 4 && iv[0].kind == TL_CPU_THREAD && iv[0].a == A && iv[0].e == 10000 &&
-		      iv[1].kind == TL_CPU_IDLE && iv[1].e == 21000 && iv[2].a == A && iv[2].e == 50000 &&
-		      iv[3].kind == TL_CPU_IDLE && iv[3].e == 100000);
-	}
+	n = (size_t)decode_named(json, blocks, "\"cpu\":0,", 1, iv, 16);
+	CHECK_EQ_INT(n, 4);
+	CHECK(n == 4 && iv[0].kind == TL_CPU_THREAD && iv[0].a == A && iv[0].e == 10000 && iv[1].kind == TL_CPU_IDLE &&
+	      iv[1].e == 21000 && iv[2].a == A && iv[2].e == 50000 && iv[3].kind == TL_CPU_IDLE && iv[3].e == 100000);
 	free(json);
+	free(blocks);
 	free(bytes);
 	tl_timeline_free(t);
 	tl_report_release(&m);

@@ -51,6 +51,7 @@ function main() {
 		state: () => ({ v0: tl.v0, v1: tl.v1, exact: tl.exact(), threadRows: tl.threadRows(), cpuRows: m.cpus.length,
 			selected: tl.sel.tid, drawn: tl.drawn, arrows: tl.arrows || 0, tip: tip.e.hidden ? '' : tip.e.textContent }),
 	};
+	window.threadlens.readyMs = performance.now(); /* since the navigation began: bench/html_paint.py */
 	document.body.dataset.ready = '1';
 }
 

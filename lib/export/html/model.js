@@ -36,23 +36,25 @@ class Row {
 	block(b) {
 		if (this.cache.has(b))
 			return this.cache.get(b);
-		if (!this.bytes) {
-			this.bytes = b64bytes(this.j.iv);
-			this.off = [];
-			const r = new Reader(this.bytes);
-			for (let i = 0; i < this.m.blocks && r.p < this.bytes.length; i++) {
-				const len = r.varint();
-				this.off.push([r.p, len]);
-				r.p += len;
-			}
+		if (!this.off) {
+			/* the blocks' byte offsets in iv, from their lengths */
+			const r = new Reader(b64bytes(this.j.lens));
+			this.off = [0];
+			for (let i = 0; i < this.m.blocks; i++)
+				this.off.push(this.off[i] + (r.p < r.b.length ? r.varint() : 0));
+			this.text = document.getElementById(this.j.iv).textContent;
 		}
 		const recs = [];
-		if (b >= 0 && b < this.off.length) {
-			const [p, len] = this.off[b], r = new Reader(this.bytes, p), base = this.m.from + b * this.m.blockNs;
-			while (r.p < p + len) {
-				const s = base + r.varint(), d = r.varint(), k = r.byte();
+		if (b >= 0 && b < this.m.blocks && this.off[b + 1] > this.off[b]) {
+			/* decode only this block's part of the base64: whole groups of 4 characters (3 bytes) */
+			const p0 = this.off[b], p1 = this.off[b + 1], g0 = Math.floor(p0 / 3), g1 = Math.ceil(p1 / 3);
+			const bytes = b64bytes(this.text.slice(g0 * 4, g1 * 4)), r = new Reader(bytes, p0 - g0 * 3), end = p1 - g0 * 3;
+			let pos = this.m.from + b * this.m.blockNs;
+			while (r.p < end) {
+				const s = pos + r.varint(), d = r.varint(), k = r.byte();
 				const a = r.varint(), bb = this.kind === 'thread' ? r.zigzag() : r.varint();
-				recs.push({ s, e: s + d, k: k & 0x3f, cont: !!(k & 0x80), more: !!(k & 0x40),
+				pos = s + d;
+				recs.push({ s, e: pos, k: k & 0x3f, cont: !!(k & 0x80), more: !!(k & 0x40),
 					a: this.kind === 'thread' ? a - 1 : a, b: this.kind === 'thread' ? bb : bb - 1 });
 			}
 		}
