@@ -11,10 +11,13 @@
 
 #include <string.h>
 
+#include "analysis/critical/critical.h"
 #include "analysis/diagnose/diagnose.h"
+#include "analysis/frames/frames.h"
 #include "analysis/report/report.h"
 #include "base/errors.h"
 #include "export/html_timeline.h"
+#include "output/json.h"
 
 /* html_assets.c: the page's style and script, NUL-terminated. */
 extern const char tl_html_css[];
@@ -44,6 +47,57 @@ static void open_block(FILE *out, const char *id)
 static void close_block(FILE *out)
 {
 	fputs("</script>\n", out);
+}
+
+struct frames_stream {
+	struct tl_json j;
+	uint64_t trace_start;
+};
+
+static void on_frame(void *ctx, const struct tl_frame *fr)
+{
+	struct frames_stream *fs = ctx;
+
+	tl_frames_write_json_frame(&fs->j, fr, fs->trace_start);
+}
+
+/*
+ * The frames (`frames --json`, compact, each frame as it finishes) and the
+ * critical paths of the TL_HTML_CRITICAL longest (`critical --json`): three
+ * more reads, only for a trace with frames.  0, or -1 with tl_error set.
+ */
+static int frame_blocks(struct tl_run *run, FILE *out, struct tl_html_counts *n)
+{
+	struct tl_frames_opts fo = { .worst = 5, .on_frame = on_frame };
+	struct tl_frames_result fr = { 0 };
+	struct tl_crit_opts co = { .frame = -1, .worst = TL_HTML_CRITICAL };
+	struct tl_crit_result cr = { 0 };
+	struct frames_stream fs = { .trace_start = run->info.start_ns };
+	int rc;
+
+	fo.ctx = &fs;
+	if (tl_run_reopen(run) < 0)
+		return -1;
+	open_block(out, "tl-frames");
+	tl_json_init(&fs.j, out, 0);
+	tl_frames_write_json_begin(&fs.j);
+	if (tl_frames_analyze(run, &fo, &fr) < 0)
+		return -1;
+	tl_frames_write_json_end(&fs.j, &fr);
+	n->frames = fr.completed;
+	tl_frames_release(&fr);
+	if (tl_json_finish(&fs.j) < 0)
+		return -1;
+	close_block(out);
+	if (n->frames == 0)
+		return 0;
+	if (tl_run_reopen(run) < 0 || tl_crit_analyze(run, &co, &cr) < 0)
+		return -1;
+	open_block(out, "tl-critical");
+	rc = tl_crit_write_json(out, &cr);
+	close_block(out);
+	tl_crit_release(&cr);
+	return rc;
 }
 
 int tl_html(struct tl_run *run, const struct tl_html_opts *o, struct tl_html_counts *n)
@@ -89,6 +143,8 @@ int tl_html(struct tl_run *run, const struct tl_html_opts *o, struct tl_html_cou
 		goto out;
 	close_block(out);
 	if (tl_timeline_write_blocks(out, t) < 0)
+		goto out;
+	if (run->spans.spans[TL_SPAN_FRAME] > 0 && frame_blocks(run, out, n) < 0)
 		goto out;
 	fprintf(out, "<script>\n(function () {\n'use strict';\n%s})();\n</script>\n</body>\n</html>\n", tl_html_js);
 	if (fflush(out) != 0 || ferror(out)) {

@@ -3,8 +3,9 @@
  * analysis of a trace, to look at in a browser, offline (docs/HTML.md).
  *
  * The page holds the JSON documents the commands print (`report --json`,
- * `diagnose --json`) and the timeline data (html_timeline.h), each in its
- * own <script type="application/json"> block, then the page's script and
+ * `diagnose --json`; for a trace with frames `frames --json` and
+ * `critical --json --worst 20`) and the timeline data (html_timeline.h),
+ * each in its own <script type="application/json"> block, then the page's script and
  * style, which are compiled into the binary (html_assets.c).  No network,
  * no server: a Content-Security-Policy forbids every fetch, and every
  * string from the trace reaches the page only as JSON (where '<' is
@@ -24,12 +25,14 @@ struct tl_html_opts {
 	const char *title; /* the trace as the user named it */
 };
 
+#define TL_HTML_CRITICAL 20 /* frames whose critical path the page holds: the longest */
+
 struct tl_html_counts {
-	uint64_t threads, intervals, findings;
+	uint64_t threads, intervals, findings, frames;
 	int truncated; /* the timeline dropped exact detail (too large) */
 };
 
-/* Analyse run's trace (two reads) and write the page.  0, or -1 with tl_error set. */
+/* Analyse run's trace (two reads; five with frames) and write the page.  0, or -1 with tl_error set. */
 int tl_html(struct tl_run *run, const struct tl_html_opts *o, struct tl_html_counts *n);
 
 #endif

@@ -19,6 +19,7 @@ __asm__(".section .rodata\n"
         ".incbin \"lib/export/html/model.js\"\n"
         ".incbin \"lib/export/html/timeline.js\"\n"
         ".incbin \"lib/export/html/views.js\"\n"
+        ".incbin \"lib/export/html/frames.js\"\n"
         ".incbin \"lib/export/html/app.js\"\n"
         ".byte 0\n"
         ".previous\n");

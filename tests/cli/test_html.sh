@@ -19,7 +19,7 @@ CHECK=$(dirname "$0")/../html/check_report.py
 ART=$BUILD/artifacts
 mkdir -p "$ART"
 
-# The page's frame: one CSP, the three JSON blocks parse, the interval
+# The page's frame: one CSP, the JSON blocks (three, five with frames) parse, the interval
 # blocks are base64, one script.
 page_structure() {
 	python3 - "$1" <<'PY'
@@ -28,21 +28,23 @@ s = open(sys.argv[1], encoding="utf-8").read()
 bad = []
 if s.count("Content-Security-Policy") != 1 or "default-src 'none'" not in s:
     bad.append("no Content-Security-Policy forbidding fetches")
+docs = dict(re.findall(r'<script type="application/json" id="(tl-[a-z]+)">\n(.*?)</script>', s, re.S))
 for id in ("tl-report", "tl-diagnose", "tl-timeline"):
-    m = re.search(r'<script type="application/json" id="%s">\n(.*?)</script>' % id, s, re.S)
-    if not m:
+    if id not in docs:
         bad.append("no %s block" % id)
-        continue
+for id, text in docs.items():
     try:
-        json.loads(m.group(1))
+        json.loads(text)
     except ValueError as e:
         bad.append("%s: %s" % (id, e))
-    if "<" in m.group(1):
+    if "<" in text:
         bad.append("a '<' inside %s" % id)
+if ("tl-frames" in docs) != ("tl-critical" in docs) or set(docs) - {"tl-report", "tl-diagnose", "tl-timeline", "tl-frames", "tl-critical"}:
+    bad.append("JSON blocks %s" % sorted(docs))
 blocks = re.findall(r'<script type="application/octet-stream" id="(tl-iv-[tc]\d+)">([^<]*)</script>', s)
 if not blocks or any(not re.fullmatch(r"[A-Za-z0-9+/=]*", b) for _, b in blocks):
     bad.append("%d interval blocks, or one that is not base64" % len(blocks))
-if len(re.findall(r"<script>", s)) != 1 or s.count("</script>") != 4 + len(blocks) or s.count("<script") != 4 + len(blocks):
+if len(re.findall(r"<script>", s)) != 1 or s.count("</script>") != 1 + len(docs) + len(blocks) or s.count("<script") != 1 + len(docs) + len(blocks):
     bad.append("%d scripts, %d script ends" % (len(re.findall(r"<script>", s)), s.count("</script>")))
 print("; ".join(bad) if bad else "ok")
 PY

@@ -131,6 +131,24 @@ def demo(b, path, shot):
               "view %d-%d, finding %d-%d" % (st["v0"], st["v1"], want0, want1))
     else:
         check("html/demo/finding-link", False, "the demo has no findings")
+    # the frames views; a click on the longest frame's point shows it with its critical path
+    charts = page.eval("document.querySelectorAll('.tl-framesview canvas').length")
+    worst = page.eval("(() => { const c = JSON.parse(document.getElementById('tl-critical').textContent).frames[0];"
+                      " return [c.frame, c.begin_ns, c.begin_ns + c.latency_ns, c.path.length]; })()")
+    page.eval("document.querySelector('.tl-framesview canvas:nth-of-type(2)').scrollIntoView({block: 'center'})")
+    pt = page.eval("window.threadlens.framePoint(%d)" % worst[0])
+    if pt:
+        page.click(pt[0], pt[1])
+    st = state(page)
+    info = page.eval("document.querySelector('.tl-frameinfo').textContent")
+    check("html/demo/frames-critical-path", charts == 5 and st["frame"] == worst[0] and st["crit"] > 0
+          and st["v0"] <= worst[1] and st["v1"] >= worst[2] and "critical path" in info,
+          "%d charts (want 5); frame %s (want %d), %d path stretches drawn of %d; view %d-%d; info %r"
+          % (charts, st["frame"], worst[0], st["crit"], worst[3], st["v0"], st["v1"], info[:200]))
+    page.eval("document.querySelector('.tl-framesview').scrollIntoView()")
+    page.screenshot(shot.replace(".png", "-frames.png"))
+    page.eval("window.threadlens.timeline.box.scrollIntoView()")
+    page.screenshot(shot.replace(".png", "-critical.png"))
     check("html/demo/no-errors-after", not page.errors(), str(page.errors()[:3]))
 
 

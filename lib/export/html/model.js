@@ -1,6 +1,7 @@
 /*
  * model.js - the report's data: the JSON blocks the page carries
- * (tl-report, tl-diagnose, tl-timeline), and the timeline rows decoded on
+ * (tl-report, tl-diagnose, tl-timeline; tl-frames and tl-critical when the
+ * program marked frames), and the timeline rows decoded on
  * demand (a row's summary when it is first drawn wide, a block's exact
  * records when a narrow view first shows it).
  */
@@ -80,10 +81,12 @@ class Row {
 }
 
 class Model {
-	constructor(report, diag, tl) {
+	constructor(report, diag, tl, frames, critical) {
 		this.report = report;
 		this.diag = diag;
 		this.tl = tl;
+		this.frames_json = frames; /* `frames --json`, or null */
+		this.critical = critical;  /* `critical --json` of the longest frames, or null */
 		this.states = tl.states;
 		this.from = tl.from_ns;
 		this.to = tl.to_ns;

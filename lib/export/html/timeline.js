@@ -6,15 +6,16 @@
  * zooms and pans: Ctrl+wheel or W/S zoom, Shift+wheel, drag or A/D pan,
  * double-click shows everything.
  *
- * Drawing is bounded by the pixels, not the events: a view wider than
- * EXACT_BLOCKS blocks draws each row from its per-block summary; a
- * narrower one draws the exact records of the blocks it covers.  Either
+ * Drawing is bounded by the pixels, not the events: a view whose blocks
+ * hold more than EXACT_RECORDS records (on the trace's average) draws each
+ * row from its per-block summary; a narrower one draws the exact records
+ * of the blocks it covers.  Either
  * way, what is narrower than a pixel is summed into that pixel's column
  * and drawn as a stack of its states' shares.
  */
 
 const LABEL_W = 210, AXIS_H = 28, ROW_H = 16, MARK_H = 10, HEAD_H = 20, FRAME_H = 12, UTIL_H = 56;
-const EXACT_BLOCKS = 48, MAX_FRAME_LANES = 4, MAX_ARROWS = 400;
+const EXACT_RECORDS = 250000, MAX_FRAME_LANES = 4, MAX_ARROWS = 400;
 
 /* Sums what is narrower than a pixel into that pixel's column; draws the rest as rectangles. */
 class Painter {
@@ -108,8 +109,13 @@ class Timeline {
 		return this.rows.filter((r) => r.type === 'thread').length;
 	}
 
+	/* Exact records when the view holds at most EXACT_RECORDS of them (on average), else the summaries. */
 	exact() {
-		return (this.v1 - this.v0) / this.m.blockNs <= EXACT_BLOCKS;
+		if (this.perBlock === undefined) {
+			const rows = this.m.threads.concat(this.m.cpus);
+			this.perBlock = rows.reduce((a, r) => a + r.j.records, 0) / this.m.blocks;
+		}
+		return ((this.v1 - this.v0) / this.m.blockNs + 1) * this.perBlock <= EXACT_RECORDS;
 	}
 
 	/* Blocks overlapping the view. */
@@ -161,6 +167,7 @@ class Timeline {
 			this.drawRow(ctx, r, y, exact);
 			ctx.restore();
 		}
+		this.drawCritical(ctx, top);
 		this.drawArrows(ctx, top);
 		this.drawAxis(ctx);
 		this.ui.onView && this.ui.onView(this);
@@ -372,6 +379,37 @@ class Timeline {
 			ctx.lineTo(x - 4, yb + d);
 			ctx.lineTo(x + 4, yb + d);
 			ctx.fill();
+		}
+	}
+
+	/* A selected frame's critical path: a red band over each stretch, a line where it changes thread. */
+	drawCritical(ctx, top) {
+		this.critDrawn = 0;
+		if (!this.sel.crit)
+			return;
+		let prev = null;
+		ctx.fillStyle = 'rgba(213,0,0,0.35)';
+		ctx.strokeStyle = '#c00';
+		ctx.lineWidth = 2;
+		for (const seg of this.sel.crit) {
+			const r = this.rowOfThread(seg.tid);
+			if (!r)
+				continue;
+			const xa = Math.max(LABEL_W, this.x(seg.from_ns)), xb = Math.min(this.cw, this.x(seg.to_ns)), y = AXIS_H + r.y - top + r.h - ROW_H;
+			if (xb >= LABEL_W && xa <= this.cw) {
+				ctx.fillRect(xa, y, Math.max(1, xb - xa), ROW_H);
+				this.critDrawn++;
+			}
+			if (prev && prev.tid !== seg.tid) {
+				const pr = this.rowOfThread(prev.tid), x = this.x(prev.from_ns);
+				if (pr) {
+					ctx.beginPath();
+					ctx.moveTo(x, AXIS_H + pr.y - top + pr.h - ROW_H / 2);
+					ctx.lineTo(x, y + ROW_H / 2);
+					ctx.stroke();
+				}
+			}
+			prev = seg;
 		}
 	}
 
