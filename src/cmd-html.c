@@ -17,6 +17,7 @@
 
 struct html_args {
 	struct tl_run run;
+	struct tl_run after; /* before/after: the second trace (path NULL otherwise) */
 	const char *output;
 };
 
@@ -33,22 +34,28 @@ static const struct option long_options[] = {
 static void usage(FILE *out)
 {
 	fputs("usage: threadlens html [options] FILE\n"
+	      "       threadlens html [options] BEFORE AFTER\n"
 	      "\n"
 	      "Write the analysis of a trace as one HTML file that any current browser opens\n"
 	      "from disk, offline: the findings, a timeline of every thread's states (zoom\n"
 	      "into any millisecond for the exact intervals; hover for the state, its length,\n"
 	      "CPU and waker; click a thread to select it everywhere), what each CPU ran,\n"
-	      "the CPU utilization and a bar per thread of where its time went.\n"
+	      "the CPU utilization, a bar per thread of where its time went and, when the\n"
+	      "program marked frames, throughput, latency, steps, their distributions and\n"
+	      "the critical paths of the longest frames.  With two traces: before and after\n"
+	      "a change, the comparison of `threadlens diff` first, then both in full.\n"
 	      "\n"
 	      "options:\n"
-	      "  -o, --output FILE        the page [FILE without .tl, plus .html]\n"
+	      "  -o, --output FILE        the page [FILE without .tl, plus .html; two traces:\n"
+	      "                           BEFORE without .tl, plus -diff.html]\n"
 	      "      --from TIME, --to TIME\n"
 	      "                           only this window, from the trace start (1.5, 250ms)\n"
 	      "  -h, --help               this help\n"
 	      "\n"
 	      "examples:\n"
 	      "  threadlens html demo.tl                 # writes demo.html\n"
-	      "  threadlens html -o /tmp/app.html --from 2s --to 2.5s app.tl\n",
+	      "  threadlens html -o /tmp/app.html --from 2s --to 2.5s app.tl\n"
+	      "  threadlens html before.tl after.tl      # writes before-diff.html\n",
 	      out);
 }
 
@@ -71,6 +78,12 @@ static int parse_args(int argc, char **argv, struct html_args *a)
 		default: return cli_usage_error("html");
 		}
 	}
+	/* two traces: before and after; the window applies to both */
+	if (argc - optind == 2) {
+		a->after = a->run;
+		a->after.path = argv[optind + 1];
+		return cli_trace_args("html", argc - 1, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path);
+	}
 	return cli_trace_args("html", argc, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path);
 }
 
@@ -88,7 +101,8 @@ int cmd_html(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (!(out_path = a.output) && !(out_path = made = cli_output_beside("html", a.run.path, ".html"))) {
+	if (!(out_path = a.output) &&
+	    !(out_path = made = cli_output_beside("html", a.run.path, a.after.path ? "-diff.html" : ".html"))) {
 		rc = 1;
 		goto out;
 	}
@@ -100,15 +114,28 @@ int cmd_html(int argc, char **argv)
 	a.run.passes = 0;
 	prog.passes = 1;
 	cli_run_progress(&a.run, &prog);
-	rc = tl_html(&a.run, &o, &n);
+	if (a.after.path) {
+		char *title = malloc(strlen(a.run.path) + strlen(a.after.path) + 8);
+
+		if (title)
+			sprintf(title, "%s -> %s", a.run.path, a.after.path);
+		o.title = title ? title : "before and after";
+		rc = tl_html_compare(&a.run, &a.after, &o, &n);
+		free(title);
+	} else {
+		rc = tl_html(&a.run, &o, &n);
+	}
 	cli_progress_end(&prog);
 	tl_run_close(&a.run);
+	tl_run_close(&a.after);
 	if (rc) {
 		rc = cli_lib_error();
 		cli_output_abandon(o.out, out_path);
 		goto out;
 	}
 	cli_run_warnings(&a.run, "states near the gaps are uncertain");
+	if (a.after.path)
+		cli_run_warnings(&a.after, "states near the gaps are uncertain");
 	if (cli_output_close(o.out, out_path, 0)) {
 		rc = 1;
 		goto out;
@@ -120,5 +147,6 @@ int cmd_html(int argc, char **argv)
 out:
 	free(made);
 	tl_run_release(&a.run);
+	tl_run_release(&a.after);
 	return rc;
 }

@@ -35,4 +35,11 @@ struct tl_html_counts {
 /* Analyse run's trace (two reads; five with frames) and write the page.  0, or -1 with tl_error set. */
 int tl_html(struct tl_run *run, const struct tl_html_opts *o, struct tl_html_counts *n);
 
+/*
+ * Before and after: the page of two traces of the same program, `threadlens
+ * diff`'s comparison first (its numbers, the findings gone and new), then
+ * every view of each.  Counts are summed over both.  0, or -1 with tl_error.
+ */
+int tl_html_compare(struct tl_run *a, struct tl_run *b, const struct tl_html_opts *o, struct tl_html_counts *n);
+
 #endif

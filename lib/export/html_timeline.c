@@ -53,6 +53,7 @@ struct span_rec {
 };
 
 struct tl_timeline {
+	char ids[24]; /* the interval blocks' id prefix */
 	const struct tl_run *run;
 	const struct tl_model *m;
 	uint64_t from, to, block_ns; /* absolute window */
@@ -332,7 +333,7 @@ void tl_timeline_free(struct tl_timeline *t)
 	free(t);
 }
 
-struct tl_timeline *tl_timeline_build(struct tl_run *run, const struct tl_model *m)
+struct tl_timeline *tl_timeline_build(struct tl_run *run, const struct tl_model *m, const char *ids)
 {
 	struct tl_timeline *t = calloc(1, sizeof(*t));
 	struct tl_walk_opts wo = { 0 };
@@ -342,6 +343,7 @@ struct tl_timeline *tl_timeline_build(struct tl_run *run, const struct tl_model 
 		tl_error("out of memory");
 		return NULL;
 	}
+	snprintf(t->ids, sizeof(t->ids), "%s", ids);
 	t->run = run;
 	t->m = m;
 	t->from = run->win_start;
@@ -462,15 +464,15 @@ static int write_block(FILE *out, const char *id, const struct bytes *b)
 
 int tl_timeline_write_blocks(FILE *out, const struct tl_timeline *t)
 {
-	char id[32];
+	char id[48];
 
 	for (size_t i = 0; i < t->nthreads; i++) {
-		snprintf(id, sizeof(id), "tl-iv-t%zu", i);
+		snprintf(id, sizeof(id), "%s-t%zu", t->ids, i);
 		if (write_block(out, id, &t->threads[i].iv) < 0)
 			return -1;
 	}
 	for (int c = 0; c < t->ncpus; c++) {
-		snprintf(id, sizeof(id), "tl-iv-c%d", c);
+		snprintf(id, sizeof(id), "%s-c%d", t->ids, c);
 		if (write_block(out, id, &t->cpus[c].iv) < 0)
 			return -1;
 	}
@@ -484,7 +486,7 @@ int tl_timeline_write_json(FILE *out, const struct tl_timeline *t)
 	struct tl_json j;
 	struct other *o;
 	size_t pos = 0;
-	char id[32];
+	char id[48];
 	int oom = 0;
 
 	tl_json_init(&j, out, 0);
@@ -521,7 +523,7 @@ int tl_timeline_write_json(FILE *out, const struct tl_timeline *t)
 		tl_json_kv_uint(&j, "records", r->n);
 		kv_base64(&j, "lod", &r->lod, &oom);
 		kv_base64(&j, "lens", &r->lens, &oom);
-		snprintf(id, sizeof(id), "tl-iv-t%zu", k - 1);
+		snprintf(id, sizeof(id), "%s-t%zu", t->ids, k - 1);
 		tl_json_kv_string(&j, "iv", id);
 		tl_json_end_object(&j);
 	}
@@ -534,7 +536,7 @@ int tl_timeline_write_json(FILE *out, const struct tl_timeline *t)
 		tl_json_kv_uint(&j, "records", t->cpus[c].n);
 		kv_base64(&j, "lod", &t->cpus[c].lod, &oom);
 		kv_base64(&j, "lens", &t->cpus[c].lens, &oom);
-		snprintf(id, sizeof(id), "tl-iv-c%d", c);
+		snprintf(id, sizeof(id), "%s-c%d", t->ids, c);
 		tl_json_kv_string(&j, "iv", id);
 		tl_json_end_object(&j);
 	}

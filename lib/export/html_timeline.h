@@ -49,15 +49,17 @@ struct tl_timeline;
 
 /*
  * Read run's trace once more (tl_run_reopen) and encode the threads the
- * report model kept, every CPU and the markers.  NULL with tl_error set.
+ * report model kept, every CPU and the markers.  `ids` prefixes the ids of
+ * the interval blocks (at most 23 bytes: "tl-iv" gives "tl-iv-t0", ...,
+ * "tl-iv-c0", ...).  NULL with tl_error set.
  */
-struct tl_timeline *tl_timeline_build(struct tl_run *run, const struct tl_model *m);
+struct tl_timeline *tl_timeline_build(struct tl_run *run, const struct tl_model *m, const char *ids);
 
 /* The JSON document.  0, or -1 with tl_error set. */
 int tl_timeline_write_json(FILE *out, const struct tl_timeline *tl);
 
 /* Each row's iv, in the <script type="application/octet-stream"> blocks the
- * JSON names ("tl-iv-t0", ..., "tl-iv-c0", ...).  0, or -1 with tl_error set. */
+ * JSON names (the `ids` prefix, then "-t0", ..., "-c0", ...).  0, or -1 with tl_error set. */
 int tl_timeline_write_blocks(FILE *out, const struct tl_timeline *tl);
 
 /* Intervals encoded (threads and CPUs), and whether detail was dropped. */

@@ -6,7 +6,10 @@
 # no request, draws one row per thread, zooms (Ctrl+wheel) down to the
 # exact intervals, shows a tooltip on hover, selects a thread on the
 # timeline and in the bars, draws wakeup arrows for a range, a finding's
-# link zooms to its evidence, and the hostile names stay text.  The
+# link zooms to its evidence, the frames views draw and a frame shows its
+# critical path, and the hostile names stay text.  Then the before and
+# after page of the demo with its bugs and without: both sides drawn, the
+# comparison's rows, a thread selected on one side selected on the other.  The
 # screenshots are kept in BUILD_DIR/artifacts/.  Without chromium (scripts/deps.sh
 # check installs it) the browser checks are skipped, which TL_REQUIRE_LIVE=1
 # turns into failures; the page's structure is checked either way.
@@ -28,10 +31,18 @@ s = open(sys.argv[1], encoding="utf-8").read()
 bad = []
 if s.count("Content-Security-Policy") != 1 or "default-src 'none'" not in s:
     bad.append("no Content-Security-Policy forbidding fetches")
-docs = dict(re.findall(r'<script type="application/json" id="(tl-[a-z]+)">\n(.*?)</script>', s, re.S))
-for id in ("tl-report", "tl-diagnose", "tl-timeline"):
-    if id not in docs:
-        bad.append("no %s block" % id)
+docs = dict(re.findall(r'<script type="application/json" id="(tl-[a-z]+(?:-[ab])?)">\n(.*?)</script>', s, re.S))
+sides = ["-a", "-b"] if "tl-diff" in docs else [""]
+known = {"tl-diff"} if sides != [""] else set()
+for side in sides:
+    for id in ("tl-report", "tl-diagnose", "tl-timeline"):
+        if id + side not in docs:
+            bad.append("no %s block" % (id + side))
+    if ("tl-frames" + side in docs) != ("tl-critical" + side in docs):
+        bad.append("tl-frames%s without tl-critical%s, or the reverse" % (side, side))
+    known |= {id + side for id in ("tl-report", "tl-diagnose", "tl-timeline", "tl-frames", "tl-critical")}
+if set(docs) - known:
+    bad.append("JSON blocks %s" % sorted(set(docs) - known))
 for id, text in docs.items():
     try:
         json.loads(text)
@@ -39,15 +50,25 @@ for id, text in docs.items():
         bad.append("%s: %s" % (id, e))
     if "<" in text:
         bad.append("a '<' inside %s" % id)
-if ("tl-frames" in docs) != ("tl-critical" in docs) or set(docs) - {"tl-report", "tl-diagnose", "tl-timeline", "tl-frames", "tl-critical"}:
-    bad.append("JSON blocks %s" % sorted(docs))
-blocks = re.findall(r'<script type="application/octet-stream" id="(tl-iv-[tc]\d+)">([^<]*)</script>', s)
+blocks = re.findall(r'<script type="application/octet-stream" id="(tl-iv(?:-[ab])?-[tc]\d+)">([^<]*)</script>', s)
 if not blocks or any(not re.fullmatch(r"[A-Za-z0-9+/=]*", b) for _, b in blocks):
     bad.append("%d interval blocks, or one that is not base64" % len(blocks))
 if len(re.findall(r"<script>", s)) != 1 or s.count("</script>") != 1 + len(docs) + len(blocks) or s.count("<script") != 1 + len(docs) + len(blocks):
     bad.append("%d scripts, %d script ends" % (len(re.findall(r"<script>", s)), s.count("</script>")))
 print("; ".join(bad) if bad else "ok")
 PY
+}
+
+# check_report.py's lines as this suite's: results FILE KIND
+results() {
+	n=0
+	while read -r word name rest; do
+		case $word in
+		ok) pass "$name"; n=$((n + 1)) ;;
+		FAIL) fail "${name%:}" "$rest"; n=$((n + 1)) ;;
+		esac
+	done <"$1"
+	[ $n -gt 0 ] || fail "html/$2/browser" "no result from $CHECK" "$(tail -n 5 "$1")"
 }
 
 browser() {
@@ -84,14 +105,7 @@ else
 			continue
 		fi
 		timeout -k 5 180 python3 "$CHECK" "$TMP/$kind.html" $kind "$ART/html-$kind.png" >"$TMP/check.out" 2>&1
-		n=0
-		while read -r word name rest; do
-			case $word in
-			ok) pass "$name"; n=$((n + 1)) ;;
-			FAIL) fail "${name%:}" "$rest"; n=$((n + 1)) ;;
-			esac
-		done <"$TMP/check.out"
-		[ $n -gt 0 ] || fail "html/$kind/browser" "no result from $CHECK" "$(tail -n 5 "$TMP/check.out")"
+		results "$TMP/check.out" $kind
 	done
 fi
 
@@ -99,6 +113,25 @@ fi
 tl html -o "$TMP/frames.html" "$(dirname "$0")/../data/traces/v1.2-frames.tl"
 got=$(page_structure "$TMP/frames.html")
 [ "$RC" = 0 ] && [ "$got" = ok ] && pass html/committed-trace || fail html/committed-trace "exit status $RC; $got" "$(cat "$ERR")"
+
+# before and after: the demo with its bugs (the page above) and without
+if can_record; then
+	if ! timeout -k 5 120 "$TL" record -o "$TMP/fixed.tl" -- "$BUILD/demo/tl-demo" --frames 60 --bugs none \
+		>"$TMP/rec.out" 2>"$TMP/rec.err"; then
+		fail html/compare "record failed" "$(tail -n 2 "$TMP/rec.err")"
+	else
+		tl html "$TMP/demo.tl" "$TMP/fixed.tl"
+		got=$(page_structure "$TMP/demo-diff.html")
+		if [ "$RC" != 0 ] || [ "$got" != ok ]; then
+			fail html/compare "exit status $RC; $got" "$(cat "$ERR")"
+		elif ! browser; then
+			skip html/compare/browser "chromium is not installed (scripts/deps.sh check installs it)"
+		else
+			timeout -k 5 180 python3 "$CHECK" "$TMP/demo-diff.html" compare "$ART/html-compare.png" >"$TMP/check.out" 2>&1
+			results "$TMP/check.out" compare
+		fi
+	fi
+fi
 
 tl html "$TMP/missing.tl"
 expect_err html/missing-trace 1 "missing.tl"

@@ -1,12 +1,13 @@
 """check_report.py - end-to-end checks of a `threadlens html` page in
 headless Chromium (tests/cli/test_html.sh runs it).
 
-    check_report.py PAGE.html demo|hostile SCREENSHOT.png
+    check_report.py PAGE.html demo|hostile|compare SCREENSHOT.png
 
 Prints one line per check, "ok NAME" or "FAIL NAME: what went wrong",
 and saves a screenshot of the timeline.  demo: a recording of the demo
 pipeline; hostile: a recording of `marks_prog hostile`, whose thread and
-region names are HTML with scripts in them.
+region names are HTML with scripts in them; compare: the before and
+after page of the demo with all its bugs and with none.
 """
 import json
 import os
@@ -179,11 +180,49 @@ def hostile(b, path, shot):
     page.screenshot(shot)
 
 
+def compare(b, path, shot):
+    page, took = load(b, path)
+    check("html/compare/loads", took is not None and not page.errors() and not page.requests(),
+          "ready after %s s; errors %s; requests %s" % (took, page.errors()[:3], page.requests()[:3]))
+    if took is None:
+        return
+    got = page.eval("""(() => {
+        const t = window.threadlens, d = t.diff, out = {sides: t.sides.length, rows: [], want: []};
+        for (const [i, s] of t.sides.entries()) {
+            out.rows.push(s.state().threadRows);
+            out.want.push(JSON.parse(document.getElementById('tl-report-' + 'ab'[i]).textContent).threads.length);
+        }
+        out.metrics = document.querySelectorAll('.tl-diff table:first-of-type tr').length - 1;
+        out.want_metrics = Object.keys(d.metrics).length;
+        out.findings = document.querySelectorAll('.tl-changes li').length;
+        out.want_findings = d.findings.length;
+        return out;
+    })()""")
+    check("html/compare/views", got["sides"] == 2 and got["rows"] == got["want"] and min(got["rows"]) > 0
+          and got["metrics"] == got["want_metrics"] and got["findings"] == got["want_findings"], json.dumps(got))
+    # a thread selected before is selected after, by name
+    page.eval("window.threadlens.sides[0].timeline.box.scrollIntoView()")
+    g = geometry(page)
+    name = None
+    for row in [r for r in g["rows"] if r["type"] == "thread"]:
+        name = page.eval("window.threadlens.sides[0].model.byTid.get(%d).j.name" % row["tid"])
+        if page.eval("window.threadlens.sides[1].model.threads.some(r => r.j.name === %s)" % json.dumps(name)):
+            break
+    page.click(g["left"] + 40, g["top"] + g["axis"] + row["y"] + row["h"] - 8)
+    sel = page.eval("(() => { const s = window.threadlens.sides, t = s[1].state().selected;"
+                    " return [s[0].state().selected, t === null || t === undefined ? null : s[1].model.byTid.get(t).j.name]; })()")
+    check("html/compare/select-by-name", sel[0] == row["tid"] and sel[1] == name,
+          "before: selected %s (clicked %s); after: %r (want %r)" % (sel[0], row["tid"], sel[1], name))
+    page.eval("window.scrollTo(0, 0)")
+    page.screenshot(shot)
+    check("html/compare/no-errors-after", not page.errors(), str(page.errors()[:3]))
+
+
 def main():
     path, kind, shot = sys.argv[1:4]
     try:
         with Browser() as b:
-            (demo if kind == "demo" else hostile)(b, path, shot)
+            {"demo": demo, "hostile": hostile, "compare": compare}[kind](b, path, shot)
     except Exception as e:  # the browser failed: one clear line
         results.append("FAIL html/%s/browser: %s: %s" % (kind, type(e).__name__, e))
     print("\n".join(results))

@@ -448,7 +448,7 @@ TEST(timeline_encoding)
 	};
 
 	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
-	t = tl_timeline_build(&run, &m);
+	t = tl_timeline_build(&run, &m, "tl-iv");
 	CHECK(t != NULL);
 	if (!t || !bytes)
 		return;

@@ -2,21 +2,28 @@
  * app.js - builds the page from the JSON blocks and links the views: a
  * thread selected anywhere (timeline, bars, findings) is selected in all
  * of them; a finding zooms the timeline to its evidence; a frame picked on
- * the latency chart zooms to it and shows its critical path.
+ * the latency chart zooms to it and shows its critical path.  A before and
+ * after page (a tl-diff block) shows the comparison, then both traces in
+ * full, their blocks' ids ending in "-a" and "-b"; a thread selected on
+ * one side is selected on the other too, by name.
  *
  * window.threadlens exposes the state for the end-to-end tests
- * (tests/html/): the view, the rows drawn, the selection.
+ * (tests/html/) and bench/html_paint.py: the view, the rows drawn, the
+ * selection; .sides holds both sides of a before and after page.
  */
-function main() {
-	const m = new Model(jsonBlock('tl-report'), jsonBlock('tl-diagnose'), jsonBlock('tl-timeline'), jsonBlock('tl-frames'),
-		jsonBlock('tl-critical'));
-	const app = document.getElementById('app');
-	const tip = new Tooltip();
-	let bars = null;
+
+/* Every view of one trace into `box`; `side` ends its blocks' ids. */
+function buildSide(side, box, tip, others) {
+	const m = new Model(jsonBlock('tl-report' + side), jsonBlock('tl-diagnose' + side), jsonBlock('tl-timeline' + side),
+		jsonBlock('tl-frames' + side), jsonBlock('tl-critical' + side));
+	let bars = null, frames = null, tl = null;
 	const ui = {
-		selectThread(tid, scroll) {
+		selectThread(tid, scroll, fromOther) {
 			tl.selectThread(tid, scroll);
 			bars.highlight(tid);
+			const row = m.byTid.get(tid);
+			if (!fromOther && row)
+				others.forEach((o) => o.selectName(row.j.name));
 		},
 		zoomTo(a, b) {
 			tl.zoomTo(a, b);
@@ -44,7 +51,7 @@ function main() {
 			view.textContent = fmtNs(t.v0) + ' – ' + fmtNs(t.v1) + ' (' + fmtNs(t.v1 - t.v0) + ')';
 		},
 	};
-	const tl = new Timeline(m, ui);
+	tl = new Timeline(m, ui);
 	const view = el('span', 'tl-view');
 	const button = (text, fn) => {
 		const b = el('button', null, text);
@@ -55,18 +62,43 @@ function main() {
 		button('all', () => tl.reset()), view,
 		el('span', 'tl-help', 'Ctrl+wheel or W/S zoom · drag, Shift+wheel or A/D pan · Shift+drag: wakeups in a range · click: select'));
 	bars = barsView(m, ui);
-	const frames = m.frames_json ? framesView(m, ui) : null;
-	app.append(headerView(m), el('h2', null, 'Timeline'), legendView(m), tools, tl.box, findingsView(m, ui), frames, bars, tip.e);
-	tl.resize();
-	window.addEventListener('resize', () => tl.resize());
-	window.threadlens = {
+	frames = m.frames_json ? framesView(m, ui) : null;
+	box.append(headerView(m), el('h2', null, 'Timeline'), legendView(m), tools, tl.box, findingsView(m, ui), frames, bars);
+	return {
 		model: m,
 		timeline: tl,
+		selectName(name) {
+			const r = m.threads.find((q) => q.j.name === name);
+			if (r)
+				ui.selectThread(r.j.tid, false, true);
+		},
 		state: () => ({ v0: tl.v0, v1: tl.v1, exact: tl.exact(), threadRows: tl.threadRows(), cpuRows: m.cpus.length,
 			selected: tl.sel.tid, drawn: tl.drawn, arrows: tl.arrows || 0, crit: tl.critDrawn || 0, frame: tl.sel.frame,
 			tip: tip.e.hidden ? '' : tip.e.textContent }),
 		framePoint: (id) => (frames ? frames.lat.pointOf(id) : null),
 	};
+}
+
+function main() {
+	const app = document.getElementById('app');
+	const tip = new Tooltip();
+	const diff = jsonBlock('tl-diff');
+	let sides;
+	if (!diff) {
+		sides = [buildSide('', app, tip, [])];
+	} else {
+		const a = el('section', 'tl-side'), b = el('section', 'tl-side'), oa = [], ob = [];
+		app.append(diffView(diff), el('h1', 'tl-sidehead', 'Before: ' + diff.before.join(', ')), a,
+			el('h1', 'tl-sidehead', 'After: ' + diff.after.join(', ')), b);
+		sides = [buildSide('-a', a, tip, oa), buildSide('-b', b, tip, ob)];
+		oa.push(sides[1]);
+		ob.push(sides[0]);
+	}
+	app.append(tip.e);
+	for (const s of sides)
+		s.timeline.resize();
+	window.addEventListener('resize', () => sides.forEach((s) => s.timeline.resize()));
+	window.threadlens = Object.assign({ sides, diff }, sides[0]);
 	window.threadlens.readyMs = performance.now(); /* since the navigation began: bench/html_paint.py */
 	document.body.dataset.ready = '1';
 }

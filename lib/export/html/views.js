@@ -166,3 +166,44 @@ function describeHit(m, h) {
 	}
 	return null;
 }
+
+/* Before and after: `threadlens diff`'s numbers, the states that moved, the findings gone and new. */
+function diffView(d) {
+	const box = el('section', 'tl-diff');
+	box.append(el('h1', null, 'threadlens: before and after'),
+		el('div', 'tl-meta', d.noise_measured ? 'changes marked when past three standard errors of the run-to-run noise'
+			: 'one recording a side: the noise is not known; changes marked past a fixed bar (10%, 5 points of a state)'));
+	const names = { fps: 'frames/s', latency_p50_ns: 'frame latency, median', latency_p90_ns: 'frame latency, 90%',
+		latency_p99_ns: 'frame latency, 99%', frames: 'complete frames', cpu_pct: 'CPU, % of the CPUs it may use',
+		duration_ns: 'duration' };
+	const fmt = (k, v) => (v === null || v === undefined ? '–' : k.endsWith('_ns') ? fmtNs(v) : k === 'cpu_pct' ? v.toFixed(1) + '%'
+		: k === 'frames' ? Number(v).toFixed(0) : Number(v).toFixed(1));
+	const table = el('table', 'tl-table');
+	table.append(el('tr', null, null, el('th', null, 'measure'), el('th', null, 'before'), el('th', null, 'after'),
+		el('th', null, 'change'), el('th', null, '')));
+	for (const [k, v] of Object.entries(d.metrics)) {
+		const pct = v.before ? (100 * (v.after - v.before)) / v.before : null;
+		const tr = el('tr', v.flagged ? 'tl-flagged' : null, null, el('td', null, names[k] || k), el('td', null, fmt(k, v.before)),
+			el('td', null, fmt(k, v.after)), el('td', null, pct === null ? '–' : (pct >= 0 ? '+' : '') + pct.toFixed(1) + '%'),
+			el('td', null, v.flagged ? 'changed' : ''));
+		table.append(tr);
+	}
+	box.append(el('h2', null, 'The run'), table);
+	const moved = (d.states || []).filter((s) => s.pct.flagged).sort((x, y) => Math.abs(y.pct.change) - Math.abs(x.pct.change));
+	const st = el('table', 'tl-table');
+	st.append(el('tr', null, null, el('th', null, 'thread'), el('th', null, 'state'), el('th', null, 'before'), el('th', null, 'after'),
+		el('th', null, 'change')));
+	for (const s of moved.slice(0, 20))
+		st.append(el('tr', 'tl-flagged', null, el('td', null, s.thread), el('td', null, s.state), el('td', null, s.pct.before.toFixed(1) + '%'),
+			el('td', null, s.pct.after.toFixed(1) + '%'), el('td', null, (s.pct.change >= 0 ? '+' : '') + s.pct.change.toFixed(1) + ' points')));
+	box.append(el('h2', null, 'States that moved (share of each thread\'s life; threads matched by name)'),
+		moved.length ? st : el('p', null, 'None past the bar.'));
+	const list = el('ul', 'tl-changes');
+	for (const f of d.findings || [])
+		list.append(el('li', f.change === 'gone' ? 'tl-gone' : 'tl-new', (f.change === 'gone' ? 'gone: ' : 'new: ') + f.kind + ' on ' + f.thread));
+	box.append(el('h2', null, 'Findings'), (d.findings || []).length ? list : el('p', null, 'The same findings on both sides.'));
+	const only = [['only before', d.threads_only_before], ['only after', d.threads_only_after]].filter(([, l]) => l && l.length);
+	for (const [what, l] of only)
+		box.append(el('div', 'tl-meta', 'Threads ' + what + ': ' + l.join(', ')));
+	return box;
+}
