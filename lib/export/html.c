@@ -114,13 +114,15 @@ static int write_side(struct tl_run *run, FILE *out, const char *side, struct tl
 	struct tl_model m = { 0 };
 	struct tl_findings f = { 0 };
 	struct tl_timeline *t = NULL;
+	struct tl_timeline_opts to = { 0 };
 	char ids[24];
 	int rc = -1;
 
 	snprintf(ids, sizeof(ids), "tl-iv%s", side);
+	to.ids = ids;
 	if (tl_report_analyze(run, &m) < 0 || tl_diagnose_model(&m, NULL, &f) < 0)
 		goto out;
-	if (!(t = tl_timeline_build(run, &m, ids)))
+	if (!(t = tl_timeline_build(run, &m, &to)))
 		goto out;
 	n->threads += m.nthreads;
 	n->intervals += tl_timeline_intervals(t);

@@ -69,6 +69,7 @@ struct tl_timeline {
 	uint64_t spans_dropped;
 	struct tl_strtab names;
 	size_t bytes;          /* encoded so far */
+	size_t max_bytes;      /* then the exact records stop */
 	uint64_t detail_until; /* absolute; UINT64_MAX while every record is kept */
 	uint64_t intervals;
 	int oom;
@@ -228,7 +229,7 @@ static void add(struct tl_timeline *t, struct row *r, int is_cpu, uint64_t start
 			occupy(r, (int)kind, (int32_t)a, e - s);
 		else
 			r->st_ns[kind] += e - s;
-		if (t->bytes < TL_TIMELINE_MAX_BYTES) {
+		if (t->bytes + r->blk.len < t->max_bytes) {
 			if (r->blk.len == 0 || r->blk_last < bstart)
 				r->blk_last = bstart;
 			if (s < r->blk_last) /* overlaps the row's last record: never from the walk */
@@ -333,7 +334,7 @@ void tl_timeline_free(struct tl_timeline *t)
 	free(t);
 }
 
-struct tl_timeline *tl_timeline_build(struct tl_run *run, const struct tl_model *m, const char *ids)
+struct tl_timeline *tl_timeline_build(struct tl_run *run, const struct tl_model *m, const struct tl_timeline_opts *o)
 {
 	struct tl_timeline *t = calloc(1, sizeof(*t));
 	struct tl_walk_opts wo = { 0 };
@@ -343,7 +344,8 @@ struct tl_timeline *tl_timeline_build(struct tl_run *run, const struct tl_model 
 		tl_error("out of memory");
 		return NULL;
 	}
-	snprintf(t->ids, sizeof(t->ids), "%s", ids);
+	snprintf(t->ids, sizeof(t->ids), "%s", o->ids);
+	t->max_bytes = o->max_bytes ? o->max_bytes : TL_TIMELINE_MAX_BYTES;
 	t->run = run;
 	t->m = m;
 	t->from = run->win_start;

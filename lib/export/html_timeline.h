@@ -35,6 +35,7 @@
 #ifndef TL_HTML_TIMELINE_H
 #define TL_HTML_TIMELINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -49,11 +50,15 @@ struct tl_timeline;
 
 /*
  * Read run's trace once more (tl_run_reopen) and encode the threads the
- * report model kept, every CPU and the markers.  `ids` prefixes the ids of
- * the interval blocks (at most 23 bytes: "tl-iv" gives "tl-iv-t0", ...,
- * "tl-iv-c0", ...).  NULL with tl_error set.
+ * report model kept, every CPU and the markers.  o->ids prefixes the ids
+ * of the interval blocks ("tl-iv" gives "tl-iv-t0", ..., "tl-iv-c0", ...).
+ * NULL with tl_error set.
  */
-struct tl_timeline *tl_timeline_build(struct tl_run *run, const struct tl_model *m, const char *ids);
+struct tl_timeline_opts {
+	const char *ids;  /* the interval blocks' id prefix (at most 23 bytes) */
+	size_t max_bytes; /* exact records kept, at most; 0: TL_TIMELINE_MAX_BYTES */
+};
+struct tl_timeline *tl_timeline_build(struct tl_run *run, const struct tl_model *m, const struct tl_timeline_opts *o);
 
 /* The JSON document.  0, or -1 with tl_error set. */
 int tl_timeline_write_json(FILE *out, const struct tl_timeline *tl);

@@ -150,6 +150,26 @@ def demo(b, path, shot):
     page.screenshot(shot.replace(".png", "-frames.png"))
     page.eval("window.threadlens.timeline.box.scrollIntoView()")
     page.screenshot(shot.replace(".png", "-critical.png"))
+    # every view draws: the CPU rows and the utilization on the timeline, a bar per thread, every chart
+    page.eval("window.threadlens.timeline.reset()")
+    views = page.eval("""(() => {
+        const t = window.threadlens.timeline, c = t.canvas.getContext('2d'), d = t.dpr, out = {};
+        const ink = (ctx, x, y, w, h) => { const p = ctx.getImageData(x, y, w, h).data; let n = 0;
+            for (let i = 0; i < p.length; i += 4) if (p[i] < 240 || p[i + 1] < 240 || p[i + 2] < 240) n++; return n; };
+        for (const r of t.rows) {
+            if (r.type !== 'cpu' && r.type !== 'util') continue;
+            const y = 28 + r.y - t.box.scrollTop;
+            out[r.type === 'cpu' ? 'cpu' + r.row.j.cpu : 'util'] = y + r.h <= t.ch ? ink(c, 211 * d, y * d, (t.cw - 212) * d, r.h * d) : -1;
+        }
+        out.bars = document.querySelectorAll('.tl-barrow').length;
+        out.charts = Array.from(document.querySelectorAll('.tl-framesview canvas, .tl-spansview canvas'))
+            .map(cv => ink(cv.getContext('2d'), 0, 0, cv.width, cv.height));
+        return out;
+    })()""")
+    blank = [k for k, v in views.items() if k not in ("bars", "charts") and v <= 0] + \
+        ["chart %d" % i for i, v in enumerate(views["charts"]) if v < 200]
+    check("html/demo/every-view-draws", not blank and views["bars"] == want and len(views["charts"]) == 7,
+          "blank: %s; %d bars for %d threads; %d charts (want 5 frames + 2 spans)" % (blank, views["bars"], want, len(views["charts"])))
     check("html/demo/no-errors-after", not page.errors(), str(page.errors()[:3]))
 
 

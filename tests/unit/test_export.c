@@ -448,7 +448,7 @@ TEST(timeline_encoding)
 	};
 
 	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
-	t = tl_timeline_build(&run, &m, "tl-iv");
+	t = tl_timeline_build(&run, &m, &(struct tl_timeline_opts){ .ids = "tl-iv" });
 	CHECK(t != NULL);
 	if (!t || !bytes)
 		return;
@@ -487,10 +487,56 @@ TEST(timeline_encoding)
 	tl_run_release(&run);
 }
 
+/* Past the byte budget the exact records stop, the summaries go on, and the JSON says from when. */
+TEST(timeline_truncated)
+{
+	struct tl_run run = { .to_ns = -1, .path = path };
+	struct tl_model m = { 0 };
+	struct tl_timeline *t;
+	char *json = NULL;
+	uint8_t lod[8192];
+	const char *row, *p;
+	struct piece iv[16];
+	size_t len, n;
+	FILE *f;
+	char *blocks = NULL;
+
+	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+	t = tl_timeline_build(&run, &m, &(struct tl_timeline_opts){ .ids = "x", .max_bytes = 200 });
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK_EQ_INT(tl_timeline_truncated(t), 1);
+	f = open_memstream(&json, &len);
+	CHECK_EQ_INT(tl_timeline_write_json(f, t), 0);
+	fclose(f);
+	f = open_memstream(&blocks, &len);
+	CHECK_EQ_INT(tl_timeline_write_blocks(f, t), 0);
+	fclose(f);
+	p = strstr(json, "\"detail_until_ns\":");
+	CHECK(p != NULL);
+	/* thread A's records stop early: its first interval (0-10 us) is cut short */
+	n = (size_t)decode_named(json, blocks, "\"tid\":101,", 0, iv, 16);
+	CHECK(n >= 1 && iv[0].s == 0 && iv[0].e < 10000);
+	/* its summary goes on to the end: block 1000 (98.0-98.1 us) is all SLEEPING */
+	row = strstr(json, "\"tid\":101,");
+	n = row ? field_bytes(row, "lod", lod) : 0;
+	p = (const char *)lod;
+	for (int b = 0, k = 0; b < 1000 && (size_t)k < n; b++)
+		k += 1 + 2 * lod[k], p = (const char *)lod + k;
+	CHECK((const uint8_t *)p < lod + n && p[0] == 1 && p[1] == TL_ST_SLEEPING && (uint8_t)p[2] == 255);
+	free(json);
+	free(blocks);
+	tl_timeline_free(t);
+	tl_report_release(&m);
+	tl_run_release(&run);
+}
+
 int main(void)
 {
 	write_trace();
-	RUN_TESTS(pb_bytes, perfetto, chrome_names_are_data, csv_tables, csv_unwritable, timeline_encoding);
+	RUN_TESTS(pb_bytes, perfetto, chrome_names_are_data, csv_tables, csv_unwritable, timeline_encoding,
+	          timeline_truncated);
 	if (!getenv("TL_KEEP"))
 		unlink(path);
 }

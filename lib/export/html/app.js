@@ -63,7 +63,7 @@ function buildSide(side, box, tip, others) {
 		el('span', 'tl-help', 'Ctrl+wheel or W/S zoom · drag, Shift+wheel or A/D pan · Shift+drag: wakeups in a range · click: select'));
 	bars = barsView(m, ui);
 	frames = m.frames_json ? framesView(m, ui) : null;
-	box.append(headerView(m), el('h2', null, 'Timeline'), legendView(m), tools, tl.box, findingsView(m, ui), frames, bars);
+	box.append(headerView(m), el('h2', null, 'Timeline'), legendView(m), tools, tl.box, findingsView(m, ui), frames, spansView(m), bars);
 	return {
 		model: m,
 		timeline: tl,

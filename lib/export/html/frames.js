@@ -156,50 +156,77 @@ function framesView(m, ui) {
 	}
 
 	/* distribution: histogram and execution-time profile */
-	{
-		const pick = el('select', 'tl-pick');
-		pick.append(el('option', null, 'frame latency'));
-		for (const name of steps)
-			pick.append(el('option', null, name));
-		const hc = chartCanvas(CHART_H), ec = chartCanvas(CHART_H);
-		const draw = () => {
-			const which = pick.value;
-			const vals = (which === 'frame latency' ? done.map((f) => f.latency_ns)
-				: done.map((f) => f.steps.filter((q) => q.name === which).reduce((a, q) => a + q.ns, 0)).filter((v) => v > 0)).sort((a, b) => a - b);
-			for (const [cv, ctx] of [hc, ec])
-				ctx.clearRect(0, 0, cv.width, cv.height);
-			if (!vals.length)
-				return;
-			const lo = vals[0], hi = vals[vals.length - 1], nb = Math.min(40, Math.max(5, Math.ceil(Math.sqrt(vals.length))));
-			const width = (hi - lo) / nb || 1, counts = new Array(nb).fill(0);
-			for (const v of vals)
-				counts[Math.min(nb - 1, Math.floor((v - lo) / width))]++;
-			{
-				const [, ctx, w] = hc;
-				const [X, Y] = axes(ctx, w, CHART_H, lo, lo + nb * width, 0, Math.max(...counts) * 1.1, fmtNs, (y) => y.toFixed(0));
-				ctx.fillStyle = '#009e73';
-				counts.forEach((n, i) => ctx.fillRect(X(lo + i * width) + 0.5, Y(n), Math.max(1, X(lo + width) - X(lo) - 1), Y(0) - Y(n)));
-			}
-			{
-				const [, ctx, w] = ec, n = vals.length, pmin = 1 / n;
-				const [X, Y] = axes(ctx, w, CHART_H, lo, hi, Math.pow(10, Math.floor(Math.log10(pmin))), 1, fmtNs,
-					(p) => (p >= 0.01 ? (100 * p).toFixed(0) : (100 * p).toPrecision(1)) + '%', true);
-				ctx.strokeStyle = '#d55e00';
-				ctx.lineWidth = 1.5;
-				ctx.beginPath();
-				vals.forEach((v, i) => {
-					const p = (n - i) / n; /* share of values >= v */
-					i ? ctx.lineTo(X(v), Y(p)) : ctx.moveTo(X(v), Y(p));
-				});
-				ctx.stroke();
-			}
-		};
-		pick.addEventListener('change', draw);
-		box.append(el('h3', null, 'Distribution: '), pick, el('div', 'tl-meta', 'histogram'), hc[0],
-			el('div', 'tl-meta', 'execution-time profile: share of frames taking longer than x (log scale)'), ec[0]);
-		draw();
-	}
+	const choices = [{ label: 'frame latency', values: () => done.map((f) => f.latency_ns) }];
+	for (const name of steps)
+		choices.push({ label: name, values: () => done.map((f) => f.steps.filter((q) => q.name === name).reduce((a, q) => a + q.ns, 0)).filter((v) => v > 0) });
+	box.append(el('h3', null, 'Distribution'), distView(choices, 'frames'));
 	box.lat = lat;
+	return box;
+}
+
+/*
+ * A histogram and an execution-time profile of one of `choices`
+ * ({label, values()}: durations in ns), picked from a list.
+ */
+function distView(choices, what) {
+	const box = el('div', 'tl-dist'), pick = el('select', 'tl-pick');
+	for (const c of choices)
+		pick.append(el('option', null, c.label));
+	const hc = chartCanvas(CHART_H), ec = chartCanvas(CHART_H), info = el('div', 'tl-meta');
+	const draw = () => {
+		const vals = choices[pick.selectedIndex].values().slice().sort((a, b) => a - b);
+		for (const [cv, ctx] of [hc, ec])
+			ctx.clearRect(0, 0, cv.width, cv.height);
+		info.textContent = vals.length + ' ' + what + (vals.length ? ', median ' + fmtNs(vals[Math.floor(vals.length / 2)]) + ', max ' + fmtNs(vals[vals.length - 1]) : '');
+		if (!vals.length)
+			return;
+		const lo = vals[0], hi = vals[vals.length - 1], nb = Math.min(40, Math.max(5, Math.ceil(Math.sqrt(vals.length))));
+		const width = (hi - lo) / nb || 1, counts = new Array(nb).fill(0);
+		for (const v of vals)
+			counts[Math.min(nb - 1, Math.floor((v - lo) / width))]++;
+		{
+			const [, ctx, w] = hc;
+			const [X, Y] = axes(ctx, w, CHART_H, lo, lo + nb * width, 0, Math.max(...counts) * 1.1, fmtNs, (y) => y.toFixed(0));
+			ctx.fillStyle = '#009e73';
+			counts.forEach((n, i) => ctx.fillRect(X(lo + i * width) + 0.5, Y(n), Math.max(1, X(lo + width) - X(lo) - 1), Y(0) - Y(n)));
+		}
+		{
+			const [, ctx, w] = ec, n = vals.length, pmin = 1 / n;
+			const [X, Y] = axes(ctx, w, CHART_H, lo, hi > lo ? hi : lo + 1, Math.pow(10, Math.floor(Math.log10(pmin))), 1, fmtNs,
+				(p) => (p >= 0.01 ? (100 * p).toFixed(0) : (100 * p).toPrecision(1)) + '%', true);
+			ctx.strokeStyle = '#d55e00';
+			ctx.lineWidth = 1.5;
+			ctx.beginPath();
+			vals.forEach((v, i) => {
+				const p = (n - i) / n; /* share of values >= v */
+				i ? ctx.lineTo(X(v), Y(p)) : ctx.moveTo(X(v), Y(p));
+			});
+			ctx.stroke();
+		}
+	};
+	pick.addEventListener('change', draw);
+	box.append(pick, info, el('div', 'tl-meta', 'histogram'), hc[0],
+		el('div', 'tl-meta', 'execution-time profile: share of ' + what + ' taking longer than x (log scale)'), ec[0]);
+	draw();
+	return box;
+}
+
+/* Every region, task and function marked (the markers' spans): their execution times. */
+function spansView(m) {
+	const by = new Map();
+	for (const list of m.marks.values())
+		for (const sp of list) {
+			const key = m.tl.spans.kinds[sp.kind] + ' ' + sp.name;
+			if (!by.has(key))
+				by.set(key, []);
+			by.get(key).push(sp.e - sp.s);
+		}
+	const choices = [...by.entries()].filter(([, v]) => v.length >= 2).sort((a, b) => b[1].length - a[1].length)
+		.map(([label, v]) => ({ label, values: () => v }));
+	if (!choices.length)
+		return null;
+	const box = el('section', 'tl-spansview');
+	box.append(el('h2', null, 'Execution times of the marked regions, tasks and functions'), distView(choices, 'instances'));
 	return box;
 }
 
