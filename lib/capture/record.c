@@ -43,6 +43,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -403,6 +404,7 @@ static int finish(struct rec *rc, int ok)
 	struct tl_trace_end end = { 0 };
 	struct tl_marks_stats ms;
 	struct tl_kwatch_stats ks;
+	struct stat st;
 	int ret = ok ? 0 : -1;
 
 	/* The END readings while every event is still recorded: the trace covers them. */
@@ -436,7 +438,6 @@ static int finish(struct rec *rc, int ok)
 	end.lost = rc->lost;
 	end.ncpus = rc->ncpus;
 	end.lost_per_cpu = rc->lost_per_cpu;
-	rc->res->bytes = tl_trace_writer_bytes(rc->w);
 	if (ret) {
 		/* Keep the first error; still leave a file that reads up to its last good chunk. */
 		char msg[512];
@@ -447,6 +448,8 @@ static int finish(struct rec *rc, int ok)
 		ret = -1;
 	}
 	rc->w = NULL;
+	/* the size once closed: the last chunks and the end block are written by the close */
+	rc->res->bytes = stat(rc->path, &st) == 0 ? (uint64_t)st.st_size : 0;
 	rc->res->elapsed_s = (double)(end.end_ns - rc->start_ns) / 1e9;
 	if (rc->malformed)
 		tl_rec_warn(rc->res, "%llu samples could not be decoded and were skipped",

@@ -261,6 +261,11 @@ int tl_trace_writer_flush(struct tl_trace_writer *w, uint64_t watermark)
 		w->failed = 1;
 		return -1;
 	}
+	/* Into the file now, not at the next 256 KiB: a killed recorder keeps every chunk flushed. */
+	if (tl_rio_flush(&w->rio) < 0) {
+		w->failed = 1;
+		return tl_error("cannot write '%s': %s", w->path, strerror(w->rio.err ? w->rio.err : EIO));
+	}
 	return 0;
 }
 
