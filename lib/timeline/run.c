@@ -59,6 +59,12 @@ int tl_run_keep(struct tl_run *run, const struct tl_walk_result *r)
 
 	if (!lost)
 		return tl_error("out of memory");
+	/* a window that starts after the trace ends would show nothing, silently */
+	if (run->from_ns > 0 && r->trace_start + (uint64_t)run->from_ns > r->trace_end) {
+		free(lost);
+		return tl_error("the window starts at %.3f s, after the trace's end (%.3f s)",
+		                (double)run->from_ns / 1e9, (double)(r->trace_end - r->trace_start) / 1e9);
+	}
 	if (r->lost_per_cpu)
 		memcpy(lost, r->lost_per_cpu, (size_t)(r->ncpus < ncpus ? r->ncpus : ncpus) * sizeof(*lost));
 	free(run->lost_per_cpu);

@@ -30,7 +30,10 @@ enum tl_state {
 /* "EXECUTING", ...; "?" if out of range.  Never NULL. */
 const char *tl_state_name(unsigned state);
 
-/* Parse a state name (case-insensitive); -1 if unknown. */
+/* "EXEC", "SYNC", ...: the report's column labels, at most 5 characters; "?" if out of range. */
+const char *tl_state_short_name(unsigned state);
+
+/* Parse a state name or column label (case-insensitive: "SYNC_WAIT" or "sync"); -1 if unknown. */
 int tl_state_from_name(const char *name);
 
 /* 1 for the states in which the thread waits for a CPU. */

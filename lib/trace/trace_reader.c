@@ -418,6 +418,11 @@ static void finalize(struct tl_trace *t)
 	if (t->merge.unknown_events)
 		warn(t, "trace '%s' has %" PRIu64 " events of types this threadlens does not know; they were skipped",
 		     t->name, t->merge.unknown_events);
+	if (t->stats.late_events)
+		warn(t,
+		     "trace '%s' has %" PRIu64
+		     " events out of time order (behind events already read): they were applied late",
+		     t->name, t->stats.late_events);
 }
 
 int tl_trace_next(struct tl_trace *t, struct tl_event *ev)

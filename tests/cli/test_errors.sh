@@ -97,4 +97,20 @@ with open(sys.argv[1], "r+b") as f:
 EOF
 report_damaged report-corrupted "$TMP/corrupted.tl"
 
+# A window past the trace's end is an error, not an empty report (the
+# committed trace lasts 0.225 s).
+FRAMES_TL=$(dirname "$0")/../data/traces/v1.2-frames.tl
+for c in report frames diagnose; do
+	tl "$c" --from 5s "$FRAMES_TL"
+	expect_err "$c-from-past-end" 1 "the window starts at 5.000 s, after the trace's end \(0.225 s\)"
+done
+
+# --sort takes the column labels the report prints, as well as the state names.
+tl report --sort SYNC "$FRAMES_TL"
+if [ "$RC" = 0 ] && grep -q "sorted by time in SYNC_WAIT" "$OUT"; then
+	pass report-sort-label
+else
+	fail report-sort-label "exit $RC; header: $(grep -m1 sorted "$OUT")" "$(head -c 300 "$ERR")"
+fi
+
 cli_done

@@ -347,6 +347,7 @@ TEST(late_events_counted)
 	CHECK_EQ_INT(got[2].tid, 5); /* broke the promise too, but is not behind anything returned */
 	CHECK_EQ_INT(got[3].tid, 2);
 	CHECK_EQ_INT(st.late_events, 1);
+	CHECK(has_warning(&st, "has 1 events out of time order (behind events already read): they were applied late"));
 	free(buf);
 }
 

@@ -21,23 +21,7 @@
 #define NAME_W 15
 #define BAR_MAX 50
 
-/* Short column labels (at most 5 characters) and bar letters, per state. */
-static const char *const short_label[TL_ST__COUNT] = {
-	[TL_ST_NEW] = "NEW",
-	[TL_ST_RUNNABLE] = "RUNBL",
-	[TL_ST_READY_PREEMPT] = "PREEM",
-	[TL_ST_READY_QUANTUM] = "QUANT",
-	[TL_ST_READY_YIELD] = "YIELD",
-	[TL_ST_EXECUTING] = "EXEC",
-	[TL_ST_INTERRUPTED] = "INTR",
-	[TL_ST_SYNC_WAIT] = "SYNC",
-	[TL_ST_SLEEPING] = "SLEEP",
-	[TL_ST_IO_WAIT] = "IO",
-	[TL_ST_BLOCKED] = "BLOCK",
-	[TL_ST_STOPPED] = "STOP",
-	[TL_ST_ZOMBIE] = "ZOMB",
-	[TL_ST_UNKNOWN] = "UNKN",
-};
+/* Bar letters, per state; the column labels are tl_state_short_name(). */
 static const char bar_letter[TL_ST__COUNT + 1] = "NrpqyEIWSOBTZ.";
 
 struct text {
@@ -308,7 +292,7 @@ static void states_table(struct text *t, int sort)
 	fprintf(t->f, "%-*s %7s %7s", NAME_W, "name", "tid", "pid");
 	for (unsigned s = 0; s < TL_ST__COUNT; s++)
 		if (used[s])
-			fprintf(t->f, " %5s", short_label[s]);
+			fprintf(t->f, " %5s", tl_state_short_name(s));
 	fprintf(t->f, " %8s\n", "lifetime");
 	for (size_t r = 0; r < t->nrows; r++) {
 		const struct tl_thread_stats *th = &m->threads[t->order[r]];
@@ -541,7 +525,7 @@ static void put_main_states(struct text *t, const struct tl_process_stats *p, in
 		if (best == TL_ST__COUNT || (k && tl_fmt_pct(p->state_ns[best], total) < 0.5))
 			break;
 		done[best] = 1;
-		len = snprintf(item, sizeof(item), "%s%s %.0f%%", k ? ", " : "", short_label[best],
+		len = snprintf(item, sizeof(item), "%s%s %.0f%%", k ? ", " : "", tl_state_short_name(best),
 		               tl_fmt_pct(p->state_ns[best], total));
 		if (len > left)
 			break;
