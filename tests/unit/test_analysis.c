@@ -154,6 +154,7 @@ TEST(whole_trace)
 		CHECK_EQ_INT(w->entries[TL_ST_EXECUTING], 2);
 	}
 	w = thread(&m, 100);
+	CHECK(w != NULL);
 	if (w) {
 		CHECK_EQ_INT(w->nwakers, 1);
 		CHECK_EQ_INT(w->wakers[0].tid, 101);
@@ -363,10 +364,63 @@ static void remove_trace(void)
 	unlink(fpath);
 }
 
+/*
+ * A wait whose waker the trace does not name (a wakeup from the idle task,
+ * outside any interrupt) is kept, as tid 0 "[unknown]" (docs/REPORT.md):
+ * app (100) sleeps 1010-1020, is woken by nobody known, waits for CPU 0
+ * until 1025, sleeps again from 1030 to the end.
+ */
+TEST(unknown_waker)
+{
+	char upath[] = "/tmp/tl-test-analysis-unknown-XXXXXX";
+	struct tl_trace_info info = { 0 };
+	struct tl_trace_end end = { 0 };
+	uint64_t lost[2] = { 0, 0 };
+	struct tl_run o = { .to_ns = -1, .path = upath };
+	struct tl_model m;
+	const struct tl_thread_stats *a;
+	int fd = mkstemp(upath);
+
+	CHECK(fd >= 0);
+	close(fd);
+	snprintf(info.clock, sizeof(info.clock), "monotonic");
+	info.ncpus = 2;
+	info.target_mode = TL_TARGET_COMMAND;
+	info.ntargets = 1;
+	info.targets[0] = 100;
+	info.start_ns = T0;
+	W = tl_trace_writer_create(upath, &info);
+	CHECK(W != NULL);
+	ev(1000, -1, TL_EV_THREAD, 100, 100, 0, 0, 0, 0, "app");
+	sw(1000, 0, 0, 0, 100);
+	sw(1010, 0, 100, TL_PS_S, 0);
+	ev(1020, 0, TL_EV_WAKING, 100, 0, 0, 120, 0, 0, NULL);
+	sw(1025, 0, 0, 0, 100);
+	sw(1030, 0, 100, TL_PS_S, 0);
+	CHECK(tl_trace_writer_flush(W, 1030 * US) == 0);
+	end.end_ns = 1050 * US;
+	end.ncpus = 2;
+	end.lost_per_cpu = lost;
+	CHECK(tl_trace_writer_close(W, &end) == 0);
+
+	CHECK_EQ_INT(tl_report_analyze(&o, &m), 0);
+	a = thread(&m, 100);
+	CHECK(a != NULL);
+	if (a) {
+		CHECK_EQ_INT(a->nwakers, 1);
+		CHECK_EQ_INT(a->wakers[0].tid, 0);
+		CHECK_EQ_STR(a->wakers[0].name, "[unknown]");
+		CHECK_EQ_INT(a->wakers[0].count, 1);
+		CHECK_EQ_INT(a->wakers[0].wait_ns, 10 * US);
+	}
+	release(&m, &o);
+	unlink(upath);
+}
+
 int main(void)
 {
 	write_trace();
 	write_filtered();
 	atexit(remove_trace);
-	RUN_TESTS(whole_trace, window_and_filters, filtered_totals);
+	RUN_TESTS(whole_trace, window_and_filters, filtered_totals, unknown_waker);
 }

@@ -125,6 +125,8 @@ static void add_waker_to(struct pass *p, struct tl_waker_stat **l, size_t *n, si
 			snprintf(w->name, sizeof(w->name), "[interrupt]");
 		else if (tid == TL_WAKER_DEVICE)
 			snprintf(w->name, sizeof(w->name), "[device]");
+		else if (tid == 0)
+			snprintf(w->name, sizeof(w->name), "[unknown]");
 	}
 	if (tid > 0) {
 		/* the name it has now: a thread often names itself after its first wakeups */
@@ -196,17 +198,15 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 			if (iv->state == TL_ST_RUNNABLE && tl_dist_add(&a->st.sched_latency, iv->end - iv->start) < 0)
 				p->oom = 1;
 		}
-		if ((tl_state_is_asleep(iv->state) || iv->state == TL_ST_UNKNOWN) && iv->next == TL_ST_RUNNABLE &&
-		    iv->by != 0)
+		/* by 0: the trace does not say who woke it; kept as "[unknown]" */
+		if ((tl_state_is_asleep(iv->state) || iv->state == TL_ST_UNKNOWN) && iv->next == TL_ST_RUNNABLE)
 			add_waker(p, a, iv->by, len);
 		if (iv->state == TL_ST_READY_PREEMPT && iv->by > 0)
 			add_waker_to(p, &a->st.preemptors, &a->st.npreemptors, &a->preemptors_cap, iv->by, len);
 		if (iv->state == TL_ST_SYNC_WAIT && a->lock_wait) {
 			tl_inversion_lock_wait(p->inv, th, iv);
 			a->st.lock_wait_ns += len;
-			if (iv->by != 0)
-				add_waker_to(p, &a->st.lock_wakers, &a->st.nlock_wakers, &a->lock_wakers_cap, iv->by,
-				             len);
+			add_waker_to(p, &a->st.lock_wakers, &a->st.nlock_wakers, &a->lock_wakers_cap, iv->by, len);
 			a->lock_wait = 0;
 		}
 		if (iv->state == TL_ST_SYNC_WAIT && iv->by > 0) {
