@@ -167,11 +167,6 @@ int tl_export(struct tl_run *run, const struct tl_export_opts *o, struct tl_expo
 		return tl_error("out of memory");
 	if (tl_run_start(run) < 0)
 		goto out;
-	/* the writers need the window before the walk ends: the run's own
-	 * summary comes only after it, so take the trace's extent now */
-	run->win_start = run->info.start_ns + (uint64_t)(run->from_ns > 0 ? run->from_ns : 0);
-	run->win_end = run->to_ns < 0 ? UINT64_MAX : run->info.start_ns + (uint64_t)run->to_ns;
-	run->trace_start = run->info.start_ns;
 	tl_run_walk_opts(run, &wo);
 	wo.ctx = &x;
 	wo.on_event = on_event;
@@ -181,6 +176,11 @@ int tl_export(struct tl_run *run, const struct tl_export_opts *o, struct tl_expo
 	wo.on_span = on_span;
 	if (!(x.walk = tl_walk_new(&wo, &run->info)))
 		goto out;
+	/* the writers clip to the window while the walk runs: take the one the walk set up
+	 * (the run's own summary comes only after the walk) */
+	run->trace_start = tl_walk_result(x.walk)->trace_start;
+	run->win_start = tl_walk_result(x.walk)->win_start;
+	run->win_end = tl_walk_result(x.walk)->win_end;
 	if (wr->begin(&x) < 0)
 		goto out;
 	if (tl_walk_run(x.walk, run->trace) < 0 || tl_run_keep(run, tl_walk_result(x.walk)) < 0)

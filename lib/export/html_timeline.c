@@ -17,6 +17,7 @@
 #include "base/grow.h"
 #include "base/strtab.h"
 #include "base/tidmap.h"
+#include "base/varint.h"
 #include "output/json.h"
 #include "output/trace_json.h"
 #include "timeline/walk.h"
@@ -100,15 +101,9 @@ static void put(struct tl_timeline *t, struct bytes *b, const void *p, size_t n)
 
 static void put_varint(struct tl_timeline *t, struct bytes *b, uint64_t v)
 {
-	uint8_t tmp[10];
-	size_t n = 0;
+	uint8_t tmp[TL_VARINT_MAX];
 
-	while (v >= 0x80) {
-		tmp[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	tmp[n++] = (uint8_t)v;
-	put(t, b, tmp, n);
+	put(t, b, tmp, tl_varint_put(tmp, v));
 }
 
 static void put_byte(struct tl_timeline *t, struct bytes *b, unsigned v)
@@ -256,8 +251,7 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 
 	if (th->outsider || iv->state == TL_ST_UNKNOWN || !(sl = tl_tidmap_get(&t->index, th->tid)))
 		return;
-	add(t, &t->threads[sl->idx], 0, iv->start, iv->end, iv->state, (uint64_t)(iv->cpu + 1),
-	    (uint64_t)by << 1 ^ (uint64_t)(by >> 63)); /* zigzag */
+	add(t, &t->threads[sl->idx], 0, iv->start, iv->end, iv->state, (uint64_t)(iv->cpu + 1), tl_zigzag_enc(by));
 }
 
 static void on_cpu_interval(void *ctx, const struct tl_cpu_interval *iv)

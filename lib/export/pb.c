@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "base/varint.h"
 
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
 
@@ -23,17 +24,10 @@ static uint8_t *room(struct tl_pb *b, size_t n)
 
 static void raw_varint(struct tl_pb *b, uint64_t v)
 {
-	uint8_t *p = room(b, 10);
-	size_t n = 0;
+	uint8_t *p = room(b, TL_VARINT_MAX);
 
-	if (!p)
-		return;
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	b->len += n;
+	if (p)
+		b->len += tl_varint_put(p, v);
 }
 
 static void key(struct tl_pb *b, unsigned field, unsigned wire)

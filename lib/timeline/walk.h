@@ -62,7 +62,12 @@ struct tl_sched *tl_walk_sched(struct tl_walk *w);
 /* Read the whole trace.  Returns 0, or -1 with tl_error set (read error, out of memory). */
 int tl_walk_run(struct tl_walk *w, struct tl_trace *t);
 
-/* Valid after tl_walk_run() returned 0, until tl_walk_free(). */
+/*
+ * Valid after tl_walk_run() returned 0, until tl_walk_free().  Already
+ * after tl_walk_new(): trace_start, and the window asked for (win_start,
+ * win_end; UINT64_MAX without --to), which tl_walk_run() narrows to the
+ * trace at its end.
+ */
 const struct tl_walk_result *tl_walk_result(const struct tl_walk *w);
 
 void tl_walk_free(struct tl_walk *w);
