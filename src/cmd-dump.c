@@ -160,7 +160,12 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 			printf(" snap_state=%s%s", tl_prev_state_str(e->a, buf, sizeof(buf)),
 			       e->a & TL_PS_SNAPSHOT ? "(snapshot)" : "");
 		break;
-	case TL_EV_LOST: printf(" count=%" PRId64, e->a); break;
+	case TL_EV_LOST:
+		if (e->flags & TL_EVF_DAMAGE) /* the reader's: a damaged block of the file was skipped */
+			printf(" count=unknown damaged-block");
+		else
+			printf(" count=%" PRId64, e->a);
+		break;
 	case TL_EV_RUNTIME:
 		print_tid(t, nm, "tid", e->tid);
 		printf(" runtime_ns=%" PRId64, e->a);

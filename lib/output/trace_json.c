@@ -29,6 +29,8 @@ void tl_json_trace(struct tl_json *j, const struct tl_run *run)
 	tl_json_kv_uint(j, "duration_ns", tl_run_rel(run, run->trace_end));
 	tl_json_kv_uint(j, "events", run->read.events);
 	tl_json_kv_bool(j, "complete", run->read.complete);
+	tl_json_kv_uint(j, "damaged_blocks", run->read.blocks_skipped);
+	tl_json_kv_uint(j, "skipped_bytes", run->read.bytes_skipped);
 	tl_json_key(j, "warnings");
 	tl_json_begin_array(j, TL_JSON_BLOCK);
 	for (int i = 0; i < run->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)

@@ -409,14 +409,14 @@ void tl_sched_finish(struct tl_sched *s, uint64_t end)
 	}
 }
 
-void tl_sm_unknown_ready(struct tl_sched *s, uint64_t from)
+void tl_sm_unknown_ready(struct tl_sched *s, uint64_t from, int asleep_too)
 {
 	size_t pos = 0;
 	struct live *l;
 
 	/* tl_sm_set_state() touches the ready queues, not the table: iterating is safe */
 	while ((l = tl_tidmap_next(&s->live, &pos)))
-		if (tl_state_is_ready(l->t->pub.state))
+		if (tl_state_is_ready(l->t->pub.state) || (asleep_too && tl_state_is_asleep(l->t->pub.state)))
 			tl_sm_set_state(s, l->t, TL_ST_UNKNOWN,
 			                from > l->t->pub.state_since ? from : l->t->pub.state_since, 0);
 }

@@ -537,7 +537,15 @@ void tl_sm_on_lost(struct tl_sched *s, const struct tl_event *ev)
 	 * RUNNABLE would invent a wait as long as the gap and more (a lossy trace
 	 * once showed a 932 ms scheduling latency that never happened).
 	 */
-	tl_sm_unknown_ready(s, cpu->last_ts);
+	tl_sm_unknown_ready(s, cpu->last_ts, 0);
+	/*
+	 * A damaged block of the file (the reader's LOST, b = the gap's start)
+	 * held every CPU's events: any sleeper may have been woken in it.
+	 */
+	if ((ev->flags & TL_EVF_DAMAGE) && s->damage_from != (uint64_t)ev->b + 1) {
+		s->damage_from = (uint64_t)ev->b + 1;
+		tl_sm_unknown_ready(s, (uint64_t)ev->b, 1);
+	}
 	cpu->irq_depth = cpu->softirq_depth = 0;
 	tl_sm_cpu_set(s, ev->cpu, TL_CPU_UNKNOWN, -1, 0, cpu->last_ts);
 	cpu->after_lost = 1;

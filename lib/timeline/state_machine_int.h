@@ -63,7 +63,8 @@ struct tl_sched {
 	int ncpus;
 	uint32_t next_serial;
 	uint64_t now;
-	uint8_t inferring; /* the transitions being made now are inferred: intervals get inferred_end */
+	uint8_t inferring;    /* the transitions being made now are inferred: intervals get inferred_end */
+	uint64_t damage_from; /* 1 + the start of the last damaged-block gap applied (LOST with TL_EVF_DAMAGE) */
 };
 
 /* ---- state_machine.c: tables, intervals, thread life ---- */
@@ -78,8 +79,12 @@ unsigned tl_sm_cpu_base_activity(int32_t cur);
 struct thread *tl_sm_thread_new(struct tl_sched *s, int32_t tid, uint64_t born, unsigned state);
 void tl_sm_thread_end(struct tl_sched *s, struct thread *t, uint64_t at);
 struct thread *tl_sm_thread_get(struct tl_sched *s, int32_t tid);
-/* Lost events: every runnable thread may have got a CPU in the gap, so it is UNKNOWN from `from`. */
-void tl_sm_unknown_ready(struct tl_sched *s, uint64_t from);
+/*
+ * Lost events: every runnable thread may have got a CPU in the gap, so it is
+ * UNKNOWN from `from`; with asleep_too (a damaged block: wakeups of every
+ * CPU are gone) so is every sleeping thread.
+ */
+void tl_sm_unknown_ready(struct tl_sched *s, uint64_t from, int asleep_too);
 
 /* ---- state_machine_events.c: one handler per kind of event ---- */
 

@@ -204,6 +204,13 @@ enum tl_event_flags {
 	 * by it.
 	 */
 	TL_EVF_WAIT_LOCK = 1 << 7,
+	/*
+	 * LOST only, never in a file: made by the reader where it skipped a
+	 * damaged block (docs/FORMAT.md "Reading"), at the first event of each
+	 * CPU after the gap.  The count is 0: how many events the block held is
+	 * not known.  The state machine treats it as any loss on that CPU.
+	 */
+	TL_EVF_DAMAGE = 1 << 8,
 };
 
 /* Futex operation codes that we care about (FUTEX_CMD_MASK applied). */

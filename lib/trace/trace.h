@@ -67,7 +67,8 @@ struct tl_trace_stats {
 	uint64_t chunks;         /* event chunks decoded */
 	uint64_t file_bytes;     /* size of the file, 0 if unknown (pipe) */
 	uint64_t bytes_read;     /* bytes of good blocks consumed */
-	uint64_t bytes_skipped;  /* bytes after the last good block, not read */
+	uint64_t bytes_skipped;  /* bytes of damaged blocks skipped, and after the last good block, not read */
+	uint64_t blocks_skipped; /* damaged blocks skipped (a resync may count several as one) */
 	uint64_t late_events;    /* events found below the watermark, returned late */
 	int complete;            /* 1 once the END block was read */
 	struct tl_trace_end end; /* valid if complete; lost_per_cpu points into the reader */

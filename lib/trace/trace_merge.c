@@ -42,12 +42,14 @@ struct section {
 	uint64_t ts;   /* ts of the previous event */
 	int32_t cur;
 	int16_t cpu;
+	uint8_t gap; /* a damaged block was skipped before it: a LOST comes first */
 };
 
 struct tl_merge_stream {
 	int cpu;
 	unsigned heap_pos;
 	int in_heap;
+	int gap; /* the next section queued gets the gap's LOST */
 	struct section *head, *tail;
 	struct tl_event ev; /* the head event while the stream is in the heap */
 };
@@ -185,6 +187,16 @@ static int stream_load(struct tl_merge *m, struct tl_merge_stream *s)
 {
 	while (s->head && !m->damaged) {
 		struct section *sec = s->head;
+		if (sec->gap) {
+			sec->gap = 0;
+			memset(&s->ev, 0, sizeof(s->ev));
+			s->ev.ts = sec->ts;
+			s->ev.type = TL_EV_LOST;
+			s->ev.cpu = sec->cpu;
+			s->ev.flags = TL_EVF_DAMAGE;
+			s->ev.b = (int64_t)m->gap_from;
+			return 1;
+		}
 		if (sec->left) {
 			int r = decode_event(sec, &s->ev, sec->ck->nstrings);
 			sec->left--;
@@ -331,6 +343,17 @@ int tl_merge_add_chunk(struct tl_merge *m, uint8_t *data, size_t len, uint32_t n
 			goto fail;
 		}
 	}
+	m->last_first_ts = UINT64_MAX;
+	for (uint64_t i = 0; i < nsec; i++) {
+		struct section *s = &ck->secs[i];
+		if (s->left && s->ts < m->last_first_ts)
+			m->last_first_ts = s->ts;
+		if (s->left && m->streams[s->cpu + 1]->gap) {
+			m->streams[s->cpu + 1]->gap = 0;
+			s->gap = 1;
+			total++;
+		}
+	}
 	ck->refs = 1; /* ours until the loop is done: stream_load() may unref */
 	m->mem.pending_bytes += len;
 	m->mem.queued_events += total;
@@ -377,12 +400,27 @@ int tl_merge_next(struct tl_merge *m, int drain, struct tl_event *ev)
 
 	if (m->damaged)
 		return -1;
-	if (!m->nheap)
+	if (!m->nheap) {
+		/* Gaps no later section ended: the CPUs' states after them are unknown to the end. */
+		for (int i = 1; drain && i < m->nstreams; i++)
+			if (m->streams[i] && m->streams[i]->gap) {
+				m->streams[i]->gap = 0;
+				memset(ev, 0, sizeof(*ev));
+				ev->ts = m->last_ts;
+				ev->type = TL_EV_LOST;
+				ev->cpu = (int16_t)(i - 1);
+				ev->flags = TL_EVF_DAMAGE;
+				ev->b = (int64_t)m->gap_from;
+				return 1;
+			}
 		return 0;
+	}
 	s = m->heap[0];
 	if (!drain && s->ev.ts >= m->watermark && m->mem.pending_bytes <= TL_MERGE_MAX_PENDING)
 		return 0;
 	*ev = s->ev;
+	if (ev->ts > m->last_ts)
+		m->last_ts = ev->ts;
 	m->mem.queued_events--;
 	/* the event is good; if loading the next one finds damage, the next call says so */
 	if (stream_load(m, s)) {
@@ -395,6 +433,14 @@ int tl_merge_next(struct tl_merge *m, int drain, struct tl_event *ev)
 		}
 	}
 	return 1;
+}
+
+void tl_merge_gap(struct tl_merge *m)
+{
+	m->gap_from = m->watermark;
+	for (int i = 1; i < m->nstreams; i++) /* CPUs only: markers have no CPU state to lose */
+		if (m->streams[i])
+			m->streams[i]->gap = 1;
 }
 
 void tl_merge_init(struct tl_merge *m)

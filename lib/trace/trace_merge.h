@@ -33,6 +33,9 @@ struct tl_merge {
 	uint64_t unknown_events;              /* well-formed events of unknown types, skipped */
 	int damaged;                          /* a malformed event was met: nothing more is returned */
 	uint64_t damage_block, damage_offset; /* the chunk it was in */
+	uint64_t last_first_ts;               /* the earliest section start of the last chunk added */
+	uint64_t last_ts;                     /* the highest ts returned */
+	uint64_t gap_from;                    /* the watermark when the last gap was marked */
 	struct tl_trace_memstats mem;
 };
 
@@ -54,6 +57,14 @@ void tl_merge_drop(struct tl_merge *m);
  */
 int tl_merge_add_chunk(struct tl_merge *m, uint8_t *data, size_t len, uint32_t nstrings, uint64_t block,
                        uint64_t offset);
+
+/*
+ * The reader skipped a damaged block here: the next section queued on each
+ * CPU's stream starts with a LOST event (flag TL_EVF_DAMAGE, count 0, b =
+ * the watermark before the gap) at its first timestamp, so the gap's states become unknown; a CPU with no
+ * events after the gap gets its LOST when the merge has drained.
+ */
+void tl_merge_gap(struct tl_merge *m);
 
 /*
  * The next event, if it can be returned now: it is below the watermark, or

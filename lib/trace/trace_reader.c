@@ -10,9 +10,14 @@
  * already returned is counted as late.
  *
  * Robustness: every length is checked against limits and the input before
- * it is used, every block against its checksums, every chunk is decoded
- * once in full before it is queued.  The first bad block ends the trace:
- * tl_trace_next() drains what was queued and returns 0, with a warning.
+ * it is used, every block against its checksums, every chunk's layout
+ * before it is queued.  A damaged block costs that block: if its header
+ * holds (hcrc), the next block follows its stored payload; if not, the
+ * reader slides a byte at a time until 20 bytes make a header whose hcrc
+ * holds (resync).  The merge then puts a LOST (TL_EVF_DAMAGE) before each
+ * CPU's next events, and one warning names the block, the bytes and the
+ * time range skipped.  A malformed event inside a chunk whose checksum
+ * held (a broken or forged writer, not damage) still ends the trace.
  */
 #include "trace/trace.h"
 
@@ -63,6 +68,18 @@ struct tl_trace {
 	unsigned blk_type;
 	const char *blk_why; /* what is wrong with it */
 	uint64_t blk_partial;
+	int hdr_bad; /* its header cannot be trusted: resync */
+
+	/* damage skipped: a header found by resync, for the next read_block() */
+	uint8_t next_hdr[TLF_BLOCK_HEADER_SIZE];
+	int have_next_hdr;
+	int strings_gap; /* a skipped block may have defined strings: ids may jump */
+	struct {
+		int pending; /* skipped blocks not yet reported (waiting for the next chunk's time) */
+		uint64_t off, block, nblocks, bytes, from_ns;
+		const char *why;
+	} gap;
+	uint64_t gaps_reported;
 };
 
 /* ---- messages ---- */
@@ -90,7 +107,7 @@ static void human_size(char *buf, size_t len, uint64_t n)
 		snprintf(buf, len, "%.1f GB", n / 1e9);
 }
 
-/* The trace stops at the current block, which is damaged. */
+/* The trace stops at the current block, which is damaged (the end block, or nothing good after it). */
 static void stop_damaged(struct tl_trace *t)
 {
 	uint64_t size = t->rio.size, off = t->blk_off;
@@ -98,7 +115,7 @@ static void stop_damaged(struct tl_trace *t)
 	t->at_end = 1;
 	if (size && size > off) {
 		char hs[32];
-		t->stats.bytes_skipped = size - off;
+		t->stats.bytes_skipped += size - off;
 		human_size(hs, sizeof(hs), size - off);
 		warn(t,
 		     "trace '%s' is damaged at offset %" PRIu64 " (%s in block %" PRIu64
@@ -110,6 +127,38 @@ static void stop_damaged(struct tl_trace *t)
 		     "): the rest of the input was not read",
 		     t->name, off, t->blk_why, t->nblocks);
 	}
+}
+
+static double rel_s(const struct tl_trace *t, uint64_t ns)
+{
+	return ns > t->info.start_ns ? (ns - t->info.start_ns) / 1e9 : 0.0;
+}
+
+/* Say what the pending gap cost, now that the time after it (to_ns) is known, or the trace ended (0). */
+static void report_gap(struct tl_trace *t, uint64_t to_ns)
+{
+	char hs[32], blocks[48] = "";
+
+	if (!t->gap.pending)
+		return;
+	t->gap.pending = 0;
+	human_size(hs, sizeof(hs), t->gap.bytes);
+	if (t->gap.nblocks > 1)
+		snprintf(blocks, sizeof(blocks), ", and %" PRIu64 " more blocks after it", t->gap.nblocks - 1);
+	/* Keep two warning slots for what may come at the end. */
+	if (++t->gaps_reported > TL_TRACE_MAX_WARNINGS - 2)
+		return;
+	if (to_ns)
+		warn(t,
+		     "trace '%s' is damaged at offset %" PRIu64 " (%s in block %" PRIu64 "%s): %s skipped; "
+		     "events from %.6f s to %.6f s are missing and the states there are unknown",
+		     t->name, t->gap.off, t->gap.why, t->gap.block, blocks, hs, rel_s(t, t->gap.from_ns),
+		     rel_s(t, to_ns));
+	else
+		warn(t,
+		     "trace '%s' is damaged at offset %" PRIu64 " (%s in block %" PRIu64 "%s): %s skipped; "
+		     "events after %.6f s are missing",
+		     t->name, t->gap.off, t->gap.why, t->gap.block, blocks, hs, rel_s(t, t->gap.from_ns));
 }
 
 static void stop_truncated(struct tl_trace *t)
@@ -135,10 +184,49 @@ static enum blk_status damaged(struct tl_trace *t, const char *why)
 	return BLK_DAMAGED;
 }
 
+/* What is wrong with a block header at offset off, or NULL if it can be trusted. */
+static const char *header_fault(const uint8_t *h)
+{
+	uint32_t stored = tl_get_le32(h + 4), raw = tl_get_le32(h + 8);
+
+	if (tl_get_le32(h + 16) != tl_crc32c(0, h, 16))
+		return "bad header checksum";
+	if (h[1] & ~TLF_BF_KNOWN)
+		return "unsupported block flags";
+	if (stored > TLF_MAX_BLOCK || raw > TLF_MAX_BLOCK || (!(h[1] & TLF_BF_ZSTD) && stored != raw))
+		return "impossible length";
+	return NULL;
+}
+
+/*
+ * After a header that cannot be trusted (t->next_hdr holds it), slide a byte
+ * at a time until the last 20 bytes read make a plausible header: its hcrc
+ * holds, its type is known and its payload fits the file.  Returns 1 with
+ * have_next_hdr set, 0 at the end of the input, -1 on a read error.
+ */
+static int resync(struct tl_trace *t)
+{
+	uint8_t *h = t->next_hdr;
+
+	for (;;) {
+		memmove(h, h + 1, TLF_BLOCK_HEADER_SIZE - 1);
+		if (tl_rio_read(&t->rio, h + TLF_BLOCK_HEADER_SIZE - 1, 1) != 1)
+			return t->rio.err ? -1 : 0;
+		uint64_t off = t->rio.processed - TLF_BLOCK_HEADER_SIZE;
+		if (h[0] < TLF_BLOCK_META || h[0] > TLF_BLOCK_END || header_fault(h))
+			continue;
+		if (t->rio.size && off + TLF_BLOCK_HEADER_SIZE + tl_get_le32(h + 4) > t->rio.size)
+			continue;
+		t->have_next_hdr = 1;
+		return 1;
+	}
+}
+
 /*
  * Read the next block.  On BLK_OK, *payload and *len hold its raw
  * (decompressed) payload; for EVENTS blocks it is a fresh malloc() owned by the caller, for
- * others it points into a reused buffer.
+ * others it points into a reused buffer.  On BLK_DAMAGED with hdr_bad,
+ * next_hdr holds the header that failed.
  */
 static enum blk_status read_block(struct tl_trace *t, uint8_t **payload, size_t *len)
 {
@@ -146,28 +234,36 @@ static enum blk_status read_block(struct tl_trace *t, uint8_t **payload, size_t 
 	uint32_t stored, raw, crc;
 	unsigned flags;
 	uint8_t *dst = NULL, *src;
+	const char *fault;
 	size_t n;
 
-	t->blk_off = t->rio.processed;
-	n = tl_rio_read(&t->rio, h, sizeof(h));
-	if (t->rio.err)
-		return BLK_IOERR;
-	if (n == 0)
-		return BLK_EOF;
-	if (n < sizeof(h)) {
-		t->blk_partial = n;
-		return BLK_TRUNC;
+	t->hdr_bad = 0;
+	if (t->have_next_hdr) {
+		/* found by resync(): already read */
+		t->have_next_hdr = 0;
+		memcpy(h, t->next_hdr, sizeof(h));
+		t->blk_off = t->rio.processed - sizeof(h);
+	} else {
+		t->blk_off = t->rio.processed;
+		n = tl_rio_read(&t->rio, h, sizeof(h));
+		if (t->rio.err)
+			return BLK_IOERR;
+		if (n == 0)
+			return BLK_EOF;
+		if (n < sizeof(h)) {
+			t->blk_partial = n;
+			return BLK_TRUNC;
+		}
 	}
-	if (tl_get_le32(h + 16) != tl_crc32c(0, h, 16))
-		return damaged(t, "bad header checksum");
+	if ((fault = header_fault(h))) {
+		t->hdr_bad = 1;
+		memcpy(t->next_hdr, h, sizeof(h));
+		return damaged(t, fault);
+	}
 	t->blk_type = h[0];
 	flags = h[1];
 	stored = tl_get_le32(h + 4);
 	raw = tl_get_le32(h + 8);
-	if (flags & ~TLF_BF_KNOWN)
-		return damaged(t, "unsupported block flags");
-	if (stored > TLF_MAX_BLOCK || raw > TLF_MAX_BLOCK || (!(flags & TLF_BF_ZSTD) && stored != raw))
-		return damaged(t, "impossible length");
 	if (t->rio.size && t->blk_off + sizeof(h) + stored > t->rio.size) {
 		t->blk_partial = t->rio.size - t->blk_off;
 		return BLK_TRUNC;
@@ -320,7 +416,18 @@ static int parse_strings(struct tl_trace *t, const uint8_t *p, size_t len)
 
 	if (tl_varint_get(&p, end, &first) < 0 || tl_varint_get(&p, end, &count) < 0)
 		return -1;
-	if (first != tl_strtab_next_id(&t->strings) || count > (uint64_t)(end - p))
+	if (count > (uint64_t)(end - p))
+		return -1;
+	/*
+	 * Strings defined by a skipped block read as "" (ids stay dense); each
+	 * took at least a byte of what was skipped, which bounds them.
+	 */
+	if (first > tl_strtab_next_id(&t->strings) && first - tl_strtab_next_id(&t->strings) > t->stats.bytes_skipped)
+		return -1;
+	while (t->strings_gap && first > tl_strtab_next_id(&t->strings))
+		if (!tl_strtab_append(&t->strings, "", 0))
+			return -1;
+	if (first != tl_strtab_next_id(&t->strings))
 		return -1;
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t sl;
@@ -355,6 +462,61 @@ static int parse_end(struct tl_trace *t, const uint8_t *p, size_t len)
 
 /* ---- the iterator ---- */
 
+/*
+ * The current block is damaged: skip it (to the end of its payload, or by
+ * resync() when its header is bad) and note the gap for report_gap().
+ * Returns 0, or -1 on a read error.
+ */
+static int skip_damaged(struct tl_trace *t)
+{
+	uint64_t off = t->blk_off, block = t->nblocks, end;
+	int events = t->hdr_bad || t->blk_type == TLF_BLOCK_EVENTS, r;
+
+	if (!t->hdr_bad && t->blk_type == TLF_BLOCK_END) {
+		stop_damaged(t); /* the last block: nothing after it to skip to */
+		return 0;
+	}
+	r = t->hdr_bad ? resync(t) : 1;
+
+	if (r < 0) {
+		errno = t->rio.err;
+		return tl_error_errno("cannot read '%s'", t->name);
+	}
+	if (r == 0) {
+		/* no good block after it: like damage at the end */
+		stop_damaged(t);
+		return 0;
+	}
+	end = t->have_next_hdr ? t->rio.processed - TLF_BLOCK_HEADER_SIZE : t->rio.processed;
+	t->stats.bytes_skipped += end - off;
+	t->stats.blocks_skipped++;
+	if (t->hdr_bad || t->blk_type == TLF_BLOCK_STRINGS)
+		t->strings_gap = 1;
+	if (!events) {
+		/* a string table, or a block a newer writer added: no events lost */
+		warn(t, "trace '%s' is damaged at offset %" PRIu64 " (%s in block %" PRIu64 ", a %s): it was skipped%s",
+		     t->name, off, t->blk_why, block,
+		     t->blk_type == TLF_BLOCK_STRINGS ? "string table" : "block of no events",
+		     t->blk_type == TLF_BLOCK_STRINGS ? "; the names it defined read as \"\"" : "");
+		t->nblocks++;
+		return 0;
+	}
+	tl_merge_gap(&t->merge);
+	if (!t->gap.pending) {
+		t->gap.pending = 1;
+		t->gap.off = off;
+		t->gap.block = block;
+		t->gap.why = t->blk_why;
+		t->gap.nblocks = 0;
+		t->gap.bytes = 0;
+		t->gap.from_ns = t->merge.watermark;
+	}
+	t->gap.nblocks++;
+	t->gap.bytes += end - off;
+	t->nblocks++;
+	return 0;
+}
+
 /* Read one block and act on it; sets at_end when the trace is over. */
 static int next_block(struct tl_trace *t)
 {
@@ -369,7 +531,7 @@ static int next_block(struct tl_trace *t)
 		warn(t, "trace '%s' has no end block: the recording did not finish cleanly", t->name);
 		return 0;
 	case BLK_TRUNC: stop_truncated(t); return 0;
-	case BLK_DAMAGED: stop_damaged(t); return 0;
+	case BLK_DAMAGED: return skip_damaged(t);
 	case BLK_IOERR:
 		if (t->rio.err) {
 			errno = t->rio.err;
@@ -381,16 +543,19 @@ static int next_block(struct tl_trace *t)
 	switch (t->blk_type) {
 	case TLF_BLOCK_STRINGS:
 		if (parse_strings(t, payload, len) < 0)
-			return t->blk_why = "malformed string table", stop_damaged(t), 0;
+			return t->blk_why = "malformed string table", skip_damaged(t);
 		break;
 	case TLF_BLOCK_EVENTS:
-		r = tl_merge_add_chunk(&t->merge, payload, len, tl_strtab_next_id(&t->strings), t->nblocks,
+		/* after a skipped string table, ids past the known ones read as "" */
+		r = tl_merge_add_chunk(&t->merge, payload, len,
+		                       t->strings_gap ? UINT32_MAX : tl_strtab_next_id(&t->strings), t->nblocks,
 		                       t->blk_off); /* takes payload */
 		if (r == -2)
 			return tl_error("out of memory");
 		if (r < 0)
-			return t->blk_why = "malformed event chunk", stop_damaged(t), 0;
+			return t->blk_why = "malformed event chunk", skip_damaged(t);
 		t->stats.chunks++;
+		report_gap(t, t->merge.last_first_ts);
 		break;
 	case TLF_BLOCK_END:
 		if (parse_end(t, payload, len) < 0)
@@ -415,6 +580,10 @@ static void finalize(struct tl_trace *t)
 	if (t->finalized)
 		return;
 	t->finalized = 1;
+	report_gap(t, 0);
+	if (t->gaps_reported > TL_TRACE_MAX_WARNINGS - 2)
+		warn(t, "trace '%s' has %" PRIu64 " damaged blocks in all (%" PRIu64 " bytes); they were skipped",
+		     t->name, t->stats.blocks_skipped, t->stats.bytes_skipped);
 	if (t->merge.unknown_events)
 		warn(t, "trace '%s' has %" PRIu64 " events of types this threadlens does not know; they were skipped",
 		     t->name, t->merge.unknown_events);

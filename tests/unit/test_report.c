@@ -212,7 +212,8 @@ TEST(test_json_document)
 	CHECK_HAS(s, "\"ncpus\": 2,");
 	CHECK_HAS(s, "\"target_mode\": \"command\",\n    \"targets\": [100],");
 	CHECK_HAS(s, "\"start_ns\": 1000000000000,\n    \"duration_ns\": 1000000000,");
-	CHECK_HAS(s, "\"complete\": true,\n    \"warnings\": [],\n    \"lost_events\": 0\n  },");
+	CHECK_HAS(s, "\"complete\": true,\n    \"damaged_blocks\": 0,\n    \"skipped_bytes\": 0,\n    \"warnings\": "
+	             "[],\n    \"lost_events\": 0\n  },");
 	CHECK_HAS(s, "\"window\": {\"from_ns\": 0, \"to_ns\": 1000000000},");
 	CHECK_HAS(s, "\"lost_events\": {\"total\": 0, \"per_cpu\": [0, 0]},\n  \"anomalies\": 0,");
 	CHECK_HAS(s, "\"states\": [\"NEW\", \"RUNNABLE\", \"READY_PREEMPT\", \"READY_QUANTUM\", "
@@ -288,7 +289,8 @@ TEST(test_json_window_sort_top)
 	CHECK_HAS(s, "\"path\": \"\",");
 	CHECK_HAS(s, "\"window\": {\"from_ns\": 250000000, \"to_ns\": 750000000},");
 	CHECK_HAS(s, "\"lost_events\": {\"total\": 7, \"per_cpu\": [0, 7]},");
-	CHECK_HAS(s, "\"complete\": false,\n    \"warnings\": [\n      \"trace truncated at byte 4096\"\n    ]");
+	CHECK_HAS(s, "\"complete\": false,\n    \"damaged_blocks\": 0,\n    \"skipped_bytes\": 0,\n    \"warnings\": "
+	             "[\n      \"trace truncated at byte 4096\"\n    ]");
 	/* sorted by EXECUTING time: worker (400) then main (250); the third is cut */
 	a = s ? strstr(s, "\"tid\": 102") : NULL;
 	b = s ? strstr(s, "\"tid\": 101") : NULL;

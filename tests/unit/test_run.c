@@ -132,6 +132,8 @@ TEST(test_trace_json)
 	run.win_start = T0 + 100, run.win_end = T0 + 800;
 	run.read.events = 42;
 	run.read.complete = 0;
+	run.read.blocks_skipped = 2;
+	run.read.bytes_skipped = 1234;
 	run.read.nwarnings = 1;
 	strcpy(run.read.warnings[0], "truncated");
 	run.lost_total = 3;
@@ -154,6 +156,8 @@ TEST(test_trace_json)
 	                "    \"duration_ns\": 900,\n"
 	                "    \"events\": 42,\n"
 	                "    \"complete\": false,\n"
+	                "    \"damaged_blocks\": 2,\n"
+	                "    \"skipped_bytes\": 1234,\n"
 	                "    \"warnings\": [\n"
 	                "      \"truncated\"\n"
 	                "    ],\n"

@@ -437,6 +437,32 @@ TEST(lost_events_waiting_thread)
 }
 
 /*
+ * A damaged block of the file (the reader's LOST with TL_EVF_DAMAGE, b =
+ * the gap's start): it held every CPU's events, so a thread asleep before
+ * the gap is UNKNOWN from its start too; the count stays 0 (not known).
+ */
+TEST(damaged_block_gap)
+{
+	start();
+	sw(1000, 0, 0, 0, 1110);
+	ev(1005, 1, TL_EV_SOFTIRQ_ENTRY, 0, 0, 1, 0, 0, 0, NULL);
+	ev(1006, 1, TL_EV_SOFTIRQ_EXIT, 0, 0, 1, 0, 0, 0, NULL);
+	sw(1008, 0, 1110, TL_PS_PREEMPT, 1112);
+	sw(1009, 0, 1112, TL_PS_S, 1110); /* C asleep from 1009 */
+	ev(1500, 1, TL_EV_LOST, 0, 0, 0, 1200 * US, 0, TL_EVF_DAMAGE, NULL);
+	ev(1510, 0, TL_EV_LOST, 0, 0, 0, 1200 * US, 0, TL_EVF_DAMAGE, NULL); /* the same gap: applied once */
+	sw(1600, 0, 1110, TL_PS_S, 0);
+	finish(1700);
+	CHECK_EQ_INT(st(1112, 0, TL_ST_SLEEPING), 191); /* 1009 .. 1200, the gap's start */
+	CHECK_EQ_INT(st(1112, 0, TL_ST_UNKNOWN),
+	             8 + 500); /* before its first event; 1200 .. 1700: its wakeup may be in the gap */
+	CHECK_EQ_INT(st(1110, 0, TL_ST_EXECUTING), 8); /* 1000 .. 1008 */
+	CHECK_EQ_INT(st(1110, 0, TL_ST_UNKNOWN), 591); /* 1009 (cpu0's last event) .. 1600 */
+	CHECK_EQ_INT(tl_sched_counters(S)->lost, 0);
+	tl_sched_free(S);
+}
+
+/*
  * A real occupant's switch-out goes unreported (a hypervisor agent's threads
  * on this project's VM): the waiting thread it preempted is revealed later
  * by an event of its own.  When the occupant left is unknown, so the waiting
@@ -678,6 +704,6 @@ int main(void)
 	RUN_TESTS(life_cycle, running_before_trace, sync_wait, io_wait_and_blocked, ready_kinds, interrupted,
 	          stopped_and_zombie, migration_mid_run, lost_events, waking_before_switch_out, pid_reuse,
 	          snapshot_state, identity_before_fork, missing_switch_from_idle, preempt_then_turn, hidden_occupant,
-	          sleep_in_exit_path, lost_events_waiting_thread, hidden_real_occupant, filtered_stretches,
-	          interrupt_wakers);
+	          sleep_in_exit_path, lost_events_waiting_thread, damaged_block_gap, hidden_real_occupant,
+	          filtered_stretches, interrupt_wakers);
 }

@@ -12,6 +12,7 @@
 #include "trace_test_util.h"
 
 #include "base/crc32c.h"
+#include "base/grow.h"
 #include "trace/rio.h"
 
 /* ---- damage ---- */
@@ -102,12 +103,50 @@ TEST(truncated_at_every_offset)
 	free(buf);
 }
 
-TEST(flipped_byte_stops_at_last_good_chunk)
+/*
+ * Read buf and check that it gives the events of all[] except those of
+ * block `lost` (of events lost_from.. lost_from+nlost-1), plus one LOST with
+ * TL_EVF_DAMAGE for each of CPUs 0 and 1 before their next events.
+ */
+static void check_one_block_lost(const uint8_t *buf, size_t len, const struct tl_event *all, int nall, int lost_from,
+                                 int nlost, size_t skipped)
 {
-	struct tl_event all[64], got[64];
+	struct tl_event got[64];
+	struct tl_trace_stats st;
+	int n = read_events(buf, len, got, 64, &st), k = 0, gaps = 0;
+
+	CHECK_EQ_INT(n, nall - nlost + 2);
+	for (int i = 0; i < n && i < 64; i++) {
+		if (got[i].type == TL_EV_LOST && (got[i].flags & TL_EVF_DAMAGE)) {
+			/* before the CPU's first event after the gap, at its time */
+			int c = got[i].cpu, next = -1;
+			for (int j = lost_from + nlost; j < nall && next < 0; j++)
+				if (all[j].cpu == c)
+					next = j;
+			CHECK(next >= 0 && got[i].ts == all[next].ts && got[i].a == 0);
+			gaps |= 1 << c;
+			continue;
+		}
+		if (k == lost_from)
+			k += nlost;
+		CHECK(k < nall && ev_equal(&got[i], &all[k]));
+		k++;
+	}
+	CHECK_EQ_INT(gaps, 3);
+	CHECK_EQ_INT(k, nall);
+	CHECK_EQ_INT(st.blocks_skipped, 1);
+	CHECK_EQ_INT(st.bytes_skipped, skipped);
+	CHECK_EQ_INT(st.complete, 1);
+	CHECK(has_warning(&st, "skipped; events from 0.000001 s to 0.000002 s are missing"));
+}
+
+TEST(flipped_byte_costs_one_block)
+{
+	struct tl_event all[64];
 	struct blockinfo blocks[32];
 	struct tl_trace_stats st;
-	int chunk_events[3], nall, nblocks, second = -1, nev = 0;
+	struct tl_event got[64];
+	int chunk_events[3], nall, nblocks, second = -1, nev = 0, strings = -1;
 	size_t len;
 	uint8_t *buf = small_trace(&len, chunk_events, 3, all, &nall);
 	char want[128];
@@ -116,36 +155,189 @@ TEST(flipped_byte_stops_at_last_good_chunk)
 	for (int b = 0; b < nblocks && second < 0; b++)
 		if (blocks[b].type == TLF_BLOCK_EVENTS && ++nev == 2)
 			second = b;
-	CHECK(second > 0);
-	if (second <= 0)
+	CHECK(second > 1 && blocks[second - 1].type == TLF_BLOCK_STRINGS);
+	if (second <= 1)
 		return;
-	snprintf(want, sizeof(want), "is damaged at offset %zu (", blocks[second].off);
+	strings = second - 1;
+	/* Any flipped bit in the second chunk, header or payload, costs that chunk and nothing else. */
 	for (size_t off = blocks[second].off; off < blocks[second].end; off++) {
 		for (int bit = 0; bit < 8; bit += 3) {
 			buf[off] ^= (uint8_t)(1 << bit);
-			CHECK_EQ_INT(read_events(buf, len, got, 64, &st), chunk_events[0]);
-			for (int i = 0; i < chunk_events[0]; i++)
-				CHECK(ev_equal(&got[i], &all[i]));
+			check_one_block_lost(buf, len, all, nall, chunk_events[0], chunk_events[1],
+			                     blocks[second].end - blocks[second].off);
+			read_events(buf, len, got, 64, &st);
+			snprintf(want, sizeof(want), "is damaged at offset %zu (%s in block %d): ", blocks[second].off,
+			         off < blocks[second].off + TLF_BLOCK_HEADER_SIZE ? "bad header checksum"
+			                                                          : "bad checksum",
+			         second);
 			CHECK(has_warning(&st, want));
-			CHECK(has_warning(&st, off < blocks[second].off + TLF_BLOCK_HEADER_SIZE
-			                               ? "checksum in block"
-			                               : "(bad checksum in block"));
-			CHECK_EQ_INT(st.bytes_skipped, len - blocks[second].off);
 			buf[off] ^= (uint8_t)(1 << bit);
 		}
 	}
-	/* The message names the block and says how much was lost. */
-	buf[blocks[second].end - 1] ^= 0x40;
-	read_events(buf, len, got, 64, &st);
-	snprintf(want, sizeof(want), "(bad checksum in block %d): ", second);
+	/* A flipped string table: every event comes, the strings it defined read as "". */
+	for (size_t off = blocks[strings].off; off < blocks[strings].end; off++) {
+		buf[off] ^= 0x10;
+		struct tl_trace *t = tl_trace_open_mem(buf, len);
+		struct tl_event ev;
+		int n = 0, damage = 0, empty = 0;
+		while (t && tl_trace_next(t, &ev) == 1) {
+			if (ev.flags & TL_EVF_DAMAGE) {
+				damage++;
+				continue;
+			}
+			CHECK(n < nall && ev_equal(&ev, &all[n]));
+			empty += ev.name && !*tl_trace_string(t, ev.name);
+			n++;
+		}
+		CHECK_EQ_INT(n, nall);
+		/* a bad header hides the block's type: the events' CPUs then get a gap */
+		CHECK_EQ_INT(damage, off < blocks[strings].off + TLF_BLOCK_HEADER_SIZE ? 2 : 0);
+		CHECK_EQ_INT(empty, 2); /* "c5", the one string this table defined, used once in each later chunk */
+		CHECK_EQ_INT(tl_trace_stats(t)->bytes_skipped, blocks[strings].end - blocks[strings].off);
+		tl_trace_close(t);
+		buf[off] ^= 0x10;
+	}
+	/* Damage in the end block: everything before it is read; the trace is not complete. */
+	buf[blocks[nblocks - 1].end - 1] ^= 0x40;
+	CHECK_EQ_INT(read_events(buf, len, got, 64, &st), nall);
+	CHECK_EQ_INT(st.complete, 0);
+	snprintf(want, sizeof(want), "(bad checksum in block %d): ", nblocks - 1);
 	CHECK(has_warning(&st, want));
-	CHECK(has_warning(&st, "%) after it were not read"));
-	buf[blocks[second].end - 1] ^= 0x40;
+	buf[blocks[nblocks - 1].end - 1] ^= 0x40;
 	/* Damage in the metadata block: the trace cannot be opened. */
 	buf[blocks[0].off + TLF_BLOCK_HEADER_SIZE + 3] ^= 1;
 	CHECK_EQ_INT(read_events(buf, len, got, 64, &st), -1);
 	CHECK(strstr(tl_error_msg(), "damaged metadata block at offset 32 (bad checksum)") != NULL);
 	free(buf);
+}
+
+/* ---- a corpus: every committed trace and a many-chunk one, flipped and cut ---- */
+
+/* Read a whole trace into a growing array (NULL-safe); the count, -1 if it cannot be opened. */
+static int read_seq(const uint8_t *buf, size_t len, struct tl_event **out, int *damage_lost)
+{
+	struct tl_trace *t = tl_trace_open_mem(buf, len);
+	struct tl_event ev;
+	size_t cap = 0;
+	int n = 0;
+
+	*damage_lost = 0;
+	if (!t)
+		return -1;
+	while (tl_trace_next(t, &ev) == 1) {
+		if (ev.type == TL_EV_LOST && (ev.flags & TL_EVF_DAMAGE)) {
+			++*damage_lost;
+			continue;
+		}
+		if (TL_GROW(*out, cap, (size_t)n + 1) < 0)
+			break;
+		(*out)[n++] = ev;
+	}
+	tl_trace_close(t);
+	return n;
+}
+
+/*
+ * A flipped byte in block b must read exactly as the file without block b
+ * (for an EVENTS block), as the whole file less nothing (a STRINGS or END
+ * block: every event still comes), or not open (META).
+ */
+static void check_flip(uint8_t *buf, size_t len, const struct blockinfo *bl, size_t off, uint8_t bit, int nall,
+                       int first_events)
+{
+	struct tl_event *got = NULL, *want = NULL;
+	int gaps, gaps2, n, nw;
+
+	buf[off] ^= bit;
+	n = read_seq(buf, len, &got, &gaps);
+	buf[off] ^= bit;
+	if (bl->type == TLF_BLOCK_META) {
+		CHECK_EQ_INT(n, -1);
+	} else if (bl->type == TLF_BLOCK_EVENTS) {
+		uint8_t *cut = malloc(len);
+		memcpy(cut, buf, bl->off);
+		memcpy(cut + bl->off, buf + bl->end, len - bl->end);
+		nw = read_seq(cut, len - (bl->end - bl->off), &want, &gaps2);
+		CHECK_EQ_INT(n, nw);
+		for (int i = 0; i < n && i < nw; i++)
+			if (!ev_equal(&got[i], &want[i])) {
+				CHECK(ev_equal(&got[i], &want[i]));
+				break;
+			}
+		CHECK(gaps >= 1 || first_events); /* no CPU had a state to lose before the first chunk */
+		free(cut);
+	} else {
+		CHECK_EQ_INT(n, nall);
+	}
+	free(got);
+	free(want);
+}
+
+static uint8_t *many_chunks(size_t *len)
+{
+	struct tl_trace_info info = test_info();
+	struct tl_trace_writer *w = tl_trace_writer_create(tmp_path("many.tl"), &info);
+	struct tl_trace_end end = { .end_ns = 1000000, .ncpus = 4 };
+	char name[16];
+
+	for (int c = 0; c < 24; c++) {
+		for (int i = 0; i < 40; i++) {
+			struct tl_event e =
+			        mk(2000 + 1000 * c + 20 * i, i % 5 - 1, i % 3 ? TL_EV_WAKEUP : TL_EV_FORK, 100 + i + c);
+			snprintf(name, sizeof(name), "t%d", (i * 7 + c) % 60);
+			e.arg = 50 + i;
+			e.name = tl_trace_writer_intern(w, name);
+			tl_trace_writer_add(w, &e);
+		}
+		tl_trace_writer_flush(w, 2000 + 1000 * (c + 1));
+	}
+	tl_trace_writer_close(w, &end);
+	return read_all(tmp_path("many.tl"), len);
+}
+
+TEST(corpus_flips_cost_one_block)
+{
+	static const char *const files[] = { "tests/data/traces/v1.0-frames.tl", "tests/data/traces/v1.1-frames.tl",
+		                             "tests/data/traces/v1.2-frames.tl", NULL };
+	struct blockinfo bl[128];
+	unsigned seed = 12345;
+
+	for (int f = 0; f < 4; f++) {
+		size_t len;
+		uint8_t *buf = files[f] ? read_all(files[f], &len) : many_chunks(&len);
+		struct tl_event *all = NULL;
+		int gaps, nall, nb, flips = 0;
+
+		CHECK(buf != NULL);
+		if (!buf)
+			continue;
+		nall = read_seq(buf, len, &all, &gaps);
+		nb = list_blocks(buf, len, bl, 128);
+		CHECK(nall > 100 && gaps == 0 && nb >= 3);
+		/* Every byte of the small ones, 400 random bytes of the big one. */
+		for (int b = 0, nev = 0; b < nb; nev += bl[b++].type == TLF_BLOCK_EVENTS)
+			for (size_t off = bl[b].off; off < bl[b].end; off++) {
+				if (!files[f] && (seed = seed * 1103515245 + 12345) % (len / 400 + 1))
+					continue;
+				check_flip(buf, len, &bl[b], off, (uint8_t)(1 << (off % 8)), nall, nev == 0);
+				flips++;
+			}
+		CHECK(flips >= 300);
+		/* A cut anywhere gives a prefix of the events, never an error. */
+		for (size_t cut = bl[0].end; cut < len; cut += 97) {
+			struct tl_event *got = NULL;
+			int n = read_seq(buf, cut, &got, &gaps);
+			CHECK(n >= 0 && n <= nall);
+			for (int i = 0; i < n && i < nall; i++)
+				if (!ev_equal(&got[i], &all[i])) {
+					CHECK(ev_equal(&got[i], &all[i]));
+					break;
+				}
+			free(got);
+		}
+		free(all);
+		free(buf);
+	}
 }
 
 TEST(not_a_trace)
@@ -272,6 +464,6 @@ int main(void)
 {
 	if (!mkdtemp(tmpdir))
 		return 1;
-	RUN_TESTS(truncated_at_every_offset, flipped_byte_stops_at_last_good_chunk, not_a_trace, newer_major_rejected,
-	          newer_minor_accepted, empty_trace);
+	RUN_TESTS(truncated_at_every_offset, flipped_byte_costs_one_block, corpus_flips_cost_one_block, not_a_trace,
+	          newer_major_rejected, newer_minor_accepted, empty_trace);
 }
