@@ -272,6 +272,7 @@ void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *na
 		t = tl_sm_thread_get(s, ev->tid);
 		if (t) {
 			t->evidence = 1;
+			t->exited = 1;
 			if (!tl_state_is_oncpu(t->pub.state) && t->pub.state != TL_ST_ZOMBIE)
 				tl_sm_set_state(s, t, TL_ST_ZOMBIE, ev->ts, 0);
 		}
@@ -364,6 +365,19 @@ void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *na
 applied:
 	if (ev->cpu >= 0 && ev->cpu < s->ncpus && ev->ts > s->cpus[ev->cpu].last_ts)
 		s->cpus[ev->cpu].last_ts = ev->ts;
+	/* lives that ended with this event (tl_sm_end_life), now that the callbacks have seen it */
+	for (int i = 0; i < s->nend; i++) {
+		struct thread *d = (struct thread *)tl_sched_thread(s, s->end_tid[i]);
+		if (d && d->pub.state == TL_ST_ZOMBIE)
+			tl_sm_thread_end(s, d, ev->ts);
+	}
+	s->nend = 0;
+}
+
+void tl_sm_end_life(struct tl_sched *s, struct thread *t)
+{
+	if (s->nend < (int)(sizeof(s->end_tid) / sizeof(s->end_tid[0])))
+		s->end_tid[s->nend++] = t->pub.tid;
 }
 
 struct tl_sched *tl_sched_new(const struct tl_sched_opts *opts)

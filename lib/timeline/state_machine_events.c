@@ -114,6 +114,15 @@ static void switch_in(struct tl_sched *s, struct thread *next, const struct tl_e
 		s->n.anomalies++;
 	}
 	tl_sm_set_state(s, next, TL_ST_EXECUTING, ev->ts, next->by);
+	if (next->reap_tid) {
+		/* woken by its child's exit, it reaps the child now (at its last switch-out if still running) */
+		struct thread *c = (struct thread *)tl_sched_thread(s, next->reap_tid);
+		if (c && c->pub.state == TL_ST_ZOMBIE)
+			tl_sm_end_life(s, c);
+		else if (c)
+			c->reaped = 1;
+		next->reap_tid = 0;
+	}
 	next->pub.cpu = ev->cpu;
 	next->run_since = ev->ts;
 	next->io_issued = 0;
@@ -285,8 +294,16 @@ void tl_sm_on_switch(struct tl_sched *s, const struct tl_event *ev)
 	}
 	fresh = next && (next->pub.state == TL_ST_RUNNABLE || (other_next && next->wake_ts)) &&
 	        ev->ts - next->wake_ts <= s->o.preempt_window_ns;
-	if (prev)
+	if (prev) {
 		switch_out(s, prev, next, ev);
+		/*
+		 * Its last switch-out.  A thread that is not its process's leader is
+		 * reaped by itself at exit; a leader when its parent reaps it.
+		 */
+		if (prev->pub.state == TL_ST_ZOMBIE &&
+		    ((prev->pub.tgid > 0 && prev->pub.tgid != prev->pub.tid) || prev->reaped))
+			tl_sm_end_life(s, prev);
+	}
 	if (next && !other_next)
 		switch_in(s, next, ev);
 	if (other_next)
@@ -324,6 +341,27 @@ static int32_t waker_of(const struct tl_sched *s, const struct tl_event *ev)
 	    (c->what == TL_CPU_SOFTIRQ && c->irq != TL_SOFTIRQ_TIMER && c->irq != TL_SOFTIRQ_HRTIMER))
 		return TL_WAKER_DEVICE;
 	return TL_WAKER_IRQ;
+}
+
+/*
+ * An exiting thread wakes sleeping t: if t belongs to the parent of the
+ * exiting thread's process, t was waiting for it (wait4, waitid, or a
+ * SIGCHLD) and reaps the process's leader when it next runs.
+ */
+static void note_reaper(struct tl_sched *s, struct thread *t, int32_t waker)
+{
+	struct tl_thread *w = waker > 0 ? tl_sched_thread(s, waker) : NULL, *leader, *parent;
+	int32_t ptgid;
+
+	if (!w || !((struct thread *)w)->exited)
+		return;
+	leader = w->tgid > 0 ? tl_sched_thread(s, w->tgid) : w;
+	parent = leader && leader->parent > 0 ? tl_sched_thread(s, leader->parent) : NULL;
+	if (!parent)
+		return;
+	ptgid = parent->tgid > 0 ? parent->tgid : parent->tid;
+	if (t->pub.tid == parent->tid || t->pub.tgid == ptgid)
+		t->reap_tid = leader->tid;
 }
 
 void tl_sm_on_wakeup(struct tl_sched *s, const struct tl_event *ev)
@@ -365,6 +403,8 @@ void tl_sm_on_wakeup(struct tl_sched *s, const struct tl_event *ev)
 		return;
 	}
 	if (tl_state_is_asleep(st) || st == TL_ST_UNKNOWN) {
+		if (tl_state_is_asleep(st))
+			note_reaper(s, t, waker);
 		wake(s, t, waker, ev->ts);
 	}
 	/* already runnable (sched_wakeup after sched_waking) or a zombie: nothing to do */

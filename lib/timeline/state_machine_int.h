@@ -37,6 +37,9 @@ struct thread {
 	uint8_t evidence;       /* some event said what it was doing */
 	uint8_t snap_io;        /* snapshot: wchan said block I/O */
 	uint64_t marked_at;     /* first user marker since state_since while off a CPU: it ran then */
+	uint8_t exited;         /* its EXIT was seen */
+	uint8_t reaped;         /* its process's parent reaped it before its last switch-out */
+	int32_t reap_tid;       /* woken by this exited process: it reaps it when it next runs */
 	/* membership in its CPU's list of READY_PREEMPT threads (pq_cpu -1: not listed) */
 	struct thread *pq_next, *pq_prev;
 	int16_t pq_cpu;
@@ -63,7 +66,9 @@ struct tl_sched {
 	int ncpus;
 	uint32_t next_serial;
 	uint64_t now;
-	uint8_t inferring;    /* the transitions being made now are inferred: intervals get inferred_end */
+	uint8_t inferring;  /* the transitions being made now are inferred: intervals get inferred_end */
+	int32_t end_tid[2]; /* threads whose life ends with the event being applied (after on_event) */
+	int nend;
 	uint64_t damage_from; /* 1 + the start of the last damaged-block gap applied (LOST with TL_EVF_DAMAGE) */
 };
 
@@ -79,6 +84,8 @@ unsigned tl_sm_cpu_base_activity(int32_t cur);
 struct thread *tl_sm_thread_new(struct tl_sched *s, int32_t tid, uint64_t born, unsigned state);
 void tl_sm_thread_end(struct tl_sched *s, struct thread *t, uint64_t at);
 struct thread *tl_sm_thread_get(struct tl_sched *s, int32_t tid);
+/* t, a zombie, is gone once the event being applied is (docs/STATES.md, "Exit"). */
+void tl_sm_end_life(struct tl_sched *s, struct thread *t);
 /*
  * Lost events: every runnable thread may have got a CPU in the gap, so it is
  * UNKNOWN from `from`; with asleep_too (a damaged block: wakeups of every

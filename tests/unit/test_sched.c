@@ -437,6 +437,69 @@ TEST(lost_events_waiting_thread)
 }
 
 /*
+ * The end of a life (docs/STATES.md, "Exit"): a thread that is not its
+ * process's leader ends at its last switch-out (it reaps itself); a leader
+ * is a zombie until its parent, woken by its exit, runs again and reaps it;
+ * otherwise until sched_process_free.
+ */
+static void thread_info(uint64_t t, int32_t tid, int32_t tgid)
+{
+	ev(t, -1, TL_EV_THREAD, tid, tgid, 0, 0, 0, 0, NULL);
+}
+
+TEST(zombie_ends_at_reap)
+{
+	start();
+	sw(1000, 0, 0, 0, 200); /* P, the parent process */
+	thread_info(1000, 200, 200);
+	fork_(1010, 0, 200, 201, "child"); /* C, a process */
+	thread_info(1010, 201, 201);
+	wakeup_new(1011, 0, 201, 200);
+	sw(1012, 1, 0, 0, 201);
+	sw(1020, 0, 200, TL_PS_S, 0);       /* P waits for it */
+	fork_(1030, 1, 201, 202, "worker"); /* T, a thread of C */
+	thread_info(1030, 202, 201);
+	wakeup_new(1031, 1, 202, 201);
+	sw(1032, 0, 0, 0, 202);
+	ev(1040, 0, TL_EV_EXIT, 202, 0, 0, 0, 0, 0, NULL);
+	sw(1042, 0, 202, TL_PS_X, 0); /* T is gone */
+	ev(1050, 1, TL_EV_EXIT, 201, 0, 0, 0, 0, 0, NULL);
+	waking(1052, 1, 200, 201);     /* C's exit wakes P */
+	sw(1055, 1, 201, TL_PS_Z, 0);  /* C's last switch-out: a zombie */
+	sw(1060, 0, 0, 0, 200);        /* P runs and reaps C */
+	fork_(1070, 0, 200, 203, "d"); /* D: P runs again before D's last switch-out */
+	thread_info(1070, 203, 203);
+	wakeup_new(1071, 0, 203, 200);
+	sw(1072, 1, 0, 0, 203);
+	sw(1080, 0, 200, TL_PS_S, 0);
+	ev(1090, 1, TL_EV_EXIT, 203, 0, 0, 0, 0, 0, NULL);
+	waking(1091, 1, 200, 203);
+	sw(1093, 0, 0, 0, 200);
+	sw(1095, 1, 203, TL_PS_Z, 0);  /* reaped already: gone now */
+	fork_(1100, 0, 200, 204, "e"); /* E exits while P runs: no reap seen until its free */
+	thread_info(1100, 204, 204);
+	wakeup_new(1101, 0, 204, 200);
+	sw(1102, 1, 0, 0, 204);
+	ev(1105, 1, TL_EV_EXIT, 204, 0, 0, 0, 0, 0, NULL);
+	waking(1108, 1, 200, 204);
+	sw(1110, 1, 204, TL_PS_Z, 0);
+	ev(1300, 1, TL_EV_FREE, 201, 0, 0, 0, 0, 0, NULL); /* too late: ignored */
+	ev(1310, 1, TL_EV_FREE, 202, 0, 0, 0, 0, 0, NULL);
+	ev(1400, 1, TL_EV_FREE, 204, 0, 0, 0, 0, 0, NULL);
+	finish(1500);
+	CHECK_EQ_INT(life(202), 12);
+	CHECK_EQ_INT(st(202, 0, TL_ST_ZOMBIE), 0);
+	CHECK_EQ_INT(life(201), 50);
+	CHECK_EQ_INT(st(201, 0, TL_ST_ZOMBIE), 5);
+	CHECK_EQ_INT(life(203), 25);
+	CHECK_EQ_INT(st(203, 0, TL_ST_ZOMBIE), 0);
+	CHECK_EQ_INT(st(204, 0, TL_ST_ZOMBIE), 290);
+	CHECK_EQ_INT(life(204), 300);
+	CHECK_EQ_INT(life(200), 500);
+	tl_sched_free(S);
+}
+
+/*
  * A damaged block of the file (the reader's LOST with TL_EVF_DAMAGE, b =
  * the gap's start): it held every CPU's events, so a thread asleep before
  * the gap is UNKNOWN from its start too; the count stays 0 (not known).
@@ -704,6 +767,6 @@ int main(void)
 	RUN_TESTS(life_cycle, running_before_trace, sync_wait, io_wait_and_blocked, ready_kinds, interrupted,
 	          stopped_and_zombie, migration_mid_run, lost_events, waking_before_switch_out, pid_reuse,
 	          snapshot_state, identity_before_fork, missing_switch_from_idle, preempt_then_turn, hidden_occupant,
-	          sleep_in_exit_path, lost_events_waiting_thread, damaged_block_gap, hidden_real_occupant,
-	          filtered_stretches, interrupt_wakers);
+	          sleep_in_exit_path, lost_events_waiting_thread, damaged_block_gap, zombie_ends_at_reap,
+	          hidden_real_occupant, filtered_stretches, interrupt_wakers);
 }
