@@ -64,6 +64,27 @@ static const char *kstat_point(int32_t point)
 	}
 }
 
+/* " cpus=0-3,6" for the bits of word `word` of an affinity mask (AFFINITY). */
+static void print_cpu_ranges(int64_t word, uint64_t bits)
+{
+	const char *sep = "=";
+
+	printf(" cpus");
+	for (int c = 0; c < 64; c++) {
+		int e = c;
+		if (!(bits >> c & 1))
+			continue;
+		while (e + 1 < 64 && (bits >> (e + 1) & 1))
+			e++;
+		if (e > c)
+			printf("%s%" PRId64 "-%" PRId64, sep, word * 64 + c, word * 64 + e);
+		else
+			printf("%s%" PRId64, sep, word * 64 + c);
+		sep = ",";
+		c = e;
+	}
+}
+
 static void print_tid(struct tl_trace *t, struct names *nm, const char *key, int32_t tid)
 {
 	uint32_t *id = names_slot(nm, tid, 0);
@@ -223,6 +244,11 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 			print_str(t, "process", e->name);
 			printf(" ns=%" PRId64, e->a);
 		}
+		break;
+	case TL_EV_AFFINITY:
+		print_tid(t, nm, "tid", e->tid);
+		print_cpu_ranges(e->a, (uint64_t)e->b);
+		printf(" allowed=%" PRId64, e->c);
 		break;
 	case TL_EV_EXIT:
 	case TL_EV_FREE:

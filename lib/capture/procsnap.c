@@ -59,30 +59,6 @@ unsigned tl_procsnap_wchan_hint(const char *wchan)
 	return hint;
 }
 
-int tl_procsnap_affinity(int tid)
-{
-	cpu_set_t *set;
-	size_t size;
-	int n = 0;
-
-	/* Sized for the largest machine the kernel supports, not for 1024 CPUs. */
-	for (int ncpu = 1024; ncpu <= 65536; ncpu *= 4) {
-		set = CPU_ALLOC(ncpu);
-		if (!set)
-			return 0;
-		size = CPU_ALLOC_SIZE(ncpu);
-		if (!sched_getaffinity(tid, size, set)) {
-			n = CPU_COUNT_S(size, set);
-			CPU_FREE(set);
-			return n;
-		}
-		CPU_FREE(set);
-		if (errno != EINVAL)
-			return 0;
-	}
-	return 0;
-}
-
 int tl_read_small(int dirfd, const char *path, char *buf, size_t len)
 {
 	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
@@ -166,7 +142,7 @@ static int read_thread(int taskfd, const char *name, int tgid, struct tl_procsna
 	snprintf(path, sizeof(path), "%s/wchan", name);
 	if (!tl_read_small(taskfd, path, wchan, sizeof(wchan)))
 		t->wchan = tl_procsnap_wchan_hint(wchan);
-	t->ncpus_allowed = tl_procsnap_affinity(t->tid);
+	tl_affinity_read(t->tid, &t->aff);
 	return 0;
 }
 
@@ -364,6 +340,26 @@ void tl_threads_sweep(struct tl_threads *t, uint64_t before)
 	t->nretired = keep;
 }
 
+int tl_threads_recheck_affinity(struct tl_threads *t, int (*fn)(void *ctx, int32_t tid, const struct tl_affinity *a),
+                                void *ctx)
+{
+	struct tl_thread_id *e;
+	size_t pos = 0;
+	int r;
+
+	while ((e = tl_tidmap_next(&t->map, &pos))) {
+		struct tl_affinity a;
+		uint64_t h;
+		if (e->retired || !e->aff || tl_affinity_read(e->tid, &a) < 0 || (h = tl_affinity_hash(&a)) == e->aff)
+			continue;
+		e->aff = h;
+		e->ncpus = a.count;
+		if ((r = fn(ctx, e->tid, &a)))
+			return r;
+	}
+	return 0;
+}
+
 /* ---- learning identities while recording ---- */
 
 static int intern_comm(struct tl_trace_writer *w, const char *s, size_t len, uint32_t *id)
@@ -379,12 +375,13 @@ static int intern_comm(struct tl_trace_writer *w, const char *s, size_t len, uin
 }
 
 int tl_threads_learn(struct tl_threads *t, struct tl_trace_writer *w, const struct tl_event *at, int32_t tid,
-                     int32_t tgid, const char *comm, size_t comm_len, struct tl_event *th)
+                     int32_t tgid, const char *comm, size_t comm_len, struct tl_event *th, struct tl_affinity *aff)
 {
 	struct tl_thread_id *e;
 	char proc_comm[16];
 	int created, changed, stale;
 
+	aff->count = aff->nwords = 0;
 	if (tid <= 0)
 		return 0;
 	e = tl_threads_get(t, tid, 1, &created);
@@ -395,7 +392,9 @@ int tl_threads_learn(struct tl_threads *t, struct tl_trace_writer *w, const stru
 	if (created) {
 		int ptgid;
 		/* Once per thread, not per event: spares THREAD events that say "unknown" until it runs. */
-		e->ncpus = tl_procsnap_affinity(tid);
+		tl_affinity_read(tid, aff);
+		e->ncpus = aff->count;
+		e->aff = tl_affinity_hash(aff);
 		if ((tgid <= 0 || !comm_len) && !tl_procsnap_identity(tid, &ptgid, proc_comm)) {
 			if (tgid <= 0)
 				tgid = ptgid;
@@ -452,7 +451,7 @@ static int snap_one(const struct tl_procsnap_thread *t, void *ctx)
 		               .arg = t->tgid,
 		               .a = t->ps_bits,
 		               .b = t->wchan,
-		               .c = t->ncpus_allowed };
+		               .c = t->aff.count };
 	size_t len = strlen(t->comm);
 
 	if (c->only) {
@@ -468,13 +467,23 @@ static int snap_one(const struct tl_procsnap_thread *t, void *ctx)
 		return -1;
 	e->tgid = t->tgid;
 	e->name = ev.name;
-	e->ncpus = t->ncpus_allowed;
+	e->ncpus = t->aff.count;
+	e->aff = tl_affinity_hash(&t->aff);
 	e->since = c->ts;
 	e->comm_len = (uint8_t)len;
 	memcpy(e->comm, t->comm, len);
 	if (tl_trace_writer_add(c->w, &ev))
 		return -1;
 	c->added++;
+	{
+		struct tl_event aff[TL_AFFINITY_WORDS];
+		int n = tl_affinity_events(&t->aff, t->tid, c->ts, -1, aff, TL_AFFINITY_WORDS);
+		for (int i = 0; i < n; i++) {
+			if (tl_trace_writer_add(c->w, &aff[i]))
+				return -1;
+			c->added++;
+		}
+	}
 	return 0;
 }
 

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capture/affinity.h"
+
 /* THREAD.b bits: what the thread's wait channel suggests. */
 enum tl_wchan_hint {
 	TL_WCHAN_FUTEX = 1 << 0, /* asleep in a futex wait */
@@ -24,11 +26,11 @@ enum tl_wchan_hint {
 struct tl_procsnap_thread {
 	int tid;
 	int tgid;
-	char comm[16];     /* NUL-terminated, as the kernel truncates it */
-	char state;        /* the letter from /proc/PID/task/TID/stat: R S D T t Z X I P ... */
-	int64_t ps_bits;   /* state as TL_PS_* bits, with TL_PS_SNAPSHOT set */
-	unsigned wchan;    /* enum tl_wchan_hint bits */
-	int ncpus_allowed; /* CPUs in its affinity mask, 0 if unreadable */
+	char comm[16];          /* NUL-terminated, as the kernel truncates it */
+	char state;             /* the letter from /proc/PID/task/TID/stat: R S D T t Z X I P ... */
+	int64_t ps_bits;        /* state as TL_PS_* bits, with TL_PS_SNAPSHOT set */
+	unsigned wchan;         /* enum tl_wchan_hint bits */
+	struct tl_affinity aff; /* its affinity mask, count 0 if unreadable */
 };
 
 /*
@@ -44,9 +46,6 @@ int64_t tl_procsnap_state_bits(char letter);
 
 /* enum tl_wchan_hint bits for the text of a wchan file ("futex_wait_queue", "io_schedule", ...). */
 unsigned tl_procsnap_wchan_hint(const char *wchan);
-
-/* Number of CPUs thread `tid` may run on (sched_getaffinity), 0 if it cannot be read. */
-int tl_procsnap_affinity(int tid);
 
 /*
  * Process and name of thread `tid` from /proc/TID/status: *tgid, and comm
@@ -79,6 +78,7 @@ struct tl_thread_id {
 	int32_t tgid;     /* -1 while unknown */
 	uint32_t name;    /* string id of comm, 0 while unknown */
 	int32_t ncpus;    /* affinity count, as THREAD.c */
+	uint64_t aff;     /* tl_affinity_hash() of the mask last written, 0 if none (or not to follow) */
 	uint64_t since;   /* ts of the newest fact applied: older events may not overwrite it */
 	uint64_t retired; /* ts of its sched_process_free, 0 while alive */
 	uint8_t comm_len;
@@ -121,7 +121,8 @@ struct tl_event;
 /*
  * Apply what the event `at` says about thread tid: its process (tgid > 0;
  * otherwise unknown) and/or its name (comm_len > 0).  A thread seen for the
- * first time is also looked up in /proc (process, name, affinity), once.
+ * first time is also looked up in /proc (process, name, affinity), once:
+ * then *aff holds its mask (else aff->count is 0), for AFFINITY events.
  * Returns 1 and fills *th with the THREAD event (at's ts and cpu) to store
  * just before `at` if that is news, 0 if not, -1 with tl_error set.  Names
  * are interned in w.  Rings are read one CPU after another, not in time
@@ -129,7 +130,16 @@ struct tl_event;
  * overwrite.  tid <= 0 (the idle tasks) is ignored.
  */
 int tl_threads_learn(struct tl_threads *t, struct tl_trace_writer *w, const struct tl_event *at, int32_t tid,
-                     int32_t tgid, const char *comm, size_t comm_len, struct tl_event *th);
+                     int32_t tgid, const char *comm, size_t comm_len, struct tl_event *th, struct tl_affinity *aff);
+
+/*
+ * Read again the mask of every known thread that is not retired and had
+ * one written (aff != 0); for each
+ * whose mask changed since it was last written, call fn with it.  0, or
+ * fn's non-zero return.
+ */
+int tl_threads_recheck_affinity(struct tl_threads *t, int (*fn)(void *ctx, int32_t tid, const struct tl_affinity *a),
+                                void *ctx);
 
 /*
  * Write the snapshot: one THREAD event per thread under proc_root (cpu -1,

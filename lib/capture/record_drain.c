@@ -98,10 +98,38 @@ static uint32_t intern_n(struct rec *rc, const char *s, size_t len)
 /* What an event says about a thread; a THREAD event goes in front of it if that is news. */
 int tl_rec_learn(struct rec *rc, const struct tl_event *at, int32_t tid, int32_t tgid, const struct tl_tp_str *comm)
 {
-	struct tl_event th;
-	int r = tl_threads_learn(rc->threads, rc->w, at, tid, tgid, comm ? comm->s : NULL, comm ? comm->len : 0, &th);
+	struct tl_event th, aff[TL_AFFINITY_WORDS];
+	struct tl_affinity a;
+	int r = tl_threads_learn(rc->threads, rc->w, at, tid, tgid, comm ? comm->s : NULL, comm ? comm->len : 0, &th,
+	                         &a);
 
-	return r > 0 ? stage_push(rc, &th) : r;
+	if (r <= 0)
+		return r;
+	if (stage_push(rc, &th))
+		return -1;
+	/* a thread seen for the first time: its mask too, unless a filtered recording left it out */
+	if ((at->flags & TL_EVF_OTHER_TID && tid == at->tid) || (at->flags & TL_EVF_OTHER_ARG && tid == at->arg)) {
+		struct tl_thread_id *e = tl_threads_get(rc->threads, tid, 0, NULL);
+		if (e)
+			e->aff = 0; /* and no rechecks */
+		return 0;
+	}
+	for (int i = 0, n = tl_affinity_events(&a, tid, at->ts, at->cpu, aff, TL_AFFINITY_WORDS); i < n; i++)
+		if (stage_push(rc, &aff[i]))
+			return -1;
+	return 0;
+}
+
+/* A thread's mask changed (tl_threads_recheck_affinity): its AFFINITY events, at the flush's mark. */
+static int add_affinity(void *ctx, int32_t tid, const struct tl_affinity *a)
+{
+	struct rec *rc = ctx;
+	struct tl_event aff[TL_AFFINITY_WORDS];
+
+	for (int i = 0, n = tl_affinity_events(a, tid, rc->aff_mark, -1, aff, TL_AFFINITY_WORDS); i < n; i++)
+		if (tl_rec_add_event(rc, &aff[i]))
+			return -1;
+	return 0;
 }
 
 /* IRQ handler names repeat with every interrupt: remember the last id per irq. */
@@ -346,7 +374,11 @@ int tl_rec_drain_all(struct rec *rc)
 	 */
 	if (tl_rec_drain_cpuless(rc, mark))
 		return -1;
-	if (rc->pending >= STAGE_EVENTS * 4 || t0 - rc->last_flush_ns >= FLUSH_NS) {
+	if (rc->pending >= STAGE_EVENTS * 4 || t0 - rc->last_flush_ns >= FLUSH_NS || rc->draining_last) {
+		/* masks changed since the last look: no tracepoint says (capture/affinity.h) */
+		rc->aff_mark = mark;
+		if (tl_threads_recheck_affinity(rc->threads, add_affinity, rc) < 0)
+			return -1;
 		if (tl_trace_writer_flush(rc->w, mark))
 			return -1;
 		rc->last_flush_ns = t0;

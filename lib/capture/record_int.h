@@ -49,6 +49,7 @@ struct rec {
 	int nfilter_tgids;
 	uint64_t stop_ns;           /* when the kernel's side was stopped (the last drain) */
 	int draining_last;          /* the back end is stopped: this drain is the last */
+	uint64_t aff_mark;          /* the time AFFINITY events of a recheck are stamped with */
 	struct tl_uprobes *uprobes; /* --func: probes in tracefs until release() */
 	struct tl_trace_writer *w;
 	struct tl_marks *marks; /* user markers of the command (marks.h), or NULL */

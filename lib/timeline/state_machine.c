@@ -308,6 +308,7 @@ void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *na
 		tl_sm_on_thread_info(s, ev, name);
 		t = (struct thread *)tl_sched_thread(s, ev->tid);
 		break;
+	case TL_EV_AFFINITY: /* the report takes the masks (on_event) */ t = tl_sm_thread_get(s, ev->tid); break;
 	case TL_EV_IRQ_ENTRY:
 	case TL_EV_IRQ_EXIT:
 	case TL_EV_SOFTIRQ_ENTRY:

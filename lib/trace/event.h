@@ -46,6 +46,7 @@
  *   KSTAT_CSW           tid        point      -          voluntary    involuntary  -
  *   KSTAT_CPU           -          cpu        -          point        steal_ns     tick_ns
  *   FILTERED            tgid|-     kind       process      (by kind: see below)
+ *   AFFINITY            tid        -          -          word         bits         count
  *
  * THREAD is the recorder's statement of a thread's identity (its process
  * and name), emitted when the thread first shows up, when it is found in
@@ -74,6 +75,12 @@
  * the end (/proc/stat: time the hypervisor ran something else, which the
  * kernel leaves out of run time and a trace cannot see), counted in ticks
  * of tick_ns.
+ *
+ * AFFINITY (format 1.3) is a thread's affinity mask as the recorder read
+ * it (when it first saw the thread, and again whenever it changed): bits
+ * b of word a are CPUs 64a..64a+63, c is the number of CPUs allowed in all.
+ * One event per non-zero word; cpu is -1, or the CPU of the event that
+ * made the recorder look.
  *
  * FILTERED (format 1.2) is what an eBPF recording of one program (-p or a
  * command) left in the kernel: the CPU's time while other processes or the
@@ -136,6 +143,7 @@ enum tl_event_type {
 	TL_EV_KSTAT_CSW, /* format 1.1: its voluntary / involuntary switch counts */
 	TL_EV_KSTAT_CPU, /* format 1.1: a CPU's steal time */
 	TL_EV_FILTERED,  /* format 1.2: totals of what a filtered recording left in the kernel */
+	TL_EV_AFFINITY,  /* format 1.3: the CPUs a thread may run on (capture/affinity.h) */
 	TL_EV__COUNT     /* keep last; new types go above and get a format doc line */
 };
 

@@ -18,7 +18,7 @@
 #define TLF_MAGIC "TLTRACE\0"
 #define TLF_MAGIC_LEN 8
 #define TLF_MAJOR 1 /* readers reject a newer major */
-#define TLF_MINOR 2 /* readers accept any minor */
+#define TLF_MINOR 3 /* readers accept any minor */
 #define TLF_HEADER_SIZE 32
 #define TLF_HEADER_MAX 4096 /* header_len beyond this is damage, not a future header */
 
@@ -120,6 +120,7 @@ static const uint8_t tlf_default_mask[] = {
 	[35] = TLF_F_TID | TLF_F_ARG | TLF_F_A | TLF_F_B,                        /* KSTAT_CSW (1.1) */
 	[36] = TLF_F_ARG | TLF_F_A | TLF_F_B | TLF_F_C,                          /* KSTAT_CPU (1.1) */
 	[37] = TLF_F_TID | TLF_F_ARG | TLF_F_NAME | TLF_F_A | TLF_F_B | TLF_F_C, /* FILTERED (1.2) */
+	[38] = TLF_F_TID | TLF_F_A | TLF_F_B | TLF_F_C,                          /* AFFINITY (1.3) */
 };
 
 /*
@@ -153,6 +154,7 @@ static const uint8_t tlf_prio_mask[] = {
 	[35] = 0,
 	[36] = 0,
 	[37] = 0,
+	[38] = 0,
 };
 
 /* The longest event coding: byte, type, mask, ts, flags, 2x5 + 5 + 3x10 + 3 + 5. */

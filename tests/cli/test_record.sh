@@ -247,4 +247,30 @@ elif z[10] >= 0.2:
 	fi
 fi
 
+# %avail over the CPUs a process may use (docs/REPORT.md): started pinned
+# to CPU 0 (taskset), wl_kernel pingpong pins its two threads to CPU 0 and
+# the last CPU itself.  The union of the masks is 2 CPUs; before format 1.3
+# the report took the largest count read when each thread was first seen
+# (1) and printed "cpus 2/1" and up to 188% here.
+if can_record && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+	timeout -k 5 60 taskset -c 0 "$TL" record -o "$TMP/aff.tl" -- "$BUILD/tests/wl_kernel" pingpong \
+		>"$TMP/aff.out" 2>"$TMP/aff.err"
+	tl report --json "$TMP/aff.tl"
+	res=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = [p for p in d["processes"] if p["pid"] in d["trace"]["targets"]]
+if len(p) != 1:
+    print("want the one recorded process, found %d" % len(p))
+elif (p[0]["available_cpus"], p[0]["cpus_used"]) != (2, 2) or p[0]["cpu_pct_available"] > 100:
+    print("available_cpus %d, cpus_used %d, cpu_pct_available %.1f; want 2, 2, <= 100" %
+          (p[0]["available_cpus"], p[0]["cpus_used"], p[0]["cpu_pct_available"]))
+' "$OUT" 2>&1)
+	if [ -n "$res" ]; then
+		fail record-affinity-union "$res" "$(head -c 300 "$TMP/aff.err")"
+	else
+		pass record-affinity-union
+	fi
+fi
+
 cli_done

@@ -364,32 +364,106 @@ static void remove_trace(void)
 	unlink(fpath);
 }
 
+/* A trace of its own at path (a mkstemp() template) on ncpus CPUs, of program pid (0: the system). */
+static struct tl_trace_writer *open_trace(char *tpath, int ncpus, int32_t pid)
+{
+	struct tl_trace_info info = { 0 };
+	int fd = mkstemp(tpath);
+
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	snprintf(info.clock, sizeof(info.clock), "monotonic");
+	info.ncpus = ncpus;
+	info.target_mode = pid ? TL_TARGET_COMMAND : TL_TARGET_SYSTEM;
+	info.ntargets = pid ? 1 : 0;
+	info.targets[0] = pid;
+	info.start_ns = T0;
+	return tl_trace_writer_create(tpath, &info);
+}
+
+/* Flush W up to flush_us and end it at end_us, nothing lost.  0, or -1. */
+static int close_trace(uint64_t flush_us, uint64_t end_us, int ncpus)
+{
+	struct tl_trace_end end = { 0 };
+	uint64_t lost[8] = { 0 };
+
+	if (tl_trace_writer_flush(W, flush_us * US) < 0)
+		return -1;
+	end.end_ns = end_us * US;
+	end.ncpus = ncpus;
+	end.lost_per_cpu = lost;
+	return tl_trace_writer_close(W, &end);
+}
+
 /*
  * A wait whose waker the trace does not name (a wakeup from the idle task,
  * outside any interrupt) is kept, as tid 0 "[unknown]" (docs/REPORT.md):
  * app (100) sleeps 1010-1020, is woken by nobody known, waits for CPU 0
  * until 1025, sleeps again from 1030 to the end.
  */
+/*
+ * The CPUs a process may use (seed 000, Eq. 4): on 4 CPUs, app's threads
+ * pinned to {0} and {1}, then worker widened to {1,2} (AFFINITY, format
+ * 1.3): 3 CPUs, whatever the THREAD counts say.  old (no AFFINITY, as
+ * before 1.3) says 1 CPU per thread but runs on two: at least the CPUs it
+ * ran on.  Before, the process took its threads' largest count: 1 each,
+ * so %avail read 200%.
+ */
+TEST(affinity_union)
+{
+	char apath[] = "/tmp/tl-test-analysis-affinity-XXXXXX";
+	struct tl_run o = { .to_ns = -1, .path = apath };
+	struct tl_model m;
+	const struct tl_process_stats *p;
+
+	W = open_trace(apath, 4, 0);
+	CHECK(W != NULL);
+	ev(1000, -1, TL_EV_THREAD, 100, 100, 0, 0, 1, 0, "app");
+	ev(1000, -1, TL_EV_AFFINITY, 100, 0, 0, 0x1, 1, 0, NULL);
+	ev(1000, -1, TL_EV_THREAD, 101, 100, 0, 0, 1, 0, "worker");
+	ev(1000, -1, TL_EV_AFFINITY, 101, 0, 0, 0x2, 1, 0, NULL);
+	ev(1000, -1, TL_EV_THREAD, 200, 200, 0, 0, 1, 0, "old");
+	ev(1000, -1, TL_EV_THREAD, 201, 200, 0, 0, 1, 0, "old2");
+	sw(1000, 0, 0, 0, 100);
+	sw(1000, 1, 0, 0, 101);
+	sw(1000, 2, 0, 0, 200);
+	sw(1000, 3, 0, 0, 201);
+	ev(1050, 1, TL_EV_AFFINITY, 101, 0, 0, 0x6, 2, 0, NULL);
+	sw(1100, 0, 100, TL_PS_S, 0);
+	sw(1100, 1, 101, TL_PS_S, 0);
+	sw(1100, 2, 200, TL_PS_S, 0);
+	sw(1100, 3, 201, TL_PS_S, 0);
+	CHECK(close_trace(1100, 1100, 4) == 0);
+
+	CHECK_EQ_INT(tl_report_analyze(&o, &m), 0);
+	p = proc(&m, 100);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ_INT(p->available_cpus, 3);
+		CHECK_EQ_INT(p->cpus_used, 2);
+		CHECK(p->cpu_pct_available > 66.66 && p->cpu_pct_available < 66.67);
+	}
+	p = proc(&m, 200);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ_INT(p->available_cpus, 2);
+		CHECK_EQ_INT(p->cpus_used, 2);
+		CHECK(p->cpu_pct_available > 99.99 && p->cpu_pct_available < 100.01);
+	}
+	tl_report_release(&m);
+	tl_run_release(&o);
+	unlink(apath);
+}
+
 TEST(unknown_waker)
 {
 	char upath[] = "/tmp/tl-test-analysis-unknown-XXXXXX";
-	struct tl_trace_info info = { 0 };
-	struct tl_trace_end end = { 0 };
-	uint64_t lost[2] = { 0, 0 };
 	struct tl_run o = { .to_ns = -1, .path = upath };
 	struct tl_model m;
 	const struct tl_thread_stats *a;
-	int fd = mkstemp(upath);
 
-	CHECK(fd >= 0);
-	close(fd);
-	snprintf(info.clock, sizeof(info.clock), "monotonic");
-	info.ncpus = 2;
-	info.target_mode = TL_TARGET_COMMAND;
-	info.ntargets = 1;
-	info.targets[0] = 100;
-	info.start_ns = T0;
-	W = tl_trace_writer_create(upath, &info);
+	W = open_trace(upath, 2, 100);
 	CHECK(W != NULL);
 	ev(1000, -1, TL_EV_THREAD, 100, 100, 0, 0, 0, 0, "app");
 	sw(1000, 0, 0, 0, 100);
@@ -397,11 +471,7 @@ TEST(unknown_waker)
 	ev(1020, 0, TL_EV_WAKING, 100, 0, 0, 120, 0, 0, NULL);
 	sw(1025, 0, 0, 0, 100);
 	sw(1030, 0, 100, TL_PS_S, 0);
-	CHECK(tl_trace_writer_flush(W, 1030 * US) == 0);
-	end.end_ns = 1050 * US;
-	end.ncpus = 2;
-	end.lost_per_cpu = lost;
-	CHECK(tl_trace_writer_close(W, &end) == 0);
+	CHECK(close_trace(1030, 1050, 2) == 0);
 
 	CHECK_EQ_INT(tl_report_analyze(&o, &m), 0);
 	a = thread(&m, 100);
@@ -422,5 +492,5 @@ int main(void)
 	write_trace();
 	write_filtered();
 	atexit(remove_trace);
-	RUN_TESTS(whole_trace, window_and_filters, filtered_totals, unknown_waker);
+	RUN_TESTS(whole_trace, window_and_filters, filtered_totals, unknown_waker, affinity_union);
 }

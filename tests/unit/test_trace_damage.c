@@ -298,11 +298,12 @@ static uint8_t *many_chunks(size_t *len)
 TEST(corpus_flips_cost_one_block)
 {
 	static const char *const files[] = { "tests/data/traces/v1.0-frames.tl", "tests/data/traces/v1.1-frames.tl",
-		                             "tests/data/traces/v1.2-frames.tl", NULL };
+		                             "tests/data/traces/v1.2-frames.tl", "tests/data/traces/v1.3-frames.tl",
+		                             NULL };
 	struct blockinfo bl[128];
 	unsigned seed = 12345;
 
-	for (int f = 0; f < 4; f++) {
+	for (int f = 0; f < 5; f++) {
 		size_t len;
 		uint8_t *buf = files[f] ? read_all(files[f], &len) : many_chunks(&len);
 		struct tl_event *all = NULL;

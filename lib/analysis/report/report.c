@@ -26,6 +26,8 @@ struct acc {
 	int32_t parent_tgid; /* process that created this thread's process (for leaders) */
 	int32_t parent_tid;
 	int cpus_allowed;
+	uint64_t *aff;    /* the union of its AFFINITY masks (format 1.3), (ncpus + 63) / 64 words; NULL if none */
+	int kept;         /* in the model (the process's union takes kept threads only) */
 	uint64_t burst;   /* on-CPU time of the current run so far */
 	uint64_t *cpu_ns; /* per-CPU EXECUTING + INTERRUPTED time in the window */
 	size_t wakers_cap, preemptors_cap, lock_wakers_cap;
@@ -280,6 +282,13 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 	}
 	if (ev->type == TL_EV_EXIT && th && (a = acc_of(p, th)))
 		a->exited_at = ev->ts;
+	if (ev->type == TL_EV_AFFINITY && th && (a = acc_of(p, th)) && ev->a >= 0 && ev->a < (p->ncpus + 63) / 64) {
+		/* every mask it had: the CPUs its process could use (seed 000, Eq. 4) */
+		if (!a->aff && !(a->aff = calloc((size_t)(p->ncpus + 63) / 64, sizeof(uint64_t))))
+			p->oom = 1;
+		else
+			a->aff[ev->a] |= (uint64_t)ev->b;
+	}
 	if ((ev->type == TL_EV_SWITCH && (ev->flags & TL_EVF_WAIT_FUTEX)) || ev->type == TL_EV_FUTEX_ENTER) {
 		/* what kind of futex wait: a lock's or a condition's (FUTEX_ENTER: the perf back end) */
 		struct tl_thread *w = tl_sched_thread(p->sched, ev->tid);
@@ -508,6 +517,29 @@ static struct tl_process_stats *proc_slot(struct tl_model *m, size_t *cap, int32
 	return &m->procs[m->nprocs++];
 }
 
+/* CPUs in the union of the AFFINITY masks of process pid's kept threads; 0 if none had one. */
+static int process_affinity(const struct pass *p, int32_t pid)
+{
+	int words = (p->ncpus + 63) / 64, n = 0, any = 0;
+	uint64_t *u = calloc((size_t)words ? (size_t)words : 1, sizeof(uint64_t));
+
+	if (!u)
+		return 0;
+	for (size_t i = 0; i < p->naccs; i++) {
+		const struct acc *a = p->accs[i];
+		if (!a->kept || !a->aff || a->st.pid != pid)
+			continue;
+		any = 1;
+		for (int w = 0; w < words; w++)
+			u[w] |= a->aff[w];
+	}
+	for (int w = 0; w < words; w++)
+		n += __builtin_popcountll(u[w] &
+		                          (w == words - 1 && p->ncpus % 64 ? (1ull << (p->ncpus % 64)) - 1 : ~0ull));
+	free(u);
+	return any ? n : 0;
+}
+
 static int build_model(struct pass *p, struct tl_model *m)
 {
 	const struct tl_run *run = m->run;
@@ -568,6 +600,7 @@ static int build_model(struct pass *p, struct tl_model *m)
 		memset(&a->st.ready_wait, 0, sizeof(a->st.ready_wait));
 		memset(&a->st.bursts, 0, sizeof(a->st.bursts));
 		t = &m->threads[kept++];
+		a->kept = 1;
 
 		pr = proc_slot(m, &pcap, t->pid);
 		if (!pr) {
@@ -597,9 +630,7 @@ static int build_model(struct pass *p, struct tl_model *m)
 
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct tl_process_stats *pr = &m->procs[i];
-		int used = 0;
-		if (!pr->available_cpus || pr->available_cpus > m->ncpus)
-			pr->available_cpus = m->ncpus;
+		int used = 0, masks = process_affinity(p, pr->pid);
 		for (int c = 0; c < p->ncpus; c++)
 			for (size_t k = 0; k < p->cpus[c].nprocs; k++)
 				if (p->cpus[c].procs[k].pid == pr->pid && p->cpus[c].procs[k].ns) {
@@ -607,6 +638,17 @@ static int build_model(struct pass *p, struct tl_model *m)
 					break;
 				}
 		pr->cpus_used = used;
+		/*
+		 * The CPUs it could use: the union of its threads' masks (older
+		 * traces: the largest count), and at least every CPU it ran on,
+		 * which a mask the recorder did not see must have allowed.
+		 */
+		if (masks > 0)
+			pr->available_cpus = masks;
+		if (pr->available_cpus < used)
+			pr->available_cpus = used;
+		if (!pr->available_cpus || pr->available_cpus > m->ncpus)
+			pr->available_cpus = m->ncpus;
 		if (win) {
 			pr->cpu_pct_machine = 100.0 * (double)pr->cpu_ns / ((double)win * m->ncpus);
 			pr->cpu_pct_available = 100.0 * (double)pr->cpu_ns / ((double)win * pr->available_cpus);
@@ -623,6 +665,7 @@ static void pass_release(struct pass *p)
 	for (size_t i = 0; i < p->naccs; i++) {
 		struct acc *a = p->accs[i];
 		free(a->cpu_ns);
+		free(a->aff);
 		free(a->st.wakers);
 		free(a->st.preemptors);
 		free(a->st.lock_wakers);
