@@ -25,7 +25,10 @@
 # another list) that fails prints "XFAIL NAME" with its details, counts in
 # the xfail column and fails neither the run nor TL_REQUIRE_LIVE=1.  One that
 # passes prints "ok NAME (xpass: ...)", and the summary adds "N xpass" so
-# that a stale entry shows.  Only a plain failure is excused: a timeout or a
+# that a stale entry shows.  A live test that failed and then passed on a
+# retry (TL_LIVE_RETRIES) prints "ok NAME (flaky: passed on attempt N)" with
+# the failed attempts' details; it passes, but the summary names it and
+# adds "N flaky", so a retry never hides a flake.  Only a plain failure is excused: a timeout or a
 # crash of the tier, or a "FAIL NAME: cannot run", still fails.
 #
 # Exit status 1 if anything failed, or if anything was skipped while
@@ -53,6 +56,8 @@ failed=0
 skipped=0
 xfailed=0
 xpassed=0
+flaky=0
+flakes=()
 failures=()
 xpasses=()
 XFAIL_FILE=${TL_XFAIL_FILE:-$ROOT/tests/xfail.txt}
@@ -100,6 +105,12 @@ count_lines() {
 			xpassed=$((xpassed + 1))
 			line=${line#ok }
 			xpasses+=("${line%% *}")
+			;;
+		esac
+		case $line in "ok "*"(flaky: "*)
+			flaky=$((flaky + 1))
+			line=${line#ok }
+			flakes+=("${line%% *}")
 			;;
 		esac
 	done <"$1"
@@ -210,6 +221,11 @@ if [ $xpassed -gt 0 ]; then
 	echo "check: on the expected-failure list ($XFAIL_FILE) but passed: ${xpasses[*]}"
 	xpass=", $xpassed xpass"
 fi
-printf 'check: %d passed, %d failed, %d skipped, %d xfail%s (%d.%d s)\n' $passed $failed $skipped \
-	$xfailed "$xpass" $((elapsed_ms / 1000)) $((elapsed_ms % 1000 / 100))
+flakyc=
+if [ $flaky -gt 0 ]; then
+	echo "check: failed, then passed on a retry (flaky): ${flakes[*]}"
+	flakyc=", $flaky flaky"
+fi
+printf 'check: %d passed, %d failed, %d skipped, %d xfail%s%s (%d.%d s)\n' $passed $failed $skipped \
+	$xfailed "$xpass" "$flakyc" $((elapsed_ms / 1000)) $((elapsed_ms % 1000 / 100))
 exit $status

@@ -315,17 +315,35 @@ static int nothing_counted(const struct hist_args *a, const struct tl_hist_resul
 	                 n ? "" : "no markers or probed functions", n ? list + 2 : "");
 }
 
-/* Merge this run's range into the bins file (kept lines of other spans) and write it. */
-static int save_bins(const struct hist_args *a, const struct tl_hist_result *r)
+/*
+ * Merge this run's range into the bins file (kept lines of other spans) and
+ * write it.  The span's saved range only widens: a run without --bins that
+ * saw [100, 200] leaves a saved [50, 300] as it is.  k stays the saved one
+ * unless -k says otherwise.  r's next range becomes what was saved, for
+ * the output to say.
+ */
+static int save_bins(const struct hist_args *a, struct tl_hist_result *r)
 {
 	struct tl_bins_file f;
+	const struct tl_bins_entry *e;
 	int missing, rc = 0;
 
 	tl_bins_init(&f);
-	if (tl_bins_load(&f, a->bins_out, &missing) && !missing)
+	if (tl_bins_load(&f, a->bins_out, &missing) && !missing) {
 		rc = cli_lib_error();
-	else if (tl_bins_set(&f, a->q.span, r->next_k, r->next_min, r->next_max) || tl_bins_save(&f, a->bins_out))
+		goto out;
+	}
+	if ((e = tl_bins_find(&f, a->q.span))) {
+		if (e->c_min < r->next_min)
+			r->next_min = e->c_min;
+		if (e->c_max > r->next_max)
+			r->next_max = e->c_max;
+		if (!a->q.k)
+			r->next_k = e->k;
+	}
+	if (tl_bins_set(&f, a->q.span, r->next_k, r->next_min, r->next_max) || tl_bins_save(&f, a->bins_out))
 		rc = cli_lib_error();
+out:
 	tl_bins_release(&f);
 	return rc;
 }

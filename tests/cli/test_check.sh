@@ -9,7 +9,8 @@
 # (TL_XFAIL_FILE) and only the unit tier (TL_CHECK_TIERS=unit).  Proves
 # that a failing test not on the list fails the run, that a listed one is
 # XFAIL and does not (even under TL_REQUIRE_LIVE=1), that a listed test
-# that passes is reported as an xpass, and that a crash is never excused.
+# that passes is reported as an xpass, that a pass on a retry is counted as
+# a flake, and that a crash is never excused.
 . "$(dirname "$0")/lib.sh"
 cli_init "$1"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -65,6 +66,17 @@ if [ "$RC" = 0 ] && grep -qx 'XFAIL test_demo/demo/flaky' "$OUT" &&
 	pass check/xfail-passes-run
 else
 	fail check/xfail-passes-run "exit $RC (want 0)" "$(tail -n 15 "$OUT")"
+fi
+
+# A pass on a retry is a flake: it passes, and the summary names and counts it.
+check_with 'echo "ok demo/pass"
+echo "ok demo/retried (flaky: passed on attempt 2)"; echo "  attempt 1 failed:"; echo "  EXEC 5 ms, truth 13 ms"
+exit 0'
+if [ "$RC" = 0 ] && grep -qx 'check: failed, then passed on a retry (flaky): test_demo/demo/retried' "$OUT" &&
+	[[ $SUM == "check: 2 passed, 0 failed, 0 skipped, 0 xfail, 1 flaky ("* ]]; then
+	pass check/flaky-counted
+else
+	fail check/flaky-counted "exit $RC (want 0)" "$(tail -n 15 "$OUT")"
 fi
 
 # A crash after a listed failure is still a failure.

@@ -180,6 +180,41 @@ if it["next"]["c_min_ns"] != g["min_ns"]: print("next", it["next"], g)
 '
 if grep -q '^frame 3 7 7 1$' "$BINS"; then pass hist/save-keeps-other-lines; else fail hist/save-keeps-other-lines "$(cat "$BINS")"; fi
 
+# -- --save-bins without --bins only widens the saved range, and says so -------
+# Before: a run over [a, b] overwrote a saved wider range with [a, b], and
+# in linear and centered modes saved without a word.
+W=$TMP/widen.txt
+tl hist --span work --save-bins "$W" "$A"
+python3 - "$W" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+def wide(l):  # the same k over [1 ns, 1000 s], with its Eq. 1 step
+    k = int(l.split()[1])
+    return "work %d 1 1000000000000 %d" % (k, (10**12 - 1) // (k - 2) + 1)
+out = [wide(l) if l.startswith("work ") else l for l in lines]
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+PY
+tl hist --span work --save-bins "$W" "$A"
+if [ "$RC" = 0 ] && grep -Eq '^work 128 1 1000000000000 ' "$W" &&
+	grep -q "saved k 128 over \[1ns, 1000.0s\] to '$W'" "$OUT"; then
+	pass hist/save-only-widens
+else
+	fail hist/save-only-widens "exit $RC; saved: $(grep '^work ' "$W")" "$(grep saved "$OUT")"
+fi
+for mode in linear centered; do
+	tl hist --span work --mode $mode --save-bins "$W" "$A"
+	if [ "$RC" = 0 ] && grep -q "saved k 128 over \[1ns, 1000.0s\] to '$W'" "$OUT"; then
+		pass hist/save-says-so-$mode
+	else
+		fail hist/save-says-so-$mode "exit $RC: no 'saved k 128 over [1ns, 1000.0s]' line" "$(head -n 8 "$OUT")"
+	fi
+done
+tl hist --span work --mode linear --save-bins "$W" --json "$A"
+jcheck hist/save-json-linear '
+it = d["iteration"]
+if not it or it.get("saved_to") != sys.argv[2].replace("g.txt", "widen.txt") or it["next"]["c_max_ns"] != 10**12: print(it)
+'
+
 # -- bursts and latencies agree with report ------------------------------------
 P=$TMP/perf.tl
 if tl import -q -o "$P" tests/data/perf-sched.txt && [ "$RC" = 0 ]; then

@@ -166,7 +166,7 @@ run() {
 $why"
 	done
 	if [ $r -eq 0 ]; then
-		echo "ok live/$name${first:+ (passed on attempt $n)}$first"
+		echo "ok live/$name${first:+ (flaky: passed on attempt $n)}$first"
 		[ -n "$VFLAG" ] && [ -n "$why" ] && echo "$why"
 	else
 		echo "FAIL live/$name$first"

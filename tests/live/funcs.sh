@@ -105,7 +105,7 @@ else
 	first=$why
 	# Counts are exact anyway; a retry only forgives a duration disturbed by a neighbour.
 	if attempt_counts; then
-		pass "counts (passed on attempt 2)"
+		pass "counts (flaky: passed on attempt 2)"
 	else
 		fail counts "attempt 1:" "$first" "attempt 2:" "$why"
 	fi

@@ -113,7 +113,7 @@ $why"
 	case $r in
 	0)
 		if [ -n "$first" ]; then
-			echo "ok live/$s (passed on attempt $n)$first"
+			echo "ok live/$s (flaky: passed on attempt $n)$first"
 		else
 			echo "ok live/$s"
 		fi

@@ -160,7 +160,7 @@ run() {
 $why"
 	done
 	if [ $r -eq 0 ]; then
-		echo "ok live/$name${first:+ (passed on attempt $n)}$first"
+		echo "ok live/$name${first:+ (flaky: passed on attempt $n)}$first"
 	else
 		echo "FAIL live/$name$first"
 		[ -n "$first" ] && echo "  attempt $n failed:"

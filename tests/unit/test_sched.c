@@ -21,7 +21,8 @@ struct rec {
 	uint32_t serial[MAXT];
 	uint64_t ns[MAXT][TL_ST__COUNT];
 	uint64_t entries[MAXT][TL_ST__COUNT];
-	uint64_t inferred[MAXT][TL_ST__COUNT]; /* intervals whose end was inferred */
+	uint64_t trans[MAXT][TL_ST__COUNT][TL_ST__COUNT + 1]; /* state -> next (TL_ST__COUNT: the end) */
+	uint64_t inferred[MAXT][TL_ST__COUNT];                /* intervals whose end was inferred */
 	uint64_t last_end[MAXT];
 	uint64_t born[MAXT], died[MAXT];
 	int32_t last_by[MAXT][TL_ST__COUNT];
@@ -52,6 +53,7 @@ static void on_iv(void *ctx, struct tl_thread *th, const struct tl_interval *iv)
 	R.last_end[i] = iv->end;
 	R.ns[i][iv->state] += iv->end - iv->start;
 	R.entries[i][iv->state]++;
+	R.trans[i][iv->state][iv->next]++;
 	R.inferred[i][iv->state] += iv->inferred_end;
 	R.last_by[i][iv->state] = iv->by;
 }
@@ -86,6 +88,15 @@ static void start(void)
 static void finish(uint64_t end_us)
 {
 	tl_sched_finish(S, end_us * US);
+}
+
+/* The slot of the first thread instance with this tid, -1 if none. */
+static int find(int32_t tid)
+{
+	for (int i = 0; i < R.n; i++)
+		if (R.tid[i] == tid)
+			return i;
+	return -1;
 }
 
 /* state time (us) of the n-th thread instance with this tid (n = 0 first) */
@@ -182,6 +193,24 @@ TEST(life_cycle)
 	CHECK_EQ_INT(st(101, 0, TL_ST_ZOMBIE), 5);
 	CHECK_EQ_INT(life(101), 80);
 	CHECK_EQ_INT(by(101, TL_ST_RUNNABLE), 100);
+	/* every interval, as entries and as transitions (state -> next) */
+	{
+		int b = find(101);
+		CHECK(b >= 0);
+		if (b < 0)
+			return;
+		CHECK_EQ_INT(R.entries[b][TL_ST_NEW], 1);
+		CHECK_EQ_INT(R.entries[b][TL_ST_RUNNABLE], 2);
+		CHECK_EQ_INT(R.entries[b][TL_ST_EXECUTING], 2);
+		CHECK_EQ_INT(R.entries[b][TL_ST_SLEEPING], 1);
+		CHECK_EQ_INT(R.entries[b][TL_ST_ZOMBIE], 1);
+		CHECK_EQ_INT(R.trans[b][TL_ST_NEW][TL_ST_RUNNABLE], 1);
+		CHECK_EQ_INT(R.trans[b][TL_ST_RUNNABLE][TL_ST_EXECUTING], 2);
+		CHECK_EQ_INT(R.trans[b][TL_ST_EXECUTING][TL_ST_SLEEPING], 1);
+		CHECK_EQ_INT(R.trans[b][TL_ST_SLEEPING][TL_ST_RUNNABLE], 1);
+		CHECK_EQ_INT(R.trans[b][TL_ST_EXECUTING][TL_ST_ZOMBIE], 1);
+		CHECK_EQ_INT(R.trans[b][TL_ST_ZOMBIE][TL_ST__COUNT], 1);
+	}
 	/* A: unknown before its first run at 1010 (the CPU's occupant was unknown: UNKNOWN until then) */
 	CHECK_EQ_INT(st(100, 0, TL_ST_UNKNOWN), 10);
 	CHECK_EQ_INT(st(100, 0, TL_ST_EXECUTING), 20 + 20);
@@ -197,6 +226,37 @@ TEST(life_cycle)
 }
 
 /* a thread running when the trace starts: its first event is a switch-out */
+/*
+ * Zero-length intervals count: a thread woken and switched in at the same
+ * instant was RUNNABLE for 0 ns, one entry and two transitions (dropping
+ * such intervals passed every other test).
+ */
+TEST(zero_length_interval)
+{
+	int a;
+
+	start();
+	sw(1000, 0, 0, 0, 100);
+	sw(1010, 0, 100, TL_PS_S, 0);
+	waking(1020, 0, 100, 0);
+	sw(1020, 0, 0, 0, 100); /* at once: RUNNABLE for 0 ns */
+	sw(1030, 0, 100, TL_PS_S, 0);
+	finish(1040);
+	a = find(100);
+	CHECK(a >= 0);
+	if (a < 0)
+		return;
+	CHECK_EQ_INT(st(100, 0, TL_ST_RUNNABLE), 0);
+	CHECK_EQ_INT(R.entries[a][TL_ST_RUNNABLE], 1);
+	CHECK_EQ_INT(R.entries[a][TL_ST_EXECUTING], 2);
+	CHECK_EQ_INT(R.entries[a][TL_ST_SLEEPING], 2);
+	CHECK_EQ_INT(R.trans[a][TL_ST_SLEEPING][TL_ST_RUNNABLE], 1);
+	CHECK_EQ_INT(R.trans[a][TL_ST_RUNNABLE][TL_ST_EXECUTING], 1);
+	CHECK_EQ_INT(R.trans[a][TL_ST_SLEEPING][TL_ST_EXECUTING], 0);
+	CHECK_EQ_INT(R.gaps, 0);
+	tl_sched_free(S);
+}
+
 TEST(running_before_trace)
 {
 	start();
@@ -764,8 +824,8 @@ TEST(sleep_in_exit_path)
 
 int main(void)
 {
-	RUN_TESTS(life_cycle, running_before_trace, sync_wait, io_wait_and_blocked, ready_kinds, interrupted,
-	          stopped_and_zombie, migration_mid_run, lost_events, waking_before_switch_out, pid_reuse,
+	RUN_TESTS(life_cycle, zero_length_interval, running_before_trace, sync_wait, io_wait_and_blocked, ready_kinds,
+	          interrupted, stopped_and_zombie, migration_mid_run, lost_events, waking_before_switch_out, pid_reuse,
 	          snapshot_state, identity_before_fork, missing_switch_from_idle, preempt_then_turn, hidden_occupant,
 	          sleep_in_exit_path, lost_events_waiting_thread, damaged_block_gap, zombie_ends_at_reap,
 	          hidden_real_occupant, filtered_stretches, interrupt_wakers);

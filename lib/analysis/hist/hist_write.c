@@ -169,14 +169,26 @@ static void text_coverage(FILE *out, const struct tl_hist_result *r, const struc
 	        tl_hist_outer_above(h));
 }
 
+/* What --save-bins wrote (the saved range widened by this run), in every mode. */
+static void text_saved(FILE *out, const struct tl_hist_result *r, const struct tl_hist_write_opts *o)
+{
+	char a[32], b[32];
+
+	if (o->bins_out)
+		fprintf(out, "  saved k %u over [%s, %s] to '%s'\n", (unsigned)r->next_k,
+		        human(a, sizeof(a), r->next_min), human(b, sizeof(b), r->next_max), o->bins_out);
+}
+
 static void text_iteration(FILE *out, const struct tl_hist_result *r, const struct tl_hist_write_opts *o)
 {
 	const struct tl_hist *h = iterative(r);
 	uint64_t outside, lo, hi;
 	char a[32], b[32];
 
-	if (!h)
+	if (!h) {
+		text_saved(out, r, o); /* linear or centered bins: the iterative mode's range is saved all the same */
 		return;
+	}
 	outside = tl_hist_outer_below(h) + tl_hist_outer_above(h);
 	tl_binning_inner(&h->b, &lo, &hi);
 	if (!r->iter_saved && o->bins_in)
@@ -194,9 +206,7 @@ static void text_iteration(FILE *out, const struct tl_hist_result *r, const stru
 		        "  %" PRIu64 " values outside [%s, %s]: save the widened range with --save-bins FILE, "
 		        "then run again with --bins FILE\n",
 		        outside, human(a, sizeof(a), lo), human(b, sizeof(b), hi));
-	if (o->bins_out)
-		fprintf(out, "  saved k %u over [%s, %s] to '%s'\n", (unsigned)r->next_k,
-		        human(a, sizeof(a), r->next_min), human(b, sizeof(b), r->next_max), o->bins_out);
+	text_saved(out, r, o);
 }
 
 static void text_bins(FILE *out, const struct tl_hist_result *r, const struct tl_hist *h)
@@ -424,14 +434,34 @@ static void json_hist(struct tl_json *j, const struct tl_hist_result *r, const s
 	tl_json_end_object(j);
 }
 
+/* The range the next iterative run bins with (saved with --save-bins). */
+static void json_next(struct tl_json *j, const struct tl_hist_result *r)
+{
+	tl_json_key(j, "next");
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	tl_json_kv_uint(j, "k", r->next_k);
+	tl_json_kv_uint(j, "c_min_ns", r->next_min);
+	tl_json_kv_uint(j, "c_max_ns", r->next_max);
+	tl_json_kv_uint(j, "step_ns", tl_hist_eq1_step(r->next_k, r->next_min, r->next_max));
+	tl_json_end_object(j);
+}
+
 static void json_iteration(struct tl_json *j, const struct tl_hist_result *r, const struct tl_hist_write_opts *o)
 {
 	const struct tl_hist *h = iterative(r);
 	uint64_t lo, hi;
 
 	tl_json_key(j, "iteration");
-	if (!h) {
+	if (!h && !o->bins_out) {
 		tl_json_null(j);
+		return;
+	}
+	if (!h) {
+		/* linear or centered bins with --save-bins: what was saved */
+		tl_json_begin_object(j, TL_JSON_BLOCK);
+		json_next(j, r);
+		tl_json_kv_string(j, "saved_to", o->bins_out);
+		tl_json_end_object(j);
 		return;
 	}
 	tl_binning_inner(&h->b, &lo, &hi);
@@ -443,13 +473,7 @@ static void json_iteration(struct tl_json *j, const struct tl_hist_result *r, co
 	tl_json_kv_uint(j, "outside_below", tl_hist_outer_below(h));
 	tl_json_kv_uint(j, "outside_above", tl_hist_outer_above(h));
 	tl_json_kv_bool(j, "converged", !tl_hist_outer_below(h) && !tl_hist_outer_above(h));
-	tl_json_key(j, "next");
-	tl_json_begin_object(j, TL_JSON_INLINE);
-	tl_json_kv_uint(j, "k", r->next_k);
-	tl_json_kv_uint(j, "c_min_ns", r->next_min);
-	tl_json_kv_uint(j, "c_max_ns", r->next_max);
-	tl_json_kv_uint(j, "step_ns", tl_hist_eq1_step(r->next_k, r->next_min, r->next_max));
-	tl_json_end_object(j);
+	json_next(j, r);
 	tl_json_kv_string(j, "saved_to", o->bins_out);
 	tl_json_end_object(j);
 }
