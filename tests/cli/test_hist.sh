@@ -227,6 +227,9 @@ r = json.load(open(sys.argv[2].replace("g.txt", "report.json")))
 n = sum(t["'$key'"]["count"] for t in r["threads"])
 mx = max(t["'$key'"]["max_ns"] for t in r["threads"])
 if (d["stats"]["count"], d["stats"]["max_ns"]) != (n, mx): print("hist", d["stats"], "report", n, mx)
+# "max at": the same moment (and thread) in both
+at = [(t["'$key'"].get("max_at_ns"), t["tid"]) for t in r["threads"] if t["'$key'"]["max_ns"] == mx]
+if (d["stats"]["max_at_ns"], d["stats"]["max_tid"]) not in at: print("max at", d["stats"], "report", at)
 '
 	done
 else

@@ -150,6 +150,8 @@ TEST(whole_trace)
 		CHECK_EQ_INT(w->bursts.max, 30 * US);
 		CHECK_EQ_INT(w->sched_latency.count, 1);
 		CHECK_EQ_INT(w->sched_latency.max, 2 * US);
+		CHECK_EQ_INT(w->latency_max_at, 1010 * US); /* "max at": woken at 1010 */
+		CHECK_EQ_INT(w->burst_max_at, 1040 * US);   /* the 30 us burst from 1040 */
 		CHECK_EQ_INT(w->trans[TL_ST_EXECUTING][TL_ST_SLEEPING], 1);
 		CHECK_EQ_INT(w->entries[TL_ST_EXECUTING], 2);
 	}

@@ -74,6 +74,8 @@ static void fixture_init(struct fixture *fx)
 	tl_dist_add(&t->sched_latency, 2 * MS);
 	tl_dist_add(&t->sched_latency, 4 * MS);
 	tl_dist_add(&t->bursts, 25 * MS);
+	t->latency_max_at = T0 + 400 * MS; /* when the 4 ms wait began */
+	t->burst_max_at = T0 + 12500 * MS;
 	t->wakers = fx->wk, t->nwakers = 2;
 	fx->wk[0] = (struct tl_waker_stat){ .tid = 102, .name = "worker", .count = 6, .wait_ns = 300 * MS };
 	fx->wk[1] = (struct tl_waker_stat){ .tid = -1, .name = "", .count = 4, .wait_ns = 100 * MS };
@@ -236,7 +238,8 @@ TEST(test_json_document)
 	CHECK_HAS(s, "\"switches\": {\"voluntary\": 10, \"involuntary\": 2, \"yields\": 0},\n"
 	             "      \"migrations\": 3,\n");
 	CHECK_HAS(s, "\"sched_latency\": {\"count\": 2, \"mean_ns\": 3000000, \"p50_ns\": 2000000, "
-	             "\"p99_ns\": 4000000, \"max_ns\": 4000000},");
+	             "\"p99_ns\": 4000000, \"max_ns\": 4000000, \"max_at_ns\": 400000000},");
+	CHECK_HAS(s, "\"max_ns\": 25000000, \"max_at_ns\": 12500000000},");
 	CHECK_HAS(s, "\"ready_wait\": {\"count\": 0, \"mean_ns\": 0, \"p50_ns\": 0, \"p99_ns\": 0, \"max_ns\": 0},");
 	CHECK_HAS(s,
 	          "\"wakers\": [\n        {\"tid\": 102, \"name\": \"worker\", \"count\": 6, "
@@ -380,9 +383,9 @@ TEST(test_text_report)
 	CHECK_HAS(s, "main                101 |rrrEEEEEEEEEEEEWWWWWWWWWWWWWWWWWWWWWWWWWSSSSSSSSSS|\n");
 	CHECK_HAS(s, "legend:  r RUNNABLE  p READY_PREEMPT  E EXECUTING  W SYNC_WAIT  S SLEEPING\n");
 	CHECK_HAS(s,
-	          "\nname                tid   vol invol  migr   mean    p50    p99    max   mean    max  top waker\n"
+	          "\nname                tid   vol invol  migr    p50    p99    max     at    max     at  top waker\n"
 	          "worker              102     0     0     0      -      -      -      -      -      -  -\n"
-	          "main                101    10     2     3 3.00ms 2.00ms 4.00ms 4.00ms 25.0ms 25.0ms  worker 75%\n");
+	          "main                101    10     2     3 2.00ms 4.00ms 4.00ms 0.400s 25.0ms 12.50s  worker 75%\n");
 	CHECK_HAS(s, "\n cpu    busy     irq softirq    idle   util switches  top processes (share)\n"
 	             "   0   600ms  15.0ms  5.00ms   380ms  62.0%       77  app 50.0%, \"<img src=x onerror=alert(1)~ "
 	             "10.0%\n"

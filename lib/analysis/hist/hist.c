@@ -221,8 +221,13 @@ static void on_span(void *ctx, const struct tl_span *sp, const char *name)
 			u->r->filtered++;
 		return;
 	}
-	if (u->pass == 1)
+	if (u->pass == 1) {
 		u->r->kinds |= 1u << sp->kind;
+		if (!u->r->stats.count || sp->end - sp->begin > u->r->stats.max) {
+			u->r->max_at = sp->begin; /* "max at", as perf sched latency gives it */
+			u->r->max_tid = sp->tid;
+		}
+	}
 	add_to_pass(u, sp->end - sp->begin);
 }
 

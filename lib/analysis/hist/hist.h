@@ -66,6 +66,8 @@ struct tl_hist_result {
 	 */
 	const struct tl_run *run;
 	unsigned kinds;             /* bit (1 << enum tl_span_kind) for every kind of span that counted */
+	uint64_t max_at;            /* when the longest span began (absolute ns; the first of equals) */
+	int32_t max_tid;            /* and its thread */
 	uint64_t incomplete;        /* matching spans left out: open at the window's end or begun before it */
 	uint64_t filtered;          /* complete matching spans of threads the filters left out */
 	struct tl_hist_stats stats; /* the spans that count */

@@ -114,8 +114,11 @@ static void text_header(FILE *out, const struct tl_hist_result *r, const struct 
 	fprintf(out, "  window       %s .. %s of the trace\n",
 	        human(a, sizeof(a), tl_run_rel(r->run, r->run->win_start)),
 	        human(b, sizeof(b), tl_run_rel(r->run, r->run->win_end)));
-	fprintf(out, "  time         min %s  mean %s  max %s\n", human(a, sizeof(a), s->min),
+	fprintf(out, "  time         min %s  mean %s  max %s", human(a, sizeof(a), s->min),
 	        human(b, sizeof(b), (uint64_t)(tl_hist_stats_mean(s) + 0.5)), human(c, sizeof(c), s->max));
+	if (s->count) /* "max at", as perf sched latency gives it */
+		fprintf(out, " at %.6fs (tid %d)", tl_run_rel(r->run, r->max_at) / 1e9, (int)r->max_tid);
+	fputc('\n', out);
 	fprintf(out, "  percentiles ");
 	for (int i = 0; i < TL_HIST_NPCT; i++)
 		fprintf(out, " %s %s", pct_names[i], human(a, sizeof(a), r->pct[i]));
@@ -540,6 +543,8 @@ int tl_hist_write_json(FILE *out, const struct tl_hist_result *r, const struct t
 	tl_json_kv_uint(&j, "count", s->count);
 	tl_json_kv_uint(&j, "min_ns", s->min);
 	tl_json_kv_uint(&j, "max_ns", s->max);
+	tl_json_kv_uint(&j, "max_at_ns", s->count ? tl_run_rel(r->run, r->max_at) : 0);
+	tl_json_kv_int(&j, "max_tid", s->count ? r->max_tid : 0);
 	tl_json_kv_double(&j, "mean_ns", tl_hist_stats_mean(s), 3);
 	tl_json_kv_uint(&j, "first_ns", s->first);
 	for (int i = 0; i < TL_HIST_NPCT; i++)

@@ -26,9 +26,10 @@ struct acc {
 	int32_t parent_tgid; /* process that created this thread's process (for leaders) */
 	int32_t parent_tid;
 	int cpus_allowed;
-	uint64_t *aff;    /* the union of its AFFINITY masks (format 1.3), (ncpus + 63) / 64 words; NULL if none */
-	int kept;         /* in the model (the process's union takes kept threads only) */
-	uint64_t burst;   /* on-CPU time of the current run so far */
+	uint64_t *aff;  /* the union of its AFFINITY masks (format 1.3), (ncpus + 63) / 64 words; NULL if none */
+	int kept;       /* in the model (the process's union takes kept threads only) */
+	uint64_t burst; /* on-CPU time of the current run so far */
+	uint64_t burst_start;
 	uint64_t *cpu_ns; /* per-CPU EXECUTING + INTERRUPTED time in the window */
 	size_t wakers_cap, preemptors_cap, lock_wakers_cap;
 	int ended;
@@ -177,6 +178,8 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 		}
 	}
 	if (tl_state_is_oncpu(iv->state)) {
+		if (!a->burst)
+			a->burst_start = iv->start > p->r->win_start ? iv->start : p->r->win_start;
 		a->burst += len;
 		if (iv->cpu >= 0 && iv->cpu < p->ncpus && len) {
 			if (!a->cpu_ns && !(a->cpu_ns = calloc((size_t)p->ncpus, sizeof(uint64_t))))
@@ -185,6 +188,8 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 				a->cpu_ns[iv->cpu] += len;
 		}
 		if (!tl_state_is_oncpu(iv->next)) {
+			if (a->burst && (!a->st.bursts.count || a->burst > a->st.bursts.max))
+				a->st.burst_max_at = a->burst_start; /* "max at", as perf sched latency gives it */
 			if (a->burst && tl_dist_add(&a->st.bursts, a->burst) < 0)
 				p->oom = 1;
 			a->burst = 0;
@@ -197,6 +202,9 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 		} else if (tl_state_is_ready(iv->state) && tl_state_is_oncpu(iv->next)) {
 			if (tl_dist_add(&a->st.ready_wait, iv->end - iv->start) < 0)
 				p->oom = 1;
+			if (iv->state == TL_ST_RUNNABLE &&
+			    (!a->st.sched_latency.count || iv->end - iv->start > a->st.sched_latency.max))
+				a->st.latency_max_at = iv->start;
 			if (iv->state == TL_ST_RUNNABLE && tl_dist_add(&a->st.sched_latency, iv->end - iv->start) < 0)
 				p->oom = 1;
 		}

@@ -76,6 +76,8 @@ struct tl_thread_stats {
 	struct tl_dist ready_wait;    /* every wait for a CPU, whatever the reason */
 	struct tl_dist bursts;        /* on-CPU bursts: switch-in to switch-out */
 	uint64_t waits_inferred;      /* waits for a CPU left out of the two above: their end was inferred */
+	uint64_t latency_max_at;      /* when the longest sched latency began (its wakeup; absolute ns), 0 if none */
+	uint64_t burst_max_at;        /* when the longest burst began (its switch-in; absolute ns), 0 if none */
 	uint64_t join_wait_ns;        /* SYNC_WAIT ended by a thread that had exited: a join, not a lock */
 	uint64_t lock_wait_ns;        /* SYNC_WAIT in a lock's futex wait (TL_EVF_WAIT_LOCK, FUTEX_ENTER op) */
 	struct tl_waker_stat *wakers; /* sorted by wait_ns, largest first */

@@ -53,7 +53,9 @@ static void write_wakers(struct tl_json *j, const char *key, const struct tl_wak
 	tl_json_end_array(j);
 }
 
-static void write_dist(struct tl_json *j, const char *key, const struct tl_dist *d)
+/* A distribution; with max_at (absolute, 0: not kept) also when its maximum began, from the trace's start. */
+static void write_dist(struct tl_json *j, const struct tl_model *m, const char *key, const struct tl_dist *d,
+                       uint64_t max_at)
 {
 	tl_json_key(j, key);
 	tl_json_begin_object(j, TL_JSON_INLINE);
@@ -62,6 +64,8 @@ static void write_dist(struct tl_json *j, const char *key, const struct tl_dist 
 	tl_json_kv_uint(j, "p50_ns", tl_dist_percentile(d, 50));
 	tl_json_kv_uint(j, "p99_ns", tl_dist_percentile(d, 99));
 	tl_json_kv_uint(j, "max_ns", d->count ? d->max : 0);
+	if (max_at && d->count)
+		tl_json_kv_uint(j, "max_at_ns", rel(m, max_at));
 	tl_json_end_object(j);
 }
 
@@ -108,12 +112,12 @@ static void write_thread(struct tl_json *j, const struct tl_model *m, const stru
 	tl_json_kv_uint(j, "yields", t->yields);
 	tl_json_end_object(j);
 	tl_json_kv_uint(j, "migrations", t->migrations);
-	write_dist(j, "sched_latency", &t->sched_latency);
-	write_dist(j, "ready_wait", &t->ready_wait);
+	write_dist(j, m, "sched_latency", &t->sched_latency, t->latency_max_at);
+	write_dist(j, m, "ready_wait", &t->ready_wait, 0);
 	tl_json_kv_uint(j, "waits_inferred", t->waits_inferred);
 	tl_json_kv_uint(j, "join_wait_ns", t->join_wait_ns);
 	tl_json_kv_uint(j, "lock_wait_ns", t->lock_wait_ns);
-	write_dist(j, "bursts", &t->bursts);
+	write_dist(j, m, "bursts", &t->bursts, t->burst_max_at);
 
 	write_wakers(j, "wakers", t->wakers, t->nwakers);
 	write_wakers(j, "preemptors", t->preemptors, t->npreemptors);

@@ -408,6 +408,18 @@ static void put_top_waker(struct text *t, const struct tl_thread_stats *th, int 
 		fputs(pct, t->f);
 }
 
+/* When a maximum began, in seconds from the trace's start, as perf sched latency's "max at"; "-" if none. */
+static const char *fmt_at(const struct tl_model *m, uint64_t at, uint64_t count, char *buf, size_t len)
+{
+	double sec = rel(m, at) / 1e9;
+
+	if (!at || !count)
+		snprintf(buf, len, "-");
+	else /* six characters: 0.758s, 12.35s, 123.5s, 1234s */
+		snprintf(buf, len, "%.*fs", sec < 9.9995 ? 3 : sec < 99.995 ? 2 : sec < 999.95 ? 1 : 0, sec);
+	return buf;
+}
+
 static void sched_table(struct text *t)
 {
 	const struct tl_model *m = t->m;
@@ -420,9 +432,11 @@ static void sched_table(struct text *t)
 		tail = 12;
 	section(t, "SCHEDULING", "latency: wakeup to running; burst: one stay on a CPU");
 	/* group labels centred over their columns: switches (2), latency (4), burst (2) */
-	fprintf(t->f, "%*s%s%12s%s%9s%s\n", NAME_W + 8, "", "  switches", "", "sched latency to CPU", "", "burst");
+	/* "max at": when the longest wait and burst began, as perf sched latency gives it (means: --json) */
+	fprintf(t->f, "%*s%s%12s%s%6s%s\n", NAME_W + 8, "", "  switches", "", "sched latency to CPU", "",
+	        "longest burst");
 	fprintf(t->f, "%-*s %7s %5s %5s %5s %6s %6s %6s %6s %6s %6s  %s\n", NAME_W, "name", "tid", "vol", "invol",
-	        "migr", "mean", "p50", "p99", "max", "mean", "max", "top waker");
+	        "migr", "p50", "p99", "max", "at", "max", "at", "top waker");
 	for (size_t r = 0; r < t->nrows; r++) {
 		const struct tl_thread_stats *th = &m->threads[t->order[r]];
 		const struct tl_dist *l = &th->sched_latency, *bu = &th->bursts;
@@ -430,10 +444,11 @@ static void sched_table(struct text *t)
 		put_name(t->f, th->name, NAME_W);
 		fprintf(t->f, " %7d %5s %5s %5s", th->tid, fmt_count(th->vol_switches, b[0]),
 		        fmt_count(th->invol_switches, b[1]), fmt_count(th->migrations, b[2]));
-		fprintf(t->f, " %6s %6s %6s %6s", fmt_dur(tl_dist_mean(l), b[0]),
-		        fmt_dur(tl_dist_percentile(l, 50), b[1]), fmt_dur(tl_dist_percentile(l, 99), b[2]),
-		        fmt_dur(l->count ? l->max : 0, b[3]));
-		fprintf(t->f, " %6s %6s  ", fmt_dur(tl_dist_mean(bu), b[4]), fmt_dur(bu->count ? bu->max : 0, b[5]));
+		fprintf(t->f, " %6s %6s %6s %6s", fmt_dur(tl_dist_percentile(l, 50), b[0]),
+		        fmt_dur(tl_dist_percentile(l, 99), b[1]), fmt_dur(l->count ? l->max : 0, b[2]),
+		        fmt_at(m, th->latency_max_at, l->count, b[3], sizeof(b[3])));
+		fprintf(t->f, " %6s %6s  ", fmt_dur(bu->count ? bu->max : 0, b[4]),
+		        fmt_at(m, th->burst_max_at, bu->count, b[5], sizeof(b[5])));
 		put_top_waker(t, th, tail);
 		putc('\n', t->f);
 	}
