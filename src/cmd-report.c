@@ -22,6 +22,7 @@
 #include "analysis/diagnose/diagnose.h"
 #include "base/errors.h"
 #include "analysis/report/report.h"
+#include "export/export.h"
 
 #define MAX_IDS 1024
 
@@ -31,6 +32,7 @@ struct report_args {
 	const char *output;
 	int format;
 	int csv_table;
+	int intervals; /* --csv=intervals: every state interval, streamed (export/csv.c) */
 	int width;
 	int pids[MAX_IDS], tids[MAX_IDS];
 	struct tl_run run;
@@ -86,7 +88,8 @@ static void usage(FILE *out)
 	      "  -o, --output FILE      write the report to FILE instead of stdout\n"
 	      "      --json             the JSON document of docs/JSON.md (schema version 1)\n"
 	      "      --csv[=TABLE]      one CSV table: threads (default), states, transitions,\n"
-	      "                         cpus, processes, wakers\n"
+	      "                         cpus, processes, wakers, or intervals (every state\n"
+	      "                         interval of every thread, with its waker: docs/EXPORT.md)\n"
 	      "      --sort KEY         order threads by time in a state (EXECUTING, SYNC_WAIT,\n"
 	      "                         ... or the column labels EXEC, SYNC, ...; the default),\n"
 	      "                         or by name, tid, pid, lifetime\n"
@@ -131,10 +134,12 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_JSON: a->format = FMT_JSON; break;
 		case OPT_CSV:
 			a->format = FMT_CSV;
+			a->intervals = optarg && !strcasecmp(optarg, "intervals");
 			a->csv_table = optarg ? tl_report_csv_table_parse(optarg) : TL_CSV_THREADS;
-			if (a->csv_table < 0)
-				return cli_bad_value("report", "--csv table", optarg,
-				                     "threads, states, transitions, cpus, processes or wakers");
+			if (a->csv_table < 0 && !a->intervals)
+				return cli_bad_value(
+				        "report", "--csv table", optarg,
+				        "threads, states, transitions, cpus, processes, wakers or intervals");
 			break;
 		case OPT_SORT:
 			a->rep.sort = tl_report_sort_parse(optarg);
@@ -222,6 +227,37 @@ static int write_report(FILE *out, const struct report_args *a, const struct tl_
 	}
 }
 
+/*
+ * --csv=intervals: every state interval (tid, pid, thread, state, start,
+ * end, cpu, the waker or preemptor `by`), streamed as it is read: the
+ * export module's intervals table (docs/EXPORT.md), to the output.
+ */
+static int report_intervals(struct report_args *a)
+{
+	struct cli_progress prog = { .what = "reading", .last = -1 };
+	struct tl_export_opts o = { .format = TL_EXPORT_CSV, .intervals_only = 1 };
+	struct tl_export_counts n;
+	int rc;
+
+	if (!(o.out = cli_output_open(a->output))) {
+		tl_run_release(&a->run);
+		return 1;
+	}
+	cli_run_progress(&a->run, &prog);
+	rc = tl_export(&a->run, &o, &n);
+	cli_progress_end(&prog);
+	tl_run_close(&a->run);
+	if (rc) {
+		rc = cli_lib_error();
+		cli_output_abandon(o.out, a->output);
+	} else {
+		cli_run_warnings(&a->run, "states near the gaps are uncertain");
+		rc = cli_output_close(o.out, a->output, 0);
+	}
+	tl_run_release(&a->run);
+	return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { 0 };
@@ -233,6 +269,8 @@ int cmd_report(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	if (a.intervals)
+		return report_intervals(&a);
 
 	cli_run_progress(&a.run, &prog);
 	rc = tl_report_analyze(&a.run, &m);

@@ -7,6 +7,9 @@
  *   PREFIX-spans.csv      kind,name,tid,pid,thread,frame,begin_ns,end_ns,duration_ns,depth,complete
  *   PREFIX-threads.csv    tid,pid,thread,first_ns,last_ns,<state>_ns for every state but unknown
  *
+ * With intervals_only (`report --csv=intervals`), just the first table,
+ * to the caller's stream.
+ *
  * Times are ns from the trace start.  cpu is -1 when the state has none,
  * frame -1 when the span belongs to none; by is the waker or preemptor
  * (0 unknown, -1 an interrupt, -2 a device's interrupt, as in the JSON).
@@ -27,6 +30,7 @@ static const char *const table_names[NTABLES] = { "intervals", "spans", "threads
 struct csv {
 	FILE *f[NTABLES];
 	char *path[NTABLES];
+	int borrowed; /* intervals_only: f[T_INTERVALS] is the caller's */
 };
 
 static void field(FILE *f, const char *s)
@@ -64,7 +68,7 @@ static void csv_span(struct ex *x, const struct tl_span *sp, const char *name)
 	FILE *f = ((struct csv *)x->w)->f[T_SPANS];
 	struct ex_thread *t = ex_thread_of(x, sp->tid);
 
-	if (!t)
+	if (!t || !f)
 		return;
 	fprintf(f, "%s,", tl_span_kind_name(sp->kind));
 	field(f, name);
@@ -82,6 +86,13 @@ static int csv_begin(struct ex *x)
 	if (!c)
 		return tl_error("out of memory");
 	x->w = c;
+	if (x->o->intervals_only) {
+		/* one table, to the caller's stream (not ours to close) */
+		c->f[T_INTERVALS] = x->o->out;
+		c->borrowed = 1;
+		fputs("tid,pid,thread,state,start_ns,end_ns,duration_ns,cpu,by,inferred_end\n", x->o->out);
+		return 0;
+	}
 	for (int i = 0; i < NTABLES; i++) {
 		size_t n = strlen(x->o->prefix) + 32;
 
@@ -108,6 +119,11 @@ static int csv_end(struct ex *x)
 	struct ex_thread *t;
 	size_t pos = 0;
 
+	if (c->borrowed) {
+		int bad = ferror(c->f[T_INTERVALS]);
+		c->f[T_INTERVALS] = NULL;
+		return bad ? tl_error("cannot write the intervals table") : 0;
+	}
 	while ((t = tl_tidmap_next(&x->threads, &pos))) {
 		if (!t->last)
 			continue; /* no state inside the window (named by an event only) */
@@ -138,7 +154,7 @@ static void csv_release(struct ex *x, int failed)
 
 	if (!c)
 		return;
-	for (int i = 0; i < NTABLES; i++) {
+	for (int i = 0; i < NTABLES && !c->borrowed; i++) {
 		if (c->f[i])
 			fclose(c->f[i]);
 		if (failed && c->path[i])

@@ -44,6 +44,7 @@ struct tl_export_opts {
 	int format;         /* enum tl_export_format */
 	FILE *out;          /* perfetto, chrome: where to write (not closed) */
 	const char *prefix; /* csv: the tables go to PREFIX-intervals.csv, ... */
+	int intervals_only; /* csv: only the intervals table, to `out` (report --csv=intervals) */
 };
 
 /* What was written. */

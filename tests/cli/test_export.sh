@@ -226,6 +226,20 @@ case "$RC:$got" in
 *) fail export/window "exit status $RC; intervals outside / all: $got" ;;
 esac
 
+# report --csv=intervals streams the same table to stdout (whole trace, and a window)
+for win in "" "--from 100ms --to 200ms"; do
+	# shellcheck disable=SC2086
+	tl report --csv=intervals $win "$TRACE"
+	want=$TMP/t-intervals.csv
+	[ -n "$win" ] && want=$TMP/w-intervals.csv
+	if [ "$RC" = 0 ] && cmp -s "$OUT" "$want" && [ "$(wc -l <"$OUT")" -gt 100 -o -n "$win" ]; then
+		pass "export/report-csv-intervals${win:+-window}"
+	else
+		fail "export/report-csv-intervals${win:+-window}" "exit $RC; differs from export's table" \
+			"$(diff "$want" "$OUT" | head -n 5)"
+	fi
+done
+
 tl export -f svg "$TRACE"
 if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q -- "invalid --format 'svg' (perfetto, chrome or csv)"; then
 	pass export/bad-format
