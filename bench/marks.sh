@@ -42,7 +42,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/tl-marks.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT
 REPS=${BENCH_MARKS_REPS:-$([ $QUICK = 1 ] && echo 2 || echo 7)}
 BURSTS=${BENCH_MARKS_BURSTS:-$([ $QUICK = 1 ] && echo 30 || echo 100)}
-KINDS=${BENCH_MARKS_KINDS:-pair instant frame clock}
+KINDS=${BENCH_MARKS_KINDS:-pair dynamic dynamic2 instant frame clock}
 
 say() { echo "bench: $*" >&2; }
 die() {
@@ -55,7 +55,7 @@ mkdir -p "$BIN" || die "cannot create '$BIN'"
 cc -O2 -std=c17 -D_GNU_SOURCE -Wall -Wextra -I "$HERE/../include" "$HERE/marks.c" "$BUILD/libthreadlens.a" -lpthread \
 	-o "$BIN/marks_static" || die "cannot build bench/marks.c"
 cc -O2 -std=c17 -D_GNU_SOURCE -Wall -Wextra -I "$HERE/../include" "$HERE/marks.c" -L "$BUILD" -lthreadlens \
-	-Wl,-rpath,"$BUILD" -o "$BIN/marks_shared" || die "cannot build bench/marks.c (shared)"
+	-lpthread -Wl,-rpath,"$BUILD" -o "$BIN/marks_shared" || die "cannot build bench/marks.c (shared)"
 
 RECORD=1
 if [ "$(id -u)" != 0 ] || [ ! -x "$TL" ]; then
@@ -120,6 +120,8 @@ END {
 	for (k = 1; k <= nk; k++) {
 		split(order[k], p, " ")
 		call = p[1] == "pair" ? "tl_region_begin/end" : p[1] == "instant" ? "tl_instant" : \
+			p[1] == "dynamic" ? "tl_region_begin/end, a new name pointer each call" : \
+			p[1] == "dynamic2" ? "the same, a second thread doing it too" : \
 			p[1] == "frame" ? "tl_frame_begin/end" : "clock_gettime alone"
 		printf "| %s | %s | %s | %.1f | %.1f-%.1f | %d | %d |\n", call, p[2], p[1] == "clock" ? "-" : p[3] ? "yes" : "no",
 			median(runs[order[k]]), lo[order[k]], hi[order[k]], n[order[k]], lost[order[k]]

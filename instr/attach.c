@@ -159,9 +159,12 @@ void tl_instr_detach(void)
 	tl_instr_forget_thread();
 	munmap(g->base, (size_t)g->size);
 	pthread_mutex_lock(&g->lock);
-	free(g->names);
-	g->names = NULL;
-	g->names_cap = g->names_n = 0;
+	while (g->names) {
+		struct tl_instr_names *older = g->names->older;
+		free(g->names);
+		g->names = older;
+	}
+	g->names_n = 0;
 	g->names_full = 0;
 	pthread_mutex_unlock(&g->lock);
 	g->base = NULL;
@@ -197,35 +200,35 @@ static uint32_t stored_len(uint32_t off)
 	return len;
 }
 
-/* The table slot of (s, n): its entry, or the empty slot where it goes. */
-static uint32_t *lookup(const char *s, size_t n, uint32_t h)
+/* The table slot of (s, n) in t: its entry, or the empty slot where it goes.  Safe without the lock. */
+static uint32_t *lookup(struct tl_instr_names *t, const char *s, size_t n, uint32_t h)
 {
-	struct tl_instr *g = &tl_instr_g;
-	uint32_t mask = g->names_cap - 1;
+	uint32_t mask = t->cap - 1;
 
 	for (uint32_t i = h & mask;; i = (i + 1) & mask) {
-		uint32_t off = g->names[i];
-		if (!off || (stored_len(off) == n && !memcmp(g->strings + off + 4, s, n)))
-			return &g->names[i];
+		uint32_t off = __atomic_load_n(&t->slot[i], __ATOMIC_ACQUIRE);
+		if (!off || (stored_len(off) == n && !memcmp(tl_instr_g.strings + off + 4, s, n)))
+			return &t->slot[i];
 	}
 }
 
+/* Under the lock: a table twice as big, filled, then published; the old one stays for its readers. */
 static int grow(void)
 {
 	struct tl_instr *g = &tl_instr_g;
-	uint32_t cap = g->names_cap ? 2 * g->names_cap : 256, *old = g->names, oldcap = g->names_cap;
-	uint32_t *t = calloc(cap, sizeof(*t));
+	struct tl_instr_names *old = g->names, *t;
+	uint32_t cap = old ? 2 * old->cap : 256;
 
-	if (!t)
+	if (!(t = calloc(1, sizeof(*t) + (size_t)cap * sizeof(t->slot[0]))))
 		return -1;
-	g->names = t;
-	g->names_cap = cap;
-	for (uint32_t i = 0; i < oldcap; i++)
-		if (old[i]) {
-			uint32_t off = old[i], n = stored_len(off);
-			*lookup(g->strings + off + 4, n, hash_name(g->strings + off + 4, n)) = off;
+	t->cap = cap;
+	t->older = old;
+	for (uint32_t i = 0; old && i < old->cap; i++)
+		if (old->slot[i]) {
+			uint32_t off = old->slot[i], n = stored_len(off);
+			*lookup(t, g->strings + off + 4, n, hash_name(g->strings + off + 4, n)) = off;
 		}
-	free(old);
+	__atomic_store_n(&g->names, t, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -241,11 +244,21 @@ static uint32_t reserve(size_t n)
 	return (uint32_t)off;
 }
 
+/* Remember name's id in the thread's cache, unless it was cut to NAME_MAX (it would never compare equal). */
+static void cache_put(struct tl_instr_cache *c, const char *name, size_t n, uint32_t id)
+{
+	if (n < TL_MARKS_NAME_MAX || !name[n]) {
+		c->p = name;
+		c->id = id;
+	}
+}
+
 uint32_t tl_instr_intern(struct tl_instr_cache *c, const char *name)
 {
 	struct tl_instr *g = &tl_instr_g;
 	size_t n = strnlen(name, TL_MARKS_NAME_MAX + 1);
 	uint32_t id = TL_MARKS_NAME_FULL, *slot, h, len;
+	struct tl_instr_names *t;
 	int can_add;
 
 	if (!n)
@@ -253,12 +266,19 @@ uint32_t tl_instr_intern(struct tl_instr_cache *c, const char *name)
 	if (n > TL_MARKS_NAME_MAX)
 		n = TL_MARKS_NAME_MAX;
 	h = hash_name(name, n);
+	/* Known names, the common case, without the lock. */
+	t = __atomic_load_n(&g->names, __ATOMIC_ACQUIRE);
+	if (t && (id = __atomic_load_n(lookup(t, name, n, h), __ATOMIC_ACQUIRE))) {
+		cache_put(c, name, n, id);
+		return id;
+	}
+	id = TL_MARKS_NAME_FULL;
 	pthread_mutex_lock(&g->lock);
 	/* Out of memory for a bigger table: the names already in it still work. */
-	can_add = !(2 * (g->names_n + 1) > g->names_cap && grow()) && !g->names_full;
-	if (!g->names_cap)
+	can_add = !((!g->names || 2 * (g->names_n + 1) > g->names->cap) && grow()) && !g->names_full;
+	if (!g->names)
 		goto out;
-	slot = lookup(name, n, h);
+	slot = lookup(g->names, name, n, h);
 	if (*slot) {
 		id = *slot;
 	} else {
@@ -271,14 +291,11 @@ uint32_t tl_instr_intern(struct tl_instr_cache *c, const char *name)
 		memcpy(g->strings + off, &len, sizeof(len));
 		memcpy(g->strings + off + 4, name, n);
 		g->strings[off + 4 + n] = 0;
-		*slot = id = off;
+		__atomic_store_n(slot, off, __ATOMIC_RELEASE); /* after the bytes: readers see it whole */
+		id = off;
 		g->names_n++;
 	}
-	/* A name cut to NAME_MAX would never compare equal on the fast path. */
-	if (n < TL_MARKS_NAME_MAX || !name[n]) {
-		c->p = name;
-		c->id = id;
-	}
+	cache_put(c, name, n, id);
 out:
 	pthread_mutex_unlock(&g->lock);
 	return id;

@@ -43,11 +43,27 @@ struct tl_instr {
 	uint32_t nslots, slot_size, ring_cap;
 	int wake_fd;       /* the recorder's eventfd, -1: none (or not an eventfd) */
 	pthread_key_t key; /* its destructor releases a thread's slot */
-	/* the name table: name contents -> string-area offset (under lock) */
+	/*
+	 * The name table: name contents -> string-area offset.  Read without a
+	 * lock (attach.c, tl_instr_intern); the lock orders the writers.
+	 */
 	pthread_mutex_t lock;
-	uint32_t *names; /* open addressing, 0 = empty */
-	uint32_t names_cap, names_n;
+	struct tl_instr_names *names; /* the current table, published with a release store */
+	uint32_t names_n;
 	int names_full; /* the string area ran out */
+};
+
+/*
+ * An open-addressing table of string-area offsets (0 = empty).  Slots are
+ * only ever filled, each with a release store after the string's bytes
+ * are written; a bigger table replaces it whole, and the old ones stay
+ * (chained by `older`) until tl_instr_detach(), so a reader that loaded
+ * one never sees it freed.
+ */
+struct tl_instr_names {
+	uint32_t cap; /* a power of two */
+	struct tl_instr_names *older;
+	uint32_t slot[];
 };
 
 extern struct tl_instr tl_instr_g;
@@ -89,9 +105,11 @@ int tl_instr_attach_fd(int fd);
 void tl_instr_detach(void);
 
 /*
- * The string-area offset for name, interned in the process-wide table (a
- * lock, taken only on a thread-cache miss).  Fills *c on success.  Returns 0
- * for "" and TL_MARKS_NAME_FULL if the area is full or memory ran out.
+ * The string-area offset for name, interned in the process-wide table:
+ * looked up without a lock (a thread-cache miss costs a hash and a
+ * compare); only a name seen for the first time takes the lock.  Fills *c
+ * on success.  Returns 0 for "" and TL_MARKS_NAME_FULL if the area is full
+ * or memory ran out.
  */
 uint32_t tl_instr_intern(struct tl_instr_cache *c, const char *name);
 

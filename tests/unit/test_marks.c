@@ -372,6 +372,50 @@ TEST(names_interned_once_across_threads)
 	CHECK_EQ_INT(count(TL_EV_INSTANT, -1, "gamma"), 8 * 500);
 }
 
+/*
+ * Names are looked up without a lock while others add names and the table
+ * grows (256 -> 2048 slots): 8 threads each make 600 names from a stack
+ * buffer (a pointer the thread cache has not seen), starting at different
+ * places.  Every name is stored once and every marker carries its name.
+ */
+static void *many_namer(void *arg)
+{
+	int start = (int)(intptr_t)arg * 75;
+	char buf[16];
+
+	for (int i = 0; i < 600; i++) {
+		snprintf(buf, sizeof(buf), "n%03d", (start + i) % 600);
+		tl_instant(buf, i);
+	}
+	return NULL;
+}
+
+TEST(names_looked_up_while_the_table_grows)
+{
+	struct rig r;
+	struct tl_marks_stats st;
+	pthread_t th[8];
+	struct tl_marks_hdr hdr;
+	char name[16];
+	int wrong = 0;
+
+	CHECK(rig_open(&r, 16, 1 << 13, 1 << 15) == 0);
+	for (int i = 0; i < 8; i++)
+		CHECK(pthread_create(&th[i], NULL, many_namer, (void *)(intptr_t)i) == 0);
+	for (int i = 0; i < 8; i++)
+		pthread_join(th[i], NULL);
+	CHECK(pread(tl_marks_fd(r.m), &hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr));
+	rig_close(&r, &st);
+	CHECK_EQ_INT(hdr.strings_used, 4 + 600 * 12); /* each 4-byte name once: 4 + 4 + NUL, padded to 12 */
+	read_back();
+	CHECK_EQ_INT(st.markers, 8 * 600);
+	for (int d = 0; d < 600; d++) {
+		snprintf(name, sizeof(name), "n%03d", d);
+		wrong += count(TL_EV_INSTANT, -1, name) != 8;
+	}
+	CHECK_EQ_INT(wrong, 0);
+}
+
 /* ---- slots: reuse, exhaustion, dead owners ---- */
 
 TEST(slots_of_ended_threads_are_reused)
@@ -597,7 +641,7 @@ int main(void)
 	snprintf(trace_path, sizeof(trace_path), "%s/marks.tl", tmpdir);
 	atexit(cleanup);
 	RUN_TESTS(concurrent_rings_exact, full_ring_drops_counted, names_interned_once_across_threads,
-	          slots_of_ended_threads_are_reused, thread_without_slot_counts_lost,
-	          slot_of_killed_process_is_reclaimed, regions_carry_the_threads_frame,
+	          names_looked_up_while_the_table_grows, slots_of_ended_threads_are_reused,
+	          thread_without_slot_counts_lost, slot_of_killed_process_is_reclaimed, regions_carry_the_threads_frame,
 	          bad_variables_leave_markers_off);
 }
