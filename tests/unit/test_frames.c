@@ -224,6 +224,62 @@ static uint64_t sum_states(const uint64_t *v)
 	return s;
 }
 
+/*
+ * A frame ended by two threads (two sinks): it ends at the last end.
+ * src (101) begins frame 1 at 1000; sinkA (102) ends it at 1010, sinkB
+ * (103) at 1020.  Frame 1 takes later ends for 1 ms after its last one
+ * (its grace: its latency, at least 1 ms), so it is finished at the
+ * trace's end, after frame 2 (1300 .. 1400).  Before, frame 1 read 10 us
+ * and the second end counted as an end without a begin.
+ */
+TEST(ended_by_two_threads)
+{
+	struct tl_frames_opts o = { 0 };
+	struct tl_frames_result r;
+	const struct tl_frame *f;
+	const struct tl_frame_thread *t;
+
+	open_trace();
+	ev(1000, -1, TL_EV_THREAD, 101, 100, 0, 0, 0, "src");
+	ev(1000, -1, TL_EV_THREAD, 102, 100, 0, 0, 0, "sinkA");
+	ev(1000, -1, TL_EV_THREAD, 103, 100, 0, 0, 0, "sinkB");
+	sw(1000, 0, 0, 0, 101);
+	sw(1000, 1, 0, 0, 102);
+	mark(1000, TL_EV_FRAME_BEGIN, 101, 1, NULL);
+	sw(1005, 0, 101, TL_PS_S, 103); /* src sleeps, sinkB runs on cpu0 */
+	mark(1010, TL_EV_FRAME_END, 102, 1, NULL);
+	sw(1012, 1, 102, TL_PS_S, 0);
+	mark(1020, TL_EV_FRAME_END, 103, 1, NULL);
+	sw(1025, 0, 103, TL_PS_S, 0);
+	waking(1290, 0, 101, 0);
+	sw(1295, 0, 0, 0, 101);
+	mark(1300, TL_EV_FRAME_BEGIN, 101, 2, NULL);
+	mark(1400, TL_EV_FRAME_END, 102, 2, NULL);
+	sw(1450, 0, 101, TL_PS_S, 0);
+	close_trace(1500);
+	if (analyze(&o, &r))
+		return;
+	CHECK_EQ_INT(r.completed, 2);
+	CHECK_EQ_INT(r.ends_without_begin, 0);
+	f = frame_got(1);
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_EQ_INT(f->end, 1020 * US);
+		CHECK_EQ_INT(f->ended_by, 103);
+		CHECK_EQ_INT(f->nthreads, 3);
+		t = fthread(f, 101);
+		CHECK(t && t->to == 1020 * US);
+		CHECK(t && t->state_ns[TL_ST_EXECUTING] == 5 * US && t->state_ns[TL_ST_SLEEPING] == 15 * US);
+		t = fthread(f, 103); /* the last ender: on cpu0 from 1005 */
+		CHECK(t && t->roles == TL_FROLE_ENDED && t->state_ns[TL_ST_EXECUTING] == 15 * US);
+		t = fthread(f, 102);
+		CHECK(t && t->state_ns[TL_ST_EXECUTING] == 12 * US && t->state_ns[TL_ST_SLEEPING] == 8 * US);
+	}
+	CHECK_EQ_INT(r.latency.max, 100 * US);
+	CHECK_EQ_INT(r.latency.min, 20 * US);
+	tl_frames_release(&r);
+}
+
 TEST(counts_throughput_latency)
 {
 	struct tl_frames_opts o = { .worst = 2 };
@@ -693,7 +749,7 @@ TEST(json_stream)
 int main(void)
 {
 	atexit(cleanup);
-	RUN_TESTS(counts_throughput_latency, steps_per_frame, state_split_per_frame, window_and_intervals, step_filter,
-	          picked_frames_and_json, json_stream, id_gaps, many_frames, revised_state_at_begin, memory_bounded,
-	          no_markers);
+	RUN_TESTS(ended_by_two_threads, counts_throughput_latency, steps_per_frame, state_split_per_frame,
+	          window_and_intervals, step_filter, picked_frames_and_json, json_stream, id_gaps, many_frames,
+	          revised_state_at_begin, memory_bounded, no_markers);
 }

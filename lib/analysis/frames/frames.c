@@ -20,7 +20,12 @@
  * stops waiting (the open interval is taken as it stands), so that a
  * thread blocked for the rest of the run does not hold frames in memory.
  *
- * A frame is finished when it ended, every step begun in it ended (a step
+ * A frame ends at its last FRAME_END: after an end it takes further ends
+ * for END_GRACE (frame_ending); meanwhile its entries count past the end
+ * into `tail`, which a later end folds into v[].  Then it is final
+ * (frame_final), and entries that did nothing for it are dropped.
+ *
+ * A frame is finished when it is final, every step begun in it ended (a step
  * may outlast the frame's end: the last stage often calls tl_frame_end
  * inside its region) and every entry is done.  Then it is summed into the
  * result, handed to on_frame and forgotten, so memory is bounded by the
@@ -53,6 +58,15 @@
  * (blocked for the rest of the run) must not hold frames in memory.
  */
 #define SETTLE_NS 1000000000ull
+/*
+ * A frame ends at its last tl_frame_end: several threads may end it (two
+ * sinks of one pipeline).  After an end, a frame takes further ends for
+ * its latency so far (at least 1 ms, at most 100 ms), or until its id
+ * begins again; until then its entries keep counting past the end into
+ * `tail`, which a later end folds in.
+ */
+#define END_GRACE_MIN_NS 1000000ull
+#define END_GRACE_MAX_NS 100000000ull
 
 struct oframe;
 
@@ -77,8 +91,10 @@ struct entry {
 	int32_t tid;
 	uint32_t row;
 	uint8_t roles, done;
+	uint8_t reached;   /* an interval reaching `to` was counted */
 	uint64_t from, to; /* to: OPEN_END until the frame ends or the thread dies */
 	uint64_t v[TL_ST__COUNT];
+	uint64_t tail[TL_ST__COUNT]; /* after `to`, while a later end may still move it (not final) */
 };
 
 struct oframe {
@@ -86,6 +102,7 @@ struct oframe {
 	uint64_t begin, end;
 	int32_t began_by, ended_by, tgid;
 	uint8_t ended, ignored;
+	uint8_t final;       /* no later end is taken: entries finish at `end` */
 	uint32_t open_steps; /* steps begun in it that have not ended */
 	size_t pending;      /* entries not done */
 	size_t nsteps, capsteps, nents, capents;
@@ -326,8 +343,53 @@ static void frame_remove(struct pass *p, struct oframe *f)
 
 static void frame_maybe_finish(struct pass *p, struct oframe *f)
 {
-	if (f->ended && !f->open_steps && !f->pending)
+	if (f->ended && f->final && !f->open_steps && !f->pending)
 		frame_finish(p, f);
+}
+
+/* How long after its last end a frame takes another end. */
+static uint64_t end_grace(const struct oframe *f)
+{
+	uint64_t g = f->end - f->begin;
+
+	return g < END_GRACE_MIN_NS ? END_GRACE_MIN_NS : g > END_GRACE_MAX_NS ? END_GRACE_MAX_NS : g;
+}
+
+/* The latest frame with this id that ended but still takes a later end. */
+static struct oframe *frame_ending(struct pass *p, int64_t id)
+{
+	struct oframe *best = NULL;
+
+	for (size_t i = 0; i < p->nopen; i++) {
+		struct oframe *f = p->open[i];
+		if (f->id == id && f->ended && !f->final && (!best || f->begin >= best->begin))
+			best = f;
+	}
+	return best;
+}
+
+/*
+ * No later end: each entry ends at `end`.  Threads that did nothing for
+ * the frame stop counting; those whose state has not changed since the
+ * end, or whose interval reaching it has closed, are done; the others
+ * wait for that interval (on_interval, settle).
+ */
+static void frame_final(struct pass *p, struct oframe *f)
+{
+	f->final = 1;
+	for (size_t i = 0; i < f->nents; i++) {
+		struct entry *e = &f->ents[i];
+		if (e->done)
+			continue;
+		if (!e->roles) {
+			entry_stop(f, i, 0);
+			e->from = e->to;
+			memset(e->v, 0, sizeof(e->v));
+		} else if (e->reached || e->t->th->state_since >= e->to) {
+			entry_stop(f, i, 0);
+		}
+	}
+	frame_maybe_finish(p, f);
 }
 
 static void frame_begin(struct pass *p, const struct tl_event *ev)
@@ -339,6 +401,10 @@ static void frame_begin(struct pass *p, const struct tl_event *ev)
 
 	if (frame_open(p, ev->a))
 		return; /* begun already: the first begin counts (as in spans.c) */
+	/* the id begins again: later ends are this frame's, not an earlier one's */
+	for (size_t i = p->nopen; i-- > 0;)
+		if (p->open[i]->id == ev->a && p->open[i]->ended && !p->open[i]->final)
+			frame_final(p, p->open[i]);
 	if (TL_GROW(p->open, p->capopen, p->nopen + 1) || !(f = calloc(1, sizeof(*f)))) {
 		p->a.oom = 1;
 		return;
@@ -374,6 +440,34 @@ static void frame_end(struct pass *p, const struct tl_event *ev)
 	struct oframe *f = frame_open(p, ev->a);
 	struct entry *e;
 
+	if (!f && (f = frame_ending(p, ev->a)) && !f->ignored) {
+		/*
+		 * A later end of an ended frame (another thread ends it too): the
+		 * frame ends here.  Its ender counts if it had an entry (every live
+		 * thread of the process got one at the begin).
+		 */
+		struct fthr *t = fthr_of_tid(p, ev->tid);
+		if ((e = entry_find(f, ev->tid, t ? t->row : row_of_tid(p, ev->tid))))
+			e->roles |= TL_FROLE_ENDED;
+		f->end = ev->ts;
+		f->ended_by = ev->tid;
+		for (size_t i = 0; i < f->nents; i++) {
+			uint64_t tail = 0, base;
+			e = &f->ents[i];
+			if (e->done)
+				continue;
+			for (int s = 0; s < TL_ST__COUNT; s++) {
+				e->v[s] += e->tail[s];
+				tail += e->tail[s];
+			}
+			memset(e->tail, 0, sizeof(e->tail));
+			/* the tail is [base, base + tail): within the new end, unless events came out of order */
+			base = e->to > e->from ? e->to : e->from;
+			e->to = base + tail > ev->ts ? base + tail : ev->ts;
+			e->reached = e->to > ev->ts;
+		}
+		return;
+	}
 	if (!f) {
 		if (ev->ts >= p->w->win_start)
 			p->r->ends_without_begin++;
@@ -389,25 +483,10 @@ static void frame_end(struct pass *p, const struct tl_event *ev)
 	f->ended = 1;
 	f->end = ev->ts;
 	f->ended_by = ev->tid;
-	/*
-	 * Every entry now knows where it ends.  Threads that did nothing for the
-	 * frame stop counting (one that joins later counts nothing: it is past
-	 * the end); those whose state has not changed since the end are done.
-	 */
-	for (size_t i = 0; i < f->nents; i++) {
-		e = &f->ents[i];
-		if (e->done)
-			continue;
-		e->to = ev->ts;
-		if (!e->roles) {
-			entry_stop(f, i, 0);
-			e->from = e->to;
-			memset(e->v, 0, sizeof(e->v));
-		} else if (e->t->th->state_since >= e->to) {
-			entry_stop(f, i, 0);
-		}
-	}
-	frame_maybe_finish(p, f);
+	/* Every entry now knows where it ends, for now: a later end may move it (frame_final). */
+	for (size_t i = 0; i < f->nents; i++)
+		if (!f->ents[i].done)
+			f->ents[i].to = ev->ts;
 }
 
 /* ---- steps ---- */
@@ -548,7 +627,11 @@ static void settle(struct pass *p, uint64_t now)
 {
 	for (size_t i = p->nopen; i-- > 0;) { /* backwards: a finished frame is replaced by the last */
 		struct oframe *f = p->open[i];
-		if (!f->ended || !f->pending || f->end + SETTLE_NS > now)
+		if (f->ended && !f->final && f->end + end_grace(f) <= now) {
+			frame_final(p, f);
+			continue; /* it may be gone */
+		}
+		if (!f->ended || !f->final || !f->pending || f->end + SETTLE_NS > now)
 			continue;
 		for (size_t k = 0; k < f->nents; k++)
 			if (!f->ents[k].done)
@@ -569,8 +652,8 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 	if (ev->type == TL_EV_FORK && t)
 		for (size_t i = 0; i < t->npend; i++) {
 			struct entry *e = &t->pend[i].f->ents[t->pend[i].idx];
-			if (e->from < th->born)
-				e->from = th->born < e->to ? th->born : e->to;
+			if (e->from < th->born) /* past `to` only while a later end may still move it */
+				e->from = th->born < e->to || !t->pend[i].f->final ? th->born : e->to;
 		}
 	if (ev->type == TL_EV_FRAME_BEGIN || ev->type == TL_EV_FRAME_END)
 		settle(p, ev->ts);
@@ -598,11 +681,20 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 		uint64_t hi = iv->end < e->to ? iv->end : e->to;
 		if (hi > lo && iv->state < TL_ST__COUNT)
 			e->v[iv->state] += hi - lo;
-		if (e->to != OPEN_END && iv->end >= e->to) {
-			pend_remove(t, i);
-			entry_done(f, e);
-			frame_maybe_finish(p, f);
+		if (e->to == OPEN_END || iv->end < e->to)
+			continue;
+		e->reached = 1;
+		if (!f->final) {
+			/* past the end, which a later end may still move: kept apart */
+			lo = iv->start > e->to ? iv->start : e->to;
+			lo = lo > e->from ? lo : e->from;
+			if (iv->end > lo && iv->state < TL_ST__COUNT)
+				e->tail[iv->state] += iv->end - lo;
+			continue;
 		}
+		pend_remove(t, i);
+		entry_done(f, e);
+		frame_maybe_finish(p, f);
 	}
 }
 
@@ -655,7 +747,8 @@ static void finish(struct pass *p)
 		struct oframe *f = p->open[p->nopen - 1];
 		if (!f->ended)
 			f->end = p->r->run->win_end > f->begin ? p->r->run->win_end : f->begin;
-		/* every thread has ended, so every entry is done */
+		/* every thread has ended, so every entry is done; no end is to come */
+		f->final = 1;
 		f->pending = 0;
 		frame_finish(p, f);
 	}
