@@ -56,9 +56,20 @@ static int same_file(const char *a, const char *b)
 	return a && b && !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* The ':' of FILE:SYMBOL: the last one that is not part of a C++ "::" (ns::work, lib.so:ns::work). */
+static const char *file_colon(const char *item)
+{
+	const char *c = NULL;
+
+	for (const char *p = item; *p; p++)
+		if (*p == ':' && p[1] != ':' && (p == item || p[-1] != ':'))
+			c = p;
+	return c;
+}
+
 int tl_uprobes_resolve(const char *item, const char *default_file, struct tl_uprobe_func *f)
 {
-	const char *colon = strrchr(item, ':'), *sym = colon ? colon + 1 : item;
+	const char *colon = file_colon(item), *sym = colon ? colon + 1 : item;
 	char given[1024], found[1024], *real;
 	struct tl_elfsym es;
 

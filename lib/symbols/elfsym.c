@@ -14,6 +14,7 @@
  * that overflow), so hostile files only make a lookup fail.
  */
 #include "symbols/elfsym.h"
+#include "symbols/demangle.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -52,9 +53,20 @@ struct search {
 	int not_func;         /* a defined symbol of another type matched */
 };
 
-/* "foo" matches foo, foo@VER and foo@@VER; *hidden says it is a non-default version. */
+/*
+ * "foo" matches foo, foo@VER and foo@@VER; *hidden says it is a non-default
+ * version.  A C++ function also matches by its qualified name ("ns::work"
+ * for _ZN2ns4workEi, symbols/demangle.h): every overload then matches.
+ */
 static int name_matches(const struct search *s, const char *name, int *hidden)
 {
+	char dm[256];
+
+	if (name[0] == '_' && name[1] == 'Z' && s->symbol[0] != '_' && !tl_demangle_name(name, dm, sizeof(dm)) &&
+	    !strcmp(dm, s->symbol)) {
+		*hidden = 0;
+		return 1;
+	}
 	if (strncmp(name, s->symbol, s->symlen))
 		return 0;
 	if (!name[s->symlen]) {
@@ -228,19 +240,22 @@ static int not_found(const struct search *s)
 
 static int ambiguous(const struct search *s, int best, int nbest)
 {
-	char list[320];
+	char list[480];
 	size_t used = 0;
 
 	list[0] = 0;
 	for (int i = 0, shown = 0; i < s->nc && used < sizeof(list); i++) {
+		/* a C++ overload is named by its symbol, which --func takes too */
+		int named = strncmp(s->c[i].name, s->symbol, s->symlen) != 0;
 		if (s->c[i].rank != best)
 			continue;
 		if (shown == 4) {
 			used += (size_t)snprintf(list + used, sizeof(list) - used, ", ...");
 			break;
 		}
-		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s at 0x%llx", shown ? ", " : "",
-		                         s->c[i].global ? "global" : "local", (unsigned long long)s->c[i].vaddr);
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s%s%.80s at 0x%llx", shown ? ", " : "",
+		                         s->c[i].global ? "global" : "local", named ? " " : "",
+		                         named ? s->c[i].name : "", (unsigned long long)s->c[i].vaddr);
 		shown++;
 	}
 	return tl_error("function '%s' is defined %d times in '%s': %s", s->symbol, nbest, s->label, list);

@@ -6,7 +6,8 @@
  *
  * Input layout: byte 0 picks the name to look up from a list that the
  * seeds in tests/fuzz/corpus/fuzz_elfsym/ define (functions, a local, an
- * IFUNC, versioned names, a missing one); the rest is the image, copied
+ * IFUNC, versioned names, a missing one, C++ names that demangle every _Z
+ * symbol of the image); the rest is the image, copied
  * into an exact-size heap buffer so that AddressSanitizer sees any read
  * past its end.
  */
@@ -19,8 +20,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *const names[] = { "foo", "bar", "main", "fi",     "impl",   "foo@VER_1", "dup", "gl",
-	                             "dv",  "ver", "mc",   "usleep", "_start", "nope",      "" };
+static const char *const names[] = { "foo",    "bar",  "main", "fi",       "impl",        "foo@VER_1",
+	                             "dup",    "gl",   "dv",   "ver",      "mc",          "usleep",
+	                             "_start", "nope", "",     "ns::work", "ns::Foo::get" };
 #define NNAMES (sizeof(names) / sizeof(names[0]))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -24,6 +24,7 @@
 #include "elf_build.h"
 #include "symbols/elfsym.h"
 #include "base/errors.h"
+#include "symbols/demangle.h"
 #include "harness.h"
 
 #define TXT 0x400200 /* .text of the non-PIE images starts here (file offset 0x200) */
@@ -42,6 +43,83 @@ static int lookup_exec(const struct eb_sym *syms, int n, int dynamic, const char
 	if (!len)
 		return -2;
 	return tl_elfsym_lookup_mem(img, len, "img", sym, out);
+}
+
+/* ---- C++ names (symbols/demangle.h) ---- */
+
+TEST(demangle_names)
+{
+	static const char *const in[][2] = {
+		{ "_ZN2ns4workEv", "ns::work" },
+		{ "_Z4workv", "work" },
+		{ "_ZN2ns4workEi", "ns::work" },
+		{ "_ZN2ns3FooC1Ev", "ns::Foo::Foo" },
+		{ "_ZN2ns3FooD2Ev", "ns::Foo::~Foo" },
+		{ "_ZNK2ns3Foo3getEv", "ns::Foo::get" },
+		{ "_ZNSt6vector4sizeEv", "std::vector::size" },
+		{ "_ZSt4swapRiS_", "std::swap" },
+		{ "_ZL6helperv", "helper" },
+		{ "_ZN2ns2in4deepERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE", "ns::in::deep" },
+	};
+	static const char *const not [] = {
+		"_ZN2ns4workIiEEvT_", "_ZN2ns4workEv.cold", "main",         "_Z",   "_ZN", "_ZN2ns",
+		"_ZN9999999999xE",    "_ZN1a1bS_1cE",       "_ZN3abcE" + 0, "_Z3ab"
+	};
+	char buf[64], tiny[4];
+
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		CHECK_EQ_INT(tl_demangle_name(in[i][0], buf, sizeof(buf)), 0);
+		CHECK_EQ_STR(buf, in[i][1]);
+	}
+	for (size_t i = 0; i < sizeof(not ) / sizeof(not [0]); i++)
+		if (strcmp(not [i], "_ZN3abcE")) /* a nested name of one part is fine */
+			CHECK_EQ_INT(tl_demangle_name(not [i], buf, sizeof(buf)), -1);
+	CHECK_EQ_INT(tl_demangle_name("_ZN2ns4workEv", tiny, sizeof(tiny)), -1); /* does not fit */
+}
+
+TEST(cxx_functions)
+{
+	static const struct eb_sym syms[] = {
+		{ .name = "_ZN2ns4workEi",
+		  .value = TXT + 0x30,
+		  .bind = STB_GLOBAL,
+		  .type = STT_FUNC,
+		  .shndx = EB_TEXT },
+		{ .name = "_ZN2ns4workEd",
+		  .value = TXT + 0x40,
+		  .bind = STB_GLOBAL,
+		  .type = STT_FUNC,
+		  .shndx = EB_TEXT },
+		{ .name = "_ZNK2ns3Foo3getEv",
+		  .value = TXT + 0x50,
+		  .bind = STB_GLOBAL,
+		  .type = STT_FUNC,
+		  .shndx = EB_TEXT },
+		{ .name = "_ZN2ns4workIiEEvT_",
+		  .value = TXT + 0x60,
+		  .bind = STB_WEAK,
+		  .type = STT_FUNC,
+		  .shndx = EB_TEXT },
+		{ .name = "_ZL6helperv", .value = TXT + 0x70, .bind = STB_LOCAL, .type = STT_FUNC, .shndx = EB_TEXT },
+	};
+	struct tl_elfsym e;
+
+	/* by its qualified name */
+	CHECK_EQ_INT(lookup_exec(syms, 5, 0, "ns::Foo::get", &e), 0);
+	CHECK_EQ_INT(e.offset, 0x250);
+	CHECK_EQ_STR(e.name, "_ZNK2ns3Foo3getEv");
+	CHECK_EQ_INT(lookup_exec(syms, 5, 0, "helper", &e), 0);
+	CHECK_EQ_INT(e.offset, 0x270);
+	/* overloads: both match, the error names them, the mangled name picks one */
+	CHECK_EQ_INT(lookup_exec(syms, 5, 0, "ns::work", &e), -1);
+	CHECK_EQ_STR(tl_error_msg(),
+	             "function 'ns::work' is defined 2 times in 'img': global _ZN2ns4workEi at 0x400230, "
+	             "global _ZN2ns4workEd at 0x400240");
+	CHECK_EQ_INT(lookup_exec(syms, 5, 0, "_ZN2ns4workEd", &e), 0);
+	CHECK_EQ_INT(e.offset, 0x240);
+	/* a prefix of a qualified name is not a match */
+	CHECK_EQ_INT(lookup_exec(syms, 5, 0, "ns::Foo", &e), -1);
+	CHECK_EQ_STR(tl_error_msg(), "no function 'ns::Foo' in 'img'");
 }
 
 TEST(exec_offsets)
@@ -441,6 +519,7 @@ TEST(find_file)
 
 int main(void)
 {
-	RUN_TESTS(exec_offsets, pie_offsets, several_definitions, versions, not_probeable, stripped, broken_input,
-	          self_bytes, libc_bytes, wl_funcs_offsets, file_errors, find_file);
+	RUN_TESTS(demangle_names, cxx_functions, exec_offsets, pie_offsets, several_definitions, versions,
+	          not_probeable, stripped, broken_input, self_bytes, libc_bytes, wl_funcs_offsets, file_errors,
+	          find_file);
 }

@@ -235,6 +235,12 @@ TEST(resolve_items)
 		CHECK_EQ_INT(tl_uprobes_resolve(item, wl, &f), 0);
 		CHECK_EQ_STR(f.label, "libc.so.6:usleep");
 	}
+	/* a C++ name's "::" is not FILE:SYMBOL's colon (the program has no such function) */
+	CHECK_EQ_INT(tl_uprobes_resolve("ns::work", wl, &f), -1);
+	CHECK(strstr(tl_error_msg(), "no function 'ns::work' in '") != NULL);
+	snprintf(item, sizeof(item), "%s:ns::work", wl);
+	CHECK_EQ_INT(tl_uprobes_resolve(item, NULL, &f), -1);
+	CHECK(strstr(tl_error_msg(), "no function 'ns::work' in '") != NULL);
 	/* errors */
 	CHECK_EQ_INT(tl_uprobes_resolve("wlf_spin", NULL, &f), -1);
 	CHECK_EQ_STR(tl_error_msg(),
