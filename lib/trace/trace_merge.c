@@ -182,6 +182,17 @@ static void damaged(struct tl_merge *m, const struct chunk *ck)
 	m->damage_offset = ck->offset;
 }
 
+/* The LOST that stands for a skipped damaged block on cpu, at ts (trace_merge.h, tl_merge_gap). */
+static void gap_event(const struct tl_merge *m, int cpu, uint64_t ts, struct tl_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->ts = ts;
+	ev->type = TL_EV_LOST;
+	ev->cpu = (int16_t)cpu;
+	ev->flags = TL_EVF_DAMAGE;
+	ev->b = (int64_t)m->gap_from;
+}
+
 /* Decode the stream's next event into s->ev; 0 when its queue is empty (or damage stopped it). */
 static int stream_load(struct tl_merge *m, struct tl_merge_stream *s)
 {
@@ -189,12 +200,7 @@ static int stream_load(struct tl_merge *m, struct tl_merge_stream *s)
 		struct section *sec = s->head;
 		if (sec->gap) {
 			sec->gap = 0;
-			memset(&s->ev, 0, sizeof(s->ev));
-			s->ev.ts = sec->ts;
-			s->ev.type = TL_EV_LOST;
-			s->ev.cpu = sec->cpu;
-			s->ev.flags = TL_EVF_DAMAGE;
-			s->ev.b = (int64_t)m->gap_from;
+			gap_event(m, sec->cpu, sec->ts, &s->ev);
 			return 1;
 		}
 		if (sec->left) {
@@ -405,12 +411,7 @@ int tl_merge_next(struct tl_merge *m, int drain, struct tl_event *ev)
 		for (int i = 1; drain && i < m->nstreams; i++)
 			if (m->streams[i] && m->streams[i]->gap) {
 				m->streams[i]->gap = 0;
-				memset(ev, 0, sizeof(*ev));
-				ev->ts = m->last_ts;
-				ev->type = TL_EV_LOST;
-				ev->cpu = (int16_t)(i - 1);
-				ev->flags = TL_EVF_DAMAGE;
-				ev->b = (int64_t)m->gap_from;
+				gap_event(m, i - 1, m->last_ts, ev);
 				return 1;
 			}
 		return 0;

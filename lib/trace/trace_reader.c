@@ -107,6 +107,13 @@ static void human_size(char *buf, size_t len, uint64_t n)
 		snprintf(buf, len, "%.1f GB", n / 1e9);
 }
 
+/* The input failed (rio.err): one message naming the trace; returns -1. */
+static int read_failed(struct tl_trace *t)
+{
+	errno = t->rio.err;
+	return tl_error_errno("cannot read '%s'", t->name);
+}
+
 /* The trace stops at the current block, which is damaged (the end block, or nothing good after it). */
 static void stop_damaged(struct tl_trace *t)
 {
@@ -478,10 +485,8 @@ static int skip_damaged(struct tl_trace *t)
 	}
 	r = t->hdr_bad ? resync(t) : 1;
 
-	if (r < 0) {
-		errno = t->rio.err;
-		return tl_error_errno("cannot read '%s'", t->name);
-	}
+	if (r < 0)
+		return read_failed(t);
 	if (r == 0) {
 		/* no good block after it: like damage at the end */
 		stop_damaged(t);
@@ -533,10 +538,8 @@ static int next_block(struct tl_trace *t)
 	case BLK_TRUNC: stop_truncated(t); return 0;
 	case BLK_DAMAGED: return skip_damaged(t);
 	case BLK_IOERR:
-		if (t->rio.err) {
-			errno = t->rio.err;
-			return tl_error_errno("cannot read '%s'", t->name);
-		}
+		if (t->rio.err)
+			return read_failed(t);
 		return -1;
 	}
 
@@ -655,10 +658,8 @@ static int read_start(struct tl_trace *t)
 	uint8_t *payload = NULL;
 	size_t len = 0;
 
-	if (t->rio.err) {
-		errno = t->rio.err;
-		return tl_error_errno("cannot read '%s'", t->name);
-	}
+	if (t->rio.err)
+		return read_failed(t);
 	if (n == 0)
 		return tl_error("cannot read '%s': not a threadlens trace (the file is empty)", t->name);
 	if (memcmp(h, TLF_MAGIC, cmp))
@@ -693,10 +694,8 @@ static int read_start(struct tl_trace *t)
 		return tl_error("cannot read '%s': damaged metadata block at offset %" PRIu64 " (%s)", t->name,
 		                t->blk_off, t->blk_why);
 	case BLK_IOERR:
-		if (t->rio.err) {
-			errno = t->rio.err;
-			return tl_error_errno("cannot read '%s'", t->name);
-		}
+		if (t->rio.err)
+			return read_failed(t);
 		return -1;
 	}
 	if (t->blk_type != TLF_BLOCK_META) {
