@@ -147,11 +147,17 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 	case TL_EV_IRQ_ENTRY:
 		print_tid(t, nm, "tid", e->tid);
 		print_str(t, "handler", e->name);
-		printf(" irq=%" PRId64, e->a);
+		if (e->flags & TL_EVF_VECTOR) /* format 1.4: the local timer or an IPI */
+			printf(" vector=%" PRId64 " kind=%s", e->a, tl_vector_name(e->c));
+		else
+			printf(" irq=%" PRId64, e->a);
 		break;
 	case TL_EV_IRQ_EXIT:
 		print_tid(t, nm, "tid", e->tid);
-		printf(" irq=%" PRId64 " ret=%" PRId64, e->a, e->b);
+		if (e->flags & TL_EVF_VECTOR)
+			printf(" vector=%" PRId64 " kind=%s", e->a, tl_vector_name(e->c));
+		else
+			printf(" irq=%" PRId64 " ret=%" PRId64, e->a, e->b);
 		break;
 	case TL_EV_SOFTIRQ_ENTRY:
 	case TL_EV_SOFTIRQ_EXIT:

@@ -53,7 +53,7 @@ static void usage(FILE *out)
 	             "      --backend NAME     how events leave the kernel: bpf (eBPF raw tracepoints,\n"
 	             "                         sees every switch) or perf (perf_event_open); default:\n"
 	             "                         bpf where it loads, else perf with a line saying why\n"
-	             "      --no-irq           leave out interrupt and softirq events\n"
+	             "      --no-irq           leave out interrupt, softirq, local timer and IPI events\n"
 	             "      --no-futex         leave out futex syscalls (no lock-wait state)\n"
 	             "      --no-block         leave out block I/O events\n"
 	             "      --no-yield         leave out sched_yield syscalls (no READY_YIELD state)\n"

@@ -31,6 +31,7 @@ struct tl_bpf_rec {
 	struct record *skel;
 	struct ring_buffer *rb;
 	int ncpus;
+	int vectors; /* 1: the local timer's programs are loaded (trace META irq_vectors) */
 	/* during a drain */
 	int (*fn)(void *ctx, const struct tl_bpf_event *ev);
 	void *ctx;
@@ -150,6 +151,51 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* 1 if tracefs shows the tracepoint "system/name" (raw_tp attach fails on one the kernel lacks) */
+static int have_tracepoint(const char *tp)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s", tp);
+	if (!access(path, F_OK))
+		return 1;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/tracing/events/%s", tp);
+	return !access(path, F_OK);
+}
+
+/*
+ * x86's irq_vectors programs (record.bpf.c VECTOR_PROGS): loaded with the
+ * interrupts, where the kernel has them.  1 if the local timer's are.
+ */
+static int vector_progs(struct record *skel, unsigned groups)
+{
+	const struct {
+		struct bpf_program *entry, *exit;
+		const char *tp;
+	} v[] = {
+		{ skel->progs.tl_vec_local_timer_entry, skel->progs.tl_vec_local_timer_exit,
+		  "irq_vectors/local_timer_entry" },
+		{ skel->progs.tl_vec_reschedule_entry, skel->progs.tl_vec_reschedule_exit,
+		  "irq_vectors/reschedule_entry" },
+		{ skel->progs.tl_vec_call_function_entry, skel->progs.tl_vec_call_function_exit,
+		  "irq_vectors/call_function_entry" },
+		{ skel->progs.tl_vec_call_function_single_entry, skel->progs.tl_vec_call_function_single_exit,
+		  "irq_vectors/call_function_single_entry" },
+		{ skel->progs.tl_vec_x86_platform_ipi_entry, skel->progs.tl_vec_x86_platform_ipi_exit,
+		  "irq_vectors/x86_platform_ipi_entry" },
+	};
+	int timer = 0;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		int on = (groups & TL_REC_IRQ) && have_tracepoint(v[i].tp);
+
+		bpf_program__set_autoload(v[i].entry, on);
+		bpf_program__set_autoload(v[i].exit, on);
+		timer |= on && !i;
+	}
+	return timer;
+}
+
 struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter)
 {
 	libbpf_print_fn_t old = tl_bpf_msg_begin();
@@ -179,8 +225,8 @@ struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filte
 		bpf_program__set_autoload(r->skel->progs.tl_softirq_entry, false);
 		bpf_program__set_autoload(r->skel->progs.tl_softirq_exit, false);
 	}
-	if (access("/sys/kernel/tracing/events/timer/hrtimer_expire_entry", F_OK) &&
-	    access("/sys/kernel/debug/tracing/events/timer/hrtimer_expire_entry", F_OK)) {
+	r->vectors = vector_progs(r->skel, groups);
+	if (!have_tracepoint("timer/hrtimer_expire_entry")) {
 		/* no hrtimer tracepoints seen (or no tracefs mounted): timeouts are told by the stack alone */
 		bpf_program__set_autoload(r->skel->progs.tl_hrtimer_entry, false);
 		bpf_program__set_autoload(r->skel->progs.tl_hrtimer_exit, false);
@@ -393,4 +439,9 @@ void tl_bpf_rec_close(struct tl_bpf_rec *r)
 	ring_buffer__free(r->rb);
 	record__destroy(r->skel);
 	free(r);
+}
+
+int tl_bpf_rec_vectors(const struct tl_bpf_rec *r)
+{
+	return r->vectors;
 }

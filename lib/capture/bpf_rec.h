@@ -62,6 +62,9 @@ int tl_bpf_rec_fd(const struct tl_bpf_rec *r);
 /* The number of CPU ids the kernel may use (drop counters are per CPU). */
 int tl_bpf_rec_ncpus(const struct tl_bpf_rec *r);
 
+/* 1 if the local timer's interrupts are recorded (x86's irq_vectors, with TL_REC_IRQ): trace META irq_vectors. */
+int tl_bpf_rec_vectors(const struct tl_bpf_rec *r);
+
 /* One record, parsed. */
 struct tl_bpf_event {
 	struct tl_tp_decoded d;   /* the event and the names it reveals; strings point into the record */

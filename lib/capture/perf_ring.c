@@ -552,8 +552,13 @@ int tl_tracefs_load(const char *tracing, unsigned groups, struct tl_tp_table *t,
 				return tl_error(
 				        "cannot read the format of tracepoint '%s:%s', which recording needs: %s",
 				        d->system, d->name, strerror(e));
-			/* futex_waitv came in Linux 5.16: a kernel without it has no program using it. */
-			if (warn && k != TL_TP_FUTEX_WAITV_ENTER && k != TL_TP_FUTEX_WAITV_EXIT) {
+			/*
+			 * futex_waitv came in Linux 5.16: a kernel without it has no program
+			 * using it.  irq_vectors are x86's: elsewhere the report says that
+			 * timer and IPI time is not recorded (META irq_vectors).
+			 */
+			if (warn && k != TL_TP_FUTEX_WAITV_ENTER && k != TL_TP_FUTEX_WAITV_EXIT &&
+			    (k < TL_TP_VEC_TIMER_ENTRY || k > TL_TP_VEC_PLATFORM_EXIT)) {
 				snprintf(msg, sizeof(msg),
 				         "tracepoint '%s:%s' is not available (%s); recording without it", d->system,
 				         d->name, strerror(e));

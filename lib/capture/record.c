@@ -129,6 +129,8 @@ static void fill_info(struct rec *rc)
 	snprintf(in->backend, sizeof(in->backend), "%s", rc->bpf ? "bpf" : "perf");
 	if (rc->bpf && !o->system_wide)
 		snprintf(in->filter, sizeof(in->filter), "processes");
+	if (rc->bpf ? tl_bpf_rec_vectors(rc->bpf) : rc->used[TL_TP_VEC_TIMER_ENTRY] && rc->used[TL_TP_VEC_TIMER_EXIT])
+		snprintf(in->irq_vectors, sizeof(in->irq_vectors), "recorded");
 	snprintf(in->tool_version, sizeof(in->tool_version), "%s", TL_VERSION);
 	in->ncpus = rc->ncpus;
 	if (o->argv) {

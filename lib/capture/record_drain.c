@@ -170,6 +170,11 @@ static int handle_decoded(struct rec *rc, int32_t cur_tid, int32_t cur_pid, stru
 	for (int i = 0; i < d->nids; i++)
 		if (d->ids[i].tid != cur_tid && tl_rec_learn(rc, &d->ev, d->ids[i].tid, -1, &d->ids[i].comm))
 			return -1;
+	if (d->ev.type == TL_EV_IRQ_ENTRY && (d->ev.flags & TL_EVF_VECTOR) && !d->name.len) {
+		/* a timer or IPI: named after its kind (trace/event.h), whichever back end */
+		d->name.s = tl_vector_name(d->ev.c);
+		d->name.len = (uint32_t)strlen(d->name.s);
+	}
 	if (d->name.len) {
 		d->ev.name = d->ev.type == TL_EV_IRQ_ENTRY ? irq_name_id(rc, d->ev.a, &d->name)
 		                                           : intern_n(rc, d->name.s, d->name.len);

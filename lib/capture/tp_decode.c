@@ -65,6 +65,16 @@ static const struct tl_tp_desc descs[TL_TP__COUNT] = {
 	[TL_TP_SCHED_STAT_RUNTIME] = { "sched", "sched_stat_runtime", 0, 0, NULL },
 	[TL_TP_YIELD_ENTER] = { "syscalls", "sys_enter_sched_yield", TL_REC_YIELD, 0, NULL },
 	[TL_TP_YIELD_EXIT] = { "syscalls", "sys_exit_sched_yield", TL_REC_YIELD, 0, NULL },
+	[TL_TP_VEC_TIMER_ENTRY] = { "irq_vectors", "local_timer_entry", TL_REC_IRQ, 0, NULL },
+	[TL_TP_VEC_TIMER_EXIT] = { "irq_vectors", "local_timer_exit", TL_REC_IRQ, 0, NULL },
+	[TL_TP_VEC_RESCHED_ENTRY] = { "irq_vectors", "reschedule_entry", TL_REC_IRQ, 0, NULL },
+	[TL_TP_VEC_RESCHED_EXIT] = { "irq_vectors", "reschedule_exit", TL_REC_IRQ, 0, NULL },
+	[TL_TP_VEC_CALL_ENTRY] = { "irq_vectors", "call_function_entry", TL_REC_IRQ, 0, NULL },
+	[TL_TP_VEC_CALL_EXIT] = { "irq_vectors", "call_function_exit", TL_REC_IRQ, 0, NULL },
+	[TL_TP_VEC_CALL1_ENTRY] = { "irq_vectors", "call_function_single_entry", TL_REC_IRQ, 0, NULL },
+	[TL_TP_VEC_CALL1_EXIT] = { "irq_vectors", "call_function_single_exit", TL_REC_IRQ, 0, NULL },
+	[TL_TP_VEC_PLATFORM_ENTRY] = { "irq_vectors", "x86_platform_ipi_entry", TL_REC_IRQ, 0, NULL },
+	[TL_TP_VEC_PLATFORM_EXIT] = { "irq_vectors", "x86_platform_ipi_exit", TL_REC_IRQ, 0, NULL },
 };
 
 /*
@@ -97,6 +107,16 @@ static const char *const field_names[TL_TP__COUNT][MAX_FIELDS] = {
 	[TL_TP_SCHED_STAT_RUNTIME] = { "pid", "runtime" },
 	[TL_TP_YIELD_ENTER] = { NULL },
 	[TL_TP_YIELD_EXIT] = { NULL },
+	[TL_TP_VEC_TIMER_ENTRY] = { "vector" },
+	[TL_TP_VEC_TIMER_EXIT] = { "vector" },
+	[TL_TP_VEC_RESCHED_ENTRY] = { "vector" },
+	[TL_TP_VEC_RESCHED_EXIT] = { "vector" },
+	[TL_TP_VEC_CALL_ENTRY] = { "vector" },
+	[TL_TP_VEC_CALL_EXIT] = { "vector" },
+	[TL_TP_VEC_CALL1_ENTRY] = { "vector" },
+	[TL_TP_VEC_CALL1_EXIT] = { "vector" },
+	[TL_TP_VEC_PLATFORM_ENTRY] = { "vector" },
+	[TL_TP_VEC_PLATFORM_EXIT] = { "vector" },
 };
 
 enum fld_kind {
@@ -620,7 +640,15 @@ int tl_tp_decode(const struct tl_tp_table *t, const struct tl_tp_sample *s, stru
 		break;
 	case TL_TP_YIELD_ENTER:
 	case TL_TP_YIELD_EXIT: d.ev.type = kind == TL_TP_YIELD_ENTER ? TL_EV_YIELD_ENTER : TL_EV_YIELD_EXIT; break;
-	default: return 0;
+	default:
+		if (kind < TL_TP_VEC_TIMER_ENTRY || kind > TL_TP_VEC_PLATFORM_EXIT)
+			return 0;
+		/* irq_vectors: pairs in tl_vector_kind order; the recorder names the entry after c */
+		d.ev.type = (kind - TL_TP_VEC_TIMER_ENTRY) % 2 ? TL_EV_IRQ_EXIT : TL_EV_IRQ_ENTRY;
+		d.ev.flags |= TL_EVF_VECTOR;
+		d.ev.a = rd_int(p, &f[0]);
+		d.ev.c = TL_VEC_LOCAL_TIMER + (kind - TL_TP_VEC_TIMER_ENTRY) / 2;
+		break;
 	}
 	*out = d;
 	return 1;

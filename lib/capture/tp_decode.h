@@ -24,7 +24,7 @@
 /* Optional event groups of the recorder (all on by default); each
  * tracepoint below belongs to one, or to none (always recorded). */
 enum tl_record_groups {
-	TL_REC_IRQ = 1 << 0,   /* irq_handler_entry/exit, softirq_entry/exit */
+	TL_REC_IRQ = 1 << 0,   /* irq_handler_entry/exit, softirq_entry/exit, irq_vectors (x86) */
 	TL_REC_FUTEX = 1 << 1, /* sys_enter/exit_futex (and futex_waitv): SYNC_WAIT */
 	TL_REC_BLOCK = 1 << 2, /* block I/O issue/complete: IO_WAIT evidence */
 	TL_REC_YIELD = 1 << 3, /* sys_enter/exit_sched_yield: READY_YIELD */
@@ -57,6 +57,21 @@ enum tl_tp_kind {
 	TL_TP_SCHED_STAT_RUNTIME,
 	TL_TP_YIELD_ENTER,
 	TL_TP_YIELD_EXIT,
+	/*
+	 * x86's irq_vectors: entry and exit of each tl_vector_kind from 1 up, in
+	 * order.  Not irq_work: perf may not trace it (its own wakeups are irq
+	 * work), and it is short.
+	 */
+	TL_TP_VEC_TIMER_ENTRY,
+	TL_TP_VEC_TIMER_EXIT,
+	TL_TP_VEC_RESCHED_ENTRY,
+	TL_TP_VEC_RESCHED_EXIT,
+	TL_TP_VEC_CALL_ENTRY,
+	TL_TP_VEC_CALL_EXIT,
+	TL_TP_VEC_CALL1_ENTRY,
+	TL_TP_VEC_CALL1_EXIT,
+	TL_TP_VEC_PLATFORM_ENTRY,
+	TL_TP_VEC_PLATFORM_EXIT,
 	TL_TP__COUNT
 };
 

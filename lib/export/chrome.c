@@ -65,7 +65,12 @@ static void cj_cpu_interval(struct ex *x, const struct tl_cpu_interval *iv)
 	switch (iv->what) {
 	case TL_CPU_IDLE: return; /* a gap in the row */
 	case TL_CPU_THREAD: snprintf(name, sizeof(name), "%s", ex_name_of(x, iv->tid, iv->cpu)); break;
-	case TL_CPU_IRQ: snprintf(name, sizeof(name), "irq %d", iv->irq); break;
+	case TL_CPU_IRQ:
+		if (iv->irq & TL_IRQ_VECTOR)
+			snprintf(name, sizeof(name), "%s", tl_vector_name(iv->irq & ~TL_IRQ_VECTOR));
+		else
+			snprintf(name, sizeof(name), "irq %d", iv->irq);
+		break;
 	case TL_CPU_SOFTIRQ: snprintf(name, sizeof(name), "softirq %d", iv->irq); break;
 	case TL_CPU_FILTERED: snprintf(name, sizeof(name), "other processes"); break;
 	default: snprintf(name, sizeof(name), "unknown"); break;

@@ -263,6 +263,23 @@ static int k_irq_exit(struct tl_perf_parser *p, struct sample *s, struct tl_even
 	return 0;
 }
 
+/* irq_vectors:NAME_entry/exit (x86): the local timer and the IPIs, as the recorder writes them (trace/event.h). */
+static int k_vector(struct tl_perf_parser *p, struct sample *s, struct tl_event *ev)
+{
+	const char *name = strchr(s->event, ':') + 1; /* the table's names all have one */
+	size_t n = strlen(name);
+
+	n -= n > 6 && !strcmp(name + n - 6, "_entry") ? 6 : n > 5 && !strcmp(name + n - 5, "_exit") ? 5 : 0;
+	ev->tid = s->tid;
+	ev->flags = TL_EVF_VECTOR;
+	for (int k = 1; k < TL_VEC__COUNT; k++)
+		if (strlen(tl_vector_name(k)) == n && !strncmp(name, tl_vector_name(k), n))
+			ev->c = k;
+	if (ev->type == TL_EV_IRQ_ENTRY && !(ev->name = p->sink.intern(p->sink.ctx, tl_vector_name(ev->c))))
+		return -2;
+	return int_field(s->text, "vector", &ev->a);
+}
+
 static int k_softirq(struct tl_perf_parser *p, struct sample *s, struct tl_event *ev)
 {
 	ev->tid = s->tid;
@@ -331,6 +348,16 @@ static const struct kind {
 	{ "irq:irq_handler_exit", TL_EV_IRQ_EXIT, k_irq_exit },
 	{ "irq:softirq_entry", TL_EV_SOFTIRQ_ENTRY, k_softirq },
 	{ "irq:softirq_exit", TL_EV_SOFTIRQ_EXIT, k_softirq },
+	{ "irq_vectors:local_timer_entry", TL_EV_IRQ_ENTRY, k_vector },
+	{ "irq_vectors:local_timer_exit", TL_EV_IRQ_EXIT, k_vector },
+	{ "irq_vectors:reschedule_entry", TL_EV_IRQ_ENTRY, k_vector },
+	{ "irq_vectors:reschedule_exit", TL_EV_IRQ_EXIT, k_vector },
+	{ "irq_vectors:call_function_entry", TL_EV_IRQ_ENTRY, k_vector },
+	{ "irq_vectors:call_function_exit", TL_EV_IRQ_EXIT, k_vector },
+	{ "irq_vectors:call_function_single_entry", TL_EV_IRQ_ENTRY, k_vector },
+	{ "irq_vectors:call_function_single_exit", TL_EV_IRQ_EXIT, k_vector },
+	{ "irq_vectors:x86_platform_ipi_entry", TL_EV_IRQ_ENTRY, k_vector },
+	{ "irq_vectors:x86_platform_ipi_exit", TL_EV_IRQ_EXIT, k_vector },
 	{ "syscalls:sys_enter_futex", TL_EV_FUTEX_ENTER, k_futex_enter },
 	{ "syscalls:sys_exit_futex", TL_EV_FUTEX_EXIT, k_futex_exit },
 	{ "syscalls:sys_enter_futex_waitv", TL_EV_FUTEX_ENTER, k_futex_waitv },
@@ -533,9 +560,13 @@ static void header_line(struct tl_perf_parser *p, char *line)
 		in->ncpus = atoi(val);
 		if (in->ncpus > p->res.ncpus)
 			p->res.ncpus = in->ncpus;
-	} else if (!strcmp(key, "event") && (c = strstr(val, "clockid = ")) && atoi(c + 10) == 1) {
-		snprintf(in->clock, sizeof(in->clock), "monotonic"); /* perf record -k mono */
-		snprintf(p->res.clock, sizeof(p->res.clock), "monotonic");
+	} else if (!strcmp(key, "event")) {
+		if ((c = strstr(val, "clockid = ")) && atoi(c + 10) == 1) {
+			snprintf(in->clock, sizeof(in->clock), "monotonic"); /* perf record -k mono */
+			snprintf(p->res.clock, sizeof(p->res.clock), "monotonic");
+		}
+		if (!strncmp(val, "name = irq_vectors:local_timer_entry,", 37)) /* util: timer time is irq time */
+			snprintf(in->irq_vectors, sizeof(in->irq_vectors), "recorded");
 	} else if (!strcmp(key, "cmdline")) {
 		const char *cmd = strstr(val, " -- ");
 		p->system_wide = strstr(val, " -a") || strstr(val, " --all-cpus");

@@ -62,10 +62,11 @@ static inline void tl_thread_totals(const struct tl_thread *th, uint64_t at, uin
 
 /*
  * Wakers that are not threads.  A wakeup from interrupt context is
- * TL_WAKER_DEVICE when the CPU was inside a traced IRQ handler or a softirq
- * other than the timers' (TIMER, HRTIMER): a device's or the network's work,
- * data arriving.  Otherwise TL_WAKER_IRQ: a timer (timeouts, sleeps), or an
- * interrupt the trace does not show (IPIs, or no IRQ events recorded).
+ * TL_WAKER_DEVICE when the CPU was inside a traced IRQ line's handler or a
+ * softirq other than the timers' (TIMER, HRTIMER): a device's or the
+ * network's work, data arriving.  Otherwise TL_WAKER_IRQ: a timer (the local
+ * timer's vector: timeouts, sleeps), an IPI, or an interrupt the trace does
+ * not show.
  */
 #define TL_WAKER_IRQ (-1)
 #define TL_WAKER_DEVICE (-2)
@@ -98,7 +99,7 @@ struct tl_cpu_interval {
 	uint16_t what; /* enum tl_cpu_activity */
 	int32_t tid;   /* thread that was current (0 = idle task) */
 	int32_t tgid;
-	int32_t irq; /* IRQ number or softirq vector */
+	int32_t irq; /* IRQ number (tl_irq_source: TL_IRQ_VECTOR | kind for a timer or IPI) or softirq vector */
 };
 
 struct tl_sched_opts {

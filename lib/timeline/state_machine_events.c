@@ -337,7 +337,7 @@ static int32_t waker_of(const struct tl_sched *s, const struct tl_event *ev)
 	if (ev->cpu < 0 || ev->cpu >= s->ncpus)
 		return TL_WAKER_IRQ;
 	c = &s->cpus[ev->cpu];
-	if (c->what == TL_CPU_IRQ ||
+	if ((c->what == TL_CPU_IRQ && !(c->irq & TL_IRQ_VECTOR)) || /* the local timer, IPIs: not a device */
 	    (c->what == TL_CPU_SOFTIRQ && c->irq != TL_SOFTIRQ_TIMER && c->irq != TL_SOFTIRQ_HRTIMER))
 		return TL_WAKER_DEVICE;
 	return TL_WAKER_IRQ;
@@ -543,7 +543,7 @@ void tl_sm_on_irq(struct tl_sched *s, const struct tl_event *ev)
 	now_in = cpu->irq_depth + cpu->softirq_depth > 0;
 	/* CPU view: the innermost activity; a hard IRQ inside a softirq shows as IRQ */
 	if (cpu->irq_depth)
-		tl_sm_cpu_set(s, ev->cpu, TL_CPU_IRQ, cpu->cur, hard ? (int32_t)ev->a : cpu->irq, ev->ts);
+		tl_sm_cpu_set(s, ev->cpu, TL_CPU_IRQ, cpu->cur, hard ? tl_irq_source(ev) : cpu->irq, ev->ts);
 	else if (cpu->softirq_depth)
 		tl_sm_cpu_set(s, ev->cpu, TL_CPU_SOFTIRQ, cpu->cur, hard ? cpu->irq : (int32_t)ev->a, ev->ts);
 	else

@@ -61,6 +61,20 @@ const char *tl_softirq_name(int64_t vec)
 	return vec >= 0 && vec < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[vec] : "?";
 }
 
+const char *tl_vector_name(int64_t kind)
+{
+	static const char *const names[TL_VEC__COUNT] = {
+		[TL_VEC_OTHER] = "vector",
+		[TL_VEC_LOCAL_TIMER] = "local_timer",
+		[TL_VEC_RESCHEDULE] = "reschedule",
+		[TL_VEC_CALL_FUNCTION] = "call_function",
+		[TL_VEC_CALL_FUNCTION_SINGLE] = "call_function_single",
+		[TL_VEC_PLATFORM_IPI] = "x86_platform_ipi",
+	};
+
+	return kind > 0 && kind < TL_VEC__COUNT ? names[kind] : names[TL_VEC_OTHER];
+}
+
 const char *tl_event_type_name(unsigned type)
 {
 	if (type >= TL_EV__COUNT || !type_names[type])

@@ -23,8 +23,8 @@
  *   FREE                tid        -          -          -            -            -   (reaped)
  *   MIGRATE             tid        -          -          orig_cpu     dest_cpu     -
  *   RENAME              tid        -          new comm   -            -            -
- *   IRQ_ENTRY           cur tid    -          handler    irq          -            -
- *   IRQ_EXIT            cur tid    -          -          irq          ret          -
+ *   IRQ_ENTRY           cur tid    -          handler    irq          -            vector kind
+ *   IRQ_EXIT            cur tid    -          -          irq          ret          vector kind
  *   SOFTIRQ_ENTRY/EXIT  cur tid    -          -          vec          -            -
  *   FUTEX_ENTER         tid        -          -          op           uaddr        -
  *   FUTEX_EXIT          tid        -          -          ret          -            -
@@ -93,6 +93,13 @@
  * themselves are in the stream: a SWITCH to a task that is not recorded
  * carries TL_EVF_OTHER_ARG, and the CPU's time until its next SWITCH is
  * filtered.
+ *
+ * IRQ_ENTRY/EXIT with TL_EVF_VECTOR (format 1.4) are a CPU's own
+ * interrupts, which no IRQ line names: the local timer and the
+ * inter-processor interrupts (x86's irq_vectors tracepoints).  Then `a` is
+ * the CPU vector, `c` the kind (enum tl_vector_kind, portable where vector
+ * numbers are not), the entry's name the kind's name ("local_timer");
+ * IRQ_EXIT's ret is 0.  An older reader takes them for IRQ line `a`.
  *
  * RUNTIME is kept by the recorder only where it shows a task running that
  * no recorded switch put on the CPU: some kernels (seen on a 6.18 VM) drop
@@ -219,7 +226,30 @@ enum tl_event_flags {
 	 * not known.  The state machine treats it as any loss on that CPU.
 	 */
 	TL_EVF_DAMAGE = 1 << 8,
+	/*
+	 * IRQ_ENTRY/EXIT only (format 1.4): a local timer or inter-processor
+	 * interrupt, not an IRQ line (see above); `c` says which.
+	 */
+	TL_EVF_VECTOR = 1 << 9,
 };
+
+/* IRQ_ENTRY/EXIT.c with TL_EVF_VECTOR: which of the CPU's own interrupts. */
+enum tl_vector_kind {
+	TL_VEC_OTHER = 0,
+	TL_VEC_LOCAL_TIMER = 1,          /* the scheduler tick, hrtimers */
+	TL_VEC_RESCHEDULE = 2,           /* IPI: another CPU asks this one to reschedule */
+	TL_VEC_CALL_FUNCTION = 3,        /* IPI: run a function (TLB shootdowns, ...) on several CPUs */
+	TL_VEC_CALL_FUNCTION_SINGLE = 4, /* IPI: run a function on this CPU */
+	TL_VEC_PLATFORM_IPI = 5,         /* hypervisor callback (x86_platform_ipi) */
+	TL_VEC__COUNT
+};
+
+/*
+ * The interrupt source an IRQ_ENTRY/EXIT stands for, as the CPU view
+ * (tl_cpu_interval.irq) and the per-thread interrupt tables count it: the
+ * IRQ line, or TL_IRQ_VECTOR | kind for a TL_EVF_VECTOR one.
+ */
+#define TL_IRQ_VECTOR 0x40000000
 
 /* Futex operation codes that we care about (FUTEX_CMD_MASK applied). */
 enum tl_futex_cmd {
@@ -248,6 +278,17 @@ struct tl_event {
 	uint32_t reserved2;
 	int64_t a, b, c;
 };
+
+/* The source an IRQ_ENTRY/EXIT counts as (TL_IRQ_VECTOR above). */
+static inline int32_t tl_irq_source(const struct tl_event *ev)
+{
+	if (ev->flags & TL_EVF_VECTOR)
+		return TL_IRQ_VECTOR | (int32_t)(ev->c >= 0 && ev->c < TL_VEC__COUNT ? ev->c : TL_VEC_OTHER);
+	return (int32_t)ev->a;
+}
+
+/* "local_timer", "reschedule", ... for a tl_vector_kind; "vector" if unknown.  Never NULL. */
+const char *tl_vector_name(int64_t kind);
 
 /* "switch", "waking", ...; "?" for an unknown type.  Never NULL. */
 const char *tl_event_type_name(unsigned type);

@@ -39,9 +39,10 @@ struct tl_trace_info {
 	char kernel[128]; /* uname -r of the recording host */
 	char hostname[64];
 	char cpu_model[128];
-	char source[64];  /* "record", "import perf-script", ... */
-	char backend[16]; /* record: "bpf" or "perf" (format 1.1 on); "" if not said */
-	char filter[16];  /* "processes": other processes' events were left in the kernel (1.2); "" none */
+	char source[64];      /* "record", "import perf-script", ... */
+	char backend[16];     /* record: "bpf" or "perf" (format 1.1 on); "" if not said */
+	char filter[16];      /* "processes": other processes' events were left in the kernel (1.2); "" none */
+	char irq_vectors[16]; /* "recorded": the local timer and IPIs are IRQ_ENTRY/EXIT events (1.4); "" not */
 	char tool_version[32];
 	char command[1024]; /* the recorded command line, or "-p 12,13", "-a" */
 	int ncpus;          /* CPUs online when recording (max cpu id + 1) */

@@ -396,6 +396,8 @@ static int parse_meta(struct tl_trace *t, const uint8_t *p, size_t len)
 			set_str(info->backend, sizeof(info->backend), v, vl);
 		else if (!strcmp(key, "filter"))
 			set_str(info->filter, sizeof(info->filter), v, vl);
+		else if (!strcmp(key, "irq_vectors"))
+			set_str(info->irq_vectors, sizeof(info->irq_vectors), v, vl);
 		else if (!strcmp(key, "tool_version"))
 			set_str(info->tool_version, sizeof(info->tool_version), v, vl);
 		else if (!strcmp(key, "command"))

@@ -151,6 +151,8 @@ static int write_meta(struct tl_trace_writer *w, const struct tl_trace_info *inf
 		ret |= put_kv(&b, &cap, &len, "backend", FIELD(info->backend));
 	if (info->filter[0])
 		ret |= put_kv(&b, &cap, &len, "filter", FIELD(info->filter));
+	if (info->irq_vectors[0])
+		ret |= put_kv(&b, &cap, &len, "irq_vectors", FIELD(info->irq_vectors));
 	ret |= put_kv(&b, &cap, &len, "tool_version", FIELD(info->tool_version));
 	ret |= put_kv(&b, &cap, &len, "command", FIELD(info->command));
 	ret |= put_kv_int(&b, &cap, &len, "ncpus", info->ncpus);

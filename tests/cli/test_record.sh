@@ -273,4 +273,54 @@ elif (p[0]["available_cpus"], p[0]["cpus_used"]) != (2, 2) or p[0]["cpu_pct_avai
 	fi
 fi
 
+# The local timer and the IPIs (format 1.4, x86's irq_vectors): each back
+# end records them, paired on their CPU, never more than the kernel counted
+# (/proc/interrupts LOC, read around the recording: nothing invented), at
+# least one per 4 ms of the workload's spinning (HZ >= 250 here: 20 spins of
+# 4 ms), and util takes their time out of P.
+if can_record && [ -d /sys/kernel/tracing/events/irq_vectors/local_timer_entry ]; then
+	for be in perf bpf; do
+		loc0=$(awk '$1 == "LOC:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; print n }' /proc/interrupts)
+		timeout -k 5 60 "$TL" record --backend $be -o "$TMP/vec-$be.tl" -- "$BUILD/tests/wl_util" \
+			>"$TMP/vec.out" 2>"$TMP/vec.err"
+		loc1=$(awk '$1 == "LOC:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; print n }' /proc/interrupts)
+		"$TL" dump "$TMP/vec-$be.tl" >"$TMP/vec.dump" 2>&1
+		tl util --json --span spin "$TMP/vec-$be.tl"
+		res=$(python3 -c '
+import json, re, sys
+open_at, n, bad = {}, 0, []
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*\S+ \[(\d+)\] (irq_entry|irq_exit) .* kind=(\w+)", line)
+    if not m:
+        continue
+    cpu, what, kind = m.groups()
+    if kind != "local_timer":
+        continue
+    if what == "irq_entry":
+        if open_at.get(cpu):
+            bad.append("two entries without an exit on cpu " + cpu)
+        open_at[cpu] = 1
+        n += 1
+    else:
+        open_at[cpu] = 0
+loc = int(sys.argv[3]) - int(sys.argv[2])
+u = json.load(open(sys.argv[4]))
+sp = u["spans"][0]
+if bad:
+    print(bad[0])
+elif n < 20 or n > loc:
+    print("%d local timer interrupts recorded; want 20 .. %d (the kernel counted %d)" % (n, loc, loc))
+elif not u["local_timer_ipi"]["recorded"]:
+    print("util says the local timer is not recorded")
+elif sp["count"] != 20 or sp["irq"]["total_ns"] <= 0:
+    print("spin: %d instances, irq %d ns; want 20 and some irq time" % (sp["count"], sp["irq"]["total_ns"]))
+' "$TMP/vec.dump" "$loc0" "$loc1" "$OUT" 2>&1)
+		if [ -n "$res" ]; then
+			fail "record-timer-ipi/$be" "$res" "$(head -c 300 "$TMP/vec.err")"
+		else
+			pass "record-timer-ipi/$be"
+		fi
+	done
+fi
+
 cli_done

@@ -261,6 +261,15 @@ TEST(parser_edge_cases)
 	feed(p, "y 7/7 [003] 13.000006500: sched:sched_stat_runtime: comm=y pid=7 runtime=10 [ns]");
 	CHECK_EQ_INT(c.n, 16);
 	CHECK(c.ev[15].type == TL_EV_THREAD && c.ev[15].tid == 7);
+	/* x86's irq_vectors: flagged, the kind from the event's name, the entry named after it */
+	feed(p, "y 7/7 [003] 13.000006600: irq_vectors:local_timer_entry: vector=236");
+	feed(p, "y 7/7 [003] 13.000006700: irq_vectors:call_function_single_exit: vector=251");
+	CHECK_EQ_INT(c.n, 18);
+	CHECK(c.ev[16].type == TL_EV_IRQ_ENTRY && c.ev[16].tid == 7 && c.ev[16].flags == TL_EVF_VECTOR &&
+	      c.ev[16].a == 236 && c.ev[16].c == TL_VEC_LOCAL_TIMER);
+	CHECK_EQ_STR(tl_strtab_get(&c.s, c.ev[16].name), "local_timer");
+	CHECK(c.ev[17].type == TL_EV_IRQ_EXIT && c.ev[17].flags == TL_EVF_VECTOR && c.ev[17].a == 251 &&
+	      c.ev[17].c == TL_VEC_CALL_FUNCTION_SINGLE && c.ev[17].name == 0);
 
 	/* Malformed lines are counted, with the first one's number. */
 	feed(p, "");
@@ -282,9 +291,9 @@ TEST(parser_edge_cases)
 	}
 	feed(p, "x 5/5 [001] 15.000000000: foo:kind_1: a=1");
 	r = tl_perf_parser_result(p);
-	CHECK_EQ_INT(c.n, 16);
+	CHECK_EQ_INT(c.n, 18);
 	CHECK_EQ_INT(r->malformed, 5);
-	CHECK_EQ_INT(r->first_malformed, 17); /* after 14 samples, a blank and a comment */
+	CHECK_EQ_INT(r->first_malformed, 19); /* after 16 samples, a blank and a comment */
 	CHECK_EQ_INT(r->skipped, 21);
 	CHECK_EQ_INT(r->nkinds, TL_IMPORT_MAX_KINDS);
 	CHECK_EQ_STR(r->kinds[1].name, "foo:kind_1");
@@ -316,6 +325,9 @@ TEST(parser_header)
 	CHECK_EQ_INT(in->ntargets, 2);
 	CHECK_EQ_INT(in->targets[1], 13);
 	CHECK_EQ_STR(tl_perf_parser_result(p)->clock, "monotonic");
+	CHECK_EQ_STR(in->irq_vectors, "");
+	feed(p, "# event : name = irq_vectors:local_timer_entry, , id = { 39, 40 }, type = 2, size = 128");
+	CHECK_EQ_STR(in->irq_vectors, "recorded");
 	/* perf-exec does not make a target when -p was given */
 	feed(p, "perf-exec 77/77 [000] 1.000000000: sched:sched_process_exit: comm=a pid=77 prio=120 group_dead=true");
 	CHECK_EQ_INT(in->targets[0], 12);

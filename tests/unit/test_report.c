@@ -81,7 +81,10 @@ static void fixture_init(struct fixture *fx)
 	fx->wk[1] = (struct tl_waker_stat){ .tid = -1, .name = "", .count = 4, .wait_ns = 100 * MS };
 	t->intr[0] = (struct tl_intr_stat){ .soft = 1, .irq = 3, .count = 40, .ns = 2 * MS };
 	t->intr[1] = (struct tl_intr_stat){ .soft = 0, .irq = 11, .count = 2, .ns = MS };
-	t->intr[2] = (struct tl_intr_stat){ .soft = 0, .irq = -1, .count = 5, .ns = MS / 2 };
+	t->intr[2] = (struct tl_intr_stat){
+		.soft = 0, .irq = TL_IRQ_VECTOR | TL_VEC_LOCAL_TIMER, .count = 250, .ns = MS * 3 / 4
+	};
+	t->intr[3] = (struct tl_intr_stat){ .soft = 0, .irq = -1, .count = 5, .ns = MS / 2 };
 
 	t = &fx->th[1];
 	t->tid = 102, t->pid = 100, t->is_target = 1;
@@ -247,6 +250,7 @@ TEST(test_json_document)
 	          "\"wait_ns\": 100000000}\n      ],\n      \"preemptors\": [],\n"
 	          "      \"interrupts\": [\n        {\"source\": \"NET_RX softirq\", \"count\": 40, \"ns\": 2000000},\n"
 	          "        {\"source\": \"IRQ 11\", \"count\": 2, \"ns\": 1000000},\n"
+	          "        {\"source\": \"local_timer\", \"count\": 250, \"ns\": 750000},\n"
 	          "        {\"source\": \"other interrupts\", \"count\": 5, \"ns\": 500000}\n      ]\n    },");
 	CHECK_HAS(s, "\"transitions\": [],");
 	CHECK_HAS(s, "\"wakers\": []");

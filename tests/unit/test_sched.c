@@ -29,6 +29,7 @@ struct rec {
 	int gaps;
 	int n;
 	uint64_t cpu_ns[2][8];
+	uint64_t vector_ns; /* TL_CPU_IRQ time whose source is TL_IRQ_VECTOR | TL_VEC_LOCAL_TIMER */
 };
 
 static struct rec R;
@@ -62,6 +63,8 @@ static void on_cpu(void *ctx, const struct tl_cpu_interval *iv)
 {
 	if (iv->cpu < 2)
 		R.cpu_ns[iv->cpu][iv->what] += iv->end - iv->start;
+	if (iv->what == TL_CPU_IRQ && iv->irq == (TL_IRQ_VECTOR | TL_VEC_LOCAL_TIMER))
+		R.vector_ns += iv->end - iv->start;
 }
 
 static void on_end(void *ctx, struct tl_thread *th)
@@ -365,15 +368,19 @@ TEST(interrupted)
 	ev(1014, 0, TL_EV_IRQ_EXIT, 700, 0, 11, 1, 0, TL_EVF_HARDIRQ, NULL);
 	ev(1016, 0, TL_EV_SOFTIRQ_EXIT, 700, 0, 3, 0, 0, TL_EVF_SOFTIRQ, NULL);
 	ev(1020, 0, TL_EV_IRQ_EXIT, 700, 0, 12, 1, 0, TL_EVF_HARDIRQ, NULL); /* unmatched: ignored */
+	/* the local timer (format 1.4): an interrupt like any other, its source the kind */
+	ev(1024, 0, TL_EV_IRQ_ENTRY, 700, 0, 236, 0, TL_VEC_LOCAL_TIMER, TL_EVF_HARDIRQ | TL_EVF_VECTOR, NULL);
+	ev(1027, 0, TL_EV_IRQ_EXIT, 700, 0, 236, 0, TL_VEC_LOCAL_TIMER, TL_EVF_HARDIRQ | TL_EVF_VECTOR, NULL);
 	sw(1030, 0, 700, TL_PS_S, 0);
 	ev(1040, 0, TL_EV_IRQ_ENTRY, 0, 0, 11, 0, 0, TL_EVF_HARDIRQ, NULL); /* on the idle CPU */
 	ev(1041, 0, TL_EV_IRQ_EXIT, 0, 0, 11, 1, 0, TL_EVF_HARDIRQ, NULL);
 	finish(1050);
-	CHECK_EQ_INT(st(700, 0, TL_ST_INTERRUPTED), 6);
-	CHECK_EQ_INT(st(700, 0, TL_ST_EXECUTING), 24);
-	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_IRQ] / US, 2 + 1 + 1);
+	CHECK_EQ_INT(st(700, 0, TL_ST_INTERRUPTED), 6 + 3);
+	CHECK_EQ_INT(st(700, 0, TL_ST_EXECUTING), 24 - 3);
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_IRQ] / US, 2 + 1 + 3 + 1);
+	CHECK_EQ_INT(R.vector_ns / US, 3);
 	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_SOFTIRQ] / US, 3);
-	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_THREAD] / US, 24);
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_THREAD] / US, 24 - 3);
 	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_IDLE] / US, 19);
 	CHECK_EQ_INT(life(700), 50);
 	tl_sched_free(S);
@@ -381,8 +388,9 @@ TEST(interrupted)
 
 /*
  * Who woke from interrupt context: a traced device IRQ or a softirq other
- * than the timers' is TL_WAKER_DEVICE (data arrived); a timer softirq or a
- * hard interrupt the trace does not show (the local timer) is TL_WAKER_IRQ.
+ * than the timers' is TL_WAKER_DEVICE (data arrived); a timer softirq, the
+ * local timer's vector (format 1.4) or a hard interrupt the trace does not
+ * show is TL_WAKER_IRQ.
  */
 TEST(interrupt_wakers)
 {
@@ -393,7 +401,8 @@ TEST(interrupt_wakers)
 	sw(1001, 1, 1300, TL_PS_S, 1301);
 	sw(1002, 1, 1301, TL_PS_S, 1302);
 	sw(1003, 1, 1302, TL_PS_S, 1303);
-	sw(1004, 1, 1303, TL_PS_S, 0);
+	sw(1004, 1, 1303, TL_PS_S, 1304);
+	sw(1005, 1, 1304, TL_PS_S, 0);
 	sw(1000, 0, 0, 0, 700);
 	ev(1010, 0, TL_EV_SOFTIRQ_ENTRY, 700, 0, 3, 0, 0, soft, NULL); /* NET_RX */
 	ev(1011, 0, TL_EV_WAKING, 1300, 700, 1, 120, 0, soft, NULL);
@@ -406,11 +415,15 @@ TEST(interrupt_wakers)
 	ev(1032, 0, TL_EV_IRQ_EXIT, 700, 0, 11, 1, 0, hard, NULL);
 	ev(1041, 0, TL_EV_WAKING, 1303, 700, 1, 120, 0, hard, NULL); /* the local timer: no IRQ event */
 	ev(1050, 0, TL_EV_WAKING, 1300, 1303, 1, 120, 0, 0, NULL);   /* no ctx flag: the thread woke it */
+	ev(1052, 0, TL_EV_IRQ_ENTRY, 700, 0, 236, 0, TL_VEC_LOCAL_TIMER, hard | TL_EVF_VECTOR, NULL);
+	ev(1053, 0, TL_EV_WAKING, 1304, 700, 1, 120, 0, hard, NULL); /* an hrtimer: a sleep ended */
+	ev(1054, 0, TL_EV_IRQ_EXIT, 700, 0, 236, 0, TL_VEC_LOCAL_TIMER, hard | TL_EVF_VECTOR, NULL);
 	finish(1060);
 	CHECK_EQ_INT(by(1300, TL_ST_SLEEPING), TL_WAKER_DEVICE);
 	CHECK_EQ_INT(by(1301, TL_ST_SLEEPING), TL_WAKER_IRQ);
 	CHECK_EQ_INT(by(1302, TL_ST_SLEEPING), TL_WAKER_DEVICE);
 	CHECK_EQ_INT(by(1303, TL_ST_SLEEPING), TL_WAKER_IRQ);
+	CHECK_EQ_INT(by(1304, TL_ST_SLEEPING), TL_WAKER_IRQ);
 	tl_sched_free(S);
 }
 

@@ -463,6 +463,47 @@ TEST(test_decode_irq)
 	tl_tp_table_free(t);
 }
 
+/*
+ * x86's irq_vectors (tests/data/formats/linux-6.18): the local timer and
+ * the IPIs decode as IRQ_ENTRY/EXIT with TL_EVF_VECTOR, a = the vector,
+ * c = the kind, which comes from the tracepoint (the vector numbers are
+ * x86's own).
+ */
+TEST(test_decode_vectors)
+{
+	static const struct {
+		int id, vector, entry;
+		int64_t kind;
+	} v[] = {
+		{ 165, 236, 1, TL_VEC_LOCAL_TIMER },          { 164, 236, 0, TL_VEC_LOCAL_TIMER },
+		{ 155, 253, 1, TL_VEC_RESCHEDULE },           { 152, 252, 0, TL_VEC_CALL_FUNCTION },
+		{ 151, 251, 1, TL_VEC_CALL_FUNCTION_SINGLE }, { 158, 247, 0, TL_VEC_PLATFORM_IPI },
+	};
+	struct tl_tp_table *t = table_6_18();
+	struct tl_tp_decoded d;
+	struct rec r;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		rec_init(&r, (uint16_t)v[i].id, 0x8 /* TRACE_FLAG_HARDIRQ */, 12);
+		put32(&r, 8, (uint32_t)v[i].vector);
+		CHECK_EQ_INT(decode(t, &r, &d), 1);
+		CHECK_EQ_INT(d.ev.type, v[i].entry ? TL_EV_IRQ_ENTRY : TL_EV_IRQ_EXIT);
+		CHECK_EQ_INT(d.ev.flags, TL_EVF_HARDIRQ | TL_EVF_VECTOR);
+		CHECK_EQ_INT(d.ev.a, v[i].vector);
+		CHECK_EQ_INT(d.ev.b, 0);
+		CHECK_EQ_INT(d.ev.c, v[i].kind);
+		CHECK_EQ_INT(d.name.len, 0); /* the recorder names it after c */
+		CHECK_EQ_INT(tl_irq_source(&d.ev), TL_IRQ_VECTOR | (int32_t)v[i].kind);
+	}
+	CHECK(!strcmp(tl_vector_name(TL_VEC_LOCAL_TIMER), "local_timer"));
+	CHECK(!strcmp(tl_vector_name(TL_VEC_PLATFORM_IPI), "x86_platform_ipi"));
+	CHECK(!strcmp(tl_vector_name(99), "vector"));
+	CHECK(!strcmp(tl_vector_name(-1), "vector"));
+	rec_init(&r, 165, 0x8, 11); /* one byte short of the vector */
+	CHECK(decode(t, &r, &d) <= 0);
+	tl_tp_table_free(t);
+}
+
 /* __rel_loc strings (Linux 5.18+ for some events): the offset counts from the end of the field. */
 TEST(test_decode_rel_loc)
 {
@@ -581,6 +622,6 @@ int main(void)
 {
 	RUN_TESTS(test_ids_6_18, test_prev_state_6_18, test_prev_state_4_9, test_prev_state_noidle,
 	          test_prev_state_fallback, test_bad_format, test_decode_switch, test_decode_wakeups, test_decode_fork,
-	          test_decode_fork_4_9, test_decode_process, test_decode_irq, test_decode_rel_loc, test_decode_futex,
-	          test_decode_block, test_decode_foreign);
+	          test_decode_fork_4_9, test_decode_process, test_decode_irq, test_decode_vectors, test_decode_rel_loc,
+	          test_decode_futex, test_decode_block, test_decode_foreign);
 }

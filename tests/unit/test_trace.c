@@ -153,6 +153,7 @@ static void roundtrip_level(int level)
 	snprintf(info.command, sizeof(info.command), "./app --frames 'a b'");
 	snprintf(info.kernel, sizeof(info.kernel), "6.18.44");
 	snprintf(info.hostname, sizeof(info.hostname), "vm");
+	snprintf(info.irq_vectors, sizeof(info.irq_vectors), "recorded");
 	snprintf(info.cpu_model, sizeof(info.cpu_model), "Intel(R) Xeon(R)");
 	snprintf(info.tool_version, sizeof(info.tool_version), "0.1.0");
 	w = tl_trace_writer_create(tmp_path("rt.tl"), &info);
@@ -172,6 +173,7 @@ static void roundtrip_level(int level)
 		CHECK_EQ_STR(ri->command, info.command);
 		CHECK_EQ_STR(ri->kernel, "6.18.44");
 		CHECK_EQ_STR(ri->hostname, "vm");
+		CHECK_EQ_STR(ri->irq_vectors, "recorded");
 		CHECK_EQ_STR(ri->cpu_model, "Intel(R) Xeon(R)");
 		CHECK_EQ_STR(ri->source, "test");
 		CHECK_EQ_STR(ri->tool_version, "0.1.0");

@@ -32,6 +32,12 @@ static uint64_t rel(const struct tl_cpuuse_result *r, uint64_t ts)
 	return ts > r->run->trace_start ? ts - r->run->trace_start : 0;
 }
 
+/* 1 if the trace has the local timer's and the IPIs' time (format 1.4, x86): out of P like any interrupt. */
+static int vectors(const struct tl_cpuuse_result *r)
+{
+	return !strcmp(r->run->info.irq_vectors, "recorded");
+}
+
 /* Switches and wakeups the state machine inferred (the kernel did not report them). */
 static uint64_t inferred(const struct tl_cpuuse_result *r)
 {
@@ -240,9 +246,13 @@ int tl_cpuuse_write_text(FILE *f, const struct tl_cpuuse_result *r)
 	if (r->run->spans.marks_lost)
 		fprintf(f, "!! LOST MARKERS: %" PRIu64 " markers the program could not hand over\n",
 		        r->run->spans.marks_lost);
-	fprintf(f, "P = net CPU time: the span's thread EXECUTING inside the span.  Not in P: irq/softirq\n"
-	           "time that hit it, time other threads ran (ready), waits (asleep); page faults are not\n"
-	           "recorded (docs/UTIL.md)\n\n");
+	fprintf(f,
+	        "P = net CPU time: the span's thread EXECUTING inside the span.  Not in P: interrupts\n"
+	        "that hit it (%s),\n"
+	        "time other threads ran (ready), waits (asleep); page faults are not recorded\n"
+	        "(docs/UTIL.md)\n\n",
+	        vectors(r) ? "IRQ handlers, softirqs, the local timer and IPIs"
+	                   : "IRQ handlers, softirqs; this trace lacks the local timer and IPIs: in P");
 	for (size_t i = 0; i < r->nspans; i++)
 		text_span(f, r, &r->spans[i]);
 	text_admission(f, r);
@@ -481,6 +491,10 @@ int tl_cpuuse_write_json(FILE *f, const struct tl_cpuuse_result *r)
 	tl_json_begin_object(&j, TL_JSON_INLINE);
 	tl_json_kv_bool(&j, "recorded", 0);
 	tl_json_kv_string(&j, "note", fault_note);
+	tl_json_end_object(&j);
+	tl_json_key(&j, "local_timer_ipi"); /* removed from P (irq time) when recorded */
+	tl_json_begin_object(&j, TL_JSON_INLINE);
+	tl_json_kv_bool(&j, "recorded", vectors(r));
 	tl_json_end_object(&j);
 	tl_json_key(&j, "spans");
 	tl_json_begin_array(&j, TL_JSON_BLOCK);

@@ -59,6 +59,8 @@ const char *tl_intr_source_name(const struct tl_intr_stat *s, char *buf, size_t 
 		snprintf(buf, len, "other interrupts");
 	else if (s->soft)
 		snprintf(buf, len, "%s softirq", tl_softirq_name(s->irq));
+	else if (s->irq & TL_IRQ_VECTOR)
+		snprintf(buf, len, "%s", tl_vector_name(s->irq & ~TL_IRQ_VECTOR));
 	else
 		snprintf(buf, len, "IRQ %d", (int)s->irq);
 	return buf;

@@ -683,6 +683,40 @@ int tl_softirq_exit(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/*
+ * x86's own interrupts (irq_vectors: the local timer, IPIs), as IRQ_ENTRY/
+ * EXIT with TL_EVF_VECTOR (trace/event.h); user space names them after c.
+ */
+static __always_inline int vector_event(int entry, int vector, int kind)
+{
+	intr_enter(entry ? 1 : -1);
+	if (enabled && in_stretch())
+		sum_intr(0, entry, bpf_ktime_get_ns());
+	else if (enabled)
+		plain(entry ? TL_EV_IRQ_ENTRY : TL_EV_IRQ_EXIT, bpf_ktime_get_ns(), TL_EVF_HARDIRQ | TL_EVF_VECTOR,
+		      (__s32)bpf_get_current_pid_tgid(), 0, vector, 0, kind);
+	return 0;
+}
+
+#define VECTOR_PROGS(tp, kind)                                       \
+	SEC("raw_tp/" #tp "_entry")                                  \
+	int tl_vec_##tp##_entry(struct bpf_raw_tracepoint_args *ctx) \
+	{                                                            \
+		return vector_event(1, (int)ctx->args[0], kind);     \
+	}                                                            \
+	SEC("raw_tp/" #tp "_exit")                                   \
+	int tl_vec_##tp##_exit(struct bpf_raw_tracepoint_args *ctx)  \
+	{                                                            \
+		return vector_event(0, (int)ctx->args[0], kind);     \
+	}
+
+/* Keep in step with vector_progs() in bpf_rec.c. */
+VECTOR_PROGS(local_timer, TL_VEC_LOCAL_TIMER)
+VECTOR_PROGS(reschedule, TL_VEC_RESCHEDULE)
+VECTOR_PROGS(call_function, TL_VEC_CALL_FUNCTION)
+VECTOR_PROGS(call_function_single, TL_VEC_CALL_FUNCTION_SINGLE)
+VECTOR_PROGS(x86_platform_ipi, TL_VEC_PLATFORM_IPI)
+
 /* hrtimer callbacks (timeouts, sleeps) run in interrupt context: only counted, not recorded */
 SEC("raw_tp/hrtimer_expire_entry")
 int tl_hrtimer_entry(struct bpf_raw_tracepoint_args *ctx)
