@@ -176,6 +176,28 @@ void cli_run_warnings(const struct tl_run *run, const char *lost_note)
 		cli_warn("the kernel dropped %" PRIu64 " events; %s", run->lost_total, lost_note);
 }
 
+int cli_inlined_calls(const struct tl_run *run, const char *name, int have_spans, int fatal)
+{
+	uint64_t n = tl_span_inlined_calls(&run->spans, name);
+
+	if (!n)
+		return 0;
+	if (have_spans) {
+		cli_warn("'%s' also ran %" PRIu64 " times in inlined copies: counted at their entry, not timed, not in "
+		         "this output",
+		         name, n);
+		return 0;
+	}
+	if (fatal)
+		cli_error("no span '%s' in '%s': its %" PRIu64 " calls all ran in inlined copies, which have no "
+		          "duration (build it with __attribute__((noinline)) to time it)",
+		          name, run->path, n);
+	else
+		cli_warn("no span '%s' in '%s': its %" PRIu64 " calls all ran in inlined copies, without durations",
+		         name, run->path, n);
+	return 1;
+}
+
 void cli_progress_end(struct cli_progress *p)
 {
 	if (p->shown)

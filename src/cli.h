@@ -113,6 +113,15 @@ struct tl_run;
 void cli_run_progress(struct tl_run *run, struct cli_progress *p);
 void cli_run_warnings(const struct tl_run *run, const char *lost_note);
 
+/*
+ * Calls of span `name` that ran in inlined copies of a probed function
+ * (record --func, TL_EVF_INLINED) have no duration.  When it has spans
+ * (have_spans): a warning that those calls are not in the output, if there
+ * are any; returns 0.  When it has none: why, as an error (fatal) or a
+ * warning, and 1; 0 and nothing printed if it has no inlined calls either.
+ */
+int cli_inlined_calls(const struct tl_run *run, const char *name, int have_spans, int fatal);
+
 /* Open -o FILE for writing (stdout when path is NULL); NULL after printing the error. */
 FILE *cli_output_open(const char *path);
 

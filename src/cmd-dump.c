@@ -201,6 +201,8 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 	case TL_EV_FUNC_EXIT:
 		print_tid(t, nm, "tid", e->tid);
 		print_str(t, "func", e->name);
+		if (e->flags & TL_EVF_INLINED) /* format 1.4: an inlined copy's entry, no exit follows */
+			printf(" inlined");
 		break;
 	case TL_EV_FRAME_BEGIN:
 	case TL_EV_FRAME_END:

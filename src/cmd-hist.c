@@ -417,6 +417,10 @@ int cmd_hist(int argc, char **argv)
 	if (a.run.spans.marks_lost)
 		cli_warn("the program dropped %" PRIu64 " markers; spans around them are missing",
 		         a.run.spans.marks_lost);
+	if (cli_inlined_calls(&a.run, a.q.span, r.stats.count > 0, 1)) {
+		rc = 1;
+		goto out;
+	}
 	if (!r.stats.count) {
 		rc = nothing_counted(&a, &r);
 		goto out;

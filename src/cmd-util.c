@@ -242,16 +242,23 @@ static int check_found(const struct util_args *a, const struct tl_cpuuse_result 
 	for (size_t i = 0; i < r->nspans; i++)
 		missing += seen_nothing(&r->spans[i]);
 	if (missing == r->nspans) {
-		if (r->nspans == 1)
+		if (r->nspans == 1 && cli_inlined_calls(&a->run, a->specs[0].name, 0, 1))
+			return 1; /* a function only ever inlined: said why */
+		if (r->nspans == 1) {
 			cli_error("no span '%s' in '%s' (region, task and function spans there: %s)", a->specs[0].name,
 			          a->run.path, other_names(r, names, sizeof(names)));
-		else
-			cli_error("none of the spans asked for is in '%s' (region, task and function spans there: %s)",
-			          a->run.path, other_names(r, names, sizeof(names)));
+			return 1;
+		}
+		for (size_t i = 0; i < r->nspans; i++)
+			cli_inlined_calls(&a->run, a->specs[i].name, 0, 0);
+		cli_error("none of the spans asked for is in '%s' (region, task and function spans there: %s)",
+		          a->run.path, other_names(r, names, sizeof(names)));
 		return 1;
 	}
 	for (size_t i = 0; i < r->nspans; i++)
-		if (seen_nothing(&r->spans[i]))
+		if (!seen_nothing(&r->spans[i]))
+			cli_inlined_calls(&a->run, a->specs[i].name, 1, 0);
+		else if (!cli_inlined_calls(&a->run, a->specs[i].name, 0, 0))
 			cli_warn("no span '%s' in '%s'", a->specs[i].name, a->run.path);
 	return 0;
 }

@@ -503,6 +503,9 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	           tl_uprobes_attach(rc->uprobes, &rc->set)) {
 		goto out;
 	}
+	for (int i = 0; i < tl_uprobes_count(rc->uprobes); i++)
+		if (tl_uprobes_func(rc->uprobes, i)->note[0]) /* a function DWARF found inlined */
+			tl_rec_warn(res, "%s", tl_uprobes_func(rc->uprobes, i)->note);
 	snprintf(res->backend, sizeof(res->backend), "%s", rc->bpf ? "bpf" : "perf");
 	rc->lost_per_cpu = calloc((size_t)rc->ncpus, sizeof(*rc->lost_per_cpu));
 	rc->bpf_dropped = calloc((size_t)rc->ncpus, sizeof(*rc->bpf_dropped));

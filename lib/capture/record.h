@@ -71,7 +71,7 @@ struct tl_record_result {
 	char backend[16];       /* the back end used: "bpf" or "perf" */
 	uint64_t left_out;      /* events about other processes the eBPF filter left in the kernel */
 	int nwarnings;          /* things the user should know; the recording is still valid */
-	char warnings[8][160];  /* e.g. "tracepoint 'block:block_rq_complete' is missing: ..." */
+	char warnings[8][320];  /* e.g. "tracepoint 'block:block_rq_complete' is missing: ..." */
 };
 
 /*

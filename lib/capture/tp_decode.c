@@ -142,7 +142,8 @@ struct tp {
 
 struct dyn_tp {
 	int id;
-	uint16_t type; /* TL_EV_FUNC_ENTRY or TL_EV_FUNC_EXIT */
+	uint16_t type;  /* TL_EV_FUNC_ENTRY or TL_EV_FUNC_EXIT */
+	uint16_t flags; /* TL_EVF_INLINED: the entry of an inlined copy */
 	uint32_t len;
 	char *name; /* owned */
 };
@@ -343,7 +344,8 @@ out:
 	return ret;
 }
 
-int tl_tp_table_add_dynamic(struct tl_tp_table *t, const char *text, size_t len, unsigned type, const char *name)
+int tl_tp_table_add_dynamic(struct tl_tp_table *t, const char *text, size_t len, unsigned type, unsigned flags,
+                            const char *name)
 {
 	struct tep_handle *tep;
 	struct tep_event *ev = NULL;
@@ -353,6 +355,8 @@ int tl_tp_table_add_dynamic(struct tl_tp_table *t, const char *text, size_t len,
 
 	if (type != TL_EV_FUNC_ENTRY && type != TL_EV_FUNC_EXIT)
 		return tl_error("a dynamic tracepoint cannot make events of type %u", type);
+	if (flags & ~(unsigned)TL_EVF_INLINED || (flags && type != TL_EV_FUNC_ENTRY))
+		return tl_error("a dynamic tracepoint cannot set the flags 0x%x on events of type %u", flags, type);
 	if (t->ndyn >= TL_TP_MAX_DYNAMIC)
 		return tl_error("too many probes (at most %d)", TL_TP_MAX_DYNAMIC);
 	tep = new_tep();
@@ -384,6 +388,7 @@ int tl_tp_table_add_dynamic(struct tl_tp_table *t, const char *text, size_t len,
 	}
 	dt->id = ev->id;
 	dt->type = (uint16_t)type;
+	dt->flags = (uint16_t)flags;
 	dt->len = (uint32_t)strlen(name);
 	/* An id seen before (a probe made again) now means the new one. */
 	t->kind_of_id[ev->id] = (uint16_t)(TL_TP__COUNT + t->ndyn + 1);
@@ -499,7 +504,7 @@ int tl_tp_decode(const struct tl_tp_table *t, const struct tl_tp_sample *s, stru
 		memset(&d, 0, sizeof(d));
 		d.ev.ts = s->ts;
 		d.ev.cpu = s->cpu;
-		d.ev.flags = ctx_flags(t, p);
+		d.ev.flags = ctx_flags(t, p) | dt->flags;
 		d.ev.tid = s->tid;
 		d.ev.type = dt->type;
 		d.name.s = dt->name;

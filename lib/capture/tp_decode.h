@@ -111,13 +111,15 @@ int tl_tp_table_id(const struct tl_tp_table *t, unsigned kind);
 /*
  * Learn a dynamic tracepoint (a uprobe that lib/capture/uprobes.c made) from the
  * text of its format file.  Its samples decode to an event of `type`
- * (TL_EV_FUNC_ENTRY or TL_EV_FUNC_EXIT) of the current thread, whose name
+ * (TL_EV_FUNC_ENTRY or TL_EV_FUNC_EXIT) with `flags` (0, or
+ * TL_EVF_INLINED on an entry: an inlined copy's) of the current thread, whose name
  * is `name` (copied: a function, "lib:function" for another file).  Only
  * common_type is read from its samples.  Returns the id, or -1 with
  * tl_error set (bad text, an id of a static kind, more than
  * TL_TP_MAX_DYNAMIC).
  */
-int tl_tp_table_add_dynamic(struct tl_tp_table *t, const char *text, size_t len, unsigned type, const char *name);
+int tl_tp_table_add_dynamic(struct tl_tp_table *t, const char *text, size_t len, unsigned type, unsigned flags,
+                            const char *name);
 
 /*
  * The kernel's prev_state bits in TL_PS_* terms, using the mapping that

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "symbols/dwinline.h"
 #include "symbols/elfsym.h"
 #include "base/errors.h"
 #include "base/grow.h"
@@ -67,11 +68,11 @@ static const char *file_colon(const char *item)
 	return c;
 }
 
-int tl_uprobes_resolve(const char *item, const char *default_file, struct tl_uprobe_func *f)
+/* tl_uprobes_resolve() up to the symbol: path, symbol and label. */
+static int resolve_file(const char *item, const char *default_file, struct tl_uprobe_func *f)
 {
 	const char *colon = file_colon(item), *sym = colon ? colon + 1 : item;
 	char given[1024], found[1024], *real;
-	struct tl_elfsym es;
 
 	memset(f, 0, sizeof(*f));
 	f->entry_id = f->exit_id = -1;
@@ -104,15 +105,22 @@ int tl_uprobes_resolve(const char *item, const char *default_file, struct tl_upr
 	}
 	snprintf(f->path, sizeof(f->path), "%s", real);
 	free(real);
-	if (tl_elfsym_lookup(f->path, sym, &es))
-		return -1;
-	f->offset = es.offset;
 	if (!colon || same_file(f->path, default_file)) {
 		snprintf(f->label, sizeof(f->label), "%s", sym);
 	} else {
 		const char *base = strrchr(found, '/');
 		snprintf(f->label, sizeof(f->label), "%.60s:%s", base ? base + 1 : found, sym);
 	}
+	return 0;
+}
+
+int tl_uprobes_resolve(const char *item, const char *default_file, struct tl_uprobe_func *f)
+{
+	struct tl_elfsym es;
+
+	if (resolve_file(item, default_file, f) || tl_elfsym_lookup(f->path, f->symbol, &es))
+		return -1;
+	f->offset = es.offset;
 	return 0;
 }
 
@@ -342,7 +350,8 @@ static int learn_probe(struct tl_uprobes *u, struct tl_tp_table *t, const struct
 	text = tl_tracefs_format(u->tracing, u->group, name, &len);
 	if (!text)
 		return tl_error_errno("cannot read the format of the uprobe '%s/%s'", u->group, name);
-	*id = tl_tp_table_add_dynamic(t, text, len, ret ? TL_EV_FUNC_EXIT : TL_EV_FUNC_ENTRY, f->label);
+	*id = tl_tp_table_add_dynamic(t, text, len, ret ? TL_EV_FUNC_EXIT : TL_EV_FUNC_ENTRY,
+	                              f->inlined ? TL_EVF_INLINED : 0, f->label);
 	free(text);
 	return *id < 0 ? -1 : 0;
 }
@@ -362,30 +371,90 @@ static int name_taken(const struct tl_uprobes *u, const char *e)
 	return 0;
 }
 
-static int add_func(struct tl_uprobes *u, const char *item, const char *default_file)
+/* One probe more (an out-of-line function, or an inlined copy), with an event name of its own. */
+static int push_func(struct tl_uprobes *u, struct tl_uprobe_func *f, const char *suffix)
 {
-	struct tl_uprobe_func f;
-
-	if (tl_uprobes_resolve(item, default_file, &f))
-		return -1;
 	for (int i = 0; i < u->n; i++)
-		if (u->funcs[i].offset == f.offset && !strcmp(u->funcs[i].path, f.path) &&
-		    !strcmp(u->funcs[i].label, f.label))
+		if (u->funcs[i].offset == f->offset && !strcmp(u->funcs[i].path, f->path) &&
+		    !strcmp(u->funcs[i].label, f->label) && u->funcs[i].inlined == f->inlined)
 			return 0; /* named twice: one probe */
 	if (u->n >= MAX_FUNCS)
-		return tl_error("too many functions to probe (at most %d)", MAX_FUNCS);
+		return tl_error("too many functions to probe (at most %d, inlined copies included)", MAX_FUNCS);
 	if (TL_GROW(u->funcs, u->cap, (size_t)u->n + 1) < 0)
 		return -1;
 	/* Labels differ, but sanitized names can clash ("a.b", "a_b"; "f_ret" and f's return probe). */
-	tl_uprobes_event_name(f.label, f.event, sizeof(f.event));
-	if (name_taken(u, f.event)) {
+	tl_uprobes_event_name(f->label, f->event, sizeof(f->event));
+	if (*suffix || name_taken(u, f->event)) {
 		char base[41];
-		size_t bl = strnlen(f.event, sizeof(base) - 1);
-		memcpy(base, f.event, bl);
+		size_t bl = strnlen(f->event, sizeof(base) - 1);
+		memcpy(base, f->event, bl);
 		base[bl] = 0;
-		snprintf(f.event, sizeof(f.event), "%s_%d", base, u->n);
+		snprintf(f->event, sizeof(f->event), "%s%s", base, suffix);
+		if (name_taken(u, f->event))
+			snprintf(f->event, sizeof(f->event), "%s%s_%d", base, suffix, u->n);
 	}
-	u->funcs[u->n++] = f;
+	u->funcs[u->n++] = *f;
+	return 0;
+}
+
+/*
+ * One --func item: its symbol's entry and return, and the entry of every
+ * copy DWARF says was inlined (symbols/dwinline.h), with a note that says
+ * so.  An item with neither is the symbol's error.
+ */
+static int add_func(struct tl_uprobes *u, const char *item, const char *default_file)
+{
+	struct tl_uprobe_func f;
+	struct tl_inline_sites in;
+	struct tl_elfsym es;
+	char sym_err[512] = "", where[160];
+	int have_sym, first = u->n;
+
+	memset(&f, 0, sizeof(f));
+	if (resolve_file(item, default_file, &f))
+		return -1;
+	f.entry_id = f.exit_id = -1;
+	have_sym = !tl_elfsym_lookup(f.path, f.symbol, &es);
+	if (have_sym)
+		f.offset = es.offset;
+	else
+		snprintf(sym_err, sizeof(sym_err), "%s", tl_error_msg());
+	if (tl_inline_find(f.path, f.symbol, &in)) {
+		if (!have_sym)
+			return tl_error("%s", sym_err);
+		memset(&in, 0, sizeof(in)); /* broken DWARF: the symbol alone, as without DWARF */
+	}
+	if (!have_sym && !in.n) {
+		tl_inline_sites_free(&in);
+		return tl_error("%s", sym_err);
+	}
+	if (have_sym && push_func(u, &f, "")) {
+		tl_inline_sites_free(&in);
+		return -1;
+	}
+	for (size_t i = 0; i < in.n; i++) {
+		struct tl_uprobe_func g = f;
+		char suffix[16];
+
+		g.inlined = 1;
+		g.offset = in.v[i].offset;
+		snprintf(suffix, sizeof(suffix), "_i%u", (unsigned)i % 10000);
+		if (push_func(u, &g, suffix)) {
+			tl_inline_sites_free(&in);
+			return -1;
+		}
+	}
+	if (in.n && u->n > first && /* a note cut short is still the note */
+	    snprintf(u->funcs[first].note, sizeof(u->funcs[first].note),
+	             "function '%s' %s inlined at %s: %zu cop%s probed at %s entry; %s calls are counted, "
+	             "without durations%s",
+	             f.label, have_sym ? "is also" : "has no symbol of its own; it is",
+	             tl_inline_where(&in, where, sizeof(where)), in.n, in.n == 1 ? "y" : "ies",
+	             in.n == 1 ? "its" : "their", in.n == 1 ? "its" : "their",
+	             in.more ? "; more copies than can be probed: some calls are not counted" : "") >=
+	            (int)sizeof(u->funcs[first].note))
+		memcpy(u->funcs[first].note + sizeof(u->funcs[first].note) - 4, "...", 4);
+	tl_inline_sites_free(&in);
 	return 0;
 }
 
@@ -463,11 +532,11 @@ struct tl_uprobes *tl_uprobes_open(const char *tracing, const struct tl_uprobes_
 		if (make_probe(u, f, 0))
 			goto fail;
 		u->half = 1;
-		if (make_probe(u, f, 1))
+		if (!f->inlined && make_probe(u, f, 1))
 			goto fail;
 		u->half = 0;
 		u->made = i + 1;
-		if (learn_probe(u, t, f, 0, &f->entry_id) || learn_probe(u, t, f, 1, &f->exit_id))
+		if (learn_probe(u, t, f, 0, &f->entry_id) || (!f->inlined && learn_probe(u, t, f, 1, &f->exit_id)))
 			goto fail;
 	}
 	return u;
@@ -513,7 +582,7 @@ int tl_uprobes_attach(struct tl_uprobes *u, struct tl_perf_set *set)
 		unsigned wake = (unsigned)(tl_perf_ring_size(ring) / 4);
 
 		for (int i = 0; i < u->n; i++) {
-			for (int ret = 0; ret < 2; ret++) {
+			for (int ret = 0; ret < 2 - u->funcs[i].inlined; ret++) {
 				const struct tl_uprobe_func *f = &u->funcs[i];
 				int fd = tl_perf_tp_open((uint64_t)(ret ? f->exit_id : f->entry_id), cpu, wake);
 
@@ -538,8 +607,8 @@ void tl_uprobes_close(struct tl_uprobes *u, void (*warn)(void *ctx, const char *
 		for (int ret = 0; ret < 2; ret++) {
 			char name[80], err[128], msg[320];
 
-			if (ret && i == u->made)
-				break; /* its return probe was never made */
+			if (ret && (i == u->made || u->funcs[i].inlined))
+				break; /* its return probe was never made (or it has none) */
 			snprintf(name, sizeof(name), "%s%s", u->funcs[i].event, ret ? "_ret" : "");
 			if (remove_event(u, name, err, sizeof(err)) && warn) {
 				snprintf(msg, sizeof(msg),

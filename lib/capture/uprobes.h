@@ -39,6 +39,8 @@ struct tl_uprobe_func {
 	uint64_t offset;       /* file offset of the entry */
 	char event[64];        /* tracefs event name of the entry probe; the return probe's adds "_ret" */
 	int entry_id, exit_id; /* tracepoint ids once created, else -1 */
+	int inlined;           /* 1: the entry of an inlined copy (symbols/dwinline.h): no return probe, exit_id -1 */
+	char note[320];        /* the first probe of an item that DWARF found inlined: what was done, for a warning */
 };
 
 /*

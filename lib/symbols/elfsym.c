@@ -261,14 +261,13 @@ static int ambiguous(const struct search *s, int best, int nbest)
 	return tl_error("function '%s' is defined %d times in '%s': %s", s->symbol, nbest, s->label, list);
 }
 
-/* vaddr into a file offset through the PT_LOAD segment that holds it. */
-static int file_offset(Elf *e, const struct search *s, uint64_t vaddr, uint64_t *off)
+int tl_elfsym_file_offset(struct Elf *e, uint64_t vaddr, uint64_t *off)
 {
 	size_t n;
 	int found = 0;
 
 	if (elf_getphdrnum(e, &n))
-		return tl_error("cannot read the program headers of '%s': %s", s->label, elf_errmsg(-1));
+		return -1;
 	for (size_t i = 0; i < n && i <= INT32_MAX; i++) {
 		GElf_Phdr ph;
 		uint64_t o;
@@ -288,14 +287,18 @@ static int file_offset(Elf *e, const struct search *s, uint64_t vaddr, uint64_t 
 		if (found == 2)
 			break;
 	}
-	if (!found)
-		return tl_error("function '%s' in '%s' lies outside every loadable segment (address 0x%llx)", s->symbol,
-		                s->label, (unsigned long long)vaddr);
-	return 0;
+	return found ? 0 : -1;
 }
 
-static int lookup_elf(Elf *e, const char *label, const char *symbol, struct tl_elfsym *out)
+struct lookup_args {
+	const char *symbol;
+	struct tl_elfsym *out;
+};
+
+static int lookup_elf(Elf *e, const char *label, void *ctx)
 {
+	const char *symbol = ((struct lookup_args *)ctx)->symbol;
+	struct tl_elfsym *out = ((struct lookup_args *)ctx)->out;
 	struct search s;
 	GElf_Ehdr eh;
 	Elf_Scn *scn = NULL;
@@ -340,8 +343,9 @@ static int lookup_elf(Elf *e, const char *label, const char *symbol, struct tl_e
 	if (nbest > 1 || (s.more && best == RANK_LOCAL))
 		return ambiguous(&s, best, nbest + (best == RANK_LOCAL ? s.more : 0));
 	memset(out, 0, sizeof(*out));
-	if (file_offset(e, &s, s.c[pick].vaddr, &out->offset))
-		return -1;
+	if (tl_elfsym_file_offset(e, s.c[pick].vaddr, &out->offset))
+		return tl_error("function '%s' in '%s' lies outside every loadable segment (address 0x%llx)", s.symbol,
+		                s.label, (unsigned long long)s.c[pick].vaddr);
 	out->vaddr = s.c[pick].vaddr;
 	out->size = s.c[pick].size;
 	out->global = s.c[pick].global;
@@ -356,7 +360,7 @@ static int init_libelf(void)
 	return 0;
 }
 
-int tl_elfsym_lookup(const char *path, const char *symbol, struct tl_elfsym *out)
+int tl_elfsym_with(const char *path, int (*fn)(struct Elf *e, const char *label, void *ctx), void *ctx)
 {
 	struct stat st;
 	Elf *e;
@@ -376,13 +380,14 @@ int tl_elfsym_lookup(const char *path, const char *symbol, struct tl_elfsym *out
 		close(fd);
 		return tl_error("cannot read '%s': not an ELF file", path);
 	}
-	ret = lookup_elf(e, path, symbol, out);
+	ret = fn(e, path, ctx);
 	elf_end(e);
 	close(fd);
 	return ret;
 }
 
-int tl_elfsym_lookup_mem(const void *image, size_t size, const char *label, const char *symbol, struct tl_elfsym *out)
+int tl_elfsym_with_mem(const void *image, size_t size, const char *label,
+                       int (*fn)(struct Elf *e, const char *label, void *ctx), void *ctx)
 {
 	char *copy;
 	Elf *e;
@@ -401,10 +406,24 @@ int tl_elfsym_lookup_mem(const void *image, size_t size, const char *label, cons
 		free(copy);
 		return tl_error("cannot read '%s': not an ELF file", label);
 	}
-	ret = lookup_elf(e, label, symbol, out);
+	ret = fn(e, label, ctx);
 	elf_end(e);
 	free(copy);
 	return ret;
+}
+
+int tl_elfsym_lookup(const char *path, const char *symbol, struct tl_elfsym *out)
+{
+	struct lookup_args a = { symbol, out };
+
+	return tl_elfsym_with(path, lookup_elf, &a);
+}
+
+int tl_elfsym_lookup_mem(const void *image, size_t size, const char *label, const char *symbol, struct tl_elfsym *out)
+{
+	struct lookup_args a = { symbol, out };
+
+	return tl_elfsym_with_mem(image, size, label, lookup_elf, &a);
 }
 
 /* ---- finding a library by name ---- */

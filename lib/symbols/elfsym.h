@@ -48,6 +48,22 @@ int tl_elfsym_lookup(const char *path, const char *symbol, struct tl_elfsym *out
  */
 int tl_elfsym_lookup_mem(const void *image, size_t size, const char *label, const char *symbol, struct tl_elfsym *out);
 
+/* libelf's handle (libelf.h: typedef struct Elf Elf), for the helpers below. */
+struct Elf;
+
+/*
+ * Open the ELF file at `path` (a regular file) and call fn with it and the
+ * path as its label; returns fn's result, or -1 with tl_error set when the
+ * file cannot be opened or is not ELF.  tl_elfsym_with_mem() does the same
+ * on an image in memory (not modified).  dwinline.c reads DWARF this way.
+ */
+int tl_elfsym_with(const char *path, int (*fn)(struct Elf *e, const char *label, void *ctx), void *ctx);
+int tl_elfsym_with_mem(const void *image, size_t size, const char *label,
+                       int (*fn)(struct Elf *e, const char *label, void *ctx), void *ctx);
+
+/* A link-time address into its file offset (through the PT_LOAD segment that holds it): 0, or -1 if none does. */
+int tl_elfsym_file_offset(struct Elf *e, uint64_t vaddr, uint64_t *off);
+
 /*
  * The file a `--func FILE:SYMBOL` names, into out (a path that exists):
  * FILE itself if it contains a '/' or exists; else a shared library found

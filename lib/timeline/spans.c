@@ -10,6 +10,7 @@
  */
 #include "timeline/spans.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,6 +185,24 @@ static void frame_close(struct tl_spans *s, struct open_frame *f, uint64_t at, i
 	emit(s, &sp, "frame");
 }
 
+/* An inlined copy's entry (TL_EVF_INLINED): one call of `name`, without a duration. */
+static void count_inlined(struct tl_span_counters *n, const char *name)
+{
+	unsigned i;
+
+	n->inlined_calls++;
+	if (!name)
+		return;
+	for (i = 0; i < n->ninlined && strncmp(n->inlined[i].name, name, sizeof(n->inlined[i].name) - 1); i++)
+		;
+	if (i == n->ninlined) {
+		if (i == TL_SPAN_INLINED_MAX)
+			return;
+		snprintf(n->inlined[n->ninlined++].name, sizeof(n->inlined[i].name), "%s", name);
+	}
+	n->inlined[i].calls++;
+}
+
 void tl_spans_feed(struct tl_spans *s, const struct tl_event *ev, const char *name)
 {
 	struct open_frame *f;
@@ -199,13 +218,26 @@ void tl_spans_feed(struct tl_spans *s, const struct tl_event *ev, const char *na
 		break;
 	case TL_EV_REGION_BEGIN: begin(s, ev, TL_SPAN_REGION, name); break;
 	case TL_EV_TASK_BEGIN: begin(s, ev, TL_SPAN_TASK, name); break;
-	case TL_EV_FUNC_ENTRY: begin(s, ev, TL_SPAN_FUNC, name); break;
+	case TL_EV_FUNC_ENTRY:
+		if (ev->flags & TL_EVF_INLINED)
+			count_inlined(&s->n, name); /* no exit will come: a call without a duration */
+		else
+			begin(s, ev, TL_SPAN_FUNC, name);
+		break;
 	case TL_EV_REGION_END: end(s, ev, TL_SPAN_REGION); break;
 	case TL_EV_TASK_END: end(s, ev, TL_SPAN_TASK); break;
 	case TL_EV_FUNC_EXIT: end(s, ev, TL_SPAN_FUNC); break;
 	case TL_EV_MARKS_LOST: s->n.marks_lost += (uint64_t)ev->a; break;
 	default: break;
 	}
+}
+
+uint64_t tl_span_inlined_calls(const struct tl_span_counters *n, const char *name)
+{
+	for (unsigned i = 0; i < n->ninlined && name; i++)
+		if (!strncmp(n->inlined[i].name, name, sizeof(n->inlined[i].name) - 1))
+			return n->inlined[i].calls;
+	return 0;
 }
 
 void tl_spans_interval(struct tl_spans *s, const struct tl_thread *th, const struct tl_interval *iv)

@@ -51,6 +51,13 @@ struct tl_span {
 	uint8_t complete; /* 0: it had not ended when the trace (or window) ended */
 };
 
+/* Calls of inlined copies of a probed function (FUNC_ENTRY with TL_EVF_INLINED): counted, never spans. */
+#define TL_SPAN_INLINED_MAX 16
+struct tl_inlined_calls {
+	char name[64]; /* a copy (the counters outlive the trace's strings); a longer name is cut */
+	uint64_t calls;
+};
+
 struct tl_span_counters {
 	uint64_t spans[TL_SPAN__COUNT];
 	uint64_t unmatched_ends;     /* an END with no open BEGIN (it began before the trace, or markers were lost) */
@@ -59,7 +66,13 @@ struct tl_span_counters {
 	uint64_t incomplete;         /* spans still open at the end */
 	uint64_t marks_lost;         /* markers the program could not hand over (MARKS_LOST) */
 	uint64_t latencies_inferred; /* waits whose switch-in was inferred: no LATENCY span (docs/STATES.md) */
+	uint64_t inlined_calls;      /* entries of inlined copies, all names */
+	unsigned ninlined;           /* per name, the first TL_SPAN_INLINED_MAX names */
+	struct tl_inlined_calls inlined[TL_SPAN_INLINED_MAX];
 };
+
+/* The calls of inlined copies of function `name` counted in n (0 if none, or past TL_SPAN_INLINED_MAX names). */
+uint64_t tl_span_inlined_calls(const struct tl_span_counters *n, const char *name);
 
 struct tl_spans_opts {
 	void *ctx;

@@ -231,6 +231,12 @@ enum tl_event_flags {
 	 * interrupt, not an IRQ line (see above); `c` says which.
 	 */
 	TL_EVF_VECTOR = 1 << 9,
+	/*
+	 * FUNC_ENTRY only (format 1.4): the entry of a copy of the function
+	 * that the compiler inlined (DWARF, record --func): no FUNC_EXIT
+	 * follows, so it counts a call and makes no span.
+	 */
+	TL_EVF_INLINED = 1 << 10,
 };
 
 /* IRQ_ENTRY/EXIT.c with TL_EVF_VECTOR: which of the CPU's own interrupts. */

@@ -10,7 +10,9 @@ process that runs it).  Checks, per thread:
   - every exit closes the innermost open entry of the same function (the
     probes pair up, recursion included) and nothing is left open;
   - the number of calls of each function is exactly the truth's
-    (calls_<function>; calls_usleep is LIBC_LABEL's, e.g. libc.so.6:usleep);
+    (calls_<function>; calls_usleep is LIBC_LABEL's, e.g. libc.so.6:usleep),
+    the entries of inlined copies (dump: "inlined", no exit) included, and
+    of those exactly calls_inlined_<function>;
   - the mean duration of wlf_spin and wlf_outer is within 5% + PROBE_US of
     the truth, which the caller measured around the calls: the trace's
     entry and return times bracket nearly the same interval, the probes'
@@ -23,7 +25,7 @@ import re
 import sys
 
 PROBE_US = 60.0  # upper bound of one entry + return probe hit, in us (25-30 us measured on a Firecracker VM)
-LINE = re.compile(r"^\s*(-?\d+)\.(\d{9})\s+(?:\[\d+\]|-)\s+(func_entry|func_exit)\s+tid=(\d+)(?:\(.*\))?\s+func=(\S+)\s*$")
+LINE = re.compile(r"^\s*(-?\d+)\.(\d{9})\s+(?:\[\d+\]|-)\s+(func_entry|func_exit)\s+tid=(\d+)(?:\(.*\))?\s+func=(\S+)( inlined)?\s*$")
 
 
 def main(argv):
@@ -47,7 +49,7 @@ def main(argv):
         m = LINE.match(line)
         if not m:
             continue
-        sec, ns, kind, tid, func = m.groups()
+        sec, ns, kind, tid, func, inlined = m.groups()
         tid = int(tid)
         ts = int(sec) * 1000000000 + int(ns)
         if tid == pid:
@@ -55,6 +57,10 @@ def main(argv):
         if tid not in tids:
             continue
         st = stacks[tid]
+        if inlined:  # an inlined copy's entry: a call with no exit
+            calls[tid][func] = calls[tid].get(func, 0) + 1
+            calls[tid]["inlined_" + func] = calls[tid].get("inlined_" + func, 0) + 1
+            continue
         if kind == "func_entry":
             st.append((func, ts))
             continue

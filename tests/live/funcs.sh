@@ -13,8 +13,10 @@
 # What it checks: exact call counts per thread and function (recursion and
 # nesting included) with entries and returns paired, a function in libc
 # named as FILE:SYMBOL, probe durations against the workload's own clock
-# (tests/live/check_funcs.py), the same counts through `threadlens hist
-# --json`; that the probes are gone from tracefs after a
+# (tests/live/check_funcs.py), inlined copies counted at their entry
+# (DWARF), the same counts through `threadlens hist --json` (inlined calls
+# left out with a warning, or the error that says a function only ran
+# inlined); that the probes are gone from tracefs after a
 # recording, after Ctrl-C and after a failure, and that a dead recorder's
 # probes are removed by the next one; the one-line errors for a stripped
 # binary, a missing function, an imported one, and a function with no file
@@ -29,7 +31,7 @@ HERE=$ROOT/tests/live
 WLF=$BUILD/tests/wl_funcs
 LOUT=$BUILD/live
 EVENTS=/sys/kernel/tracing/uprobe_events
-FUNCS=wlf_spin,wlf_outer,wlf_inner,wlf_recurse,wlf_never
+FUNCS=wlf_spin,wlf_outer,wlf_inner,wlf_recurse,wlf_never,wlf_inlined,wlf_both
 
 # The live tier's names and skip rules instead of the command-line tier's.
 pass() { echo "ok live/funcs/$1"; }
@@ -115,7 +117,7 @@ fi
 if [ -s "$LOUT/funcs.truth.json" ] && "$TL" hist --help >/dev/null 2>&1; then
 	tids=$(python3 -c 'import json,sys; print(",".join(str(t["tid"]) for t in json.load(open(sys.argv[1]))["threads"].values()))' "$LOUT/funcs.truth.json")
 	problems=
-	for f in wlf_spin wlf_outer wlf_inner wlf_recurse usleep; do
+	for f in wlf_spin wlf_outer wlf_inner wlf_recurse usleep wlf_both; do
 		span=$f
 		[ $f = usleep ] && span=$LIBC_LABEL
 		if ! "$TL" hist --json --span "$span" --tid "$tids" "$LOUT/funcs.tl" >"$TMP/hist.json" 2>"$TMP/hist.err"; then
@@ -126,14 +128,31 @@ if [ -s "$LOUT/funcs.truth.json" ] && "$TL" hist --help >/dev/null 2>&1; then
 		r=$(python3 - "$LOUT/funcs.truth.json" "$TMP/hist.json" "$f" <<'PY'
 import json, sys
 truth, hist, f = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
-want = sum(th["calls_" + f] for th in truth["threads"].values())
+want = sum(th["calls_" + f] - th.get("calls_inlined_" + f, 0) for th in truth["threads"].values())
 got = hist["stats"]["count"]
 print("" if got == want else "%s: hist counts %d spans, truth %d" % (f, got, want))
 PY
 )
 		[ -n "$r" ] && problems="$problems${problems:+
 }$r"
+		if [ $f = wlf_both ] && ! grep -q "'wlf_both' also ran [0-9]* times in inlined copies" "$TMP/hist.err"; then
+			problems="$problems${problems:+
+}hist --span wlf_both does not say its inlined calls are left out: $(head -c 300 "$TMP/hist.err")"
+		fi
 	done
+	# only ever inlined: no spans, and an error that says why (hist and util)
+	for cmd in hist util; do
+		if "$TL" $cmd --span wlf_inlined "$LOUT/funcs.tl" >"$TMP/hist.out" 2>"$TMP/hist.err" ||
+			! grep -q "no span 'wlf_inlined' in .*: its [0-9]* calls all ran in inlined copies" "$TMP/hist.err"; then
+			problems="$problems${problems:+
+}$cmd --span wlf_inlined: $(head -c 300 "$TMP/hist.err")"
+		fi
+	done
+	if ! "$TL" util --span wlf_both "$LOUT/funcs.tl" >"$TMP/hist.out" 2>"$TMP/hist.err" ||
+		! grep -q "'wlf_both' also ran [0-9]* times in inlined copies" "$TMP/hist.err"; then
+		problems="$problems${problems:+
+}util --span wlf_both does not say its inlined calls are left out: $(head -c 300 "$TMP/hist.err")"
+	fi
 	if [ -n "$problems" ]; then
 		fail hist "$problems"
 	else

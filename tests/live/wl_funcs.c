@@ -10,9 +10,14 @@
  *   wlf_outer      once: calls wlf_inner 3 times (busy 50 us each), then
  *                  usleep(500) (libc: the `libc.so.6:usleep` probe)
  *   wlf_recurse(4) once: 5 nested calls of itself, the innermost busy 20 us
+ *   wlf_inlined    once: always inlined, no symbol of its own (record
+ *                  --func probes its copy's entry, from DWARF)
+ *   wlf_both       twice: once inlined, once through a pointer to its
+ *                  out-of-line copy
  * wlf_never exists but is never called.  The main thread calls none of
  * them.  So per thread: wlf_spin N, wlf_outer N, wlf_inner 3N,
- * wlf_recurse 5N, usleep N, wlf_never 0.
+ * wlf_recurse 5N, usleep N, wlf_never 0, wlf_inlined N, wlf_both 2N (N
+ * of them inlined: calls_inlined_wlf_both).
  *
  * --bench N calls the empty function wlf_empty N times in one thread and
  * prints the mean wall time per call in ns: run it with and without
@@ -22,8 +27,8 @@
  * for wlf_spin and wlf_outer, "total_ns_<function>": wall time measured
  * around the calls by the caller, which includes the probes' own cost.
  *
- * Invariants: the probed functions have external linkage, are never
- * inlined, cloned or merged (gcc's noipa; clang does none of that to a
+ * Invariants: the probed functions (but wlf_inlined and wlf_both) have
+ * external linkage, are never inlined, cloned or merged (gcc's noipa; clang does none of that to a
  * noinline function), and the recursion is not turned into a loop (its
  * result passes through an empty asm), so every call in the source is one
  * entry and one return in the binary.  Exit status: 0 ok, 1 failure, 2
@@ -56,6 +61,7 @@ void wlf_outer(uint64_t inner_ns, unsigned sleep_us);
 int wlf_recurse(int n, uint64_t ns);
 void wlf_never(void);
 void wlf_empty(void);
+uint64_t wlf_both(uint64_t x);
 
 PROBED void wlf_spin(uint64_t ns)
 {
@@ -101,6 +107,22 @@ PROBED void wlf_empty(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* Inlined wherever it is called (even at -O0): one copy in worker_main, which DWARF lists. */
+static inline __attribute__((always_inline)) uint64_t wlf_inlined(uint64_t x)
+{
+	__asm__ volatile("" : "+r"(x)); /* kept once per call: not merged, not hoisted */
+	return x + 1;
+}
+
+/* Inlined where called directly; the prototype above makes this the external, out-of-line copy too. */
+inline __attribute__((always_inline)) uint64_t wlf_both(uint64_t x)
+{
+	__asm__ volatile("" : "+r"(x));
+	return x + 2;
+}
+
+static uint64_t (*volatile wlf_both_ptr)(uint64_t) = wlf_both;
+
 static int bench(long n)
 {
 	uint64_t t0 = wl_now_ns();
@@ -117,6 +139,7 @@ struct worker {
 	int tid;
 	pthread_t pt;
 	uint64_t spin_ns, outer_ns; /* wall time around the calls */
+	uint64_t sum;               /* of the inlined functions' results: they cannot be left out */
 	pthread_barrier_t *start;
 };
 
@@ -136,6 +159,9 @@ static void *worker_main(void *arg)
 		t2 = wl_now_ns();
 		if (wlf_recurse(RECURSE_DEPTH, 20 * US) != RECURSE_DEPTH)
 			abort();
+		w->sum += wlf_inlined((uint64_t)i);  /* the copy of wlf_inlined */
+		w->sum += wlf_both((uint64_t)i);     /* the inlined copy of wlf_both */
+		w->sum += wlf_both_ptr((uint64_t)i); /* its out-of-line copy */
 		w->spin_ns += t1 - t0;
 		w->outer_ns += t2 - t1;
 	}
@@ -205,6 +231,9 @@ int main(int argc, char **argv)
 		wl_truth_set(th, "calls_wlf_recurse", (RECURSE_DEPTH + 1) * n);
 		wl_truth_set(th, "calls_usleep", n);
 		wl_truth_set(th, "calls_wlf_never", 0);
+		wl_truth_set(th, "calls_wlf_inlined", n);
+		wl_truth_set(th, "calls_wlf_both", 2 * n);
+		wl_truth_set(th, "calls_inlined_wlf_both", n);
 		wl_truth_set(th, "total_ns_wlf_spin", (int64_t)w[i].spin_ns);
 		wl_truth_set(th, "total_ns_wlf_outer", (int64_t)w[i].outer_ns);
 	}

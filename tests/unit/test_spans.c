@@ -106,6 +106,43 @@ TEST(bad_ends_and_cut_spans)
 	tl_spans_free(S);
 }
 
+/*
+ * Inlined copies' entries (TL_EVF_INLINED: record --func from DWARF) are
+ * calls without an exit: counted per name, never a span, and they do not
+ * disturb the stack of the real calls around them.
+ */
+TEST(inlined_calls_counted)
+{
+	struct tl_event e;
+	const struct tl_span_counters *n;
+	int i;
+
+	start(0);
+	mark(100, TL_EV_FUNC_ENTRY, 10, 1, 0); /* decode, out of line */
+	for (int k = 0; k < 3; k++) {
+		e = event_us(110 + (uint64_t)k, 0, TL_EV_FUNC_ENTRY, 10, 0, 0, 0, 0, TL_EVF_INLINED);
+		e.name = 2;
+		tl_spans_feed(S, &e, strs[2]); /* filter, inlined into decode */
+	}
+	e = event_us(120, 0, TL_EV_FUNC_ENTRY, 10, 0, 0, 0, 0, TL_EVF_INLINED);
+	e.name = 1;
+	tl_spans_feed(S, &e, strs[1]); /* decode, inlined somewhere too */
+	mark(130, TL_EV_FUNC_EXIT, 10, 1, 0);
+	tl_spans_finish(S, 500000);
+	CHECK_EQ_INT(ngot, 1);
+	i = find("decode", 10, TL_SPAN_FUNC);
+	CHECK(i >= 0 && got[i].complete == 1 && got[i].begin == 100000 && got[i].end == 130000 && got[i].depth == 0);
+	n = tl_spans_counters(S);
+	CHECK_EQ_INT(n->inlined_calls, 4);
+	CHECK_EQ_INT(n->ninlined, 2);
+	CHECK_EQ_INT(tl_span_inlined_calls(n, "filter"), 3);
+	CHECK_EQ_INT(tl_span_inlined_calls(n, "decode"), 1);
+	CHECK_EQ_INT(tl_span_inlined_calls(n, "work"), 0);
+	CHECK_EQ_INT(n->incomplete, 0);
+	CHECK_EQ_INT(n->mismatched_ends, 0);
+	tl_spans_free(S);
+}
+
 TEST(frames_cross_threads)
 {
 	int i;
@@ -158,5 +195,6 @@ TEST(bursts_and_latencies)
 
 int main(void)
 {
-	RUN_TESTS(nesting_and_parents, bad_ends_and_cut_spans, frames_cross_threads, bursts_and_latencies);
+	RUN_TESTS(nesting_and_parents, bad_ends_and_cut_spans, inlined_calls_counted, frames_cross_threads,
+	          bursts_and_latencies);
 }

@@ -63,8 +63,8 @@ TEST(dynamic_decode)
 	uint8_t raw[24] = { 0 };
 	uint16_t id;
 
-	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, entry_fmt, strlen(entry_fmt), TL_EV_FUNC_ENTRY, "wlf_spin"), 2326);
-	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, exit_fmt, strlen(exit_fmt), TL_EV_FUNC_EXIT, "wlf_spin"), 2327);
+	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, entry_fmt, strlen(entry_fmt), TL_EV_FUNC_ENTRY, 0, "wlf_spin"), 2326);
+	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, exit_fmt, strlen(exit_fmt), TL_EV_FUNC_EXIT, 0, "wlf_spin"), 2327);
 	s.raw = raw;
 	s.raw_size = sizeof(raw);
 	id = 2326;
@@ -93,16 +93,41 @@ TEST(dynamic_decode)
 	memcpy(raw, &id, 2);
 	CHECK_EQ_INT(tl_tp_decode(t, &s, &d), 0);
 	/* wrong uses */
-	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, entry_fmt, strlen(entry_fmt), TL_EV_SWITCH, "x"), -1);
-	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, "garbage", 7, TL_EV_FUNC_ENTRY, "x"), -1);
+	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, entry_fmt, strlen(entry_fmt), TL_EV_SWITCH, 0, "x"), -1);
+	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, "garbage", 7, TL_EV_FUNC_ENTRY, 0, "x"), -1);
 	CHECK_EQ_STR(tl_error_msg(), "cannot parse the format of probe 'x'");
 	tl_tp_table_free(t);
 
 	/* an id that a static tracepoint has is refused */
 	t = tl_tp_table_new();
 	CHECK_EQ_INT(tl_tp_table_add(t, TL_TP_SCHED_EXIT, exit_sched_fmt, strlen(exit_sched_fmt)), 2326);
-	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, entry_fmt, strlen(entry_fmt), TL_EV_FUNC_ENTRY, "wlf_spin"), -1);
+	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, entry_fmt, strlen(entry_fmt), TL_EV_FUNC_ENTRY, 0, "wlf_spin"), -1);
 	CHECK_EQ_STR(tl_error_msg(), "probe 'wlf_spin' has the id 2326 of tracepoint 'sched_process_exit'");
+	tl_tp_table_free(t);
+}
+
+/* The entry of an inlined copy (record --func, DWARF): its events carry TL_EVF_INLINED. */
+TEST(dynamic_inlined)
+{
+	struct tl_tp_table *t = tl_tp_table_new();
+	struct tl_tp_sample s = { .ts = 7, .tid = 5, .cpu = 0 };
+	struct tl_tp_decoded d;
+	uint8_t raw[16] = { 0 };
+	uint16_t id = 2326;
+
+	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, entry_fmt, strlen(entry_fmt), TL_EV_FUNC_ENTRY, TL_EVF_INLINED, "sq"),
+	             2326);
+	memcpy(raw, &id, 2);
+	raw[2] = 0x08;
+	s.raw = raw;
+	s.raw_size = sizeof(raw);
+	CHECK_EQ_INT(tl_tp_decode(t, &s, &d), 1);
+	CHECK_EQ_INT(d.ev.type, TL_EV_FUNC_ENTRY);
+	CHECK_EQ_INT(d.ev.flags, TL_EVF_HARDIRQ | TL_EVF_INLINED);
+	CHECK(d.name.len == 2 && !memcmp(d.name.s, "sq", 2));
+	/* an inlined copy has no return; no other flag may be set */
+	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, exit_fmt, strlen(exit_fmt), TL_EV_FUNC_EXIT, TL_EVF_INLINED, "sq"), -1);
+	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, exit_fmt, strlen(exit_fmt), TL_EV_FUNC_ENTRY, TL_EVF_VECTOR, "sq"), -1);
 	tl_tp_table_free(t);
 }
 
@@ -115,8 +140,8 @@ TEST(dynamic_readd)
 	uint16_t id = 2326;
 
 	/* a probe made again under the same id means the new function */
-	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, entry_fmt, strlen(entry_fmt), TL_EV_FUNC_ENTRY, "old"), 2326);
-	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, entry_fmt, strlen(entry_fmt), TL_EV_FUNC_ENTRY, "new"), 2326);
+	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, entry_fmt, strlen(entry_fmt), TL_EV_FUNC_ENTRY, 0, "old"), 2326);
+	CHECK_EQ_INT(tl_tp_table_add_dynamic(t, entry_fmt, strlen(entry_fmt), TL_EV_FUNC_ENTRY, 0, "new"), 2326);
 	memcpy(raw, &id, 2);
 	s.raw = raw;
 	s.raw_size = sizeof(raw);
@@ -269,5 +294,6 @@ TEST(command_path)
 
 int main(void)
 {
-	RUN_TESTS(dynamic_decode, dynamic_readd, event_names, stale_groups, resolve_items, command_path);
+	RUN_TESTS(dynamic_decode, dynamic_inlined, dynamic_readd, event_names, stale_groups, resolve_items,
+	          command_path);
 }

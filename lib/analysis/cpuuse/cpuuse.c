@@ -260,7 +260,7 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 	(void)th;        /* NULL for markers */
 	p->nclosing = 0; /* the previous event's spans have all been delivered */
 	kind = marker_kind(ev->type, &is_end);
-	if (kind < 0)
+	if (kind < 0 || (ev->flags & TL_EVF_INLINED)) /* an inlined copy's entry: no span (spans.c) */
 		return;
 	if (is_end)
 		span_end(p, ev, kind);
