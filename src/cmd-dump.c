@@ -100,6 +100,19 @@ static void print_str(struct tl_trace *t, const char *key, uint32_t id)
 	printf(strchr(s, ' ') || !*s ? " %s=\"%s\"" : " %s=%s", key, s);
 }
 
+/* A SAMPLE's stack (format 1.5): its id, its depth and its frames, innermost first. */
+static void print_stack(struct tl_trace *t, uint32_t id)
+{
+	unsigned n;
+	const uint64_t *f = tl_trace_stack(t, id, &n);
+
+	if (!id)
+		return;
+	printf(" stack=%u frames=%u", id, n);
+	for (unsigned i = 0; i < n; i++)
+		printf("%s%" PRIx64, i ? "," : " 0x", f[i]);
+}
+
 static void print_event(struct tl_trace *t, struct names *nm, const struct tl_event *e, uint64_t start)
 {
 	char buf[32];
@@ -252,6 +265,13 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 			print_str(t, "process", e->name);
 			printf(" ns=%" PRId64, e->a);
 		}
+		break;
+	case TL_EV_SAMPLE:
+		print_tid(t, nm, "tid", e->tid);
+		printf(" pid=%d", e->arg);
+		print_str(t, "event", e->name);
+		printf(" ip=0x%" PRIx64 " period=%" PRId64, (uint64_t)e->b, e->c);
+		print_stack(t, (uint32_t)e->a);
 		break;
 	case TL_EV_AFFINITY:
 		print_tid(t, nm, "tid", e->tid);

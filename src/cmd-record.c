@@ -19,6 +19,7 @@
 #include "base/errors.h"
 #include "capture/bpf_probe.h"
 #include "capture/record.h"
+#include "capture/sample_events.h"
 #include "trace/trace.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -60,6 +61,14 @@ static void usage(FILE *out)
 	             "      --func FUNC[,FUNC] also record entry and return of these functions (uprobes;\n"
 	             "                         root): SYMBOL in the command's (or -p process's) binary,\n"
 	             "                         or FILE:SYMBOL in a library or another file; repeatable\n"
+	             "      --sample           also sample where the threads run (eBPF back end): call\n"
+	             "                         stacks of cpu-clock at 997 Hz; -F, -e, --stack imply it\n"
+	             "  -F, --freq HZ          samples per second and CPU (default 997)\n"
+	             "  -e, --event NAME       the event to sample, as perf names it (default cpu-clock;\n"
+	             "                         cycles, instructions... need a hardware PMU)\n"
+	             "      --stack N          frames kept of each stack part, kernel and user (1-64,\n"
+	             "                         default 64; user frames need frame pointers)\n"
+	             "      --no-stack         keep only the sampled address\n"
 	             "      --list-events      show which tracepoints this kernel has and which are used\n"
 	             "  -h, --help             this text\n"
 	             "\n"
@@ -68,7 +77,8 @@ static void usage(FILE *out)
 	             "  threadlens record -p 1234 --duration 5s\n"
 	             "  threadlens record -a -d 500ms -o system.tl\n"
 	             "  threadlens record --backend perf -o app.tl -- ./app\n"
-	             "  threadlens record --func decode_frame,libc:usleep -o app.tl -- ./app\n");
+	             "  threadlens record --func decode_frame,libc:usleep -o app.tl -- ./app\n"
+	             "  threadlens record --sample -F 499 -o app.tl -- ./app\n");
 }
 
 static void show_progress(const struct tl_record_progress *p, void *ctx)
@@ -166,7 +176,18 @@ static void catch_signals(void)
 	 */
 }
 
-enum { OPT_NO_IRQ = 256, OPT_NO_FUTEX, OPT_NO_BLOCK, OPT_NO_YIELD, OPT_LIST, OPT_FUNC, OPT_BACKEND };
+enum {
+	OPT_NO_IRQ = 256,
+	OPT_NO_FUTEX,
+	OPT_NO_BLOCK,
+	OPT_NO_YIELD,
+	OPT_LIST,
+	OPT_FUNC,
+	OPT_BACKEND,
+	OPT_SAMPLE,
+	OPT_STACK,
+	OPT_NO_STACK
+};
 
 #define MAX_FUNC_OPTS 64 /* --func options; each may list many functions */
 
@@ -185,6 +206,11 @@ int cmd_record(int argc, char **argv)
 		{ "list-events", no_argument, NULL, OPT_LIST },
 		{ "func", required_argument, NULL, OPT_FUNC },
 		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "sample", no_argument, NULL, OPT_SAMPLE },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "stack", required_argument, NULL, OPT_STACK },
+		{ "no-stack", no_argument, NULL, OPT_NO_STACK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -199,7 +225,7 @@ int cmd_record(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.output = "threadlens.tl";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:ad:m:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:p:ad:m:hF:e:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.output = optarg; break;
 		case 'p': {
@@ -230,6 +256,40 @@ int cmd_record(int argc, char **argv)
 			o.ring_pages = (unsigned)v;
 			break;
 		}
+		case OPT_SAMPLE: o.sample = 1; break;
+		case 'F': {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !v || v > TL_SAMPLE_MAX_HZ) {
+				cli_error("invalid sampling frequency '%s': 1 to %d samples per second", optarg,
+				          TL_SAMPLE_MAX_HZ);
+				return cli_usage_error("record");
+			}
+			o.sample_hz = (unsigned)v;
+			o.sample = 1;
+			break;
+		}
+		case 'e':
+			if (!tl_sample_event_find(optarg)) {
+				cli_error("%s", tl_error_msg());
+				return cli_usage_error("record");
+			}
+			o.sample_event = optarg;
+			o.sample = 1;
+			break;
+		case OPT_STACK: {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !v || v > 64) {
+				cli_error("invalid stack depth '%s': 1 to 64 frames", optarg);
+				return cli_usage_error("record");
+			}
+			o.sample_frames = (int)v;
+			o.sample = 1;
+			break;
+		}
+		case OPT_NO_STACK:
+			o.sample_frames = 1;
+			o.sample = 1;
+			break;
 		case OPT_NO_IRQ: off |= TL_REC_IRQ; break;
 		case OPT_NO_FUTEX: off |= TL_REC_FUTEX; break;
 		case OPT_NO_BLOCK: off |= TL_REC_BLOCK; break;
@@ -305,6 +365,8 @@ int cmd_record(int argc, char **argv)
 	if (res.left_out)
 		fprintf(stderr, ", %llu events of other processes left in the kernel",
 		        (unsigned long long)res.left_out);
+	if (o.sample)
+		fprintf(stderr, ", %llu samples", (unsigned long long)res.samples);
 	if (res.marks || res.marks_lost) /* after the events, last: scripts parse "N events (M lost)" */
 		fprintf(stderr, ", %llu markers (%llu lost)", (unsigned long long)res.marks,
 		        (unsigned long long)res.marks_lost);

@@ -10,6 +10,7 @@
 #include "capture/bpf_rec.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 #include "base/errors.h"
 #include "capture/bpf_msg.h"
+#include "capture/sample_events.h"
 #include "capture/bpf/record.skel.h" /* generated: bpftool gen skeleton */
 #include "capture/bpf/tlb.h"
 
@@ -32,6 +34,9 @@ struct tl_bpf_rec {
 	struct ring_buffer *rb;
 	int ncpus;
 	int vectors; /* 1: the local timer's programs are loaded (trace META irq_vectors) */
+	int nsample; /* record --sample: one perf event per CPU */
+	int *sample_fds;
+	struct bpf_link **sample_links;
 	/* during a drain */
 	int (*fn)(void *ctx, const struct tl_bpf_event *ev);
 	void *ctx;
@@ -78,6 +83,8 @@ static uint32_t strn(const char *s, uint32_t max)
 	return n;
 }
 
+_Static_assert(TL_BPF_SAMPLE_FRAMES == TLB_STACK_KERNEL + TLB_STACK_USER, "a SAMPLE record's frames fit");
+
 int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out)
 {
 	const char *p = rec;
@@ -90,7 +97,7 @@ int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out)
 	need = sizeof(h) + (size_t)h.ncomm * sizeof(struct tlb_comm) + h.name_len;
 	if (h.type == TL_EV_NONE || h.type >= TL_EV__COUNT || h.ncomm > 2 || h.name_len > TLB_NAME_MAX || need > size)
 		return 0;
-	memset(out, 0, sizeof(*out));
+	memset(out, 0, offsetof(struct tl_bpf_event, frames)); /* frames: only nframes of them count */
 	out->cur_tid = h.cur_tid;
 	out->cur_pid = h.cur_tgid;
 	out->d.ev.ts = h.ts;
@@ -115,6 +122,24 @@ int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out)
 		out->d.name.len = strn(out->d.name.s, h.name_len);
 	}
 	switch (h.type) {
+	case TL_EV_SAMPLE: {
+		/* a = kernel frames | user frames << 16; the frames follow the header (sample.h) */
+		unsigned nk = (unsigned)(h.a & 0xffff), nu = (unsigned)((h.a >> 16) & 0xffff);
+
+		if (h.ncomm || h.name_len || nk > TLB_STACK_KERNEL || nu > TLB_STACK_USER ||
+		    sizeof(h) + (size_t)(TLB_STACK_KERNEL + nu) * 8 > size)
+			return 0;
+		/* kernel frames, then the user ones from their fixed place */
+		out->nframes = nk + nu;
+		memcpy(out->frames, p + sizeof(h), (size_t)nk * 8);
+		memcpy(out->frames + nk, p + sizeof(h) + TLB_STACK_KERNEL * 8, (size_t)nu * 8);
+		/* a frame-pointer walk through code without frame pointers ends in 0: the stack ends there */
+		for (unsigned i = 0; i < out->nframes; i++)
+			if (!out->frames[i])
+				out->nframes = i;
+		out->d.ev.a = 0; /* the stack id, once interned */
+		break;
+	}
 	case TL_EV_SWITCH: out->d.ev.a = tl_bpf_prev_state((uint32_t)h.a, (h.a >> 32) & 1); break;
 	case TL_EV_FORK:
 		/* the child's name is the event's name; its process rides in a */
@@ -196,7 +221,32 @@ static int vector_progs(struct record *skel, unsigned groups)
 	return timer;
 }
 
-struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter)
+/* One sampling perf event per CPU, each running tl_sample (sample.h). */
+static int attach_sampling(struct tl_bpf_rec *r, const struct tl_bpf_sample *s)
+{
+	r->sample_fds = malloc((size_t)r->ncpus * sizeof(*r->sample_fds));
+	r->sample_links = calloc((size_t)r->ncpus, sizeof(*r->sample_links));
+	if (!r->sample_fds || !r->sample_links)
+		return tl_error("out of memory");
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+		int fd = tl_sample_event_open(s->event, s->hz, cpu);
+
+		if (fd < 0) {
+			if (errno == ENODEV || errno == ENXIO)
+				continue; /* an offline CPU */
+			return -1;
+		}
+		r->sample_fds[r->nsample] = fd;
+		r->sample_links[r->nsample++] = bpf_program__attach_perf_event(r->skel->progs.tl_sample, fd);
+		if (!r->sample_links[r->nsample - 1]) {
+			r->sample_links[r->nsample - 1] = NULL;
+			return tl_bpf_fail("eBPF: cannot attach the sampling program", -errno);
+		}
+	}
+	return 0;
+}
+
+struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter, const struct tl_bpf_sample *sample)
 {
 	libbpf_print_fn_t old = tl_bpf_msg_begin();
 	struct tl_bpf_rec *r = calloc(1, sizeof(*r));
@@ -238,6 +288,12 @@ struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filte
 	r->skel->rodata->classify_futex = !!(groups & TL_REC_FUTEX);
 	r->skel->rodata->classify_yield = !!(groups & TL_REC_YIELD);
 	r->skel->rodata->filter = !!filter;
+	if (sample)
+		r->skel->rodata->stack_frames = sample->frames < 1                ? 1
+		                                : sample->frames > TLB_STACK_USER ? TLB_STACK_USER
+		                                                                  : sample->frames;
+	else
+		bpf_program__set_autoload(r->skel->progs.tl_sample, false);
 	if ((err = record__load(r->skel))) {
 		tl_bpf_fail("eBPF: the kernel did not load the recorder program", err);
 		goto fail;
@@ -246,6 +302,8 @@ struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filte
 		tl_bpf_fail("eBPF: cannot attach the recorder's raw tracepoints", err);
 		goto fail;
 	}
+	if (sample && attach_sampling(r, sample))
+		goto fail;
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.rb), on_record, r, NULL);
 	if (!r->rb) {
 		tl_bpf_fail("eBPF: cannot map the ring buffer", -errno);
@@ -437,6 +495,12 @@ void tl_bpf_rec_close(struct tl_bpf_rec *r)
 	if (!r)
 		return;
 	ring_buffer__free(r->rb);
+	for (int i = 0; i < r->nsample; i++) {
+		bpf_link__destroy(r->sample_links[i]);
+		close(r->sample_fds[i]);
+	}
+	free(r->sample_links);
+	free(r->sample_fds);
 	record__destroy(r->skel);
 	free(r);
 }

@@ -21,15 +21,24 @@
 #include "capture/tp_decode.h"
 
 struct tl_bpf_rec;
+struct tl_sample_event;
+
+/* record --sample: what to sample (capture/sample_events.h), how often, how deep. */
+struct tl_bpf_sample {
+	const struct tl_sample_event *event;
+	unsigned hz;
+	int frames; /* of each part of a stack (kernel, user): 1 (no stack: the sampled address) .. 64 */
+};
 
 /*
  * Load and attach, disabled.  groups: enum tl_record_groups (which programs
  * and which wait classifications); ring_bytes: the ring buffer's size (a
  * power of two, at least a page; 0 = 16 MiB); filter: only events about
- * the processes given to tl_bpf_rec_track() leave the kernel (tlb.h).
- * NULL with tl_error set.
+ * the processes given to tl_bpf_rec_track() leave the kernel (tlb.h);
+ * sample: also sample (one perf event per CPU runs capture/bpf/sample.h),
+ * or NULL.  NULL with tl_error set.
  */
-struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter);
+struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter, const struct tl_bpf_sample *sample);
 
 /*
  * With filtering on, before enabling: the recording starts at start_ns
@@ -65,11 +74,15 @@ int tl_bpf_rec_ncpus(const struct tl_bpf_rec *r);
 /* 1 if the local timer's interrupts are recorded (x86's irq_vectors, with TL_REC_IRQ): trace META irq_vectors. */
 int tl_bpf_rec_vectors(const struct tl_bpf_rec *r);
 
+#define TL_BPF_SAMPLE_FRAMES 128 /* TLB_STACK_KERNEL + TLB_STACK_USER (capture/bpf/tlb.h) */
+
 /* One record, parsed. */
 struct tl_bpf_event {
 	struct tl_tp_decoded d;   /* the event and the names it reveals; strings point into the record */
 	int32_t cur_tid, cur_pid; /* the task on the CPU */
 	int32_t child_tgid;       /* FORK: the child's process, else 0 */
+	unsigned nframes;         /* SAMPLE: its stack, innermost first, kernel frames before user ones */
+	uint64_t frames[TL_BPF_SAMPLE_FRAMES];
 };
 
 /*

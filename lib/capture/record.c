@@ -49,6 +49,8 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "capture/sample_events.h"
+
 #define POLL_MS 100
 #define EXIT_GRACE_MS 10   /* after the command exits: its last switch-out */
 #define KILL_GRACE_MS 2000 /* a forwarded signal's time to work before SIGKILL */
@@ -212,8 +214,18 @@ static int first_kstats(struct rec *rc)
 static int open_bpf(struct rec *rc)
 {
 	const struct tl_record_opts *o = rc->o;
+	struct tl_bpf_sample smp = { NULL, o->sample_hz ? o->sample_hz : TL_SAMPLE_DEFAULT_HZ,
+		                     o->sample_frames ? o->sample_frames : 64 };
 	size_t ring = 0;
 
+	if (o->sample) {
+		/* samples come from the eBPF program: no fallback to perf */
+		if (o->backend == TL_BACKEND_PERF || o->nfuncs)
+			return tl_error("sampling (--sample) works with the eBPF back end only: not with %s",
+			                o->nfuncs ? "--func" : "--backend perf");
+		if (!(smp.event = tl_sample_event_find(o->sample_event ? o->sample_event : TL_SAMPLE_DEFAULT_EVENT)))
+			return -1;
+	}
 	if (o->backend == TL_BACKEND_PERF)
 		return 0;
 	if (o->nfuncs) {
@@ -228,9 +240,9 @@ static int open_bpf(struct rec *rc)
 		while (ring < want && ring < (1u << 30))
 			ring <<= 1;
 	}
-	rc->bpf = tl_bpf_rec_open(rc->groups, ring, !o->system_wide);
+	rc->bpf = tl_bpf_rec_open(rc->groups, ring, !o->system_wide, o->sample ? &smp : NULL);
 	if (!rc->bpf) {
-		if (o->backend == TL_BACKEND_BPF)
+		if (o->backend == TL_BACKEND_BPF || o->sample)
 			return -1;
 		tl_rec_warn(rc->res, "%s; recording with perf", tl_error_msg());
 		return 0;
@@ -432,6 +444,7 @@ static int finish(struct rec *rc, int ok)
 	rc->res->kstat_reads = ks.reads;
 	tl_marks_get_stats(rc->marks, &ms);
 	rc->res->marks = ms.markers;
+	rc->res->samples = rc->samples;
 	rc->res->marks_lost = ms.lost;
 	if (!ret)
 		tl_rec_progress(rc, end.end_ns, 1);
@@ -539,7 +552,9 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 		touch_cpus();
 	rc->last_flush_ns = rc->last_progress_ns = rc->start_ns;
 	rc->w = tl_trace_writer_create(opts->output, &rc->info);
-	if (!rc->w) {
+	if (!rc->w ||
+	    (opts->sample && !(rc->sample_name = tl_trace_writer_intern(
+	                               rc->w, opts->sample_event ? opts->sample_event : TL_SAMPLE_DEFAULT_EVENT)))) {
 		backend_enable(rc, 0);
 		goto out;
 	}

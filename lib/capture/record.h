@@ -49,6 +49,10 @@ struct tl_record_opts {
 				   * command's or the -p process's executable) or "FILE:SYMBOL", or
 				   * a comma-separated list of those (lib/capture/uprobes.h) */
 	int nfuncs;
+	int sample;                  /* --sample: also profile (SAMPLE events; eBPF back end) */
+	const char *sample_event;    /* -e: a perf event name (capture/sample_events.h); NULL = cpu-clock */
+	unsigned sample_hz;          /* -F; 0 = TL_SAMPLE_DEFAULT_HZ */
+	int sample_frames;           /* frames of each stack part, kernel and user; 0 = 64, 1 = no stack */
 	volatile sig_atomic_t *stop; /* recording stops when *stop != 0; may be NULL.  If the
 				      * value is SIGINT or SIGTERM it is the signal forwarded
 				      * to a command still running (else SIGTERM) */
@@ -70,6 +74,7 @@ struct tl_record_result {
 	uint64_t kstat_reads;   /* readings of them stored (start, exit, end) */
 	char backend[16];       /* the back end used: "bpf" or "perf" */
 	uint64_t left_out;      /* events about other processes the eBPF filter left in the kernel */
+	uint64_t samples;       /* --sample: SAMPLE events recorded */
 	int nwarnings;          /* things the user should know; the recording is still valid */
 	char warnings[8][320];  /* e.g. "tracepoint 'block:block_rq_complete' is missing: ..." */
 };

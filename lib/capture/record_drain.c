@@ -293,28 +293,35 @@ int tl_rec_drain_cpuless(struct rec *rc, uint64_t mark)
 static int handle_bpf(void *ctx, const struct tl_bpf_event *ev)
 {
 	struct rec *rc = ctx;
-	struct tl_bpf_event e = *ev;
+	struct tl_tp_decoded d = ev->d; /* not the frames: only a SAMPLE has them */
 
-	if (e.d.ev.type == TL_EV_LOST) {
+	if (d.ev.type == TL_EV_LOST) {
 		/* in the stream where the loss happened (record.bpf.c, reserve()) */
-		int c = e.d.ev.cpu;
+		int c = d.ev.cpu;
 
-		if (c < 0 || c >= rc->ncpus || e.d.ev.a <= 0)
+		if (c < 0 || c >= rc->ncpus || d.ev.a <= 0)
 			return 0;
-		rc->lost += (uint64_t)e.d.ev.a;
-		rc->lost_per_cpu[c] += (uint64_t)e.d.ev.a;
-		rc->bpf_dropped[c] += (uint64_t)e.d.ev.a;
-		return stage_push(rc, &e.d.ev);
+		rc->lost += (uint64_t)d.ev.a;
+		rc->lost_per_cpu[c] += (uint64_t)d.ev.a;
+		rc->bpf_dropped[c] += (uint64_t)d.ev.a;
+		return stage_push(rc, &d.ev);
+	}
+	if (d.ev.type == TL_EV_SAMPLE) {
+		/* its stack into the trace's table (written before the chunk that names it), its event by name */
+		if (ev->nframes > 1 && !(d.ev.a = tl_trace_writer_stack(rc->w, ev->frames, ev->nframes)))
+			return -1;
+		d.ev.name = rc->sample_name;
+		rc->samples++;
 	}
 
 	/* a new thread's process is known at once: the FORK record carries it */
-	if (e.d.reset_tid) {
-		tl_threads_remove(rc->threads, e.d.reset_tid); /* a reused tid: the old identity is void */
-		e.d.reset_tid = 0;
+	if (d.reset_tid) {
+		tl_threads_remove(rc->threads, d.reset_tid); /* a reused tid: the old identity is void */
+		d.reset_tid = 0;
 	}
-	if (e.child_tgid > 0 && tl_rec_learn(rc, &e.d.ev, e.d.ev.tid, e.child_tgid, e.d.nids ? &e.d.ids[0].comm : NULL))
+	if (ev->child_tgid > 0 && tl_rec_learn(rc, &d.ev, d.ev.tid, ev->child_tgid, d.nids ? &d.ids[0].comm : NULL))
 		return -1;
-	return handle_decoded(rc, e.cur_tid, e.cur_pid, &e.d);
+	return handle_decoded(rc, ev->cur_tid, ev->cur_pid, &d);
 }
 
 /* A FILTERED total (bpf_rec.h), with its process's name. */

@@ -44,6 +44,8 @@ struct rec {
 	int ncpus;                                  /* highest online CPU + 1 */
 	struct tl_perf_set set;                     /* one ring per online CPU (perf back end) */
 	struct tl_bpf_rec *bpf;                     /* the eBPF back end, or NULL */
+	uint32_t sample_name;                       /* --sample: the sampled event's name id */
+	uint64_t samples;                           /* SAMPLE events staged */
 	uint64_t *bpf_dropped;                      /* per CPU: drops reported as LOST so far */
 	int32_t filter_tgids[TL_TRACE_MAX_TARGETS]; /* -p processes the eBPF filter starts with */
 	int nfilter_tgids;

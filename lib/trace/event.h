@@ -47,6 +47,7 @@
  *   KSTAT_CPU           -          cpu        -          point        steal_ns     tick_ns
  *   FILTERED            tgid|-     kind       process      (by kind: see below)
  *   AFFINITY            tid        -          -          word         bits         count
+ *   SAMPLE              tid        tgid       event      stack id     ip           period
  *
  * THREAD is the recorder's statement of a thread's identity (its process
  * and name), emitted when the thread first shows up, when it is found in
@@ -81,6 +82,13 @@
  * b of word a are CPUs 64a..64a+63, c is the number of CPUs allowed in all.
  * One event per non-zero word; cpu is -1, or the CPU of the event that
  * made the recorder look.
+ *
+ * SAMPLE (format 1.5) is one sample of a profiling event (`record
+ * --sample`): the thread the CPU ran, its process, the event's perf name
+ * ("cpu-clock"), the call stack (an id of the trace's stack table, 0 when
+ * not recorded: tl_trace_stack(); innermost frame first, kernel frames
+ * before user ones), the sampled instruction address, and the period: the
+ * event's count since the previous sample (ns for cpu-clock).
  *
  * FILTERED (format 1.2) is what an eBPF recording of one program (-p or a
  * command) left in the kernel: the CPU's time while other processes or the
@@ -151,6 +159,7 @@ enum tl_event_type {
 	TL_EV_KSTAT_CPU, /* format 1.1: a CPU's steal time */
 	TL_EV_FILTERED,  /* format 1.2: totals of what a filtered recording left in the kernel */
 	TL_EV_AFFINITY,  /* format 1.3: the CPUs a thread may run on (capture/affinity.h) */
+	TL_EV_SAMPLE,    /* format 1.5: a profiling sample (record --sample) */
 	TL_EV__COUNT     /* keep last; new types go above and get a format doc line */
 };
 

@@ -96,6 +96,14 @@ struct tl_trace_writer *tl_trace_writer_create(const char *path, const struct tl
 uint32_t tl_trace_writer_intern(struct tl_trace_writer *w, const char *s);
 
 /*
+ * Intern a call stack (format 1.5): frames ips[0..n), innermost first, at
+ * most TL_STACK_MAX_FRAMES (base/stacktab.h; more are cut).  Its id (>= 1)
+ * for a SAMPLE event; n 0 gives 0.  Written, like strings, before the
+ * first chunk that can reference it.  0 with tl_error set when out of memory.
+ */
+uint32_t tl_trace_writer_stack(struct tl_trace_writer *w, const uint64_t *ips, unsigned n);
+
+/*
  * Append an event to the section of ev->cpu (-1 allowed).  Events of one CPU
  * must be added in time order; a CPU's event that goes back in time is
  * stored as given and counted.  Returns 0, or -1 with tl_error set.
@@ -165,6 +173,13 @@ int tl_trace_next(struct tl_trace *t, struct tl_event *ev);
 
 /* String for an id; "" for 0 or an unknown id.  Valid until tl_trace_close(). */
 const char *tl_trace_string(const struct tl_trace *t, uint32_t id);
+
+/*
+ * The frames of stack id (format 1.5), innermost first, their number in
+ * *n; NULL and 0 for 0, an unknown id, or a stack whose block was damaged.
+ * Valid until the next tl_trace_next().
+ */
+const uint64_t *tl_trace_stack(const struct tl_trace *t, uint32_t id, unsigned *n);
 
 /* Statistics so far.  After tl_trace_next() returned 0 they are final. */
 const struct tl_trace_stats *tl_trace_stats(const struct tl_trace *t);

@@ -18,7 +18,7 @@
 #define TLF_MAGIC "TLTRACE\0"
 #define TLF_MAGIC_LEN 8
 #define TLF_MAJOR 1 /* readers reject a newer major */
-#define TLF_MINOR 4 /* readers accept any minor */
+#define TLF_MINOR 5 /* readers accept any minor */
 #define TLF_HEADER_SIZE 32
 #define TLF_HEADER_MAX 4096 /* header_len beyond this is damage, not a future header */
 
@@ -29,7 +29,8 @@ enum tlf_block_type {
 	TLF_BLOCK_STRINGS = 2,
 	TLF_BLOCK_EVENTS = 3,
 	TLF_BLOCK_END = 4,
-	/* other values: blocks of newer minor versions, skipped by readers */
+	TLF_BLOCK_STACKS = 5, /* format 1.5: call stacks of SAMPLE events (trace/trace_tables.h) */
+	                      /* other values: blocks of newer minor versions, skipped by readers */
 };
 
 enum tlf_block_flags {
@@ -121,6 +122,7 @@ static const uint8_t tlf_default_mask[] = {
 	[36] = TLF_F_ARG | TLF_F_A | TLF_F_B | TLF_F_C,                          /* KSTAT_CPU (1.1) */
 	[37] = TLF_F_TID | TLF_F_ARG | TLF_F_NAME | TLF_F_A | TLF_F_B | TLF_F_C, /* FILTERED (1.2) */
 	[38] = TLF_F_TID | TLF_F_A | TLF_F_B | TLF_F_C,                          /* AFFINITY (1.3) */
+	[39] = TLF_F_TID | TLF_F_ARG | TLF_F_NAME | TLF_F_A | TLF_F_B | TLF_F_C, /* SAMPLE (1.5) */
 };
 
 /*
@@ -155,6 +157,7 @@ static const uint8_t tlf_prio_mask[] = {
 	[36] = 0,
 	[37] = 0,
 	[38] = 0,
+	[39] = 0,
 };
 
 /* The longest event coding: byte, type, mask, ts, flags, 2x5 + 5 + 3x10 + 3 + 5. */

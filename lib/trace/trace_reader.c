@@ -35,9 +35,11 @@
 #include "base/errors.h"
 #include "base/grow.h"
 #include "trace/rio.h"
+#include "base/stacktab.h"
 #include "base/strtab.h"
 #include "trace/trace_format.h"
 #include "trace/trace_merge.h"
+#include "trace/trace_tables.h"
 #include "base/varint.h"
 
 #define META_MAX_KEY 256
@@ -74,6 +76,8 @@ struct tl_trace {
 	uint8_t next_hdr[TLF_BLOCK_HEADER_SIZE];
 	int have_next_hdr;
 	int strings_gap; /* a skipped block may have defined strings: ids may jump */
+	int stacks_gap;  /* the same for stacks (format 1.5) */
+	struct tl_stacktab stacks;
 	struct {
 		int pending; /* skipped blocks not yet reported (waiting for the next chunk's time) */
 		uint64_t off, block, nblocks, bytes, from_ns;
@@ -220,7 +224,7 @@ static int resync(struct tl_trace *t)
 		if (tl_rio_read(&t->rio, h + TLF_BLOCK_HEADER_SIZE - 1, 1) != 1)
 			return t->rio.err ? -1 : 0;
 		uint64_t off = t->rio.processed - TLF_BLOCK_HEADER_SIZE;
-		if (h[0] < TLF_BLOCK_META || h[0] > TLF_BLOCK_END || header_fault(h))
+		if (h[0] < TLF_BLOCK_META || h[0] > TLF_BLOCK_STACKS || header_fault(h))
 			continue;
 		if (t->rio.size && off + TLF_BLOCK_HEADER_SIZE + tl_get_le32(h + 4) > t->rio.size)
 			continue;
@@ -416,39 +420,7 @@ static int parse_meta(struct tl_trace *t, const uint8_t *p, size_t len)
 	return 0;
 }
 
-/* ---- STRINGS and END ---- */
-
-static int parse_strings(struct tl_trace *t, const uint8_t *p, size_t len)
-{
-	const uint8_t *end = p + len;
-	uint64_t first, count;
-
-	if (tl_varint_get(&p, end, &first) < 0 || tl_varint_get(&p, end, &count) < 0)
-		return -1;
-	if (count > (uint64_t)(end - p))
-		return -1;
-	/*
-	 * Strings defined by a skipped block read as "" (ids stay dense); each
-	 * took at least a byte of what was skipped, which bounds them.
-	 */
-	if (first > tl_strtab_next_id(&t->strings) && first - tl_strtab_next_id(&t->strings) > t->stats.bytes_skipped)
-		return -1;
-	while (t->strings_gap && first > tl_strtab_next_id(&t->strings))
-		if (!tl_strtab_append(&t->strings, "", 0))
-			return -1;
-	if (first != tl_strtab_next_id(&t->strings))
-		return -1;
-	for (uint64_t i = 0; i < count; i++) {
-		uint64_t sl;
-		if (tl_varint_get(&p, end, &sl) < 0 || sl > TLF_MAX_STRING || sl > (uint64_t)(end - p))
-			return -1;
-		/* An empty string would not round-trip through intern; keep ids dense anyway. */
-		if (!tl_strtab_append(&t->strings, (const char *)p, (size_t)sl))
-			return -1;
-		p += sl;
-	}
-	return 0;
-}
+/* ---- END ---- */
 
 static int parse_end(struct tl_trace *t, const uint8_t *p, size_t len)
 {
@@ -499,12 +471,18 @@ static int skip_damaged(struct tl_trace *t)
 	t->stats.blocks_skipped++;
 	if (t->hdr_bad || t->blk_type == TLF_BLOCK_STRINGS)
 		t->strings_gap = 1;
+	if (t->hdr_bad || t->blk_type == TLF_BLOCK_STACKS)
+		t->stacks_gap = 1;
 	if (!events) {
 		/* a string table, or a block a newer writer added: no events lost */
 		warn(t, "trace '%s' is damaged at offset %" PRIu64 " (%s in block %" PRIu64 ", a %s): it was skipped%s",
 		     t->name, off, t->blk_why, block,
-		     t->blk_type == TLF_BLOCK_STRINGS ? "string table" : "block of no events",
-		     t->blk_type == TLF_BLOCK_STRINGS ? "; the names it defined read as \"\"" : "");
+		     t->blk_type == TLF_BLOCK_STRINGS  ? "string table"
+		     : t->blk_type == TLF_BLOCK_STACKS ? "stack table"
+		                                       : "block of no events",
+		     t->blk_type == TLF_BLOCK_STRINGS  ? "; the names it defined read as \"\""
+		     : t->blk_type == TLF_BLOCK_STACKS ? "; the stacks it defined read as empty"
+		                                       : "");
 		t->nblocks++;
 		return 0;
 	}
@@ -547,8 +525,12 @@ static int next_block(struct tl_trace *t)
 
 	switch (t->blk_type) {
 	case TLF_BLOCK_STRINGS:
-		if (parse_strings(t, payload, len) < 0)
+		if (tl_strings_parse(&t->strings, payload, len, t->strings_gap, t->stats.bytes_skipped) < 0)
 			return t->blk_why = "malformed string table", skip_damaged(t);
+		break;
+	case TLF_BLOCK_STACKS:
+		if (tl_stacks_parse(&t->stacks, payload, len, t->stacks_gap, t->stats.bytes_skipped) < 0)
+			return t->blk_why = "malformed stack table", skip_damaged(t);
 		break;
 	case TLF_BLOCK_EVENTS:
 		/* after a skipped string table, ids past the known ones read as "" */
@@ -646,6 +628,7 @@ static struct tl_trace *reader_new(const char *name)
 		return NULL;
 	}
 	tl_strtab_init(&t->strings);
+	tl_stacktab_init(&t->stacks);
 	tl_merge_init(&t->merge);
 	return t;
 }
@@ -772,6 +755,11 @@ const char *tl_trace_string(const struct tl_trace *t, uint32_t id)
 	return tl_strtab_get(&t->strings, id);
 }
 
+const uint64_t *tl_trace_stack(const struct tl_trace *t, uint32_t id, unsigned *n)
+{
+	return tl_stacktab_get(&t->stacks, id, n);
+}
+
 const struct tl_trace_stats *tl_trace_stats(const struct tl_trace *t)
 {
 	return &t->stats;
@@ -790,6 +778,7 @@ void tl_trace_close(struct tl_trace *t)
 	if (t->rio.read)
 		tl_rio_release(&t->rio);
 	tl_strtab_release(&t->strings);
+	tl_stacktab_release(&t->stacks);
 	ZSTD_freeDCtx(t->dctx);
 	free(t->zbuf);
 	free(t->raw);

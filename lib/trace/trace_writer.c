@@ -28,7 +28,9 @@
 #include "base/errors.h"
 #include "base/grow.h"
 #include "trace/rio.h"
+#include "base/stacktab.h"
 #include "base/strtab.h"
+#include "trace/trace_tables.h"
 #include "trace/trace_format.h"
 #include "base/varint.h"
 
@@ -53,6 +55,8 @@ struct tl_trace_writer {
 	uint64_t events, backwards;
 	struct tl_strtab strings;
 	uint32_t strings_written; /* ids below this are in the file */
+	struct tl_stacktab stacks;
+	uint32_t stacks_written; /* the same for stacks (format 1.5) */
 	ZSTD_CCtx *cctx;
 	int level; /* 0: chunks are stored uncompressed */
 	uint8_t *raw;
@@ -197,6 +201,39 @@ static int write_strings(struct tl_trace_writer *w)
 	return 0;
 }
 
+/* w->raw[0..len) as a block of `type`, zstd-compressed unless the level is 0. */
+static int write_packed(struct tl_trace_writer *w, unsigned type, size_t len)
+{
+	size_t bound = ZSTD_compressBound(len), z;
+
+	if (w->level == 0)
+		return write_block(w, type, 0, w->raw, len, len);
+	if (reserve(&w->z, &w->z_cap, bound) < 0)
+		return -1;
+	z = ZSTD_compress2(w->cctx, w->z, w->z_cap, w->raw, len);
+	if (ZSTD_isError(z)) {
+		w->failed = 1;
+		return tl_error("cannot write '%s': zstd: %s", w->path, ZSTD_getErrorName(z));
+	}
+	return write_block(w, type, TLF_BF_ZSTD, w->z, z, len);
+}
+
+/* The stacks interned since the last flush (format 1.5), compressed, before the chunk that uses them. */
+static int write_stacks(struct tl_trace_writer *w)
+{
+	uint32_t next = tl_stacktab_next_id(&w->stacks);
+
+	while (w->stacks_written < next) {
+		size_t len;
+		uint32_t count = tl_stacks_encode(&w->stacks, w->stacks_written, &w->raw, &w->raw_cap, &len);
+
+		if (!count || write_packed(w, TLF_BLOCK_STACKS, len) < 0)
+			return -1;
+		w->stacks_written += count;
+	}
+	return 0;
+}
+
 /* ---- EVENTS ---- */
 
 static int write_chunk(struct tl_trace_writer *w)
@@ -230,18 +267,7 @@ static int write_chunk(struct tl_trace_writer *w)
 	w->raw_bytes = 0;
 	if (len > TLF_MAX_BLOCK)
 		return tl_error("cannot write '%s': event chunk of %zu bytes is too large", w->path, len);
-	if (w->level == 0)
-		return write_block(w, TLF_BLOCK_EVENTS, 0, w->raw, len, len);
-
-	size_t bound = ZSTD_compressBound(len), z;
-	if (reserve(&w->z, &w->z_cap, bound) < 0)
-		return -1;
-	z = ZSTD_compress2(w->cctx, w->z, w->z_cap, w->raw, len);
-	if (ZSTD_isError(z)) {
-		w->failed = 1;
-		return tl_error("cannot write '%s': zstd: %s", w->path, ZSTD_getErrorName(z));
-	}
-	return write_block(w, TLF_BLOCK_EVENTS, TLF_BF_ZSTD, w->z, z, len);
+	return write_packed(w, TLF_BLOCK_EVENTS, len);
 }
 
 int tl_trace_writer_flush(struct tl_trace_writer *w, uint64_t watermark)
@@ -255,7 +281,7 @@ int tl_trace_writer_flush(struct tl_trace_writer *w, uint64_t watermark)
 		w->watermark = watermark;
 		return 0;
 	}
-	if (write_strings(w) < 0)
+	if (write_strings(w) < 0 || write_stacks(w) < 0)
 		return -1;
 	/* The chunk carries the new promise: later chunks start at >= watermark. */
 	w->watermark = watermark;
@@ -391,6 +417,11 @@ uint32_t tl_trace_writer_intern(struct tl_trace_writer *w, const char *s)
 	return tl_strtab_intern(&w->strings, s, strlen(s));
 }
 
+uint32_t tl_trace_writer_stack(struct tl_trace_writer *w, const uint64_t *ips, unsigned n)
+{
+	return tl_stacktab_intern(&w->stacks, ips, n);
+}
+
 uint64_t tl_trace_writer_bytes(const struct tl_trace_writer *w)
 {
 	return w->rio.processed;
@@ -417,6 +448,7 @@ static void writer_free(struct tl_trace_writer *w)
 		free(w->secs[i].buf);
 	free(w->secs);
 	tl_strtab_release(&w->strings);
+	tl_stacktab_release(&w->stacks);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->raw);
 	free(w->z);
@@ -437,6 +469,8 @@ struct tl_trace_writer *tl_trace_writer_create(const char *path, const struct tl
 	}
 	tl_strtab_init(&w->strings);
 	w->strings_written = 1;
+	tl_stacktab_init(&w->stacks);
+	w->stacks_written = 1;
 	w->level = TLF_ZSTD_LEVEL;
 	w->cctx = ZSTD_createCCtx();
 	if (!w->cctx || ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level))) {
@@ -509,6 +543,8 @@ int tl_trace_writer_close(struct tl_trace_writer *w, const struct tl_trace_end *
 		ret = tl_trace_writer_flush(w, w->watermark);
 	if (!ret)
 		ret = write_strings(w);
+	if (!ret)
+		ret = write_stacks(w);
 	if (!ret && end)
 		ret = write_end(w, end);
 	if (!ret && tl_rio_flush(&w->rio) < 0)

@@ -118,7 +118,55 @@ TEST(test_prev_state)
 	CHECK_EQ_INT(tl_bpf_prev_state(0x80 | (0x20u << 16), 0), TL_PS_Z);
 }
 
+/* A SAMPLE record (capture/bpf/sample.h): kernel frames, then user frames from their fixed place. */
+TEST(test_sample_record)
+{
+	struct {
+		struct tlb_hdr h;
+		__u64 ips[TLB_STACK_KERNEL + TLB_STACK_USER];
+	} r;
+	struct tl_bpf_event ev;
+
+	memset(&r, 0, sizeof(r));
+	r.h.ts = 5000;
+	r.h.type = TL_EV_SAMPLE;
+	r.h.cpu = 1;
+	r.h.cur_tid = r.h.tid = 41;
+	r.h.cur_tgid = r.h.arg = 40;
+	r.h.a = 2 | (3 << 16); /* 2 kernel frames, 3 user frames */
+	r.h.b = 0xffffffff81000010ull;
+	r.h.c = 1003009;
+	r.ips[0] = 0xffffffff81000010ull;
+	r.ips[1] = 0xffffffff81000200ull;
+	r.ips[TLB_STACK_KERNEL] = 0x401000;
+	r.ips[TLB_STACK_KERNEL + 1] = 0x401500;
+	r.ips[TLB_STACK_KERNEL + 2] = 0x7f0000001000ull;
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 1);
+	CHECK_EQ_INT(ev.d.ev.type, TL_EV_SAMPLE);
+	CHECK_EQ_INT(ev.d.ev.tid, 41);
+	CHECK_EQ_INT(ev.d.ev.arg, 40);
+	CHECK_EQ_INT(ev.d.ev.a, 0); /* the stack id comes when the recorder interns it */
+	CHECK_EQ_INT(ev.d.ev.b, (int64_t)0xffffffff81000010ull);
+	CHECK_EQ_INT(ev.d.ev.c, 1003009);
+	CHECK_EQ_INT(ev.nframes, 5);
+	CHECK_EQ_INT(ev.frames[1], (int64_t)0xffffffff81000200ull);
+	CHECK_EQ_INT(ev.frames[2], 0x401000);
+	CHECK_EQ_INT(ev.frames[4], 0x7f0000001000ll);
+	/* a frame-pointer walk that ran into 0 ends there */
+	r.ips[TLB_STACK_KERNEL + 1] = 0;
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 1);
+	CHECK_EQ_INT(ev.nframes, 3);
+	/* more frames than the record has room for, or a record cut short: refused */
+	r.h.a = (TLB_STACK_KERNEL + 1) | (3 << 16);
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 0);
+	r.h.a = 2 | ((TLB_STACK_USER + 1) << 16);
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 0);
+	r.h.a = 2 | (3 << 16);
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r.h) + (TLB_STACK_KERNEL + 3) * 8 - 1, &ev), 0);
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r.h) + (TLB_STACK_KERNEL + 3) * 8, &ev), 1);
+}
+
 int main(void)
 {
-	RUN_TESTS(test_switch_record, test_fork_and_names, test_prev_state);
+	RUN_TESTS(test_sample_record, test_switch_record, test_fork_and_names, test_prev_state);
 }

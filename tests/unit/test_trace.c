@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "base/stacktab.h"
 #include "trace_test_util.h"
 
 #include "base/crc32c.h"
@@ -415,6 +416,71 @@ TEST(strings_across_blocks)
 	free(buf);
 }
 
+/*
+ * Call stacks (format 1.5): interned once per distinct list of frames,
+ * written before the chunk that names them, over several blocks, read back
+ * frame for frame; frames far apart (kernel, user) and going down code as
+ * deltas round-trip; a stack longer than TL_STACK_MAX_FRAMES is cut.
+ */
+TEST(stacks_across_blocks)
+{
+	struct tl_trace_info info = test_info();
+	struct tl_trace_writer *w = tl_trace_writer_create(tmp_path("stk.tl"), &info);
+	static uint64_t big[TL_STACK_MAX_FRAMES + 10];
+	uint64_t f[4];
+	struct tl_event e;
+	size_t len;
+	unsigned n;
+	const uint64_t *got;
+
+	for (int chunk = 0; chunk < 3; chunk++) {
+		for (int i = 0; i < 4; i++) {
+			f[0] = 0xffffffff81000000ull + (uint64_t)i; /* kernel */
+			f[1] = 0x7f0000001000ull - (uint64_t)chunk; /* user, down */
+			f[2] = 0x401000 + (uint64_t)(i * 16);
+			e = mk(100 * chunk + i, i % 2, TL_EV_SAMPLE, 50 + i);
+			e.arg = 50;
+			e.a = tl_trace_writer_stack(w, f, 3);
+			CHECK_EQ_INT(e.a, 4 * chunk + i + 1);
+			CHECK_EQ_INT(tl_trace_writer_stack(w, f, 3), e.a); /* the same frames: the same id */
+			e.b = (int64_t)f[0];
+			e.c = 1003009;
+			tl_trace_writer_add(w, &e);
+		}
+		tl_trace_writer_flush(w, 100 * chunk + 99);
+	}
+	for (unsigned i = 0; i < TL_STACK_MAX_FRAMES + 10; i++)
+		big[i] = 0x400000 + i;
+	CHECK_EQ_INT(tl_trace_writer_stack(w, big, TL_STACK_MAX_FRAMES + 10), 13);
+	CHECK_EQ_INT(tl_trace_writer_stack(w, f, 0), 0);
+	tl_trace_writer_close(w, NULL);
+	void *buf = read_all(tmp_path("stk.tl"), &len);
+	struct tl_trace *t = tl_trace_open_mem(buf, len);
+	CHECK(t != NULL);
+	for (int i = 0; t && i < 12; i++) {
+		CHECK_EQ_INT(tl_trace_next(t, &e), 1);
+		CHECK_EQ_INT(e.type, TL_EV_SAMPLE);
+		CHECK_EQ_INT(e.a, i + 1);
+		got = tl_trace_stack(t, (uint32_t)e.a, &n);
+		CHECK_EQ_INT(n, 3);
+		if (got && n == 3) {
+			CHECK_EQ_INT(got[0], (int64_t)(0xffffffff81000000ull + (uint64_t)(i % 4)));
+			CHECK_EQ_INT(got[1], (int64_t)(0x7f0000001000ull - (uint64_t)(i / 4)));
+			CHECK_EQ_INT(got[2], 0x401000 + (i % 4) * 16);
+		}
+	}
+	if (t) {
+		CHECK_EQ_INT(tl_trace_next(t, &e), 0);
+		got = tl_trace_stack(t, 13, &n);
+		CHECK_EQ_INT(n, TL_STACK_MAX_FRAMES);
+		CHECK(got && got[TL_STACK_MAX_FRAMES - 1] == 0x400000 + TL_STACK_MAX_FRAMES - 1);
+		CHECK(tl_trace_stack(t, 0, &n) == NULL && n == 0);
+		CHECK(tl_trace_stack(t, 14, &n) == NULL && n == 0);
+		tl_trace_close(t);
+	}
+	free(buf);
+}
+
 TEST(auto_flush_large)
 {
 	/* Past the chunk limit the writer flushes by itself; order is kept. */
@@ -699,6 +765,6 @@ int main(int argc, char **argv)
 		return write_seeds(argv[2]);
 	RUN_TESTS(crc32c_vectors, varint_roundtrip, strtab_intern, event_names, roundtrip_every_type,
 	          roundtrip_uncompressed, writer_rejects_bad_events, order_across_chunks, order_ties_clean,
-	          late_events_counted, backwards_within_cpu, strings_across_blocks, auto_flush_large,
-	          bounded_memory_through_pipe);
+	          late_events_counted, backwards_within_cpu, strings_across_blocks, stacks_across_blocks,
+	          auto_flush_large, bounded_memory_through_pipe);
 }

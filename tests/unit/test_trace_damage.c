@@ -297,9 +297,13 @@ static uint8_t *many_chunks(size_t *len)
 
 TEST(corpus_flips_cost_one_block)
 {
-	static const char *const files[] = { "tests/data/traces/v1.0-frames.tl", "tests/data/traces/v1.1-frames.tl",
-		                             "tests/data/traces/v1.2-frames.tl", "tests/data/traces/v1.3-frames.tl",
-		                             "tests/data/traces/v1.4-frames.tl", NULL };
+	static const char *const files[] = { "tests/data/traces/v1.0-frames.tl",
+		                             "tests/data/traces/v1.1-frames.tl",
+		                             "tests/data/traces/v1.2-frames.tl",
+		                             "tests/data/traces/v1.3-frames.tl",
+		                             "tests/data/traces/v1.4-frames.tl",
+		                             "tests/data/traces/v1.5-frames.tl",
+		                             NULL };
 	struct blockinfo bl[128];
 	unsigned seed = 12345;
 
@@ -351,6 +355,62 @@ TEST(corpus_flips_cost_one_block)
 		free(all);
 		free(buf);
 	}
+}
+
+/*
+ * A damaged stack table (format 1.5) costs its stacks, not the events that
+ * name them: they read as empty, the next table's ids stay right, and a
+ * warning says so.
+ */
+TEST(damaged_stack_table)
+{
+	struct tl_trace_info info = test_info();
+	struct tl_trace_writer *w = tl_trace_writer_create(tmp_path("stkdmg.tl"), &info);
+	struct blockinfo bl[32];
+	uint64_t f[2] = { 0x401000, 0x402000 };
+	struct tl_event e;
+	size_t len;
+	int nb, k = -1, n = 0;
+	unsigned nf;
+	uint8_t *buf;
+
+	for (int c = 0; c < 2; c++) {
+		for (int i = 0; i < 3; i++) {
+			e = mk(100 * c + i, 0, TL_EV_SAMPLE, 7);
+			f[1] = 0x402000 + (uint64_t)(10 * c + i);
+			e.a = tl_trace_writer_stack(w, f, 2);
+			tl_trace_writer_add(w, &e);
+		}
+		tl_trace_writer_flush(w, 100 * c + 99);
+	}
+	tl_trace_writer_close(w, NULL);
+	buf = read_all(tmp_path("stkdmg.tl"), &len);
+	nb = list_blocks(buf, len, bl, 32);
+	for (int i = 0; i < nb && k < 0; i++)
+		if (bl[i].type == TLF_BLOCK_STACKS)
+			k = i;
+	CHECK(k >= 0);
+	if (k < 0)
+		return;
+	buf[bl[k].end - 1] ^= 0x10; /* the payload's last byte: a bad checksum */
+	struct tl_trace *t = tl_trace_open_mem(buf, len);
+	CHECK(t != NULL);
+	while (t && tl_trace_next(t, &e) == 1) {
+		CHECK_EQ_INT(e.type, TL_EV_SAMPLE);
+		CHECK_EQ_INT(e.a, n + 1);
+		tl_trace_stack(t, (uint32_t)e.a, &nf);
+		CHECK_EQ_INT(nf, n < 3 ? 0 : 2); /* the first table's stacks are gone, the second's are not */
+		n++;
+	}
+	CHECK_EQ_INT(n, 6);
+	if (t) {
+		const struct tl_trace_stats *st = tl_trace_stats(t);
+		CHECK_EQ_INT(st->blocks_skipped, 1);
+		CHECK(st->nwarnings >= 1 && strstr(st->warnings[0], "a stack table): it was skipped; the stacks it "
+		                                                    "defined read as empty"));
+		tl_trace_close(t);
+	}
+	free(buf);
 }
 
 TEST(not_a_trace)
@@ -477,6 +537,6 @@ int main(void)
 {
 	if (!mkdtemp(tmpdir))
 		return 1;
-	RUN_TESTS(truncated_at_every_offset, flipped_byte_costs_one_block, corpus_flips_cost_one_block, not_a_trace,
-	          newer_major_rejected, newer_minor_accepted, empty_trace);
+	RUN_TESTS(truncated_at_every_offset, flipped_byte_costs_one_block, corpus_flips_cost_one_block,
+	          damaged_stack_table, not_a_trace, newer_major_rejected, newer_minor_accepted, empty_trace);
 }

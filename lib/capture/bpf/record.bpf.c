@@ -759,4 +759,8 @@ int tl_rq_complete(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/* ---- samples (record --sample) ---- */
+
+#include "capture/bpf/sample.h"
+
 char LICENSE[] SEC("license") = "GPL";

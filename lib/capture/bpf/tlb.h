@@ -16,7 +16,9 @@
 #define TL_TLB_H
 
 #define TLB_COMM_LEN 16
-#define TLB_NAME_MAX 64 /* longer names (exec'd paths) are cut */
+#define TLB_NAME_MAX 64     /* longer names (exec'd paths) are cut */
+#define TLB_STACK_KERNEL 64 /* frames of a SAMPLE record's stack: kernel part (a power of 2) */
+#define TLB_STACK_USER 64   /* and user part: the record holds both (sample.h) */
 
 struct tlb_hdr {
 	__u64 ts; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */

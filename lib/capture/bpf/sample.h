@@ -1,0 +1,76 @@
+/*
+ * sample.h - the sampling program of the eBPF recorder (record --sample),
+ * included at the end of record.bpf.c (it uses hdr(), reserve(), is_tracked()).
+ *
+ * A perf event per CPU (cpu-clock at 997 Hz by default: capture/bpf_rec.c
+ * opens them) runs tl_sample at each sample.  It writes a SAMPLE record:
+ * the task on the CPU (the idle task is left out), the kernel frames then
+ * the user frames of its stack (bpf_get_stack: frame pointers for user
+ * code), at most TLB_STACK_KERNEL + TLB_STACK_USER, or only the
+ * innermost one without stacks (stack_frames 1).  The sampled address is
+ * the first frame.  With the filter, samples of other processes are only
+ * counted.
+ *
+ * Record: tlb_hdr, then TLB_STACK_KERNEL slots of kernel frames and
+ * TLB_STACK_USER of user frames (fixed places: the verifier bounds them);
+ * a = kernel frames | user frames << 16,
+ * b = the first frame, c = the period (the event's count since the last
+ * sample: ns for cpu-clock); tid/arg the thread and its process.
+ */
+#ifndef TL_BPF_SAMPLE_H
+#define TL_BPF_SAMPLE_H
+
+const volatile int stack_frames = TLB_STACK_USER; /* per part (kernel, user): 1 .. TLB_STACK_USER */
+
+/* The context of a perf_event program: the user-visible pt_regs, then the period (x86-64 layout). */
+struct tl_perf_ctx {
+	unsigned long regs[21];
+	__u64 sample_period;
+	__u64 addr;
+};
+
+struct rec_sample {
+	struct tlb_hdr h;
+	__u64 ips[TLB_STACK_KERNEL + TLB_STACK_USER];
+};
+
+SEC("perf_event")
+int tl_sample(struct tl_perf_ctx *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct rec_sample *r;
+	long nk, nu;
+
+	if (!enabled || !(__u32)id)
+		return 0;
+	if (filter && !is_tracked((struct task_struct *)bpf_get_current_task())) {
+		count(TLB_STAT_FILTERED);
+		return 0;
+	}
+	r = reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	hdr(&r->h, TL_EV_SAMPLE, bpf_ktime_get_ns(), 0); /* always from the sampling interrupt: no context flag */
+	r->h.tid = (__s32)id;
+	r->h.arg = (__s32)(id >> 32);
+#if defined(__TARGET_ARCH_x86)
+	r->h.c = (__s64)ctx->sample_period;
+#endif
+	nk = bpf_get_stack(ctx, r->ips, (__u32)stack_frames * 8u, 0);
+	nk = nk > 0 ? nk >> 3 : 0; /* bytes to frames (no signed division in BPF) */
+	if (nk > TLB_STACK_KERNEL)
+		nk = TLB_STACK_KERNEL;
+	nu = 0;
+	if (!nk || stack_frames > 1) {
+		nu = bpf_get_stack(ctx, &r->ips[TLB_STACK_KERNEL], (__u32)stack_frames * 8u, BPF_F_USER_STACK);
+		nu = nu > 0 ? nu >> 3 : 0;
+		if (nu > TLB_STACK_USER)
+			nu = TLB_STACK_USER;
+	}
+	r->h.a = nk | (nu << 16);
+	r->h.b = nk ? (__s64)r->ips[0] : nu ? (__s64)r->ips[TLB_STACK_KERNEL] : 0;
+	submit(r);
+	return 0;
+}
+
+#endif
