@@ -116,6 +116,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) $< $(CORE_LIB) $(LIBS) -o $@
 
+# wl_hot's functions stay named in .dynsym, for the stripped-build test of `profile`
+$(BUILD)/tests/wl_hot: LDFLAGS += -rdynamic
+
 $(BUILD)/tests/wl_%: tests/live/wl_%.c tests/live/workload.h $(INSTR_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/live -Iinclude $(LDFLAGS) $< $(INSTR_A) -lpthread -lm -o $@

@@ -266,6 +266,12 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 			printf(" ns=%" PRId64, e->a);
 		}
 		break;
+	case TL_EV_MAP:
+		printf(" pid=%d", e->tid);
+		printf(" start=0x%" PRIx64 " end=0x%" PRIx64 " offset=0x%" PRIx64, (uint64_t)e->a, (uint64_t)e->b,
+		       (uint64_t)e->c);
+		print_str(t, "file", e->name);
+		break;
 	case TL_EV_SAMPLE:
 		print_tid(t, nm, "tid", e->tid);
 		printf(" pid=%d", e->arg);

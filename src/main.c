@@ -18,6 +18,7 @@ static const struct cli_command commands[] = {
 	{ "dump", cmd_dump, "print a trace's events as text, one per line" },
 	{ "hist", cmd_hist, "execution-time histogram, exact percentiles and profile (ETP) of a span" },
 	{ "frames", cmd_frames, "frames/s, latency per frame, step times and dropped frames from markers" },
+	{ "profile", cmd_profile, "where the sampled CPU time went: functions, threads, CPUs (record --sample)" },
 	{ "util", cmd_util, "CPU time a module (span) really uses per period; RM/EDF admission test" },
 	{ "diagnose", cmd_diagnose, "threading problems ranked by cost, with evidence, cause and fix" },
 	{ "critical", cmd_critical, "where a frame's latency went, along its critical path" },

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "capture/procmaps.h"
 #include "capture/sample_events.h"
 
 #define POLL_MS 100
@@ -93,6 +94,18 @@ int tl_record_list_events(unsigned groups, void (*fn)(const struct tl_record_tp_
 		tl_tp_table_state_desc(t, state_desc, state_desc_len);
 	tl_tp_table_free(t);
 	return 0;
+}
+
+/*
+ * --sample: the command's maps before it execs (a copy of ours): samples
+ * between the start and its exec are resolved with them, which a first
+ * reading at its first sample, after the exec, could not do.
+ */
+static int first_maps(struct rec *rc)
+{
+	if (!rc->maps || rc->tg.child <= 0 || tl_procmaps_note(rc->maps, rc->tg.child) < 0)
+		return rc->maps && rc->tg.child > 0 ? -1 : 0;
+	return tl_rec_rescan_maps(rc, rc->start_ns) || tl_rec_stage_flush(rc);
 }
 
 /* ---- trace info ---- */
@@ -399,6 +412,7 @@ static void release(struct rec *rc)
 	tl_threads_free(rc->threads);
 	tl_tp_table_free(rc->tps);
 	tl_marks_free(rc->marks);
+	tl_procmaps_free(rc->maps);
 	tl_kwatch_free(rc->kw); /* sets kernel.task_delayacct back */
 	tl_targets_release(&rc->tg);
 }
@@ -528,6 +542,8 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 		goto out;
 	}
 	/* Without the marker memory the recording goes on, without markers. */
+	if (opts->sample && !(rc->maps = tl_procmaps_new()))
+		goto out;
 	if (opts->argv && !(rc->marks = tl_marks_new()))
 		tl_rec_warn(res, "markers are not recorded: %s", tl_error_msg());
 	if (opts->argv && tl_targets_fork(&rc->tg, opts->argv, export_marks, rc->marks, &go_fd))
@@ -558,7 +574,7 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 		backend_enable(rc, 0);
 		goto out;
 	}
-	if (first_threads(rc) || first_kstats(rc)) {
+	if (first_threads(rc) || first_kstats(rc) || first_maps(rc)) {
 		finish(rc, 0);
 		goto out;
 	}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "capture/procmaps.h"
 #include "capture/record_int.h"
 
 uint64_t tl_rec_now_ns(clockid_t clk)
@@ -132,6 +133,27 @@ static int add_affinity(void *ctx, int32_t tid, const struct tl_affinity *a)
 	return 0;
 }
 
+/* A code mapping of a sampled process (procmaps.h), as a MAP event at rc->map_ts. */
+static int add_map(void *ctx, int32_t pid, const struct tl_map *m)
+{
+	struct rec *rc = ctx;
+	struct tl_event e = { .ts = rc->map_ts, .type = TL_EV_MAP, .cpu = rc->map_cpu, .tid = pid };
+
+	e.a = (int64_t)m->start;
+	e.b = (int64_t)m->end;
+	e.c = (int64_t)m->pgoff;
+	if ((e.name = intern_n(rc, m->path, m->path_len)) == (uint32_t)-1)
+		return -1;
+	return stage_push(rc, &e);
+}
+
+int tl_rec_rescan_maps(struct rec *rc, uint64_t ts)
+{
+	rc->map_ts = ts;
+	rc->map_cpu = -1;
+	return rc->maps ? tl_procmaps_scan(rc->maps, 0, add_map, rc) : 0;
+}
+
 /* IRQ handler names repeat with every interrupt: remember the last id per irq. */
 static uint32_t irq_name_id(struct rec *rc, int64_t irq, const struct tl_tp_str *name)
 {
@@ -185,7 +207,16 @@ static int handle_decoded(struct rec *rc, int32_t cur_tid, int32_t cur_pid, stru
 		return -1;
 	if (d->ev.type == TL_EV_FORK && tl_kwatch_fork(rc->kw, d->ev.arg, d->ev.tid))
 		return -1;
-	return stage_push(rc, &d->ev);
+	if (stage_push(rc, &d->ev))
+		return -1;
+	/* a sampled process changed its image: its new maps, right after the exec */
+	if (d->ev.type == TL_EV_EXEC && rc->maps) {
+		rc->map_ts = d->ev.ts;
+		rc->map_cpu = d->ev.cpu;
+		if (tl_procmaps_scan(rc->maps, d->ev.tid, add_map, rc))
+			return -1;
+	}
+	return 0;
 }
 
 /* The perf back end: one raw tracepoint sample. */
@@ -312,6 +343,16 @@ static int handle_bpf(void *ctx, const struct tl_bpf_event *ev)
 			return -1;
 		d.ev.name = rc->sample_name;
 		rc->samples++;
+		/* a process sampled for the first time: its code mappings, at this sample's time */
+		switch (rc->maps ? tl_procmaps_note(rc->maps, d.ev.arg) : 0) {
+		case -1: return -1;
+		case 1:
+			rc->map_ts = d.ev.ts;
+			rc->map_cpu = d.ev.cpu; /* in that CPU's time order, right before the sample */
+			if (tl_procmaps_scan(rc->maps, d.ev.arg, add_map, rc))
+				return -1;
+			break;
+		}
 	}
 
 	/* a new thread's process is known at once: the FORK record carries it */
@@ -389,7 +430,8 @@ int tl_rec_drain_all(struct rec *rc)
 	if (rc->pending >= STAGE_EVENTS * 4 || t0 - rc->last_flush_ns >= FLUSH_NS || rc->draining_last) {
 		/* masks changed since the last look: no tracepoint says (capture/affinity.h) */
 		rc->aff_mark = mark;
-		if (tl_threads_recheck_affinity(rc->threads, add_affinity, rc) < 0)
+		if (tl_threads_recheck_affinity(rc->threads, add_affinity, rc) < 0 || tl_rec_rescan_maps(rc, mark) ||
+		    tl_rec_stage_flush(rc))
 			return -1;
 		if (tl_trace_writer_flush(rc->w, mark))
 			return -1;

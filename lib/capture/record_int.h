@@ -14,6 +14,7 @@
 #include "capture/kwatch.h"
 #include "capture/marks.h"
 #include "capture/perf_ring.h"
+#include "capture/procmaps.h"
 #include "capture/procsnap.h"
 #include "capture/record.h"
 #include "capture/targets.h"
@@ -45,6 +46,9 @@ struct rec {
 	struct tl_perf_set set;                     /* one ring per online CPU (perf back end) */
 	struct tl_bpf_rec *bpf;                     /* the eBPF back end, or NULL */
 	uint32_t sample_name;                       /* --sample: the sampled event's name id */
+	struct tl_procmaps *maps;                   /* --sample: the sampled processes' code mappings */
+	uint64_t map_ts;                            /* the time MAP events get (capture/procmaps.h) */
+	int16_t map_cpu;                            /* and their CPU */
 	uint64_t samples;                           /* SAMPLE events staged */
 	uint64_t *bpf_dropped;                      /* per CPU: drops reported as LOST so far */
 	int32_t filter_tgids[TL_TRACE_MAX_TARGETS]; /* -p processes the eBPF filter starts with */
@@ -77,6 +81,9 @@ void tl_rec_warn(struct tl_record_result *res, const char *fmt, ...) __attribute
 
 /* One event into the writer, counted.  0, or -1 with tl_error set. */
 int tl_rec_add_event(struct rec *rc, const struct tl_event *ev);
+
+/* Read the sampled processes' maps again; MAP events at ts for those that changed.  0 or -1. */
+int tl_rec_rescan_maps(struct rec *rc, uint64_t ts);
 
 /* The staged events, sorted by time, into the writer. */
 int tl_rec_stage_flush(struct rec *rc);

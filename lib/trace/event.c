@@ -51,6 +51,7 @@ static const char *const type_names[TL_EV__COUNT] = {
 	[TL_EV_FILTERED] = "filtered",
 	[TL_EV_AFFINITY] = "affinity",
 	[TL_EV_SAMPLE] = "sample",
+	[TL_EV_MAP] = "map",
 };
 
 const char *tl_softirq_name(int64_t vec)

@@ -48,6 +48,7 @@
  *   FILTERED            tgid|-     kind       process      (by kind: see below)
  *   AFFINITY            tid        -          -          word         bits         count
  *   SAMPLE              tid        tgid       event      stack id     ip           period
+ *   MAP                 pid        -          file       start        end          file offset
  *
  * THREAD is the recorder's statement of a thread's identity (its process
  * and name), emitted when the thread first shows up, when it is found in
@@ -89,6 +90,19 @@
  * not recorded: tl_trace_stack(); innermost frame first, kernel frames
  * before user ones), the sampled instruction address, and the period: the
  * event's count since the previous sample (ns for cpu-clock).
+ *
+ * MAP (format 1.5) is an executable mapping of a process that samples
+ * name, from /proc/PID/maps (capture/procmaps.h): addresses [start, end)
+ * hold the file from `file offset` on.  A process's mappings are written
+ * when its first sample is seen (at that sample's time) and again, all of
+ * them, whenever a later reading finds them changed (a dlopen, an exec:
+ * right after the EXEC event); a recorded command's are also read before
+ * it execs.  A sample is resolved with the mappings of its process read
+ * since its last EXEC, before or after it (a library loaded after the
+ * first reading shows up in a later one); a process with none (gone
+ * before its reading) with its parent's, as they were at the FORK.  The first set has
+ * the first sample's CPU and time (it comes right before it), the later
+ * ones cpu -1 and the time of the flush that read them.
  *
  * FILTERED (format 1.2) is what an eBPF recording of one program (-p or a
  * command) left in the kernel: the CPU's time while other processes or the
@@ -160,6 +174,7 @@ enum tl_event_type {
 	TL_EV_FILTERED,  /* format 1.2: totals of what a filtered recording left in the kernel */
 	TL_EV_AFFINITY,  /* format 1.3: the CPUs a thread may run on (capture/affinity.h) */
 	TL_EV_SAMPLE,    /* format 1.5: a profiling sample (record --sample) */
+	TL_EV_MAP,       /* format 1.5: a code mapping of a sampled process */
 	TL_EV__COUNT     /* keep last; new types go above and get a format doc line */
 };
 

@@ -123,6 +123,7 @@ static const uint8_t tlf_default_mask[] = {
 	[37] = TLF_F_TID | TLF_F_ARG | TLF_F_NAME | TLF_F_A | TLF_F_B | TLF_F_C, /* FILTERED (1.2) */
 	[38] = TLF_F_TID | TLF_F_A | TLF_F_B | TLF_F_C,                          /* AFFINITY (1.3) */
 	[39] = TLF_F_TID | TLF_F_ARG | TLF_F_NAME | TLF_F_A | TLF_F_B | TLF_F_C, /* SAMPLE (1.5) */
+	[40] = TLF_F_TID | TLF_F_NAME | TLF_F_A | TLF_F_B | TLF_F_C,             /* MAP (1.5) */
 };
 
 /*
@@ -158,6 +159,7 @@ static const uint8_t tlf_prio_mask[] = {
 	[37] = 0,
 	[38] = 0,
 	[39] = 0,
+	[40] = 0,
 };
 
 /* The longest event coding: byte, type, mask, ts, flags, 2x5 + 5 + 3x10 + 3 + 5. */

@@ -327,7 +327,10 @@ fi
 # workload's threads add up (their periods) to the CPU time the kernel
 # counted for it (the trace's own KSTAT: start to exit), within 5% + 3 ms
 # (measured: 1.3%; a thread's stints on a CPU each gain or lose up to one
-# period); stacks are recorded.  Errors: an unknown event, an event the
+# period); stacks are recorded; every user-space sample lies in a MAP of
+# its process (its code mappings as /proc showed them), or of its parent's
+# when it has none (a fork, or LeakSanitizer's memory-sharing tracer,
+# gone before its maps could be read).  Errors: an unknown event, an event the
 # machine lacks (a VM has no PMU: the line names it and lists what there
 # is), the perf back end.
 if can_record; then
@@ -335,16 +338,45 @@ if can_record; then
 	"$TL" dump "$TMP/smp.tl" >"$TMP/smp.dump" 2>&1
 	res=$(python3 -c '
 import re, sys
-per, st, ex, stacks = {}, {}, {}, 0
+per, st, ex, stacks, maps, user, unmapped, gen, ips, proc, forked = {}, {}, {}, 0, {}, 0, [], {}, [], {}, {}
 for l in open(sys.argv[1]):
-    m = re.search(r" sample +tid=(\d+).* period=(\d+)( stack=\d+ frames=(\d+))?", l)
+    m = re.search(r" thread +tid=(\d+) tgid=(\d+)", l)
     if m:
-        per[int(m.group(1))] = per.get(int(m.group(1)), 0) + int(m.group(2))
-        stacks += m.group(4) is not None and int(m.group(4)) >= 2
+        proc[int(m.group(1))] = int(m.group(2))
+        continue
+    m = re.search(r" fork +child=(\d+)\S* parent=(\d+)", l)
+    if m:  # a process that ends before its maps are read runs the image of its parent
+        c, par = int(m.group(1)), int(m.group(2))
+        forked[c] = (proc.get(par, par), gen.get(proc.get(par, par), 0))
+        continue
+    m = re.search(r" exec +pid=(\d+)", l)
+    if m:  # a new image: the mappings of the old one no longer hold
+        gen[int(m.group(1))] = gen.get(int(m.group(1)), 0) + 1
+        continue
+    m = re.search(r" map +pid=(\d+) start=0x([0-9a-f]+) end=0x([0-9a-f]+)", l)
+    if m:
+        pid = int(m.group(1))
+        maps.setdefault((pid, gen.get(pid, 0)), []).append((int(m.group(2), 16), int(m.group(3), 16)))
+        continue
+    m = re.search(r" sample +tid=(\d+)\S* pid=(\d+) .*ip=0x([0-9a-f]+) period=(\d+)( stack=\d+ frames=(\d+))?", l)
+    if m:
+        per[int(m.group(1))] = per.get(int(m.group(1)), 0) + int(m.group(4))
+        stacks += m.group(6) is not None and int(m.group(6)) >= 2
+        ip, pid = int(m.group(3), 16), int(m.group(2))
+        if ip < 1 << 47:
+            ips.append((ip, pid, gen.get(pid, 0)))
         continue
     m = re.search(r" kstat +tid=(\d+)\S* at=(\w+) run_ns=(-?\d+)", l)
     if m:
         (st if m.group(2) == "start" else ex)[int(m.group(1))] = int(m.group(3))
+# user space: in a code mapping of its process and image, read from /proc (a library loaded
+# after the first reading is in a later one)
+for ip, pid, g in ips:
+    user += 1
+    if (pid, g) not in maps and g == 0 and pid in forked:
+        pid, g = forked[pid]
+    if not any(a <= ip < b for a, b in maps.get((pid, g), [])):
+        unmapped.append(hex(ip))
 checked = 0
 for t in ex:
     run = ex[t] - st.get(t, 0)
@@ -358,6 +390,8 @@ if checked < 2:
     print("want the 2 busy threads of wl_util, found %d with 50 ms of CPU time" % checked)
 if stacks < 10:
     print("only %d samples with a stack of 2 frames or more" % stacks)
+if user < 100 or unmapped:
+    print("%d user-space samples, %d outside every MAP of their process (%s)" % (user, len(unmapped), " ".join(unmapped[:5])))
 ' "$TMP/smp.dump" 2>&1)
 	if [ -n "$res" ] || ! grep -q ", [0-9]* samples" "$TMP/smp.err"; then
 		fail record-sample "$res" "$(tail -c 300 "$TMP/smp.err")"

@@ -1,0 +1,555 @@
+/*
+ * profile.c - tl_profile_analyze(): samples, mappings and execs gathered
+ * by one walk, then resolved and counted (see profile.h).
+ *
+ * Invariants: maps[] holds every MAP event of the window's trace with the
+ * exec generation of its process at that point; a sample carries its
+ * process's generation at its time, so it is resolved only with the
+ * mappings of the same image.  Function ids are dense ids of `keys`
+ * (name, module), equal to their index in funcs until the final sort;
+ * memo caches (pid, generation, address) -> function id.
+ */
+#include "analysis/profile/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/errors.h"
+#include "base/grow.h"
+#include "base/strtab.h"
+#include "base/tidmap.h"
+#include "symbols/symfile.h"
+#include "timeline/walk.h"
+
+#define MAX_FRAMES 128
+#define KERNEL(ip) ((ip) >> 63)
+
+struct smp {
+	uint64_t ts, ip, period;
+	uint32_t stack;
+	uint32_t self; /* its innermost frame's function id, once resolved */
+	int32_t tid, pid;
+	int16_t cpu;
+	uint16_t gen;
+};
+
+struct map {
+	int32_t pid;
+	uint16_t gen;
+	uint32_t file; /* index in files */
+	uint64_t start, end, pgoff;
+};
+
+struct file {
+	char *path;
+	struct tl_symfile sf;
+	int tried;
+};
+
+struct gen {
+	int32_t pid;
+	uint16_t gen;      /* EXECs seen */
+	uint16_t from_gen; /* the parent's generation when it forked this one */
+	int32_t from;      /* the process that forked it, 0 if not seen */
+};
+
+/* A sampled thread's name as it was when sampled (it may be gone at the end). */
+struct tname {
+	int32_t tid;
+	int32_t pid; /* its process, as its samples say */
+	char name[TL_NAME_MAX];
+};
+
+struct memo {
+	uint64_t ip;
+	int32_t pid;
+	uint16_t gen;
+	uint32_t func; /* +1; 0 = empty slot */
+};
+
+struct pass {
+	struct tl_run *run;
+	const struct tl_profile_opts *o;
+	struct tl_sched *sched;
+	uint64_t win_start; /* the walk's: earlier samples are not counted */
+	struct smp *s;
+	size_t ns, caps;
+	struct map *maps;
+	size_t nmaps, capmaps;
+	struct file *files;
+	size_t nfiles, capfiles;
+	struct tl_tidmap gens;   /* pid -> struct gen */
+	struct tl_tidmap names;  /* tid -> struct tname */
+	struct tl_strtab keys;   /* "name\001module" -> function id */
+	struct tl_strtab stacks; /* folded stacks -> id */
+	uint64_t *fself, *ftotal, *fold;
+	size_t capself, captotal, capfold;
+	struct memo *memo;
+	size_t memo_cap, memo_n;
+	char events[64];
+	int oom;
+};
+
+static uint16_t gen_of(struct pass *p, int32_t pid)
+{
+	struct gen *g = pid > 0 ? tl_tidmap_get(&p->gens, pid) : NULL;
+	return g ? g->gen : 0;
+}
+
+static uint32_t file_of(struct pass *p, const char *path)
+{
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (!strcmp(p->files[i].path, path))
+			return (uint32_t)i;
+	if (TL_GROW_ZERO(p->files, p->capfiles, p->nfiles + 1) < 0 || !(p->files[p->nfiles].path = strdup(path))) {
+		p->oom = 1;
+		return UINT32_MAX;
+	}
+	return (uint32_t)p->nfiles++;
+}
+
+static void note_event_name(struct pass *p, const char *name)
+{
+	size_t n = strlen(p->events);
+
+	if (!name || strstr(p->events, name))
+		return;
+	snprintf(p->events + n, sizeof(p->events) - n, "%s%s", n ? "," : "", name);
+}
+
+static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
+{
+	struct pass *p = ctx;
+	const char *name;
+
+	(void)th;
+	switch (ev->type) {
+	case TL_EV_EXEC: {
+		struct gen *g = ev->tid > 0 ? tl_tidmap_put(&p->gens, ev->tid, NULL) : NULL;
+		if (g)
+			g->gen++;
+		else if (ev->tid > 0)
+			p->oom = 1;
+		break;
+	}
+	case TL_EV_FORK: {
+		/*
+		 * A process with no mapping of its own (it ended before the recorder
+		 * read them: a fork, or a clone sharing the memory, as LeakSanitizer's
+		 * tracer) runs its parent's image: resolved with the parent's.
+		 */
+		struct tl_thread *parent = tl_sched_thread(p->sched, ev->arg);
+		struct tname *ps = ev->arg > 0 ? tl_tidmap_get(&p->names, ev->arg) : NULL;
+		int32_t ppid = parent && parent->tgid > 0 ? parent->tgid : ps && ps->pid > 0 ? ps->pid : ev->arg;
+		uint16_t pg = gen_of(p, ppid);
+		struct gen *g = ev->tid > 0 && ppid > 0 ? tl_tidmap_put(&p->gens, ev->tid, NULL) : NULL;
+
+		if (g) {
+			g->from = ppid;
+			g->from_gen = pg;
+		} else if (ev->tid > 0 && ppid > 0) {
+			p->oom = 1;
+		}
+		break;
+	}
+	case TL_EV_MAP: {
+		uint32_t f = file_of(p, tl_trace_string(p->run->trace, ev->name));
+		if (f == UINT32_MAX || TL_GROW(p->maps, p->capmaps, p->nmaps + 1) < 0) {
+			p->oom = 1;
+			break;
+		}
+		p->maps[p->nmaps++] = (struct map){ ev->tid,         gen_of(p, ev->tid), f,
+			                            (uint64_t)ev->a, (uint64_t)ev->b,    (uint64_t)ev->c };
+		break;
+	}
+	case TL_EV_SAMPLE: {
+		struct tl_thread *t = tl_sched_thread(p->sched, ev->tid), *leader = tl_sched_thread(p->sched, ev->arg);
+
+		/* every sample says whose thread it is (for forks), before any filter */
+		if (ev->tid > 0) {
+			struct tname *tn = tl_tidmap_put(&p->names, ev->tid, NULL);
+			if (!tn) {
+				p->oom = 1;
+			} else {
+				tn->pid = ev->arg;
+				if (t && t->name[0] && strcmp(tn->name, t->name))
+					snprintf(tn->name, sizeof(tn->name), "%s", t->name);
+			}
+		}
+		name = tl_trace_string(p->run->trace, ev->name);
+		if (ev->ts < p->win_start || (p->o->cpu >= 0 && ev->cpu != p->o->cpu) ||
+		    (p->o->event && strcmp(name, p->o->event)))
+			break; /* before the window: the walk hands every event over, for the mappings */
+		if (!tl_run_keeps_thread(p->run, 1, ev->tid, ev->arg, t ? t->name : NULL, leader ? leader->name : NULL))
+			break;
+		note_event_name(p, name);
+		if (TL_GROW(p->s, p->caps, p->ns + 1) < 0) {
+			p->oom = 1;
+			break;
+		}
+		p->s[p->ns++] = (struct smp){ ev->ts,  (uint64_t)ev->b, (uint64_t)ev->c, (uint32_t)ev->a,   0,
+			                      ev->tid, ev->arg,         ev->cpu,         gen_of(p, ev->arg) };
+		break;
+	}
+	default: break;
+	}
+}
+
+/* The function id of (name, module), made on first sight; UINT32_MAX when out of memory. */
+static uint32_t func_id(struct pass *p, const char *name, const char *module)
+{
+	char key[TL_PROFILE_NAME_MAX + 70];
+	uint32_t id;
+
+	snprintf(key, sizeof(key), "%s\001%s", name, module);
+	id = tl_strtab_intern(&p->keys, key, strlen(key));
+	if (!id || TL_GROW_ZERO(p->fself, p->capself, id + 1) < 0 || TL_GROW_ZERO(p->ftotal, p->captotal, id + 1) < 0) {
+		p->oom = 1;
+		return UINT32_MAX;
+	}
+	return id;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/* What holds ip in process pid's image gen: its function id. */
+static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, int *unresolved)
+{
+	char name[TL_PROFILE_NAME_MAX];
+	size_t h, i;
+	const struct map *m = NULL;
+	uint32_t id;
+
+	*unresolved = 0;
+	if (KERNEL(ip))
+		return func_id(p, "[kernel]", "[kernel]");
+	if (p->memo_n * 2 >= p->memo_cap) {
+		struct memo *old = p->memo;
+		size_t oc = p->memo_cap;
+		p->memo_cap = oc ? oc * 2 : 4096;
+		if (!(p->memo = calloc(p->memo_cap, sizeof(*p->memo)))) {
+			p->memo = old;
+			p->memo_cap = oc;
+			p->oom = 1;
+			return UINT32_MAX;
+		}
+		for (size_t k = 0; k < oc; k++)
+			if (old[k].func) {
+				h = (old[k].ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)old[k].pid) & (p->memo_cap - 1);
+				while (p->memo[h].func)
+					h = (h + 1) & (p->memo_cap - 1);
+				p->memo[h] = old[k];
+			}
+		free(old);
+	}
+	h = (ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)pid) & (p->memo_cap - 1);
+	for (; p->memo[h].func; h = (h + 1) & (p->memo_cap - 1))
+		if (p->memo[h].ip == ip && p->memo[h].pid == pid && p->memo[h].gen == gen)
+			return p->memo[h].func - 1;
+	int32_t qp = pid;
+	uint16_t qg = gen;
+
+	for (int hop = 0; hop < 8 && !m; hop++) {
+		struct gen *g;
+		int any = 0;
+
+		for (i = 0; i < p->nmaps; i++)
+			if (p->maps[i].pid == qp && p->maps[i].gen == qg) {
+				any = 1;
+				if (ip >= p->maps[i].start && ip < p->maps[i].end)
+					m = &p->maps[i]; /* the latest reading wins */
+			}
+		/* no mapping of its own in this image: its parent's, as forked */
+		if (m || any || qg || !(g = tl_tidmap_get(&p->gens, qp)) || !g->from)
+			break;
+		qp = g->from;
+		qg = g->from_gen;
+	}
+	if (!m) {
+		*unresolved = 1;
+		id = func_id(p, "[unknown]", "");
+	} else {
+		struct file *f = &p->files[m->file];
+		uint64_t into, off = ip - m->start + m->pgoff;
+		const char *sym;
+
+		if (!f->tried) {
+			f->tried = 1;
+			if (f->path[0] == '/')
+				tl_symfile_load(&f->sf, f->path); /* unreadable: offsets only */
+		}
+		sym = tl_symfile_lookup(&f->sf, off, &into);
+		if (sym)
+			snprintf(name, sizeof(name), "%s", sym);
+		else
+			snprintf(name, sizeof(name), "%s+0x%llx", base_name(f->path), (unsigned long long)off);
+		id = func_id(p, name, base_name(f->path));
+	}
+	if (id != UINT32_MAX) {
+		p->memo[h] = (struct memo){ ip, pid, gen, id + 1 };
+		p->memo_n++;
+	}
+	return id;
+}
+
+/* Count sample i: its functions, and its folded stack. */
+static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp *sm)
+{
+	uint64_t one = sm->ip;
+	unsigned n = 0;
+	const uint64_t *f = sm->stack ? tl_trace_stack(p->run->trace, sm->stack, &n) : NULL;
+	uint32_t ids[MAX_FRAMES];
+	char line[4096];
+	size_t len;
+	int unres;
+
+	if (!f || !n) {
+		f = &one;
+		n = 1;
+		r->no_stack += !sm->stack;
+	}
+	if (n > MAX_FRAMES)
+		n = MAX_FRAMES;
+	for (unsigned i = 0; i < n; i++) {
+		ids[i] = resolve(p, sm->pid, sm->gen, f[i], &unres);
+		if (ids[i] == UINT32_MAX)
+			return;
+		if (!i)
+			r->unresolved += unres;
+	}
+	sm->self = ids[0];
+	r->kernel += KERNEL(f[0]);
+	p->fself[ids[0]]++;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned j = 0;
+		while (j < i && ids[j] != ids[i])
+			j++;
+		if (j == i) /* once per sample, however deep the recursion */
+			p->ftotal[ids[i]]++;
+	}
+	/* folded: the thread, then the frames from the outermost in */
+	{
+		struct tname *tn = tl_tidmap_get(&p->names, sm->tid);
+		len = (size_t)snprintf(line, sizeof(line), "%s", tn && tn->name[0] ? tn->name : "?");
+	}
+	for (unsigned i = n; i-- > 0 && len + 2 < sizeof(line);) {
+		const char *k = tl_strtab_get(&p->keys, ids[i]);
+		size_t kl = strcspn(k, "\001");
+		len += (size_t)snprintf(line + len, sizeof(line) - len, ";%.*s", (int)kl, k);
+	}
+	if (len >= sizeof(line))
+		len = sizeof(line) - 1; /* a very deep stack is cut at its inner end */
+	{
+		uint32_t id = tl_strtab_intern(&p->stacks, line, len);
+		if (!id || TL_GROW_ZERO(p->fold, p->capfold, id + 1) < 0) {
+			p->oom = 1;
+			return;
+		}
+		p->fold[id]++;
+	}
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct tl_profile_func *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct tl_profile_thread *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int cmp_folded(const void *a, const void *b)
+{
+	return strcmp(((const struct tl_profile_folded *)a)->stack, ((const struct tl_profile_folded *)b)->stack);
+}
+
+/* Per thread: samples, and its hottest innermost function (an id until the final renumbering). */
+static int threads_of(struct pass *p, struct tl_profile_result *r, uint32_t nf)
+{
+	uint64_t *cnt = calloc(nf + 1, sizeof(*cnt));
+	size_t cap = 0;
+
+	if (!cnt)
+		return tl_error("out of memory");
+	for (size_t i = 0; i < p->ns; i++) {
+		size_t k = 0;
+		while (k < r->nthreads && r->threads[k].tid != p->s[i].tid)
+			k++;
+		if (k == r->nthreads) {
+			struct tname *tn = tl_tidmap_get(&p->names, p->s[i].tid);
+			if (TL_GROW_ZERO(r->threads, cap, k + 1) < 0) {
+				free(cnt);
+				return -1;
+			}
+			r->threads[k].tid = p->s[i].tid;
+			r->threads[k].pid = p->s[i].pid;
+			snprintf(r->threads[k].name, sizeof(r->threads[k].name), "%s", tn ? tn->name : "");
+			r->nthreads++;
+		}
+		r->threads[k].samples++;
+	}
+	for (size_t k = 0; k < r->nthreads; k++) {
+		uint32_t best = 0;
+		memset(cnt, 0, (nf + 1) * sizeof(*cnt));
+		for (size_t i = 0; i < p->ns; i++)
+			if (p->s[i].tid == r->threads[k].tid && p->s[i].self <= nf && ++cnt[p->s[i].self] > cnt[best])
+				best = p->s[i].self;
+		r->threads[k].top = best;
+	}
+	free(cnt);
+	return 0;
+}
+
+static int finish(struct pass *p, struct tl_profile_result *r)
+{
+	uint32_t nf, *rank;
+	uint64_t span = r->run->win_end > r->run->win_start ? r->run->win_end - r->run->win_start : 0;
+
+	snprintf(r->event, sizeof(r->event), "%s", p->events);
+	r->per_cpu = calloc((size_t)(r->run->ncpus > 0 ? r->run->ncpus : 1), sizeof(*r->per_cpu));
+	r->nseconds = (size_t)(span / 1000000000ull) + 1;
+	r->per_second = calloc(r->nseconds, sizeof(*r->per_second));
+	if (!r->per_cpu || !r->per_second)
+		return tl_error("out of memory");
+	for (size_t i = 0; i < p->ns && !p->oom; i++) {
+		struct smp *sm = &p->s[i];
+		count_sample(p, r, sm);
+		r->samples++;
+		r->period += sm->period;
+		if (sm->cpu >= 0 && sm->cpu < r->run->ncpus)
+			r->per_cpu[sm->cpu]++;
+		if (sm->ts >= r->run->win_start && (sm->ts - r->run->win_start) / 1000000000ull < r->nseconds)
+			r->per_second[(sm->ts - r->run->win_start) / 1000000000ull]++;
+	}
+	if (p->oom)
+		return tl_error("out of memory");
+	nf = tl_strtab_next_id(&p->keys) - 1; /* ids 1..nf */
+	if (threads_of(p, r, nf) < 0)
+		return -1;
+	r->funcs = calloc(nf ? nf : 1, sizeof(*r->funcs));
+	rank = calloc(nf + 1, sizeof(*rank));
+	if (!r->funcs || !rank) {
+		free(rank);
+		return tl_error("out of memory");
+	}
+	for (uint32_t id = 1; id <= nf; id++) {
+		struct tl_profile_func *fn = &r->funcs[id - 1];
+		const char *k = tl_strtab_get(&p->keys, id), *sep = strchr(k, '\001');
+
+		snprintf(fn->name, sizeof(fn->name), "%.*s", (int)(sep ? (size_t)(sep - k) : strlen(k)), k);
+		snprintf(fn->module, sizeof(fn->module), "%s", sep ? sep + 1 : "");
+		fn->self = p->fself[id];
+		fn->total = p->ftotal[id];
+		fn->rank = id; /* which it was, to find it after the sort */
+	}
+	r->nfuncs = nf;
+	if (r->nfuncs)
+		qsort(r->funcs, r->nfuncs, sizeof(*r->funcs), cmp_func);
+	for (size_t i = 0; i < r->nfuncs; i++)
+		rank[r->funcs[i].rank] = (uint32_t)i;
+	for (size_t k = 0; k < r->nthreads; k++) /* an id until now, an index from here on */
+		r->threads[k].top = r->threads[k].top ? rank[r->threads[k].top] : SIZE_MAX;
+	free(rank);
+	if (r->nthreads)
+		qsort(r->threads, r->nthreads, sizeof(*r->threads), cmp_thread);
+	r->nfolded = tl_strtab_next_id(&p->stacks) - 1;
+	r->folded = calloc(r->nfolded ? r->nfolded : 1, sizeof(*r->folded));
+	if (!r->folded)
+		return tl_error("out of memory");
+	for (uint32_t id = 1; id <= r->nfolded; id++) {
+		if (!(r->folded[id - 1].stack = strdup(tl_strtab_get(&p->stacks, id))))
+			return tl_error("out of memory");
+		r->folded[id - 1].count = p->fold[id];
+	}
+	if (r->nfolded)
+		qsort(r->folded, r->nfolded, sizeof(*r->folded), cmp_folded);
+	return 0;
+}
+
+static void pass_release(struct pass *p)
+{
+	for (size_t i = 0; i < p->nfiles; i++) {
+		free(p->files[i].path);
+		tl_symfile_release(&p->files[i].sf);
+	}
+	free(p->files);
+	free(p->s);
+	free(p->maps);
+	free(p->fself);
+	free(p->ftotal);
+	free(p->fold);
+	free(p->memo);
+	tl_tidmap_release(&p->gens);
+	tl_tidmap_release(&p->names);
+	tl_strtab_release(&p->keys);
+	tl_strtab_release(&p->stacks);
+}
+
+int tl_profile_analyze(struct tl_run *run, const struct tl_profile_opts *o, struct tl_profile_result *r)
+{
+	struct tl_walk_opts wo = { 0 };
+	struct tl_walk *w = NULL;
+	struct pass p = { 0 };
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->run = run;
+	r->top = o->top ? o->top : 20;
+	if (tl_run_start(run) < 0)
+		return -1;
+	p.run = run;
+	p.o = o;
+	tl_strtab_init(&p.keys);
+	tl_strtab_init(&p.stacks);
+	if (tl_tidmap_init(&p.gens, sizeof(struct gen)) < 0 || tl_tidmap_init(&p.names, sizeof(struct tname)) < 0)
+		goto out;
+	tl_run_walk_opts(run, &wo);
+	wo.ctx = &p;
+	wo.on_event = on_event;
+	if (!(w = tl_walk_new(&wo, &run->info)))
+		goto out;
+	p.sched = tl_walk_sched(w);
+	p.win_start = tl_walk_result(w)->win_start;
+	if (tl_walk_run(w, run->trace) < 0)
+		goto out;
+	if (p.oom) {
+		tl_error("out of memory while reading the samples");
+		goto out;
+	}
+	if (tl_run_keep(run, tl_walk_result(w)) < 0 || finish(&p, r) < 0)
+		goto out;
+	rc = 0;
+out:
+	tl_walk_free(w);
+	pass_release(&p);
+	if (rc)
+		tl_profile_release(r);
+	return rc;
+}
+
+void tl_profile_release(struct tl_profile_result *r)
+{
+	for (size_t i = 0; i < r->nfolded; i++)
+		free(r->folded[i].stack);
+	free(r->folded);
+	free(r->funcs);
+	free(r->threads);
+	free(r->per_cpu);
+	free(r->per_second);
+	memset(r, 0, sizeof(*r));
+}

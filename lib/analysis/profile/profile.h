@@ -1,0 +1,88 @@
+/*
+ * profile.h - where the sampled CPU time went (record --sample): the top
+ * functions, self and total, per thread, per CPU and per second, and the
+ * folded stacks for flame graphs.  One walk; samples are resolved at its
+ * end, when every mapping of every process is known.
+ *
+ * A sample's frames are its stack (innermost first), or its address alone
+ * when the stack was not recorded.  A user address finds the mapping of
+ * its process that holds it (MAP events read since the process's last
+ * EXEC: trace/event.h; with none, its parent's at the FORK), then the
+ * function in that file (symbols/symfile.h)
+ * or, when no symbol covers it, "file+0xoffset"; an address in no mapping
+ * is "[unknown]" and counted in `unresolved`.  Kernel addresses are
+ * "[kernel]" for now (one entry).
+ *
+ * Counts: a function's self count is the samples whose innermost frame it
+ * is; its total count the samples that have it anywhere in their stack
+ * (once per sample, however deep the recursion).  Per second (the seed's
+ * Step 5 says "average" where its code sums; we sum): the samples in each
+ * second of the window, from its start.
+ */
+#ifndef TL_PROFILE_H
+#define TL_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "timeline/run.h"
+
+#define TL_PROFILE_NAME_MAX 160
+
+struct tl_profile_opts {
+	int cpu;           /* only samples taken on this CPU; -1: all */
+	const char *event; /* only this event (its perf name); NULL: every event */
+	unsigned top;      /* functions the text lists; 0: 20 */
+};
+
+struct tl_profile_func {
+	char name[TL_PROFILE_NAME_MAX]; /* "decode_frame", "libc.so.6+0x9a2b0", "[kernel]" */
+	char module[64];                /* the file's base name, "[kernel]", or "" */
+	uint64_t self, total;           /* samples */
+	uint32_t rank;                  /* internal: its id before the sort */
+};
+
+struct tl_profile_thread {
+	int32_t tid, pid;
+	char name[TL_NAME_MAX];
+	uint64_t samples;
+	size_t top; /* index in funcs of its most sampled innermost function; SIZE_MAX if none */
+};
+
+struct tl_profile_folded {
+	char *stack; /* "thread;outer;...;inner" */
+	uint64_t count;
+};
+
+struct tl_profile_result {
+	const struct tl_run *run;
+	char event[64];      /* the events counted, comma-separated */
+	uint64_t samples;    /* in the window, on kept threads */
+	uint64_t period;     /* their periods summed (ns for cpu-clock) */
+	uint64_t kernel;     /* samples whose innermost frame is in the kernel */
+	uint64_t unresolved; /* samples whose innermost user frame is in no mapping */
+	uint64_t no_stack;   /* samples without a stack (record --no-stack) */
+	struct tl_profile_func *funcs;
+	size_t nfuncs; /* sorted by self, then total, descending */
+	struct tl_profile_thread *threads;
+	size_t nthreads;   /* sorted by samples, descending */
+	uint64_t *per_cpu; /* run->ncpus entries */
+	uint64_t *per_second;
+	size_t nseconds;
+	struct tl_profile_folded *folded;
+	size_t nfolded; /* sorted by stack */
+	unsigned top;
+};
+
+/* Walk run's trace and fill *r.  0, or -1 with tl_error set (r is empty and may be released). */
+int tl_profile_analyze(struct tl_run *run, const struct tl_profile_opts *o, struct tl_profile_result *r);
+
+/* Text for a terminal, the JSON document (docs/JSON.md "profile"), the folded stacks (flamegraph.pl, speedscope). */
+int tl_profile_write_text(FILE *f, const struct tl_profile_result *r);
+int tl_profile_write_json(FILE *f, const struct tl_profile_result *r);
+int tl_profile_write_folded(FILE *f, const struct tl_profile_result *r);
+
+void tl_profile_release(struct tl_profile_result *r);
+
+#endif

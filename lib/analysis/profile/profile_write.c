@@ -1,0 +1,127 @@
+/*
+ * profile_write.c - the profile as text, JSON and folded stacks (see
+ * profile.h; docs/PROFILE.md).
+ */
+#include "analysis/profile/profile.h"
+
+#include <inttypes.h>
+
+#include "output/json.h"
+#include "output/trace_json.h"
+
+static double pct(uint64_t n, uint64_t of)
+{
+	return of ? 100.0 * (double)n / (double)of : 0.0;
+}
+
+static double rel_s(const struct tl_run *run, uint64_t ts)
+{
+	return ts > run->trace_start ? (double)(ts - run->trace_start) / 1e9 : 0.0;
+}
+
+int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
+{
+	const struct tl_run *run = r->run;
+	size_t shown = r->nfuncs < r->top ? r->nfuncs : r->top;
+
+	fprintf(f, "threadlens profile: %s, window %.3fs .. %.3fs, %d CPUs\n", run->path ? run->path : "",
+	        rel_s(run, run->win_start), rel_s(run, run->win_end), run->ncpus);
+	if (!r->samples) {
+		fprintf(f, "no samples (record with --sample)\n");
+		return ferror(f) ? -1 : 0;
+	}
+	fprintf(f, "%s: %" PRIu64 " samples, %.1f ms of periods\n", r->event, r->samples, (double)r->period / 1e6);
+	fprintf(f,
+	        "%" PRIu64 " in the kernel (one entry: [kernel]), %" PRIu64 " in no mapping, %" PRIu64
+	        " without a stack%s\n\n",
+	        r->kernel, r->unresolved, r->no_stack, r->no_stack == r->samples ? " (total = self)" : "");
+	fprintf(f, "%-40s %8s %7s %8s %7s  %s\n", "functions (by self)", "self", "self%", "total", "total%", "module");
+	for (size_t i = 0; i < shown; i++)
+		fprintf(f, "  %-38.38s %8" PRIu64 " %6.1f%% %8" PRIu64 " %6.1f%%  %s\n", r->funcs[i].name,
+		        r->funcs[i].self, pct(r->funcs[i].self, r->samples), r->funcs[i].total,
+		        pct(r->funcs[i].total, r->samples), r->funcs[i].module);
+	if (r->nfuncs > shown)
+		fprintf(f, "  ... %zu more functions (--top N, --json)\n", r->nfuncs - shown);
+	fprintf(f, "\n%-28s %8s %7s  %s\n", "threads", "samples", "share", "hottest function (self)");
+	for (size_t i = 0; i < r->nthreads; i++) {
+		char who[96];
+		snprintf(who, sizeof(who), "%s (%d)", r->threads[i].name[0] ? r->threads[i].name : "?",
+		         r->threads[i].tid);
+		fprintf(f, "  %-26.26s %8" PRIu64 " %6.1f%%  %s\n", who, r->threads[i].samples,
+		        pct(r->threads[i].samples, r->samples),
+		        r->threads[i].top < r->nfuncs ? r->funcs[r->threads[i].top].name : "-");
+	}
+	fprintf(f, "\nCPUs:");
+	for (int c = 0; c < run->ncpus; c++)
+		fprintf(f, "  cpu%d %" PRIu64 " (%.1f%%)", c, r->per_cpu[c], pct(r->per_cpu[c], r->samples));
+	fprintf(f, "\nper second (from the window's start):");
+	for (size_t s = 0; s < r->nseconds; s++)
+		fprintf(f, "%s%zu: %" PRIu64, s ? ", " : " ", s, r->per_second[s]);
+	fputc('\n', f);
+	fflush(f);
+	return ferror(f) ? -1 : 0;
+}
+
+int tl_profile_write_json(FILE *f, const struct tl_profile_result *r)
+{
+	struct tl_json j;
+
+	tl_json_init(&j, f, TL_JSON_PRETTY);
+	tl_json_begin_object(&j, TL_JSON_BLOCK);
+	tl_json_kv_string(&j, "schema", "threadlens-profile");
+	tl_json_kv_int(&j, "version", 1);
+	tl_json_trace(&j, r->run);
+	tl_json_window(&j, r->run);
+	tl_json_kv_string(&j, "event", r->event);
+	tl_json_kv_uint(&j, "samples", r->samples);
+	tl_json_kv_uint(&j, "period", r->period);
+	tl_json_kv_uint(&j, "kernel", r->kernel);
+	tl_json_kv_uint(&j, "unresolved", r->unresolved);
+	tl_json_kv_uint(&j, "no_stack", r->no_stack);
+	tl_json_key(&j, "functions");
+	tl_json_begin_array(&j, TL_JSON_BLOCK);
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		tl_json_begin_object(&j, TL_JSON_INLINE);
+		tl_json_kv_string(&j, "name", r->funcs[i].name);
+		tl_json_kv_string(&j, "module", r->funcs[i].module);
+		tl_json_kv_uint(&j, "self", r->funcs[i].self);
+		tl_json_kv_uint(&j, "total", r->funcs[i].total);
+		tl_json_kv_double(&j, "self_pct", pct(r->funcs[i].self, r->samples), 3);
+		tl_json_kv_double(&j, "total_pct", pct(r->funcs[i].total, r->samples), 3);
+		tl_json_end_object(&j);
+	}
+	tl_json_end_array(&j);
+	tl_json_key(&j, "threads");
+	tl_json_begin_array(&j, TL_JSON_BLOCK);
+	for (size_t i = 0; i < r->nthreads; i++) {
+		tl_json_begin_object(&j, TL_JSON_INLINE);
+		tl_json_kv_int(&j, "tid", r->threads[i].tid);
+		tl_json_kv_int(&j, "pid", r->threads[i].pid);
+		tl_json_kv_string(&j, "name", r->threads[i].name);
+		tl_json_kv_uint(&j, "samples", r->threads[i].samples);
+		tl_json_kv_string(&j, "top_function",
+		                  r->threads[i].top < r->nfuncs ? r->funcs[r->threads[i].top].name : "");
+		tl_json_end_object(&j);
+	}
+	tl_json_end_array(&j);
+	tl_json_key(&j, "per_cpu");
+	tl_json_begin_array(&j, TL_JSON_INLINE);
+	for (int c = 0; c < r->run->ncpus; c++)
+		tl_json_uint(&j, r->per_cpu[c]);
+	tl_json_end_array(&j);
+	tl_json_key(&j, "per_second");
+	tl_json_begin_array(&j, TL_JSON_INLINE);
+	for (size_t s = 0; s < r->nseconds; s++)
+		tl_json_uint(&j, r->per_second[s]);
+	tl_json_end_array(&j);
+	tl_json_end_object(&j);
+	return tl_json_finish(&j);
+}
+
+int tl_profile_write_folded(FILE *f, const struct tl_profile_result *r)
+{
+	for (size_t i = 0; i < r->nfolded; i++)
+		fprintf(f, "%s %" PRIu64 "\n", r->folded[i].stack, r->folded[i].count);
+	fflush(f);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,52 @@
+/*
+ * symfile.h - a file's functions by address, for turning sampled
+ * addresses into names (threadlens profile).
+ *
+ * A file (executable or shared library) is read once: its PT_LOAD
+ * segments, and every function symbol (STT_FUNC, STT_GNU_IFUNC) of .symtab
+ * and .dynsym with its size, sorted by address; C++ names are shown
+ * demangled where demangle.h can.  A stripped file still has .dynsym (its
+ * exported functions); an address no symbol covers is shown as the file
+ * and the offset ("libfoo.so+0x1a2b"), never "[unknown]".
+ *
+ * Pure on an image (tl_symfile_load_mem: the unit tests and fuzz_symfile);
+ * tl_symfile_load reads a path.
+ */
+#ifndef TL_SYMFILE_H
+#define TL_SYMFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tl_sym {
+	uint64_t start, size; /* link-time address; size 0: up to the next symbol */
+	uint32_t name;        /* offset in names */
+};
+
+struct tl_symfile {
+	int loaded;   /* 0: not an ELF file we could read (every lookup misses) */
+	int symtab;   /* 1 if it had .symtab (not stripped) */
+	size_t nsyms; /* sorted by start, one per address (a global name beats a local one) */
+	struct tl_sym *syms;
+	char *names;
+	size_t names_len, names_cap;
+	size_t nsegs;
+	struct {
+		uint64_t vaddr, offset, filesz;
+	} segs[16]; /* PT_LOAD, in file order */
+};
+
+/* Read the file at path (0), or an image (the same): 0, or -1 with tl_error set; f is usable either way. */
+int tl_symfile_load(struct tl_symfile *f, const char *path);
+int tl_symfile_load_mem(struct tl_symfile *f, const void *image, size_t size, const char *label);
+
+/*
+ * The function that holds file offset `off` (what a mapping gives: address
+ * - start + pgoff), and the offset into it in *into; NULL if no symbol
+ * covers it (or the offset is in no segment).
+ */
+const char *tl_symfile_lookup(const struct tl_symfile *f, uint64_t off, uint64_t *into);
+
+void tl_symfile_release(struct tl_symfile *f);
+
+#endif

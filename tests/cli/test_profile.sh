@@ -1,0 +1,86 @@
+#!/bin/bash
+# test_profile.sh - `threadlens profile` through the binary.
+#
+#   tests/cli/test_profile.sh BUILD_DIR
+#
+# Live (root): record --sample of tests/live/wl_hot, whose thread spends a
+# share of its own CPU time it measures in each of two functions (75% and
+# 25%), in its plain build and in a stripped copy (-rdynamic: the names
+# are in .dynsym): profile --json must name both functions and give each a
+# self share of the thread's samples within 5 points of the truth (the
+# sampling error of ~600 samples is about 2 points; the rest is the time
+# between the clock reads).  --folded gives "thread;...;inner COUNT" lines
+# that add up to the samples.  Without privilege: the one-line errors (no
+# samples, a missing file, two outputs).
+. "$(dirname "$0")/lib.sh"
+cli_init "$1"
+
+WLH=$BUILD/tests/wl_hot
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+
+# hot_shares NAME TRACE TRUTH: the self shares of wl_hot's functions against its truth.
+hot_shares() {
+	tl profile --json "$2"
+	if [ "$RC" != 0 ]; then
+		fail "$1" "exit $RC" "$(head -c 300 "$ERR")"
+		return
+	fi
+	res=$(python3 -c '
+import json, sys
+d, truth = json.load(open(sys.argv[1])), json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
+th = [t for t in d["threads"] if t["name"] == "wlh-hot"]
+if len(th) != 1:
+    print("want the one thread wlh-hot, found %d" % len(th)); sys.exit()
+n = th[0]["samples"]
+f = {x["name"]: x["self"] for x in d["functions"]}
+tot = truth["wlh_three_ns"] + truth["wlh_one_ns"]
+for name in ("wlh_three", "wlh_one"):
+    want = 100.0 * truth[name + "_ns"] / tot
+    got = 100.0 * f.get(name, 0) / n if n else 0
+    if name not in f or abs(got - want) > 5:
+        print("%s: %.1f%% of wlh-hot'"'"'s %d samples, truth %.1f%% (functions: %s)" %
+              (name, got, n, want, ", ".join(list(f)[:6])))
+if th[0]["top_function"] != "wlh_three":
+    print("hottest function of wlh-hot: %s" % th[0]["top_function"])
+' "$OUT" "$3" 2>&1)
+	if [ -n "$res" ]; then
+		fail "$1" "$res"
+	else
+		pass "$1"
+	fi
+}
+
+if can_record && [ -x "$WLH" ] && command -v python3 >/dev/null; then
+	timeout -k 5 60 "$TL" record --sample -o "$TMP/hot.tl" -- "$WLH" >"$TMP/hot.truth" 2>"$TMP/hot.err"
+	hot_shares profile-hot-shares "$TMP/hot.tl" "$TMP/hot.truth"
+	# folded: every sample once
+	tl profile --folded "$TMP/hot.tl"
+	if [ "$RC" = 0 ] && awk '{ n += $NF } END { exit !(n > 100) }' "$OUT" &&
+		grep -q "^wlh-hot;.*wlh_three [0-9]*$" "$OUT"; then
+		pass profile-folded
+	else
+		fail profile-folded "exit $RC" "$(head -n 3 "$OUT")"
+	fi
+	tl profile "$TMP/hot.tl"
+	if [ "$RC" = 0 ] && grep -q "^  wlh_three " "$OUT" && [ "$(awk 'length > 100' "$OUT" | wc -l)" = 0 ]; then
+		pass profile-text
+	else
+		fail profile-text "exit $RC, or a line over 100 columns" "$(head -n 12 "$OUT")"
+	fi
+	strip -o "$TMP/wl_hot_stripped" "$WLH" 2>/dev/null || cp "$WLH" "$TMP/wl_hot_stripped"
+	timeout -k 5 60 "$TL" record --sample -o "$TMP/hots.tl" -- "$TMP/wl_hot_stripped" >"$TMP/hots.truth" 2>"$TMP/hots.err"
+	hot_shares profile-hot-shares-stripped "$TMP/hots.tl" "$TMP/hots.truth"
+else
+	skip profile-hot-shares "needs root, tracefs, python3 and $WLH"
+fi
+
+# ---- errors: one line each ----
+tl profile "$TMP/none.tl"
+expect_err profile-missing-file 1 "cannot open .*none\.tl"
+tl profile --json --folded "$TMP/none.tl"
+[ "$RC" = 2 ] && grep -q "^threadlens: --json and --folded are two outputs: choose one" "$ERR" &&
+	pass profile-two-outputs || fail profile-two-outputs "exit $RC" "$(head -c 300 "$ERR")"
+tl profile "$ROOT/tests/data/traces/v1.4-frames.tl"
+expect_err profile-no-samples 1 "no samples in '.*v1\.4-frames\.tl': record it with --sample"
+
+cli_done

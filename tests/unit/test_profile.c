@@ -1,0 +1,203 @@
+/*
+ * test_profile.c - the profile analysis (analysis/profile/profile.h) and
+ * the symbols behind it (symbols/symfile.h), with exact expectations: a
+ * hand-built trace of SAMPLE, MAP and EXEC events whose addresses fall in
+ * the committed fixture tests/data/elf/inline.elf (main 0x1040, twice
+ * 0x1180, never_inlined 0x1190; README.md there), and its stripped copy.
+ * Run from the repository root.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event_build.h"
+#include "harness.h"
+
+#include "analysis/profile/profile.h"
+#include "base/errors.h"
+#include "symbols/symfile.h"
+
+#define FIXTURE "tests/data/elf/inline.elf"
+#define STRIPPED "tests/data/elf/inline-stripped.elf"
+
+TEST(symbols_by_offset)
+{
+	struct tl_symfile f;
+	uint64_t into = 0;
+
+	CHECK_EQ_INT(tl_symfile_load(&f, FIXTURE), 0);
+	CHECK_EQ_INT(f.loaded, 1);
+	CHECK_EQ_INT(f.symtab, 1);
+	CHECK_EQ_STR(tl_symfile_lookup(&f, 0x1182, &into), "twice");
+	CHECK_EQ_INT(into, 2);
+	CHECK_EQ_STR(tl_symfile_lookup(&f, 0x1190, &into), "never_inlined");
+	CHECK_EQ_INT(into, 0);
+	CHECK_EQ_STR(tl_symfile_lookup(&f, 0x1051, &into), "main"); /* the inlined sq is main's code */
+	CHECK(tl_symfile_lookup(&f, 0x10, &into) == NULL);          /* the ELF header: no function */
+	CHECK(tl_symfile_lookup(&f, 0x10000000, &into) == NULL);    /* in no segment */
+	tl_symfile_release(&f);
+	/* stripped: no .symtab, and its .dynsym exports no function */
+	CHECK_EQ_INT(tl_symfile_load(&f, STRIPPED), 0);
+	CHECK_EQ_INT(f.symtab, 0);
+	CHECK(tl_symfile_lookup(&f, 0x1182, &into) == NULL);
+	tl_symfile_release(&f);
+	CHECK_EQ_INT(tl_symfile_load(&f, "tests/data/elf/inline.c"), -1);
+	CHECK_EQ_STR(tl_error_msg(), "cannot read 'tests/data/elf/inline.c': not an ELF file");
+	CHECK(tl_symfile_lookup(&f, 0x1182, &into) == NULL);
+	tl_symfile_release(&f);
+}
+
+static char tpath[] = "/tmp/tl-test-profile-XXXXXX";
+
+/* One sample of thread tid (process 100) at us on cpu, with a stack of up to 3 frames (0 ends it). */
+static void sample(struct tl_trace_writer *w, uint64_t us, int cpu, int32_t tid, uint64_t f0, uint64_t f1, uint64_t f2)
+{
+	uint64_t f[3] = { f0, f1, f2 };
+	unsigned n = f2 ? 3 : f1 ? 2 : 1;
+	struct tl_event e = event_us(us, cpu, TL_EV_SAMPLE, tid, 100, 0, (int64_t)f0, 1000000, 0);
+
+	e.name = tl_trace_writer_intern(w, "cpu-clock");
+	e.a = n > 1 ? tl_trace_writer_stack(w, f, n) : 0;
+	tl_trace_writer_add(w, &e);
+}
+
+static void map(struct tl_trace_writer *w, uint64_t us, const char *file, uint64_t start, uint64_t end, uint64_t off)
+{
+	struct tl_event e = event_us(us, -1, TL_EV_MAP, 100, 0, (int64_t)start, (int64_t)end, (int64_t)off, 0);
+
+	e.name = tl_trace_writer_intern(w, file);
+	tl_trace_writer_add(w, &e);
+}
+
+/*
+ * Process 100 maps the fixture at 0x555500000000 (offset 0) and the
+ * stripped copy at 0x7f0000000000.  Samples (base B = 0x555500000000):
+ *   t101: B+0x1182 (twice) <- B+0x1060 (main)              x3
+ *   t101: B+0x1190 (never_inlined) <- B+0x1182 <- B+0x1060  x1
+ *   t102: 0xffffffff81000000 (kernel) <- B+0x1182            x2, on cpu 1
+ *   t102: 0x7f0000001185 (stripped: no symbol)               x1, after 1 s
+ *   t102: 0x10 (no mapping)                                  x1
+ * Process 100 forks process 300, which has no mapping of its own: its
+ * sample at B+0x1182 (twice) resolves with its parent's.  Then process 100
+ * execs: a sample at B+0x1182 finds no mapping of the new image (a MAP
+ * read after the exec would).
+ */
+TEST(profile_counts)
+{
+	char fix[PATH_MAX], str[PATH_MAX];
+	struct tl_trace_writer *w;
+	struct tl_run run = { 0 };
+	struct tl_profile_opts o = { .cpu = -1 };
+	struct tl_profile_result r;
+	const uint64_t B = 0x555500000000ull;
+
+	CHECK(realpath(FIXTURE, fix) && realpath(STRIPPED, str));
+	w = program_trace_open(tpath, 100, 1000);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	map(w, 1001, fix, B + 0x1000, B + 0x2000, 0x1000);
+	map(w, 1001, str, 0x7f0000001000ull, 0x7f0000002000ull, 0x1000);
+	for (int i = 0; i < 3; i++)
+		sample(w, 1010 + (uint64_t)i, 0, 101, B + 0x1182, B + 0x1060, 0);
+	sample(w, 1020, 0, 101, B + 0x1190, B + 0x1182, B + 0x1060);
+	sample(w, 1030, 1, 102, 0xffffffff81000000ull, B + 0x1182, 0);
+	sample(w, 1031, 1, 102, 0xffffffff81000000ull, B + 0x1182, 0);
+	sample(w, 1001040, 1, 102, 0x7f0000001185ull, 0, 0);
+	sample(w, 1001041, 1, 102, 0x10, 0, 0);
+	{
+		/* process 300, forked by 100 before its exec, has no mapping read: it runs 100's first image */
+		struct tl_event e = event_us(1001045, 0, TL_EV_FORK, 300, 101, 0, 0, 0, 0);
+		tl_trace_writer_add(w, &e);
+		e = event_us(1001050, 0, TL_EV_EXEC, 100, 100, 0, 0, 0, 0);
+		tl_trace_writer_add(w, &e);
+	}
+	sample(w, 1001060, 0, 101, B + 0x1182, 0, 0);
+	{
+		struct tl_event e = event_us(1001080, 0, TL_EV_SAMPLE, 300, 300, 0, (int64_t)(B + 0x1182), 1000000, 0);
+		e.name = tl_trace_writer_intern(w, "cpu-clock");
+		tl_trace_writer_add(w, &e);
+	}
+	CHECK_EQ_INT(program_trace_close(w, 1001100), 0);
+
+	run.path = tpath;
+	run.to_ns = -1;
+	run.all_threads = 1;
+	CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.samples, 10);
+	CHECK_EQ_INT(r.period, 10000000);
+	CHECK_EQ_INT(r.kernel, 2);
+	CHECK_EQ_INT(r.unresolved, 2); /* 0x10, and the sample after the exec */
+	CHECK_EQ_INT(r.no_stack, 4);
+	CHECK_EQ_STR(r.event, "cpu-clock");
+	CHECK(r.nfuncs >= 6);
+	if (r.nfuncs >= 6) {
+		/* by self: twice 3, then 2 each ([kernel], [unknown]), then 1 each by name */
+		CHECK_EQ_STR(r.funcs[0].name, "twice");
+		CHECK_EQ_INT(r.funcs[0].self, 4); /* the forked process's sample too */
+		CHECK_EQ_INT(r.funcs[0].total, 7);
+		CHECK_EQ_STR(r.funcs[0].module, "inline.elf");
+		CHECK_EQ_STR(r.funcs[1].name, "[kernel]");
+		CHECK_EQ_INT(r.funcs[1].self, 2);
+		CHECK_EQ_STR(r.funcs[2].name, "[unknown]");
+		CHECK_EQ_INT(r.funcs[2].self, 2);
+		CHECK_EQ_STR(r.funcs[3].name, "inline-stripped.elf+0x1185");
+		CHECK_EQ_STR(r.funcs[4].name, "never_inlined");
+		CHECK_EQ_INT(r.funcs[4].total, 1);
+		CHECK_EQ_STR(r.funcs[5].name, "main");
+		CHECK_EQ_INT(r.funcs[5].self, 0);
+		CHECK_EQ_INT(r.funcs[5].total, 4);
+	}
+	CHECK_EQ_INT(r.nthreads, 3);
+	if (r.nthreads == 3) {
+		CHECK_EQ_INT(r.threads[0].tid, 101);
+		CHECK_EQ_INT(r.threads[0].samples, 5);
+		CHECK(r.threads[0].top < r.nfuncs && !strcmp(r.funcs[r.threads[0].top].name, "twice"));
+		CHECK_EQ_INT(r.threads[1].samples, 4);
+		CHECK(r.threads[1].top < r.nfuncs && !strcmp(r.funcs[r.threads[1].top].name, "[kernel]"));
+		CHECK_EQ_INT(r.threads[2].tid, 300);
+	}
+	CHECK_EQ_INT(r.per_cpu[0], 6);
+	CHECK_EQ_INT(r.per_cpu[1], 4);
+	CHECK_EQ_INT(r.nseconds, 2);
+	CHECK_EQ_INT(r.per_second[0], 6);
+	CHECK_EQ_INT(r.per_second[1], 4);
+	/* folded, outermost first, sorted */
+	CHECK_EQ_INT(r.nfolded, 6);
+	if (r.nfolded == 6) {
+		CHECK_EQ_STR(r.folded[0].stack, "?;[unknown]");
+		CHECK_EQ_INT(r.folded[0].count, 2);
+		CHECK_EQ_STR(r.folded[1].stack, "?;inline-stripped.elf+0x1185");
+		CHECK_EQ_STR(r.folded[2].stack, "?;main;twice");
+		CHECK_EQ_INT(r.folded[2].count, 3);
+		CHECK_EQ_STR(r.folded[3].stack, "?;main;twice;never_inlined");
+		CHECK_EQ_STR(r.folded[4].stack, "?;twice");
+		CHECK_EQ_INT(r.folded[4].count, 1);
+		CHECK_EQ_STR(r.folded[5].stack, "?;twice;[kernel]");
+		CHECK_EQ_INT(r.folded[5].count, 2);
+	}
+	tl_profile_release(&r);
+	/* a CPU filter, on a second reading */
+	tl_run_close(&run);
+	o.cpu = 1;
+	CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.samples, 4);
+	tl_profile_release(&r);
+	/* a window after the mappings were read: they still resolve its samples */
+	tl_run_close(&run);
+	o.cpu = -1;
+	run.from_ns = 1000000000;
+	CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.samples, 4);
+	CHECK_EQ_INT(r.unresolved, 2);
+	CHECK(r.nfuncs >= 2 && !strcmp(r.funcs[1].name, "inline-stripped.elf+0x1185"));
+	tl_profile_release(&r);
+	tl_run_release(&run);
+	unlink(tpath);
+}
+
+int main(void)
+{
+	RUN_TESTS(symbols_by_offset, profile_counts);
+}
