@@ -158,12 +158,24 @@ $(BUILD)/demo/%: demo/%.c $(INSTR_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Iinclude $(LDFLAGS) $< $(INSTR_A) -lpthread -lm -o $@
 
-# Fuzz targets always use clang's libFuzzer with ASan + UBSan, in their own objects.
+# Fuzz targets always use clang's libFuzzer with ASan + UBSan, in their own
+# objects: the library is compiled once for them (instrumented, without
+# libFuzzer's main) into libtlfuzz.a, and each target links it.
 FUZZ_CC ?= clang
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) | $(BPF_SKEL)
+FUZZ_SAN := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_FLAGS := $(FUZZ_SAN) -fsanitize=fuzzer
+FUZZ_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzzobj/%.o)
+FUZZ_LIB := $(BUILD)/libtlfuzz.a
+$(FUZZ_OBJ): | $(BPF_SKEL)
+$(BUILD)/fuzzobj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(FUZZ_FLAGS) $< $(LIB_SRC) $(PKG_LIBS) -lpthread -lm -o $@
+	$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+$(FUZZ_LIB): $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(FUZZ_FLAGS) $< $(FUZZ_LIB) $(PKG_LIBS) -lpthread -lm -o $@
 
 demo: all
 	@scripts/demo.sh $(TL) $(BUILD)
@@ -220,4 +232,4 @@ format:
 clean:
 	rm -rf $(BUILD) build-*
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(INSTR_OBJ:.o=.d) $(BPF_SKEL:.skel.h=.bpf.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(INSTR_OBJ:.o=.d) $(BPF_SKEL:.skel.h=.bpf.d) $(FUZZ_OBJ:.o=.d)
