@@ -49,6 +49,8 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "base/grow.h"
+#include "capture/kallsyms.h"
 #include "capture/procmaps.h"
 #include "capture/sample_events.h"
 
@@ -94,6 +96,63 @@ int tl_record_list_events(unsigned groups, void (*fn)(const struct tl_record_tp_
 		tl_tp_table_state_desc(t, state_desc, state_desc_len);
 	tl_tp_table_free(t);
 	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * --sample, at the end: the kernel functions the samples hit, as KSYM
+ * events (capture/kallsyms.h), so that `profile` names kernel frames
+ * wherever it runs.  Their addresses: every kernel frame of the interned
+ * stacks, and the samples without a stack.
+ */
+static int name_kernel(struct rec *rc, uint64_t ts)
+{
+	struct tl_kallsyms k;
+	uint64_t last = UINT64_MAX;
+	const uint64_t *f;
+	unsigned n;
+	int rc2 = 0;
+
+	if (!rc->maps)
+		return 0;
+	for (uint32_t id = 1; (f = tl_trace_writer_stack_frames(rc->w, id, &n)); id++)
+		for (unsigned i = 0; i < n; i++)
+			if (f[i] >> 63 && rc->nkips < (1u << 22)) {
+				if (TL_GROW(rc->kips, rc->capkips, rc->nkips + 1) < 0)
+					return -1;
+				rc->kips[rc->nkips++] = f[i];
+			}
+	if (!rc->nkips)
+		return 0;
+	if (tl_kallsyms_load(&k, "/proc/kallsyms")) {
+		tl_rec_warn(rc->res, "kernel frames stay unnamed: %s", tl_error_msg());
+		return 0;
+	}
+	if (k.hidden)
+		tl_rec_warn(rc->res, "kernel frames stay unnamed: /proc/kallsyms hides the addresses "
+		                     "(kernel.kptr_restrict)");
+	qsort(rc->kips, rc->nkips, sizeof(*rc->kips), cmp_u64);
+	for (size_t i = 0; i < rc->nkips && !rc2; i++) {
+		const struct tl_ksym *s = tl_kallsyms_find(&k, rc->kips[i]);
+		struct tl_event e = { .ts = ts, .type = TL_EV_KSYM, .cpu = -1 };
+
+		if (!s || s->start == last)
+			continue;
+		last = s->start;
+		e.a = (int64_t)s->start;
+		e.b = (int64_t)s->end;
+		if (!(e.name = tl_trace_writer_intern(rc->w, s->name)))
+			rc2 = -1;
+		else
+			rc2 = tl_rec_add_event(rc, &e);
+	}
+	tl_kallsyms_release(&k);
+	return rc2;
 }
 
 /*
@@ -413,6 +472,7 @@ static void release(struct rec *rc)
 	tl_tp_table_free(rc->tps);
 	tl_marks_free(rc->marks);
 	tl_procmaps_free(rc->maps);
+	free(rc->kips);
 	tl_kwatch_free(rc->kw); /* sets kernel.task_delayacct back */
 	tl_targets_release(&rc->tg);
 }
@@ -451,7 +511,8 @@ static int finish(struct rec *rc, int ok)
 		return -1;
 	}
 	if (!ret && ok &&
-	    (tl_rec_drain_all(rc) || tl_rec_drain_cpuless(rc, UINT64_MAX) || tl_rec_drain_marks(rc, TL_MARKS_ALL)))
+	    (tl_rec_drain_all(rc) || tl_rec_drain_cpuless(rc, UINT64_MAX) || tl_rec_drain_marks(rc, TL_MARKS_ALL) ||
+	     name_kernel(rc, end.end_ns)))
 		ret = -1;
 	tl_kwatch_get_stats(rc->kw, &ks);
 	rc->res->kstat_threads = ks.threads;

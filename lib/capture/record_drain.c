@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/grow.h"
 #include "capture/procmaps.h"
 #include "capture/record_int.h"
 
@@ -341,6 +342,12 @@ static int handle_bpf(void *ctx, const struct tl_bpf_event *ev)
 		/* its stack into the trace's table (written before the chunk that names it), its event by name */
 		if (ev->nframes > 1 && !(d.ev.a = tl_trace_writer_stack(rc->w, ev->frames, ev->nframes)))
 			return -1;
+		/* a kernel address of no stack: named at the end with the stacks' (record.c) */
+		if (ev->nframes <= 1 && (uint64_t)d.ev.b >> 63 && rc->nkips < (1u << 20)) {
+			if (TL_GROW(rc->kips, rc->capkips, rc->nkips + 1) < 0)
+				return -1;
+			rc->kips[rc->nkips++] = (uint64_t)d.ev.b;
+		}
 		d.ev.name = rc->sample_name;
 		rc->samples++;
 		/* a process sampled for the first time: its code mappings, at this sample's time */

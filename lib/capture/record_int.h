@@ -42,13 +42,15 @@ struct rec {
 	char tracing[256];
 	struct tl_tp_table *tps;
 	int used[TL_TP__COUNT];
-	int ncpus;                                  /* highest online CPU + 1 */
-	struct tl_perf_set set;                     /* one ring per online CPU (perf back end) */
-	struct tl_bpf_rec *bpf;                     /* the eBPF back end, or NULL */
-	uint32_t sample_name;                       /* --sample: the sampled event's name id */
-	struct tl_procmaps *maps;                   /* --sample: the sampled processes' code mappings */
-	uint64_t map_ts;                            /* the time MAP events get (capture/procmaps.h) */
-	int16_t map_cpu;                            /* and their CPU */
+	int ncpus;                /* highest online CPU + 1 */
+	struct tl_perf_set set;   /* one ring per online CPU (perf back end) */
+	struct tl_bpf_rec *bpf;   /* the eBPF back end, or NULL */
+	uint32_t sample_name;     /* --sample: the sampled event's name id */
+	struct tl_procmaps *maps; /* --sample: the sampled processes' code mappings */
+	uint64_t map_ts;          /* the time MAP events get (capture/procmaps.h) */
+	int16_t map_cpu;          /* and their CPU */
+	uint64_t *kips;           /* kernel addresses of samples without a stack, to name */
+	size_t nkips, capkips;
 	uint64_t samples;                           /* SAMPLE events staged */
 	uint64_t *bpf_dropped;                      /* per CPU: drops reported as LOST so far */
 	int32_t filter_tgids[TL_TRACE_MAX_TARGETS]; /* -p processes the eBPF filter starts with */

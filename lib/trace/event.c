@@ -52,6 +52,7 @@ static const char *const type_names[TL_EV__COUNT] = {
 	[TL_EV_AFFINITY] = "affinity",
 	[TL_EV_SAMPLE] = "sample",
 	[TL_EV_MAP] = "map",
+	[TL_EV_KSYM] = "ksym",
 };
 
 const char *tl_softirq_name(int64_t vec)

@@ -49,6 +49,7 @@
  *   AFFINITY            tid        -          -          word         bits         count
  *   SAMPLE              tid        tgid       event      stack id     ip           period
  *   MAP                 pid        -          file       start        end          file offset
+ *   KSYM                -          -          function   start        end          -
  *
  * THREAD is the recorder's statement of a thread's identity (its process
  * and name), emitted when the thread first shows up, when it is found in
@@ -103,6 +104,10 @@
  * before its reading) with its parent's, as they were at the FORK.  The first set has
  * the first sample's CPU and time (it comes right before it), the later
  * ones cpu -1 and the time of the flush that read them.
+ *
+ * KSYM (format 1.5): a kernel function that the recording's samples hit,
+ * from /proc/kallsyms at its end (capture/kallsyms.h): [start, end) and
+ * its name ("func", or "func [module]").  cpu -1, at the end's time.
  *
  * FILTERED (format 1.2) is what an eBPF recording of one program (-p or a
  * command) left in the kernel: the CPU's time while other processes or the
@@ -175,6 +180,7 @@ enum tl_event_type {
 	TL_EV_AFFINITY,  /* format 1.3: the CPUs a thread may run on (capture/affinity.h) */
 	TL_EV_SAMPLE,    /* format 1.5: a profiling sample (record --sample) */
 	TL_EV_MAP,       /* format 1.5: a code mapping of a sampled process */
+	TL_EV_KSYM,      /* format 1.5: a kernel function that samples hit */
 	TL_EV__COUNT     /* keep last; new types go above and get a format doc line */
 };
 

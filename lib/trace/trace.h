@@ -103,6 +103,9 @@ uint32_t tl_trace_writer_intern(struct tl_trace_writer *w, const char *s);
  */
 uint32_t tl_trace_writer_stack(struct tl_trace_writer *w, const uint64_t *ips, unsigned n);
 
+/* The frames of stack id interned so far (ids 1 .. up), or NULL: what the recorder names at the end. */
+const uint64_t *tl_trace_writer_stack_frames(const struct tl_trace_writer *w, uint32_t id, unsigned *n);
+
 /*
  * Append an event to the section of ev->cpu (-1 allowed).  Events of one CPU
  * must be added in time order; a CPU's event that goes back in time is

@@ -124,6 +124,7 @@ static const uint8_t tlf_default_mask[] = {
 	[38] = TLF_F_TID | TLF_F_A | TLF_F_B | TLF_F_C,                          /* AFFINITY (1.3) */
 	[39] = TLF_F_TID | TLF_F_ARG | TLF_F_NAME | TLF_F_A | TLF_F_B | TLF_F_C, /* SAMPLE (1.5) */
 	[40] = TLF_F_TID | TLF_F_NAME | TLF_F_A | TLF_F_B | TLF_F_C,             /* MAP (1.5) */
+	[41] = TLF_F_NAME | TLF_F_A | TLF_F_B,                                   /* KSYM (1.5) */
 };
 
 /*
@@ -160,6 +161,7 @@ static const uint8_t tlf_prio_mask[] = {
 	[38] = 0,
 	[39] = 0,
 	[40] = 0,
+	[41] = 0,
 };
 
 /* The longest event coding: byte, type, mask, ts, flags, 2x5 + 5 + 3x10 + 3 + 5. */

@@ -422,6 +422,11 @@ uint32_t tl_trace_writer_stack(struct tl_trace_writer *w, const uint64_t *ips, u
 	return tl_stacktab_intern(&w->stacks, ips, n);
 }
 
+const uint64_t *tl_trace_writer_stack_frames(const struct tl_trace_writer *w, uint32_t id, unsigned *n)
+{
+	return tl_stacktab_get(&w->stacks, id, n);
+}
+
 uint64_t tl_trace_writer_bytes(const struct tl_trace_writer *w)
 {
 	return w->rio.processed;

@@ -9,7 +9,8 @@
 # are in .dynsym): profile --json must name both functions and give each a
 # self share of the thread's samples within 5 points of the truth (the
 # sampling error of ~600 samples is about 2 points; the rest is the time
-# between the clock reads).  --folded gives "thread;...;inner COUNT" lines
+# between the clock reads), and their kernel samples named (90% at least:
+# the KSYM events).  --folded gives "thread;...;inner COUNT" lines
 # that add up to the samples.  Without privilege: the one-line errors (no
 # samples, a missing file, two outputs).
 . "$(dirname "$0")/lib.sh"
@@ -42,6 +43,10 @@ for name in ("wlh_three", "wlh_one"):
               (name, got, n, want, ", ".join(list(f)[:6])))
 if th[0]["top_function"] != "wlh_three":
     print("hottest function of wlh-hot: %s" % th[0]["top_function"])
+# kernel frames named from the KSYM events: nearly all (an address past the last symbol may not be)
+named = sum(x["self"] for x in d["functions"] if x["module"] == "[kernel]" and x["name"] != "[kernel]")
+if d["kernel"] and named < 0.9 * d["kernel"]:
+    print("%d of %d kernel samples named" % (named, d["kernel"]))
 ' "$OUT" "$3" 2>&1)
 	if [ -n "$res" ]; then
 		fail "$1" "$res"

@@ -338,11 +338,14 @@ if can_record; then
 	"$TL" dump "$TMP/smp.tl" >"$TMP/smp.dump" 2>&1
 	res=$(python3 -c '
 import re, sys
-per, st, ex, stacks, maps, user, unmapped, gen, ips, proc, forked = {}, {}, {}, 0, {}, 0, [], {}, [], {}, {}
+per, st, ex, stacks, maps, user, unmapped, gen, ips, proc, forked, ksyms = {}, {}, {}, 0, {}, 0, [], {}, [], {}, {}, 0
 for l in open(sys.argv[1]):
     m = re.search(r" thread +tid=(\d+) tgid=(\d+)", l)
     if m:
         proc[int(m.group(1))] = int(m.group(2))
+        continue
+    if " ksym " in l:
+        ksyms += 1
         continue
     m = re.search(r" fork +child=(\d+)\S* parent=(\d+)", l)
     if m:  # a process that ends before its maps are read runs the image of its parent
@@ -390,6 +393,8 @@ if checked < 2:
     print("want the 2 busy threads of wl_util, found %d with 50 ms of CPU time" % checked)
 if stacks < 10:
     print("only %d samples with a stack of 2 frames or more" % stacks)
+if not ksyms:
+    print("no KSYM event: the kernel functions the samples hit are not named")
 if user < 100 or unmapped:
     print("%d user-space samples, %d outside every MAP of their process (%s)" % (user, len(unmapped), " ".join(unmapped[:5])))
 ' "$TMP/smp.dump" 2>&1)

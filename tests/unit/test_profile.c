@@ -75,7 +75,7 @@ static void map(struct tl_trace_writer *w, uint64_t us, const char *file, uint64
  * stripped copy at 0x7f0000000000.  Samples (base B = 0x555500000000):
  *   t101: B+0x1182 (twice) <- B+0x1060 (main)              x3
  *   t101: B+0x1190 (never_inlined) <- B+0x1182 <- B+0x1060  x1
- *   t102: 0xffffffff81000000 (kernel) <- B+0x1182            x2, on cpu 1
+ *   t102: 0xffffffff81000000 (kernel: KSYM do_syscall_64) <- B+0x1182  x2, cpu 1
  *   t102: 0x7f0000001185 (stripped: no symbol)               x1, after 1 s
  *   t102: 0x10 (no mapping)                                  x1
  * Process 100 forks process 300, which has no mapping of its own: its
@@ -99,6 +99,13 @@ TEST(profile_counts)
 		return;
 	map(w, 1001, fix, B + 0x1000, B + 0x2000, 0x1000);
 	map(w, 1001, str, 0x7f0000001000ull, 0x7f0000002000ull, 0x1000);
+	{
+		/* the kernel function the recorder named (at the end in a recording; anywhere here) */
+		struct tl_event e = event_us(1001, -1, TL_EV_KSYM, 0, 0, (int64_t)0xffffffff81000000ull,
+		                             (int64_t)0xffffffff81000100ull, 0, 0);
+		e.name = tl_trace_writer_intern(w, "do_syscall_64");
+		tl_trace_writer_add(w, &e);
+	}
 	for (int i = 0; i < 3; i++)
 		sample(w, 1010 + (uint64_t)i, 0, 101, B + 0x1182, B + 0x1060, 0);
 	sample(w, 1020, 0, 101, B + 0x1190, B + 0x1182, B + 0x1060);
@@ -133,14 +140,15 @@ TEST(profile_counts)
 	CHECK_EQ_STR(r.event, "cpu-clock");
 	CHECK(r.nfuncs >= 6);
 	if (r.nfuncs >= 6) {
-		/* by self: twice 3, then 2 each ([kernel], [unknown]), then 1 each by name */
+		/* by self: twice 4, then 2 each ([unknown], do_syscall_64), then 1 each by name */
 		CHECK_EQ_STR(r.funcs[0].name, "twice");
 		CHECK_EQ_INT(r.funcs[0].self, 4); /* the forked process's sample too */
 		CHECK_EQ_INT(r.funcs[0].total, 7);
 		CHECK_EQ_STR(r.funcs[0].module, "inline.elf");
-		CHECK_EQ_STR(r.funcs[1].name, "[kernel]");
+		CHECK_EQ_STR(r.funcs[1].name, "[unknown]");
 		CHECK_EQ_INT(r.funcs[1].self, 2);
-		CHECK_EQ_STR(r.funcs[2].name, "[unknown]");
+		CHECK_EQ_STR(r.funcs[2].name, "do_syscall_64");
+		CHECK_EQ_STR(r.funcs[2].module, "[kernel]");
 		CHECK_EQ_INT(r.funcs[2].self, 2);
 		CHECK_EQ_STR(r.funcs[3].name, "inline-stripped.elf+0x1185");
 		CHECK_EQ_STR(r.funcs[4].name, "never_inlined");
@@ -155,7 +163,7 @@ TEST(profile_counts)
 		CHECK_EQ_INT(r.threads[0].samples, 5);
 		CHECK(r.threads[0].top < r.nfuncs && !strcmp(r.funcs[r.threads[0].top].name, "twice"));
 		CHECK_EQ_INT(r.threads[1].samples, 4);
-		CHECK(r.threads[1].top < r.nfuncs && !strcmp(r.funcs[r.threads[1].top].name, "[kernel]"));
+		CHECK(r.threads[1].top < r.nfuncs && !strcmp(r.funcs[r.threads[1].top].name, "do_syscall_64"));
 		CHECK_EQ_INT(r.threads[2].tid, 300);
 	}
 	CHECK_EQ_INT(r.per_cpu[0], 6);
@@ -174,7 +182,7 @@ TEST(profile_counts)
 		CHECK_EQ_STR(r.folded[3].stack, "?;main;twice;never_inlined");
 		CHECK_EQ_STR(r.folded[4].stack, "?;twice");
 		CHECK_EQ_INT(r.folded[4].count, 1);
-		CHECK_EQ_STR(r.folded[5].stack, "?;twice;[kernel]");
+		CHECK_EQ_STR(r.folded[5].stack, "?;twice;do_syscall_64");
 		CHECK_EQ_INT(r.folded[5].count, 2);
 	}
 	tl_profile_release(&r);

@@ -40,6 +40,12 @@ struct map {
 	uint64_t start, end, pgoff;
 };
 
+/* A kernel function the recording named (KSYM). */
+struct ksym {
+	uint64_t start, end;
+	uint32_t name; /* the trace's string id */
+};
+
 struct file {
 	char *path;
 	struct tl_symfile sf;
@@ -76,6 +82,8 @@ struct pass {
 	size_t ns, caps;
 	struct map *maps;
 	size_t nmaps, capmaps;
+	struct ksym *ksyms; /* sorted by start before the samples are resolved */
+	size_t nksyms, capksyms;
 	struct file *files;
 	size_t nfiles, capfiles;
 	struct tl_tidmap gens;   /* pid -> struct gen */
@@ -152,6 +160,13 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 		}
 		break;
 	}
+	case TL_EV_KSYM:
+		if (TL_GROW(p->ksyms, p->capksyms, p->nksyms + 1) < 0) {
+			p->oom = 1;
+			break;
+		}
+		p->ksyms[p->nksyms++] = (struct ksym){ (uint64_t)ev->a, (uint64_t)ev->b, ev->name };
+		break;
 	case TL_EV_MAP: {
 		uint32_t f = file_of(p, tl_trace_string(p->run->trace, ev->name));
 		if (f == UINT32_MAX || TL_GROW(p->maps, p->capmaps, p->nmaps + 1) < 0) {
@@ -225,8 +240,20 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 	uint32_t id;
 
 	*unresolved = 0;
-	if (KERNEL(ip))
+	if (KERNEL(ip)) {
+		/* the kernel function the recording named (KSYM), else one entry for the whole kernel */
+		size_t lo = 0, hi = p->nksyms;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (p->ksyms[mid].start <= ip)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && ip < p->ksyms[lo - 1].end)
+			return func_id(p, tl_trace_string(p->run->trace, p->ksyms[lo - 1].name), "[kernel]");
 		return func_id(p, "[kernel]", "[kernel]");
+	}
 	if (p->memo_n * 2 >= p->memo_cap) {
 		struct memo *old = p->memo;
 		size_t oc = p->memo_cap;
@@ -415,12 +442,20 @@ static int threads_of(struct pass *p, struct tl_profile_result *r, uint32_t nf)
 	return 0;
 }
 
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 static int finish(struct pass *p, struct tl_profile_result *r)
 {
 	uint32_t nf, *rank;
 	uint64_t span = r->run->win_end > r->run->win_start ? r->run->win_end - r->run->win_start : 0;
 
 	snprintf(r->event, sizeof(r->event), "%s", p->events);
+	if (p->nksyms)
+		qsort(p->ksyms, p->nksyms, sizeof(*p->ksyms), cmp_ksym);
 	r->per_cpu = calloc((size_t)(r->run->ncpus > 0 ? r->run->ncpus : 1), sizeof(*r->per_cpu));
 	r->nseconds = (size_t)(span / 1000000000ull) + 1;
 	r->per_second = calloc(r->nseconds, sizeof(*r->per_second));
@@ -490,6 +525,7 @@ static void pass_release(struct pass *p)
 	free(p->files);
 	free(p->s);
 	free(p->maps);
+	free(p->ksyms);
 	free(p->fself);
 	free(p->ftotal);
 	free(p->fold);

@@ -10,8 +10,9 @@
  * EXEC: trace/event.h; with none, its parent's at the FORK), then the
  * function in that file (symbols/symfile.h)
  * or, when no symbol covers it, "file+0xoffset"; an address in no mapping
- * is "[unknown]" and counted in `unresolved`.  Kernel addresses are
- * "[kernel]" for now (one entry).
+ * is "[unknown]" and counted in `unresolved`.  A kernel address takes the
+ * name of the KSYM that holds it (the recorder named the kernel functions
+ * its samples hit), else "[kernel]"; their module is "[kernel]".
  *
  * Counts: a function's self count is the samples whose innermost frame it
  * is; its total count the samples that have it anywhere in their stack

@@ -31,10 +31,8 @@ int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
 		return ferror(f) ? -1 : 0;
 	}
 	fprintf(f, "%s: %" PRIu64 " samples, %.1f ms of periods\n", r->event, r->samples, (double)r->period / 1e6);
-	fprintf(f,
-	        "%" PRIu64 " in the kernel (one entry: [kernel]), %" PRIu64 " in no mapping, %" PRIu64
-	        " without a stack%s\n\n",
-	        r->kernel, r->unresolved, r->no_stack, r->no_stack == r->samples ? " (total = self)" : "");
+	fprintf(f, "%" PRIu64 " in the kernel, %" PRIu64 " in no mapping, %" PRIu64 " without a stack%s\n\n", r->kernel,
+	        r->unresolved, r->no_stack, r->no_stack == r->samples ? " (total = self)" : "");
 	fprintf(f, "%-40s %8s %7s %8s %7s  %s\n", "functions (by self)", "self", "self%", "total", "total%", "module");
 	for (size_t i = 0; i < shown; i++)
 		fprintf(f, "  %-38.38s %8" PRIu64 " %6.1f%% %8" PRIu64 " %6.1f%%  %s\n", r->funcs[i].name,
