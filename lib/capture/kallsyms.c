@@ -13,29 +13,16 @@
 
 #include "base/errors.h"
 #include "base/grow.h"
+#include "base/hex.h"
 
 int tl_kallsyms_parse_line(const char *line, size_t len, uint64_t *addr, char *type, const char **name,
                            size_t *name_len, const char **module, size_t *module_len)
 {
-	const char *p = line, *end = line + len, *t;
-	int digits = 0;
+	const char *end = line + len, *p, *t;
 
 	if (len && end[-1] == '\n')
 		end--;
-	*addr = 0;
-	for (; p < end && *p != ' '; p++, digits++) {
-		unsigned c = (unsigned char)*p, d;
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else
-			return 0;
-		if (digits >= 16)
-			return 0;
-		*addr = *addr << 4 | d;
-	}
-	if (!digits || end - p < 4 || p[0] != ' ' || p[2] != ' ')
+	if (!(p = tl_hex_u64(line, end, addr)) || end - p < 4 || p[0] != ' ' || p[2] != ' ')
 		return 0;
 	*type = p[1];
 	p += 3;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/hex.h"
 #include "base/grow.h"
 
 #define MAX_PROCS 4096
@@ -28,24 +29,6 @@ struct tl_procmaps {
 	struct proc *p;
 	size_t n, cap;
 };
-
-static const char *hex(const char *p, const char *end, uint64_t *v)
-{
-	const char *s = p;
-
-	*v = 0;
-	for (; p < end && p - s < 16; p++) {
-		unsigned c = (unsigned char)*p, d;
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else
-			break;
-		*v = *v << 4 | d;
-	}
-	return p > s ? p : NULL;
-}
 
 /* Past the next run of spaces after a field. */
 static const char *next_field(const char *p, const char *end)
@@ -64,15 +47,15 @@ int tl_procmaps_parse_line(const char *line, size_t len, struct tl_map *out)
 	if (len && end[-1] == '\n')
 		end--;
 	memset(out, 0, sizeof(*out));
-	if (!(p = hex(p, end, &out->start)) || p >= end || *p != '-' || !(p = hex(p + 1, end, &out->end)) || p >= end ||
-	    *p != ' ' || out->end <= out->start)
+	if (!(p = tl_hex_u64(p, end, &out->start)) || p >= end || *p != '-' ||
+	    !(p = tl_hex_u64(p + 1, end, &out->end)) || p >= end || *p != ' ' || out->end <= out->start)
 		return 0;
 	p++;
 	if (end - p < 4)
 		return 0;
 	out->exec = p[2] == 'x';
 	p = next_field(p, end); /* offset */
-	if (!(p = hex(p, end, &out->pgoff)) || p >= end || *p != ' ')
+	if (!(p = tl_hex_u64(p, end, &out->pgoff)) || p >= end || *p != ' ')
 		return 0;
 	p = next_field(p, end); /* at dev */
 	p = next_field(p, end); /* at inode */
