@@ -79,6 +79,24 @@ else
 	skip profile-hot-shares "needs root, tracefs, python3 and $WLH"
 fi
 
+# A trace recorded before MAP events (the committed v1.5 one): user code is
+# [unknown], every such sample counted (its address repeats: counted from
+# the cache too), and the JSON says there are no mappings.
+tl profile --json "$ROOT/tests/data/traces/v1.5-frames.tl"
+res=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+unk = sum(f["self"] for f in d["functions"] if f["name"] == "[unknown]")
+if d["mappings"] or d["unresolved"] != unk or unk != 20 or d["samples"] != 42:
+    print("mappings %s, unresolved %d, [unknown] self %d, samples %d; want false, 20, 20, 42" %
+          (d["mappings"], d["unresolved"], unk, d["samples"]))
+' "$OUT" 2>&1)
+if [ "$RC" = 0 ] && [ -z "$res" ]; then
+	pass profile-old-trace
+else
+	fail profile-old-trace "exit $RC" "$res" "$(head -c 300 "$ERR")"
+fi
+
 # ---- errors: one line each ----
 tl profile "$TMP/none.tl"
 expect_err profile-missing-file 1 "cannot open .*none\.tl"

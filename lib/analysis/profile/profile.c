@@ -71,6 +71,7 @@ struct memo {
 	int32_t pid;
 	uint16_t gen;
 	uint32_t func; /* +1; 0 = empty slot */
+	uint8_t unres; /* the address is in no mapping */
 };
 
 struct pass {
@@ -275,8 +276,10 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 	}
 	h = (ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)pid) & (p->memo_cap - 1);
 	for (; p->memo[h].func; h = (h + 1) & (p->memo_cap - 1))
-		if (p->memo[h].ip == ip && p->memo[h].pid == pid && p->memo[h].gen == gen)
+		if (p->memo[h].ip == ip && p->memo[h].pid == pid && p->memo[h].gen == gen) {
+			*unresolved = p->memo[h].unres;
 			return p->memo[h].func - 1;
+		}
 	int32_t qp = pid;
 	uint16_t qg = gen;
 
@@ -317,7 +320,7 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 		id = func_id(p, name, base_name(f->path));
 	}
 	if (id != UINT32_MAX) {
-		p->memo[h] = (struct memo){ ip, pid, gen, id + 1 };
+		p->memo[h] = (struct memo){ ip, pid, gen, id + 1, (uint8_t)*unresolved };
 		p->memo_n++;
 	}
 	return id;
@@ -454,6 +457,7 @@ static int finish(struct pass *p, struct tl_profile_result *r)
 	uint64_t span = r->run->win_end > r->run->win_start ? r->run->win_end - r->run->win_start : 0;
 
 	snprintf(r->event, sizeof(r->event), "%s", p->events);
+	r->no_maps = !p->nmaps;
 	if (p->nksyms)
 		qsort(p->ksyms, p->nksyms, sizeof(*p->ksyms), cmp_ksym);
 	r->per_cpu = calloc((size_t)(r->run->ncpus > 0 ? r->run->ncpus : 1), sizeof(*r->per_cpu));

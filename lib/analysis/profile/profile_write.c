@@ -33,6 +33,10 @@ int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
 	fprintf(f, "%s: %" PRIu64 " samples, %.1f ms of periods\n", r->event, r->samples, (double)r->period / 1e6);
 	fprintf(f, "%" PRIu64 " in the kernel, %" PRIu64 " in no mapping, %" PRIu64 " without a stack%s\n\n", r->kernel,
 	        r->unresolved, r->no_stack, r->no_stack == r->samples ? " (total = self)" : "");
+	if (r->no_maps && r->unresolved)
+		fprintf(f,
+		        "the trace has no code mappings (recorded before they were: format 1.5 MAP events), so user\n"
+		        "code reads [unknown]; record it again to name it\n\n");
 	fprintf(f, "%-40s %8s %7s %8s %7s  %s\n", "functions (by self)", "self", "self%", "total", "total%", "module");
 	for (size_t i = 0; i < shown; i++)
 		fprintf(f, "  %-38.38s %8" PRIu64 " %6.1f%% %8" PRIu64 " %6.1f%%  %s\n", r->funcs[i].name,
@@ -76,6 +80,7 @@ int tl_profile_write_json(FILE *f, const struct tl_profile_result *r)
 	tl_json_kv_uint(&j, "kernel", r->kernel);
 	tl_json_kv_uint(&j, "unresolved", r->unresolved);
 	tl_json_kv_uint(&j, "no_stack", r->no_stack);
+	tl_json_kv_bool(&j, "mappings", !r->no_maps);
 	tl_json_key(&j, "functions");
 	tl_json_begin_array(&j, TL_JSON_BLOCK);
 	for (size_t i = 0; i < r->nfuncs; i++) {
