@@ -409,40 +409,74 @@ static int cmp_folded(const void *a, const void *b)
 }
 
 /* Per thread: samples, and its hottest innermost function (an id until the final renumbering). */
-static int threads_of(struct pass *p, struct tl_profile_result *r, uint32_t nf)
-{
-	uint64_t *cnt = calloc(nf + 1, sizeof(*cnt));
-	size_t cap = 0;
+/* A thread's row in r->threads, found by tid. */
+struct trow {
+	int32_t tid;
+	uint32_t row;
+	uint64_t best_count; /* samples of its hottest innermost function so far */
+};
 
-	if (!cnt)
-		return tl_error("out of memory");
+/*
+ * Per thread: samples, and its hottest innermost function (an id until the
+ * final renumbering): the first to reach the highest count, in sample
+ * order.  One pass: threads by tid (tidmap), counts by (tid, function) in
+ * an open-addressing table of at most twice the samples.
+ */
+static int threads_of(struct pass *p, struct tl_profile_result *r)
+{
+	struct tl_tidmap rows;
+	size_t cap = 0, pcap = 16;
+	struct pair {
+		uint64_t key; /* tid << 32 | function id; 0 = empty (function ids start at 1) */
+		uint64_t n;
+	} * pairs;
+	int rc = -1;
+
+	while (pcap < 2 * p->ns)
+		pcap *= 2;
+	if (tl_tidmap_init(&rows, sizeof(struct trow)) < 0)
+		return -1;
+	if (!(pairs = calloc(pcap, sizeof(*pairs)))) {
+		tl_error("out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < p->ns; i++) {
-		size_t k = 0;
-		while (k < r->nthreads && r->threads[k].tid != p->s[i].tid)
-			k++;
-		if (k == r->nthreads) {
-			struct tname *tn = tl_tidmap_get(&p->names, p->s[i].tid);
-			if (TL_GROW_ZERO(r->threads, cap, k + 1) < 0) {
-				free(cnt);
-				return -1;
-			}
-			r->threads[k].tid = p->s[i].tid;
-			r->threads[k].pid = p->s[i].pid;
-			snprintf(r->threads[k].name, sizeof(r->threads[k].name), "%s", tn ? tn->name : "");
-			r->nthreads++;
+		const struct smp *sm = &p->s[i];
+		int created = 0;
+		struct trow *t = sm->tid > 0 ? tl_tidmap_put(&rows, sm->tid, &created) : NULL;
+		struct tl_profile_thread *th;
+		uint64_t key = (uint64_t)(uint32_t)sm->tid << 32 | sm->self;
+		size_t h;
+
+		if (!t)
+			continue; /* the idle task is never sampled; a tid <= 0 is not a thread */
+		if (created) {
+			struct tname *tn = tl_tidmap_get(&p->names, sm->tid);
+			if (TL_GROW_ZERO(r->threads, cap, r->nthreads + 1) < 0)
+				goto out;
+			t->row = (uint32_t)r->nthreads++;
+			r->threads[t->row].tid = sm->tid;
+			r->threads[t->row].pid = sm->pid;
+			snprintf(r->threads[t->row].name, sizeof(r->threads[t->row].name), "%s", tn ? tn->name : "");
 		}
-		r->threads[k].samples++;
+		th = &r->threads[t->row];
+		th->samples++;
+		if (!sm->self)
+			continue;
+		for (h = (key * 0x9e3779b97f4a7c15ull) & (pcap - 1); pairs[h].key && pairs[h].key != key;
+		     h = (h + 1) & (pcap - 1))
+			;
+		pairs[h].key = key;
+		if (++pairs[h].n > t->best_count) {
+			t->best_count = pairs[h].n;
+			th->top = sm->self;
+		}
 	}
-	for (size_t k = 0; k < r->nthreads; k++) {
-		uint32_t best = 0;
-		memset(cnt, 0, (nf + 1) * sizeof(*cnt));
-		for (size_t i = 0; i < p->ns; i++)
-			if (p->s[i].tid == r->threads[k].tid && p->s[i].self <= nf && ++cnt[p->s[i].self] > cnt[best])
-				best = p->s[i].self;
-		r->threads[k].top = best;
-	}
-	free(cnt);
-	return 0;
+	rc = 0;
+out:
+	free(pairs);
+	tl_tidmap_release(&rows);
+	return rc;
 }
 
 static int cmp_ksym(const void *a, const void *b)
@@ -478,7 +512,7 @@ static int finish(struct pass *p, struct tl_profile_result *r)
 	if (p->oom)
 		return tl_error("out of memory");
 	nf = tl_strtab_next_id(&p->keys) - 1; /* ids 1..nf */
-	if (threads_of(p, r, nf) < 0)
+	if (threads_of(p, r) < 0)
 		return -1;
 	r->funcs = calloc(nf ? nf : 1, sizeof(*r->funcs));
 	rank = calloc(nf + 1, sizeof(*rank));
