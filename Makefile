@@ -116,8 +116,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) $< $(CORE_LIB) $(LIBS) -o $@
 
-# wl_hot's functions stay named in .dynsym, for the stripped-build test of `profile`
+# wl_hot's functions stay named in .dynsym, for the stripped-build test of `profile`;
+# frame pointers give its samples their callers (the flame graph of the HTML test)
 $(BUILD)/tests/wl_hot: LDFLAGS += -rdynamic
+$(BUILD)/tests/wl_hot: CFLAGS += -fno-omit-frame-pointer
 
 $(BUILD)/tests/wl_%: tests/live/wl_%.c tests/live/workload.h $(INSTR_A)
 	@mkdir -p $(dir $@)

@@ -140,9 +140,9 @@ int cmd_html(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	fprintf(stderr, "threadlens: wrote %s (%.1f MB): %llu threads, %llu intervals, %llu findings%s\n", out_path,
+	fprintf(stderr, "threadlens: wrote %s (%.1f MB): %llu threads, %llu intervals, %llu findings%s%s\n", out_path,
 	        stat(out_path, &st) == 0 ? (double)st.st_size / 1e6 : 0.0, (unsigned long long)n.threads,
-	        (unsigned long long)n.intervals, (unsigned long long)n.findings,
+	        (unsigned long long)n.intervals, (unsigned long long)n.findings, n.samples ? ", a profile" : "",
 	        n.truncated ? "; too large for every interval: exact detail stops early (use --from/--to)" : "");
 out:
 	free(made);

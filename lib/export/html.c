@@ -4,7 +4,8 @@
  *
  * Per trace, two reads: the report's walk (the model, from which the
  * diagnosis is drawn without a read of its own) and the timeline's; three
- * more for frames and critical paths when the program marked frames.
+ * more for frames and critical paths when the program marked frames, one
+ * for the profile (with its cells) when the trace has samples.
  * Blocks are written as each analysis ends, so on a failure the caller
  * removes the half-written page.  Before/after pages (tl_html_compare)
  * start with the `diff --json` of the two traces, then the blocks of each
@@ -18,6 +19,7 @@
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/diff/diff.h"
 #include "analysis/frames/frames.h"
+#include "analysis/profile/profile.h"
 #include "analysis/report/report.h"
 #include "base/errors.h"
 #include "export/html_timeline.h"
@@ -107,6 +109,23 @@ static int frame_blocks(struct tl_run *run, FILE *out, const char *side, struct 
 	return rc;
 }
 
+/* The samples' profile with its cells (`profile --json` and profile.h's cells): one more read.  0, or -1 with tl_error set. */
+static int profile_block(struct tl_run *run, FILE *out, const char *side, struct tl_html_counts *n)
+{
+	struct tl_profile_opts po = { .cpu = -1, .cells = 1 };
+	struct tl_profile_result pr = { 0 };
+	int rc;
+
+	if (tl_run_reopen(run) < 0 || tl_profile_analyze(run, &po, &pr) < 0)
+		return -1;
+	n->samples += pr.samples;
+	open_block(out, "tl-profile", side);
+	rc = tl_profile_write_json(out, &pr);
+	close_block(out);
+	tl_profile_release(&pr);
+	return rc;
+}
+
 /* One trace's analyses and blocks, their ids ending in `side`.  0, or -1 with tl_error set. */
 static int write_side(struct tl_run *run, FILE *out, const char *side, struct tl_html_counts *n)
 {
@@ -143,6 +162,8 @@ static int write_side(struct tl_run *run, FILE *out, const char *side, struct tl
 	if (tl_timeline_write_blocks(out, t) < 0)
 		goto out;
 	if (run->spans.spans[TL_SPAN_FRAME] > 0 && frame_blocks(run, out, side, n) < 0)
+		goto out;
+	if (run->sched.samples > 0 && profile_block(run, out, side, n) < 0)
 		goto out;
 	rc = 0;
 out:

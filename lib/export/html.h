@@ -29,10 +29,11 @@ struct tl_html_opts {
 
 struct tl_html_counts {
 	uint64_t threads, intervals, findings, frames;
-	int truncated; /* the timeline dropped exact detail (too large) */
+	uint64_t samples; /* record --sample's: the page has the profile's views */
+	int truncated;    /* the timeline dropped exact detail (too large) */
 };
 
-/* Analyse run's trace (two reads; five with frames) and write the page.  0, or -1 with tl_error set. */
+/* Analyse run's trace (two reads; five with frames, one more with samples) and write the page.  0, or -1 with tl_error set. */
 int tl_html(struct tl_run *run, const struct tl_html_opts *o, struct tl_html_counts *n);
 
 /*

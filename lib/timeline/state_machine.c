@@ -359,6 +359,7 @@ void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *na
 			t->marked_at = ev->ts;
 		t = NULL;
 		break;
+	case TL_EV_SAMPLE: s->n.samples++; break;
 	default: break;
 	}
 	if (s->o.on_event)

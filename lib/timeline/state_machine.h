@@ -124,6 +124,7 @@ struct tl_sched_counters {
 	uint64_t late_wakeups;      /* wakeups that arrived before the switch-out they end (cross-CPU race) */
 	uint64_t inferred_switches; /* switch-ins the kernel did not report, inferred from later events */
 	uint64_t inferred_wakeups;  /* wakeups the kernel did not report (a sleeper showed up running) */
+	uint64_t samples;           /* SAMPLE events (record --sample), in the window or not */
 };
 
 struct tl_sched;

@@ -9,7 +9,10 @@
 # link zooms to its evidence, the frames views draw and a frame shows its
 # critical path, and the hostile names stay text.  Then the before and
 # after page of the demo with its bugs and without: both sides drawn, the
-# comparison's rows, a thread selected on one side selected on the other.  The
+# comparison's rows, a thread selected on one side selected on the other.  A
+# sampled recording of wl_hot: its heatmap, threads and flame graph hold every
+# sample, a click zooms the flame graph, search finds wlh_one's share,
+# a drag selects bins and the timeline zooms to them.  The
 # screenshots are kept in BUILD_DIR/artifacts/.  Without chromium (scripts/deps.sh
 # check installs it) the browser checks are skipped, which TL_REQUIRE_LIVE=1
 # turns into failures; the page's structure is checked either way.
@@ -40,7 +43,7 @@ for side in sides:
             bad.append("no %s block" % (id + side))
     if ("tl-frames" + side in docs) != ("tl-critical" + side in docs):
         bad.append("tl-frames%s without tl-critical%s, or the reverse" % (side, side))
-    known |= {id + side for id in ("tl-report", "tl-diagnose", "tl-timeline", "tl-frames", "tl-critical")}
+    known |= {id + side for id in ("tl-report", "tl-diagnose", "tl-timeline", "tl-frames", "tl-critical", "tl-profile")}
 if set(docs) - known:
     bad.append("JSON blocks %s" % sorted(set(docs) - known))
 for id, text in docs.items():
@@ -107,6 +110,28 @@ else
 		timeout -k 5 180 python3 "$CHECK" "$TMP/$kind.html" $kind "$ART/html-$kind.png" >"$TMP/check.out" 2>&1
 		results "$TMP/check.out" $kind
 	done
+fi
+
+# a sampled recording (record --sample of wl_hot): the profile's views
+if can_record; then
+	if ! timeout -k 5 120 "$TL" record --sample -o "$TMP/hot.tl" -- "$BUILD/tests/wl_hot" >"$TMP/rec.out" 2>"$TMP/rec.err"; then
+		fail html/profile "record failed" "$(tail -n 2 "$TMP/rec.err")"
+	else
+		tl html -o "$TMP/hot.html" "$TMP/hot.tl"
+		got=$(page_structure "$TMP/hot.html")
+		if [ "$RC" != 0 ] || [ "$got" != ok ] || ! grep -q 'id="tl-profile"' "$TMP/hot.html" ||
+			! grep -q "findings, a profile" "$ERR"; then
+			fail html/profile/structure "exit status $RC; $got; or no tl-profile block" "$(cat "$ERR")"
+		else
+			pass html/profile/structure
+			if ! browser; then
+				skip html/profile/browser "chromium is not installed (scripts/deps.sh check installs it)"
+			else
+				timeout -k 5 180 python3 "$CHECK" "$TMP/hot.html" profile "$ART/html-profile.png" >"$TMP/check.out" 2>&1
+				results "$TMP/check.out" profile
+			fi
+		fi
+	fi
 fi
 
 # without root: the committed trace's page (wl_frames: frames and regions)

@@ -1,13 +1,15 @@
 """check_report.py - end-to-end checks of a `threadlens html` page in
 headless Chromium (tests/cli/test_html.sh runs it).
 
-    check_report.py PAGE.html demo|hostile|compare SCREENSHOT.png
+    check_report.py PAGE.html demo|hostile|compare|profile SCREENSHOT.png
 
 Prints one line per check, "ok NAME" or "FAIL NAME: what went wrong",
 and saves a screenshot of the timeline.  demo: a recording of the demo
 pipeline; hostile: a recording of `marks_prog hostile`, whose thread and
 region names are HTML with scripts in them; compare: the before and
-after page of the demo with all its bugs and with none.
+after page of the demo with all its bugs and with none; profile: a
+recording with --sample of tests/live/wl_hot (its thread spends 3/4 of
+its time in wlh_three, 1/4 in wlh_one).
 """
 import json
 import os
@@ -238,11 +240,86 @@ def compare(b, path, shot):
     check("html/compare/no-errors-after", not page.errors(), str(page.errors()[:3]))
 
 
+def profile(b, path, shot):
+    page, took = load(b, path)
+    check("html/profile/loads", took is not None and not page.errors() and not page.requests(),
+          "ready after %s s; errors %s; requests %s" % (took, page.errors()[:3], page.requests()[:3]))
+    if took is None:
+        return
+    page.eval("document.querySelector('.tl-profile').scrollIntoView()")
+    # the views against the block's own cells: every sample in the heatmap and the flame graph,
+    # a heatmap cell per (bin, CPU) that has samples, a thread row per sampled thread
+    got = page.eval("""(() => {
+        const v = window.threadlens.profile, j = JSON.parse(document.getElementById('tl-profile').textContent);
+        const c = j.cells, cells = new Set(), tids = new Set();
+        for (let i = 0; i < c.length; i += 5) { cells.add(c[i + 1] + ':' + c[i + 2]); tids.add(c[i + 3]); }
+        return {samples: j.samples, heat_sum: v.cpus.grid.reduce((a, x) => a + x, 0), heat_cells: v.cpus.cells,
+                want_cells: cells.size, rows: v.threads.rows.length, want_rows: tids.size, flame: v.flame.total,
+                lines: v.cpus.lines, bins: j.bins.n};
+    })()""")
+    check("html/profile/views", got["samples"] > 100 and got["heat_sum"] == got["samples"] and got["flame"] == got["samples"]
+          and got["heat_cells"] == got["want_cells"] and got["rows"] == got["want_rows"] and got["lines"] == got["bins"],
+          json.dumps(got))
+    # flame graph: a click on wlh_three zooms to it (full width), a click on the bottom bar zooms out
+    page.eval("window.threadlens.profile.flame.canvas.scrollIntoView({block: 'end'})")
+    at = page.eval("window.threadlens.profile.flame.frameAt('wlh_three')")
+    full = page.eval("window.threadlens.profile.flame.canvas.getBoundingClientRect().width")
+    if not at:
+        check("html/profile/flame-zoom", False, "no frame drawn for wlh_three")
+    else:
+        page.click(at[0], at[1])
+        z = page.eval("(() => { const f = window.threadlens.profile.flame; return [f.zoomed, f.frameAt('wlh_three')]; })()")
+        root = page.eval("(() => { const f = window.threadlens.profile.flame, r = f.rects[0], b = f.canvas.getBoundingClientRect();"
+                         " return [b.left + 20, b.top + r.y + 8]; })()")
+        page.click(root[0], root[1])
+        back = page.eval("window.threadlens.profile.flame.zoomed")
+        check("html/profile/flame-zoom", z[0] == "wlh_three" and z[1] and abs(z[1][2] - full) < 2 and at[2] < full * 0.9
+              and back == "", "before %s of %s px; zoomed to %r, %s; after the root click %r" % (at[2], full, z[0], z[1], back))
+    # search: the share of stacks holding wlh_one, as `profile --json` counts its total
+    page.eval("(() => { const i = document.querySelector('.tl-profile input'); i.value = 'wlh_one';"
+              " i.dispatchEvent(new Event('input')); })()")
+    got = page.eval("""(() => { const v = window.threadlens.profile, j = JSON.parse(document.getElementById('tl-profile').textContent);
+        return [v.flame.matched, j.functions.find(f => f.name === 'wlh_one').total / j.samples, v.threads.rows.length]; })()""")
+    check("html/profile/flame-search", got[0] is not None and abs(got[0] - got[1]) < 1e-9 and 0.15 < got[0] < 0.35,
+          "matched %s, profile total share %s" % (got[0], got[1]))
+    page.eval("(() => { const i = document.querySelector('.tl-profile input'); i.value = '';"
+              " i.dispatchEvent(new Event('input')); })()")
+    # a drag over the heatmap selects bins: the flame graph counts their samples; the timeline zooms to them
+    g = page.eval("""(() => { const v = window.threadlens.profile.cpus, b = v.heat.getBoundingClientRect();
+        return {left: b.left + 60, top: b.top, cw: v.cw, bins: v.p.nbins}; })()""")
+    b0, b1 = g["bins"] // 4, g["bins"] // 2
+    x0, x1, y = g["left"] + (b0 + 0.5) * g["cw"], g["left"] + (b1 + 0.5) * g["cw"], g["top"] + 8
+    page.mouse("mouseMoved", x0, y)
+    page.mouse("mousePressed", x0, y, button="left", clicks=1)
+    page.mouse("mouseMoved", x1, y, button="left")
+    page.mouse("mouseReleased", x1, y, button="left", clicks=1)
+    got = page.eval("""(() => { const v = window.threadlens.profile, p = v.p; let n = 0;
+        for (let i = 0; i < p.n; i++) if (p.bin[i] >= %d && p.bin[i] <= %d) n += p.count[i];
+        return {sel: [p.sel.b0, p.sel.b1], flame: v.flame.total, want: n}; })()""" % (b0, b1))
+    check("html/profile/select-bins", got["sel"] == [b0, b1 + 1] and got["flame"] == got["want"] and got["want"] > 0,
+          "%s (wanted bins [%d, %d))" % (json.dumps(got), b0, b1 + 1))
+    page.eval("[...document.querySelectorAll('.tl-profile button')].find(b => b.textContent === 'show on the timeline').click()")
+    got = page.eval("""(() => { const t = window.threadlens.state(), p = window.threadlens.profile.p;
+        return [t.v0, t.v1, p.binNs(p.sel.b0), p.binNs(p.sel.b1)]; })()""")
+    check("html/profile/to-timeline", abs(got[0] - got[2]) < 1 and abs(got[1] - min(got[3], got[1])) < 1 and got[1] > got[0],
+          "timeline %s - %s; bins %s - %s" % tuple(got))
+    # a click on a thread's row selects it here and on the timeline
+    page.eval("window.threadlens.profile.threads.canvas.scrollIntoView({block: 'center'})")
+    g = page.eval("""(() => { const v = window.threadlens.profile.threads, b = v.canvas.getBoundingClientRect();
+        return [b.left + 40, b.top + 8, v.rows[0].tid]; })()""")
+    page.click(g[0], g[1])
+    got = page.eval("[window.threadlens.profile.p.sel.tid, window.threadlens.state().selected]")
+    check("html/profile/select-thread", got == [g[2], g[2]], "selected %s, wanted %s" % (got, g[2]))
+    page.eval("document.querySelector('.tl-profile').scrollIntoView()")
+    page.screenshot(shot)
+    check("html/profile/no-errors-after", not page.errors(), str(page.errors()[:3]))
+
+
 def main():
     path, kind, shot = sys.argv[1:4]
     try:
         with Browser() as b:
-            {"demo": demo, "hostile": hostile, "compare": compare}[kind](b, path, shot)
+            {"demo": demo, "hostile": hostile, "compare": compare, "profile": profile}[kind](b, path, shot)
     except Exception as e:  # the browser failed: one clear line
         results.append("FAIL html/%s/browser: %s: %s" % (kind, type(e).__name__, e))
     print("\n".join(results))

@@ -185,7 +185,39 @@ TEST(profile_counts)
 		CHECK_EQ_STR(r.folded[5].stack, "?;twice;do_syscall_64");
 		CHECK_EQ_INT(r.folded[5].count, 2);
 	}
+	CHECK(r.cells == NULL && r.ncells == 0); /* only asked for */
 	tl_profile_release(&r);
+	/* cells: the same samples by (bin, CPU, thread, stack); stacks numbered as first seen */
+	tl_run_close(&run);
+	o.cells = 1;
+	CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.bin_ns, 10000000); /* 1.0001 s: 101 bins of 10 ms */
+	CHECK_EQ_INT(r.nbins, 101);
+	CHECK_EQ_INT(r.nstacks, 6);
+	CHECK_EQ_INT(r.ncells, 7);
+	if (r.nstacks == 6 && r.ncells == 7) {
+		static const struct tl_profile_cell want[7] = {
+			{ 0, 0, 101, 0, 3 },   { 1, 0, 101, 0, 1 },   { 2, 0, 102, 1, 2 },   { 4, 100, 101, 0, 1 },
+			{ 5, 100, 300, 0, 1 }, { 3, 100, 102, 1, 1 }, { 4, 100, 102, 1, 1 },
+		};
+		for (int i = 0; i < 7; i++) {
+			CHECK_EQ_INT(r.cells[i].stack, want[i].stack);
+			CHECK_EQ_INT(r.cells[i].bin, want[i].bin);
+			CHECK_EQ_INT(r.cells[i].tid, want[i].tid);
+			CHECK_EQ_INT(r.cells[i].cpu, want[i].cpu);
+			CHECK_EQ_INT(r.cells[i].count, want[i].count);
+		}
+		CHECK_EQ_INT(r.stacks[1].n, 3); /* main <- twice <- never_inlined, outermost first */
+		if (r.stacks[1].n == 3) {
+			CHECK_EQ_STR(r.funcs[r.stacks[1].frames[0]].name, "main");
+			CHECK_EQ_STR(r.funcs[r.stacks[1].frames[1]].name, "twice");
+			CHECK_EQ_STR(r.funcs[r.stacks[1].frames[2]].name, "never_inlined");
+		}
+		CHECK_EQ_INT(r.stacks[4].n, 1);
+		CHECK_EQ_STR(r.funcs[r.stacks[4].frames[0]].name, "[unknown]");
+	}
+	tl_profile_release(&r);
+	o.cells = 0;
 	/* a CPU filter, on a second reading */
 	tl_run_close(&run);
 	o.cpu = 1;

@@ -27,7 +27,8 @@
 struct smp {
 	uint64_t ts, ip, period;
 	uint32_t stack;
-	uint32_t self; /* its innermost frame's function id, once resolved */
+	uint32_t self;   /* its innermost frame's function id, once resolved */
+	uint32_t pstack; /* with opts.cells: its id in pstacks, once resolved */
 	int32_t tid, pid;
 	int16_t cpu;
 	uint16_t gen;
@@ -87,10 +88,11 @@ struct pass {
 	size_t nksyms, capksyms;
 	struct file *files;
 	size_t nfiles, capfiles;
-	struct tl_tidmap gens;   /* pid -> struct gen */
-	struct tl_tidmap names;  /* tid -> struct tname */
-	struct tl_strtab keys;   /* "name\001module" -> function id */
-	struct tl_strtab stacks; /* folded stacks -> id */
+	struct tl_tidmap gens;    /* pid -> struct gen */
+	struct tl_tidmap names;   /* tid -> struct tname */
+	struct tl_strtab keys;    /* "name\001module" -> function id */
+	struct tl_strtab stacks;  /* folded stacks -> id */
+	struct tl_strtab pstacks; /* with opts.cells: "id,id,..." (function ids, outermost first) -> id */
 	uint64_t *fself, *ftotal, *fold;
 	size_t capself, captotal, capfold;
 	struct memo *memo;
@@ -203,8 +205,14 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 			p->oom = 1;
 			break;
 		}
-		p->s[p->ns++] = (struct smp){ ev->ts,  (uint64_t)ev->b, (uint64_t)ev->c, (uint32_t)ev->a,   0,
-			                      ev->tid, ev->arg,         ev->cpu,         gen_of(p, ev->arg) };
+		p->s[p->ns++] = (struct smp){ .ts = ev->ts,
+			                      .ip = (uint64_t)ev->b,
+			                      .period = (uint64_t)ev->c,
+			                      .stack = (uint32_t)ev->a,
+			                      .tid = ev->tid,
+			                      .pid = ev->arg,
+			                      .cpu = ev->cpu,
+			                      .gen = gen_of(p, ev->arg) };
 		break;
 	}
 	default: break;
@@ -361,6 +369,15 @@ static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp
 		if (j == i) /* once per sample, however deep the recursion */
 			p->ftotal[ids[i]]++;
 	}
+	if (p->o->cells) {
+		len = 0;
+		for (unsigned i = n; i-- > 0 && len + 12 < sizeof(line);)
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "%u,", ids[i]);
+		if (!(sm->pstack = tl_strtab_intern(&p->pstacks, line, len))) {
+			p->oom = 1;
+			return;
+		}
+	}
 	/* folded: the thread, then the frames from the outermost in */
 	{
 		struct tname *tn = tl_tidmap_get(&p->names, sm->tid);
@@ -485,6 +502,73 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static int cmp_cell(const void *a, const void *b)
+{
+	const struct tl_profile_cell *x = a, *y = b;
+
+	if (x->bin != y->bin)
+		return x->bin < y->bin ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* The bins, stacks (function ids made indices by rank) and cells of profile.h. */
+static int build_cells(struct pass *p, struct tl_profile_result *r, const uint32_t *rank)
+{
+	static const uint64_t steps[] = { 1, 2, 5 };
+	uint64_t span = r->run->win_end > r->run->win_start ? r->run->win_end - r->run->win_start : 0;
+	size_t n = 0;
+
+	for (unsigned i = 0;; i++) { /* 10 ms, 20, 50, 100... */
+		uint64_t scale = 10000000ull;
+		for (unsigned k = 0; k < i / 3; k++)
+			scale *= 10;
+		r->bin_ns = scale * steps[i % 3];
+		if (span / r->bin_ns < TL_PROFILE_BINS)
+			break;
+	}
+	r->nbins = (size_t)(span / r->bin_ns) + 1;
+	r->nstacks = tl_strtab_next_id(&p->pstacks) - 1;
+	r->stacks = calloc(r->nstacks ? r->nstacks : 1, sizeof(*r->stacks));
+	r->cells = calloc(p->ns ? p->ns : 1, sizeof(*r->cells));
+	if (!r->stacks || !r->cells)
+		return tl_error("out of memory");
+	for (size_t i = 0; i < r->nstacks; i++) {
+		const char *k = tl_strtab_get(&p->pstacks, (uint32_t)i + 1);
+		uint32_t nf = 0;
+		for (const char *c = k; *c; c++)
+			nf += *c == ',';
+		if (!(r->stacks[i].frames = calloc(nf ? nf : 1, sizeof(uint32_t))))
+			return tl_error("out of memory");
+		for (char *end; *k && r->stacks[i].n < nf; k = end + 1)
+			r->stacks[i].frames[r->stacks[i].n++] = rank[strtoul(k, &end, 10)];
+	}
+	for (size_t i = 0; i < p->ns; i++) {
+		const struct smp *sm = &p->s[i];
+		if (!sm->pstack || sm->ts < r->run->win_start)
+			continue;
+		r->cells[n++] = (struct tl_profile_cell){ .stack = sm->pstack - 1,
+			                                  .bin = (uint32_t)((sm->ts - r->run->win_start) / r->bin_ns),
+			                                  .tid = sm->tid,
+			                                  .cpu = sm->cpu,
+			                                  .count = 1 };
+	}
+	if (n)
+		qsort(r->cells, n, sizeof(*r->cells), cmp_cell);
+	r->ncells = 0;
+	for (size_t i = 0; i < n; i++) { /* merge equal neighbours */
+		struct tl_profile_cell *last = r->ncells ? &r->cells[r->ncells - 1] : NULL;
+		if (last && !cmp_cell(last, &r->cells[i]))
+			last->count++;
+		else
+			r->cells[r->ncells++] = r->cells[i];
+	}
+	return 0;
+}
+
 static int finish(struct pass *p, struct tl_profile_result *r)
 {
 	uint32_t nf, *rank;
@@ -537,6 +621,10 @@ static int finish(struct pass *p, struct tl_profile_result *r)
 		rank[r->funcs[i].rank] = (uint32_t)i;
 	for (size_t k = 0; k < r->nthreads; k++) /* an id until now, an index from here on */
 		r->threads[k].top = r->threads[k].top ? rank[r->threads[k].top] : SIZE_MAX;
+	if (p->o->cells && build_cells(p, r, rank) < 0) {
+		free(rank);
+		return -1;
+	}
 	free(rank);
 	if (r->nthreads)
 		qsort(r->threads, r->nthreads, sizeof(*r->threads), cmp_thread);
@@ -572,6 +660,7 @@ static void pass_release(struct pass *p)
 	tl_tidmap_release(&p->names);
 	tl_strtab_release(&p->keys);
 	tl_strtab_release(&p->stacks);
+	tl_strtab_release(&p->pstacks);
 }
 
 int tl_profile_analyze(struct tl_run *run, const struct tl_profile_opts *o, struct tl_profile_result *r)
@@ -590,6 +679,7 @@ int tl_profile_analyze(struct tl_run *run, const struct tl_profile_opts *o, stru
 	p.o = o;
 	tl_strtab_init(&p.keys);
 	tl_strtab_init(&p.stacks);
+	tl_strtab_init(&p.pstacks);
 	if (tl_tidmap_init(&p.gens, sizeof(struct gen)) < 0 || tl_tidmap_init(&p.names, sizeof(struct tname)) < 0)
 		goto out;
 	tl_run_walk_opts(run, &wo);
@@ -621,6 +711,10 @@ void tl_profile_release(struct tl_profile_result *r)
 	for (size_t i = 0; i < r->nfolded; i++)
 		free(r->folded[i].stack);
 	free(r->folded);
+	for (size_t i = 0; i < r->nstacks; i++)
+		free(r->stacks[i].frames);
+	free(r->stacks);
+	free(r->cells);
 	free(r->funcs);
 	free(r->threads);
 	free(r->per_cpu);

@@ -19,6 +19,11 @@
  * (once per sample, however deep the recursion).  Per second (the seed's
  * Step 5 says "average" where its code sums; we sum): the samples in each
  * second of the window, from its start.
+ *
+ * Cells (opts.cells, for the page's heatmap, timeline and flame graph of
+ * any selection): the counts by time bin, CPU, thread and stack, from which
+ * every other count here can be summed again.  Bins are finer than seconds
+ * so that a run of a few seconds still shows its shape (docs/PROFILE.md).
  */
 #ifndef TL_PROFILE_H
 #define TL_PROFILE_H
@@ -30,11 +35,13 @@
 #include "timeline/run.h"
 
 #define TL_PROFILE_NAME_MAX 160
+#define TL_PROFILE_BINS 300
 
 struct tl_profile_opts {
 	int cpu;           /* only samples taken on this CPU; -1: all */
 	const char *event; /* only this event (its perf name); NULL: every event */
 	unsigned top;      /* functions the text lists; 0: 20 */
+	int cells;         /* also fill stacks[] and cells[] (the HTML dashboard) */
 };
 
 struct tl_profile_func {
@@ -56,6 +63,21 @@ struct tl_profile_folded {
 	uint64_t count;
 };
 
+/* A distinct stack: indices in funcs, outermost first (the innermost is frames[n - 1]). */
+struct tl_profile_stack {
+	uint32_t *frames;
+	uint32_t n;
+};
+
+/* The samples of one stack, thread and CPU in one time bin. */
+struct tl_profile_cell {
+	uint32_t stack; /* index in stacks */
+	uint32_t bin;   /* [win_start + bin * bin_ns, + bin_ns) */
+	int32_t tid;
+	int32_t cpu;
+	uint64_t count;
+};
+
 struct tl_profile_result {
 	const struct tl_run *run;
 	char event[64];      /* the events counted, comma-separated */
@@ -74,6 +96,13 @@ struct tl_profile_result {
 	size_t nseconds;
 	struct tl_profile_folded *folded;
 	size_t nfolded; /* sorted by stack */
+	/* With opts.cells: the samples by (bin, CPU, thread, stack), in that order */
+	uint64_t bin_ns; /* 10 ms, 20, 50, 100... the first that makes at most TL_PROFILE_BINS bins */
+	size_t nbins;
+	struct tl_profile_stack *stacks;
+	size_t nstacks;
+	struct tl_profile_cell *cells;
+	size_t ncells;
 	unsigned top;
 };
 

@@ -49,7 +49,7 @@ int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
 		char who[96];
 		snprintf(who, sizeof(who), "%s (%d)", r->threads[i].name[0] ? r->threads[i].name : "?",
 		         r->threads[i].tid);
-		fprintf(f, "  %-26.26s %8" PRIu64 " %6.1f%%  %s\n", who, r->threads[i].samples,
+		fprintf(f, "  %-26.26s %8" PRIu64 " %6.1f%%  %.50s\n", who, r->threads[i].samples,
 		        pct(r->threads[i].samples, r->samples),
 		        r->threads[i].top < r->nfuncs ? r->funcs[r->threads[i].top].name : "-");
 	}
@@ -62,6 +62,37 @@ int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
 	fputc('\n', f);
 	fflush(f);
 	return ferror(f) ? -1 : 0;
+}
+
+/* opts.cells: "bins", "stacks" (function indices, outermost first) and "cells", flat (stack, bin, cpu, tid, count) */
+static void write_cells(struct tl_json *j, const struct tl_profile_result *r)
+{
+	tl_json_key(j, "bins");
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	tl_json_kv_uint(j, "from_ns", tl_run_rel(r->run, r->run->win_start));
+	tl_json_kv_uint(j, "bin_ns", r->bin_ns);
+	tl_json_kv_uint(j, "n", r->nbins);
+	tl_json_end_object(j);
+	tl_json_key(j, "stacks");
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (size_t i = 0; i < r->nstacks; i++) {
+		tl_json_begin_array(j, TL_JSON_INLINE);
+		for (uint32_t k = 0; k < r->stacks[i].n; k++)
+			tl_json_uint(j, r->stacks[i].frames[k]);
+		tl_json_end_array(j);
+	}
+	tl_json_end_array(j);
+	tl_json_key(j, "cells");
+	tl_json_begin_array(j, TL_JSON_INLINE);
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct tl_profile_cell *c = &r->cells[i];
+		tl_json_uint(j, c->stack);
+		tl_json_uint(j, c->bin);
+		tl_json_int(j, c->cpu);
+		tl_json_int(j, c->tid);
+		tl_json_uint(j, c->count);
+	}
+	tl_json_end_array(j);
 }
 
 int tl_profile_write_json(FILE *f, const struct tl_profile_result *r)
@@ -117,6 +148,8 @@ int tl_profile_write_json(FILE *f, const struct tl_profile_result *r)
 	for (size_t s = 0; s < r->nseconds; s++)
 		tl_json_uint(&j, r->per_second[s]);
 	tl_json_end_array(&j);
+	if (r->cells)
+		write_cells(&j, r);
 	tl_json_end_object(&j);
 	return tl_json_finish(&j);
 }

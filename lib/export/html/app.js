@@ -2,7 +2,9 @@
  * app.js - builds the page from the JSON blocks and links the views: a
  * thread selected anywhere (timeline, bars, findings) is selected in all
  * of them; a finding zooms the timeline to its evidence; a frame picked on
- * the latency chart zooms to it and shows its critical path.  A before and
+ * the latency chart zooms to it and shows its critical path; a thread
+ * selected in the sampling views (profile.js) is selected on the timeline,
+ * and their selected bins can zoom the timeline.  A before and
  * after page (a tl-diff block) shows the comparison, then both traces in
  * full, their blocks' ids ending in "-a" and "-b"; a thread selected on
  * one side is selected on the other too, by name.
@@ -63,8 +65,19 @@ function buildSide(side, box, tip, others) {
 		el('span', 'tl-help', 'Ctrl+wheel or W/S zoom · drag, Shift+wheel or A/D pan · Shift+drag: wakeups in a range · click: select'));
 	bars = barsView(m, ui);
 	frames = m.frames_json ? framesView(m, ui) : null;
-	box.append(headerView(m), el('h2', null, 'Timeline'), legendView(m), tools, tl.box, findingsView(m, ui), frames, spansView(m), bars);
+	const pj = jsonBlock('tl-profile' + side);
+	const profile = pj ? profileView(pj, {
+		tip: (lines, x, y) => tip.show(lines, x, y),
+		hideTip: () => tip.hide(),
+		selectThread: (tid) => ui.selectThread(tid, true),
+		zoomTo: (a, b) => ui.zoomTo(a, b),
+	}) : null;
+	box.append(...[headerView(m), el('h2', null, 'Timeline'), legendView(m), tools, tl.box, findingsView(m, ui),
+		frames, profile && profile.box, spansView(m), bars].filter(Boolean));
+	if (profile)
+		profile.redraw();
 	return {
+		profile,
 		model: m,
 		timeline: tl,
 		selectName(name) {

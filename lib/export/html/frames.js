@@ -11,15 +11,8 @@ const CHART_H = 170, PAD_L = 62, PAD_B = 24, PAD_T = 8;
 
 /* A canvas sized for the page; returns [canvas, ctx, width]. */
 function chartCanvas(h) {
-	const c = el('canvas', 'tl-chart'), dpr = window.devicePixelRatio || 1, w = 900;
-	c.width = w * dpr;
-	c.height = h * dpr;
-	c.style.width = w + 'px';
-	c.style.height = h + 'px';
-	const ctx = c.getContext('2d');
-	ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-	ctx.font = '11px sans-serif';
-	return [c, ctx, w];
+	const c = el('canvas', 'tl-chart'), w = 900;
+	return [c, sizeCanvas(c, w, h), w];
 }
 
 /* Axes: x from x0 to x1 (fmtX labels), y from 0 (or y0) to y1 (fmtY); returns the mapping. */

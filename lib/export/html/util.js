@@ -4,7 +4,7 @@
  * formatting, base64 and varint decoding, the state colours.
  *
  * The files of this folder are joined in order (util, model, timeline,
- * views, frames, app) inside one function by lib/export/html.c.
+ * views, frames, profile, app) inside one function by lib/export/html.c.
  */
 
 /* An element with a class and text content; children appended in order. */
@@ -104,4 +104,17 @@ function threadColour(tid) {
 
 function clamp(x, lo, hi) {
 	return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* Sizes canvas c to w x h CSS pixels at the screen's resolution; returns its context, in CSS pixels, 11px text. */
+function sizeCanvas(c, w, h) {
+	const dpr = window.devicePixelRatio || 1;
+	c.width = w * dpr;
+	c.height = h * dpr;
+	c.style.width = w + 'px';
+	c.style.height = h + 'px';
+	const ctx = c.getContext('2d');
+	ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+	ctx.font = '11px sans-serif';
+	return ctx;
 }
