@@ -4,7 +4,9 @@
 # (and be marked exactly when the change passes three standard errors),
 # the bugs' findings must be gone and none appear, and threads matched by
 # name compare.  With one recording a side
-# it says the noise is not known.  Then the errors.
+# it says the noise is not known.  Two sampled recordings of wl_hot, for
+# 1200 and 600 ms: each hot function's samples change as its own clock
+# does.  Then the errors.
 #
 #   tests/cli/test_diff.sh BUILD_DIR
 #
@@ -75,6 +77,54 @@ PY
 		pass diff/demo-text
 	else
 		fail diff/demo-text "exit $RC" "$(head -n 20 "$OUT")"
+	fi
+fi
+
+# profiles: wl_hot for 1200 ms of CPU time, then 600 ms; the change of each
+# hot function's samples against the change of its own CPU-time clock,
+# within 5 points (a busy thread's samples follow its CPU time to about 1%)
+hot() {
+	timeout -k 5 60 "$TL" record --sample -o "$TMP/$1.tl" -- "$BUILD/tests/wl_hot" --ms "$2" \
+		>"$TMP/$1.truth" 2>"$TMP/rec.err"
+}
+if ! can_record; then
+	skip diff/profile "need root to record"
+elif ! command -v python3 >/dev/null; then
+	skip diff/profile "python3 is needed to read the JSON"
+elif ! hot h1 1200 || ! hot h2 600; then
+	fail diff/profile "record failed" "$(tail -n 2 "$TMP/rec.err")"
+else
+	tl diff --json "$TMP/h1.tl" "$TMP/h2.tl"
+	got=$(python3 - "$OUT" "$TMP/h1.truth" "$TMP/h2.truth" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+a, b = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+p = d.get("profile")
+bad = []
+if not p:
+    print("no profile in the comparison")
+    sys.exit()
+for fn in ("wlh_three", "wlh_one"):
+    f = [x for x in p["functions"] if x["name"] == fn]
+    truth = b[fn + "_ns"] / a[fn + "_ns"] - 1
+    if not f:
+        bad.append("no row for %s" % fn)
+    elif abs(f[0]["self"]["change"] - truth) > 0.05 or not f[0]["self"]["flagged"]:
+        bad.append("%s: change %.3f (flagged %s), its clock says %.3f" % (fn, f[0]["self"]["change"], f[0]["self"]["flagged"], truth))
+if p["event"] != "cpu-clock" or not p["samples"]["flagged"] or not -0.6 < p["samples"]["change"] < -0.4:
+    bad.append("samples %s" % p["samples"])
+if sum(c["samples"]["before"] for c in p["cpus"]) != p["samples"]["before"]:
+    bad.append("per CPU %s, in all %s" % (p["cpus"], p["samples"]["before"]))
+print("; ".join(bad))
+PY
+)
+	[ "$RC" = 0 ] && [ -z "$got" ] && pass diff/profile || fail diff/profile "exit $RC" "$got" "$(head -n 3 "$ERR")"
+	tl diff "$TMP/h1.tl" "$TMP/h2.tl"
+	if [ "$RC" = 0 ] && grep -q '^cpu-clock: [0-9.]*% less after' "$OUT" && grep -q '^  wlh_three .* \*' "$OUT" &&
+		[ "$(awk 'length > 100' "$OUT" | wc -l)" = 0 ]; then
+		pass diff/profile-text
+	else
+		fail diff/profile-text "exit $RC, or a line over 100 columns" "$(sed -n '/^PROFILE/,$p' "$OUT")"
 	fi
 fi
 

@@ -129,6 +129,16 @@ if can_record; then
 			else
 				timeout -k 5 180 python3 "$CHECK" "$TMP/hot.html" profile "$ART/html-profile.png" >"$TMP/check.out" 2>&1
 				results "$TMP/check.out" profile
+				# before and after: a shorter run of wl_hot
+				if timeout -k 5 60 "$TL" record --sample -o "$TMP/hot2.tl" -- "$BUILD/tests/wl_hot" --ms 300 \
+					>"$TMP/rec.out" 2>"$TMP/rec.err"; then
+					tl html -o "$TMP/hot-diff.html" "$TMP/hot.tl" "$TMP/hot2.tl"
+					timeout -k 5 180 python3 "$CHECK" "$TMP/hot-diff.html" compare-profile "$ART/html-compare-profile.png" \
+						>"$TMP/check.out" 2>&1
+					results "$TMP/check.out" compare-profile
+				else
+					fail html/compare-profile "record failed" "$(tail -n 2 "$TMP/rec.err")"
+				fi
 			fi
 		fi
 	fi

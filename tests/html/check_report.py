@@ -1,7 +1,7 @@
 """check_report.py - end-to-end checks of a `threadlens html` page in
 headless Chromium (tests/cli/test_html.sh runs it).
 
-    check_report.py PAGE.html demo|hostile|compare|profile SCREENSHOT.png
+    check_report.py PAGE.html demo|hostile|compare|profile|compare-profile SCREENSHOT.png
 
 Prints one line per check, "ok NAME" or "FAIL NAME: what went wrong",
 and saves a screenshot of the timeline.  demo: a recording of the demo
@@ -9,7 +9,9 @@ pipeline; hostile: a recording of `marks_prog hostile`, whose thread and
 region names are HTML with scripts in them; compare: the before and
 after page of the demo with all its bugs and with none; profile: a
 recording with --sample of tests/live/wl_hot (its thread spends 3/4 of
-its time in wlh_three, 1/4 in wlh_one).
+its time in wlh_three, 1/4 in wlh_one); compare-profile: the before and
+after page of two such recordings (the profiles' comparison, and each
+side's sampling views).
 """
 import json
 import os
@@ -202,9 +204,9 @@ def hostile(b, path, shot):
     page.screenshot(shot)
 
 
-def compare(b, path, shot):
+def compare(b, path, shot, kind="compare"):
     page, took = load(b, path)
-    check("html/compare/loads", took is not None and not page.errors() and not page.requests(),
+    check("html/%s/loads" % kind, took is not None and not page.errors() and not page.requests(),
           "ready after %s s; errors %s; requests %s" % (took, page.errors()[:3], page.requests()[:3]))
     if took is None:
         return
@@ -214,14 +216,19 @@ def compare(b, path, shot):
             out.rows.push(s.state().threadRows);
             out.want.push(JSON.parse(document.getElementById('tl-report-' + 'ab'[i]).textContent).threads.length);
         }
-        out.metrics = document.querySelectorAll('.tl-diff table:first-of-type tr').length - 1;
+        out.metrics = document.querySelectorAll('.tl-diff > table:first-of-type tr').length - 1;
         out.want_metrics = Object.keys(d.metrics).length;
         out.findings = document.querySelectorAll('.tl-changes li').length;
         out.want_findings = d.findings.length;
+        out.prof_rows = document.querySelectorAll('.tl-profdiff table:last-of-type tr').length - 1;
+        out.want_prof_rows = d.profile ? Math.min(25, d.profile.functions.length) : -1;
+        out.prof_sides = t.sides.filter(s => s.profile && s.profile.flame.total > 0).length;
+        out.want_prof_sides = d.profile ? 2 : 0;
         return out;
     })()""")
-    check("html/compare/views", got["sides"] == 2 and got["rows"] == got["want"] and min(got["rows"]) > 0
-          and got["metrics"] == got["want_metrics"] and got["findings"] == got["want_findings"], json.dumps(got))
+    check("html/%s/views" % kind, got["sides"] == 2 and got["rows"] == got["want"] and min(got["rows"]) > 0
+          and got["metrics"] == got["want_metrics"] and got["findings"] == got["want_findings"]
+          and got["prof_rows"] == got["want_prof_rows"] and got["prof_sides"] == got["want_prof_sides"], json.dumps(got))
     # a thread selected before is selected after, by name
     page.eval("window.threadlens.sides[0].timeline.box.scrollIntoView()")
     g = geometry(page)
@@ -233,11 +240,11 @@ def compare(b, path, shot):
     page.click(g["left"] + 40, g["top"] + g["axis"] + row["y"] + row["h"] - 8)
     sel = page.eval("(() => { const s = window.threadlens.sides, t = s[1].state().selected;"
                     " return [s[0].state().selected, t === null || t === undefined ? null : s[1].model.byTid.get(t).j.name]; })()")
-    check("html/compare/select-by-name", sel[0] == row["tid"] and sel[1] == name,
+    check("html/%s/select-by-name" % kind, sel[0] == row["tid"] and sel[1] == name,
           "before: selected %s (clicked %s); after: %r (want %r)" % (sel[0], row["tid"], sel[1], name))
     page.eval("window.scrollTo(0, 0)")
     page.screenshot(shot)
-    check("html/compare/no-errors-after", not page.errors(), str(page.errors()[:3]))
+    check("html/%s/no-errors-after" % kind, not page.errors(), str(page.errors()[:3]))
 
 
 def profile(b, path, shot):
@@ -319,7 +326,8 @@ def main():
     path, kind, shot = sys.argv[1:4]
     try:
         with Browser() as b:
-            {"demo": demo, "hostile": hostile, "compare": compare, "profile": profile}[kind](b, path, shot)
+            {"demo": demo, "hostile": hostile, "compare": compare, "profile": profile,
+             "compare-profile": lambda b, p, s: compare(b, p, s, "compare-profile")}[kind](b, path, shot)
     except Exception as e:  # the browser failed: one clear line
         results.append("FAIL html/%s/browser: %s: %s" % (kind, type(e).__name__, e))
     print("\n".join(results))

@@ -7,6 +7,7 @@
  * Run from the repository root.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "event_build.h"
 #include "harness.h"
 
+#include "analysis/diff/diff.h"
 #include "analysis/profile/profile.h"
 #include "base/errors.h"
 #include "symbols/symfile.h"
@@ -237,7 +239,72 @@ TEST(profile_counts)
 	unlink(tpath);
 }
 
+/* A trace of process 100 whose thread 101 has n_twice samples in twice() and n_never in never_inlined(), on CPU 0. */
+static void two_funcs(char *path, int n_twice, int n_never)
+{
+	char fix[PATH_MAX];
+	struct tl_trace_writer *w = program_trace_open(path, 100, 1000);
+	const uint64_t B = 0x555500000000ull;
+
+	CHECK(w && realpath(FIXTURE, fix));
+	if (!w)
+		return;
+	map(w, 1001, fix, B + 0x1000, B + 0x2000, 0x1000);
+	for (int i = 0; i < n_twice + n_never; i++)
+		sample(w, 1010 + 10 * (uint64_t)i, 0, 101, i < n_twice ? B + 0x1182 : B + 0x1190, 0, 0);
+	CHECK_EQ_INT(program_trace_close(w, 1010 + 10 * (uint64_t)(n_twice + n_never)), 0);
+}
+
+/*
+ * diff of two sampled traces: before 300 samples in twice and 100 in
+ * never_inlined, after 100 and 100.  One recording a side: a count is
+ * flagged past 10% and 3 sqrt(a + b): twice (200 > 60) and the samples
+ * (200 > 73), not never_inlined (no change).  Against a trace without
+ * samples there is no profile to compare.
+ */
+TEST(diff_profiles)
+{
+	char pa[] = "/tmp/tl-test-dprof-a-XXXXXX", pb[] = "/tmp/tl-test-dprof-b-XXXXXX";
+	char pc[] = "/tmp/tl-test-dprof-c-XXXXXX";
+	const char *a[1] = { pa }, *b[1] = { pb }, *c[1] = { pc };
+	struct tl_diff_result r;
+
+	two_funcs(pa, 300, 100);
+	two_funcs(pb, 100, 100);
+	two_funcs(pc, 0, 0);
+	CHECK_EQ_INT(tl_diff_analyze(a, 1, b, 1, &r), 0);
+	CHECK_EQ_INT(r.prof.have, 1);
+	CHECK_EQ_STR(r.prof.event, "cpu-clock");
+	CHECK(r.prof.samples.a == 400 && r.prof.samples.b == 200 && r.prof.samples.change == -0.5);
+	CHECK_EQ_INT(r.prof.samples.flagged, 1);
+	CHECK(r.prof.period.a == 400e6 && r.prof.period.b == 200e6); /* 1 ms each */
+	CHECK_EQ_INT(r.prof.ncpus, 2);
+	if (r.prof.ncpus == 2) {
+		CHECK(r.prof.cpus[0].a == 400 && r.prof.cpus[0].b == 200 && r.prof.cpus[0].flagged);
+		CHECK(r.prof.cpus[1].a == 0 && r.prof.cpus[1].b == 0 && !r.prof.cpus[1].flagged);
+	}
+	CHECK_EQ_INT(r.prof.nfuncs, 2);
+	if (r.prof.nfuncs == 2) {
+		const struct tl_diff_func *f = r.prof.funcs;
+		CHECK_EQ_STR(f[0].name, "twice");
+		CHECK_EQ_STR(f[0].module, "inline.elf");
+		CHECK(f[0].self.a == 300 && f[0].self.b == 100 && f[0].self.flagged);
+		CHECK(fabs(f[0].self.change + 2.0 / 3) < 1e-12);
+		CHECK(f[0].share.a == 75 && f[0].share.b == 50 && f[0].share.change == -25);
+		CHECK_EQ_STR(f[1].name, "never_inlined");
+		CHECK(f[1].self.a == 100 && f[1].self.b == 100 && !f[1].self.flagged);
+		CHECK(f[1].share.a == 25 && f[1].share.b == 50);
+	}
+	tl_diff_release(&r);
+	CHECK_EQ_INT(tl_diff_analyze(a, 1, c, 1, &r), 0);
+	CHECK_EQ_INT(r.prof.have, 0);
+	tl_diff_release(&r);
+	unlink(pa);
+	unlink(pb);
+	unlink(pc);
+}
+
 int main(void)
 {
-	RUN_TESTS(symbols_by_offset, profile_counts);
+	RUN_TESTS(symbols_by_offset, profile_counts, diff_profiles);
 }

@@ -13,6 +13,7 @@
 
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/diff/diff.h"
+#include "analysis/diff/diff_profile.h"
 #include "analysis/frames/frames.h"
 #include "analysis/report/report.h"
 #include "base/errors.h"
@@ -31,6 +32,8 @@ struct snap {
 	size_t nthreads, cap;
 	struct tl_diff_finding *found; /* kind + first thread, `gone` unused */
 	size_t nfound;
+	int sampled; /* the trace has samples */
+	struct tl_diff_psnap *prof;
 };
 
 static const char *const metric_names[TL_DM__COUNT] = {
@@ -52,6 +55,7 @@ static void snap_release(struct snap *s)
 {
 	free(s->threads);
 	free(s->found);
+	tl_diff_psnap_free(s->prof);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -94,6 +98,7 @@ static int snap_report(const char *path, struct snap *s)
 			start = m.procs[i].start < start ? m.procs[i].start : start;
 			end = m.procs[i].end > end ? m.procs[i].end : end;
 		}
+	s->sampled = run.sched.samples > 0;
 	s->m[TL_DM_CPU_PCT] = cpu;
 	s->have[TL_DM_CPU_PCT] = 1;
 	s->m[TL_DM_DURATION] = end > start ? (double)(end - start) : 0;
@@ -160,9 +165,8 @@ static void mean_sd(const double *v, size_t n, double *mean, double *sd)
 	*sd = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
 }
 
-/* Compare n_a values with n_b; `points`: the change in points (shares), else relative. */
-static void compare(struct tl_diff_value *d, const double *a, size_t na, const double *b, size_t nb, int points,
-                    int noise)
+void tl_diff_compare(struct tl_diff_value *d, const double *a, size_t na, const double *b, size_t nb, int points,
+                     int noise)
 {
 	double se;
 
@@ -270,7 +274,7 @@ static int state_rows(struct tl_diff_result *r, const struct snap *sa, size_t na
 			va[k] = share(&sa[k], row->thread, row->state);
 		for (size_t k = 0; k < nb; k++)
 			vb[k] = share(&sb[k], row->thread, row->state);
-		compare(&row->v, va, na, vb, nb, 1, r->noise);
+		tl_diff_compare(&row->v, va, na, vb, nb, 1, r->noise);
 	}
 	if (r->nrows > 1)
 		qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_rows);
@@ -318,6 +322,23 @@ static int findings(struct tl_diff_result *r, const struct snap *sa, size_t na, 
 	return 0;
 }
 
+/* The profiles, when every recording has samples (a read more of each). */
+static int profiles(struct tl_diff_result *out, struct snap *s, size_t na, size_t nb)
+{
+	struct tl_diff_psnap *p[2 * TL_DIFF_MAX_RUNS];
+
+	for (size_t i = 0; i < na + nb; i++)
+		if (!s[i].sampled)
+			return 0;
+	for (size_t i = 0; i < na + nb; i++) {
+		const char *path = i < na ? out->a[i] : out->b[i - na];
+		if (!(s[i].prof = tl_diff_psnap_read(path)))
+			return -1;
+		p[i] = s[i].prof;
+	}
+	return tl_diff_profile_compare(&out->prof, p, na, p + na, nb, out->noise);
+}
+
 int tl_diff_analyze(const char *const *a, size_t na, const char *const *b, size_t nb, struct tl_diff_result *out)
 {
 	struct snap *s = NULL;
@@ -351,12 +372,14 @@ int tl_diff_analyze(const char *const *a, size_t na, const char *const *b, size_
 				vb[i - na] = s[i].m[m];
 		}
 		if (have)
-			compare(&out->m[m], va, na, vb, nb, m == TL_DM_CPU_PCT, out->noise);
+			tl_diff_compare(&out->m[m], va, na, vb, nb, m == TL_DM_CPU_PCT, out->noise);
 	}
 	if (state_rows(out, s, na, s + na, nb) < 0 || findings(out, s, na, s + na, nb) < 0) {
 		tl_error("out of memory");
 		goto done;
 	}
+	if (profiles(out, s, na, nb) < 0)
+		goto done;
 	rc = 0;
 done:
 	for (size_t i = 0; i < na + nb; i++)
@@ -372,5 +395,6 @@ void tl_diff_release(struct tl_diff_result *r)
 	free(r->rows);
 	free(r->only);
 	free(r->findings);
+	tl_diff_profile_release(&r->prof);
 	memset(r, 0, sizeof(*r));
 }

@@ -11,8 +11,12 @@
  * change is flagged past a fixed bar (10% for the run's numbers, 5 points
  * for a state's share), and the result says so.
  *
+ * Sampled recordings (record --sample) also compare their profiles: the
+ * samples, per CPU and per function.
+ *
  * Each recording is read twice (the report's walk with the diagnosis, and
- * the frames analysis); nothing of it is kept but its numbers.
+ * the frames analysis), three times with samples; nothing of it is kept
+ * but its numbers.
  */
 #ifndef TL_DIFF_H
 #define TL_DIFF_H
@@ -21,9 +25,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/profile/profile.h"
 #include "timeline/state_machine.h"
 
 #define TL_DIFF_MAX_RUNS 32
+#define TL_DIFF_MIN_SHARE 0.5 /* a function's self share (%) on a side to be compared */
 
 enum tl_diff_metric {
 	TL_DM_FPS = 0, /* frames/s (frames analysis) */
@@ -62,6 +68,31 @@ struct tl_diff_finding {
 	int gone;                 /* 1: before only (fixed); 0: after only (new) */
 };
 
+/* A function's samples on both sides (recordings with --sample), matched by name and module. */
+struct tl_diff_func {
+	char name[TL_PROFILE_NAME_MAX];
+	char module[64];
+	struct tl_diff_value self;  /* samples whose innermost frame it is; change relative */
+	struct tl_diff_value share; /* the same, % of the side's samples; change in points */
+};
+
+/*
+ * The profiles, when every recording of both sides has samples.  Counts
+ * are Poisson-like: with one recording a side a count's change is flagged
+ * past 10% and three standard deviations of a difference of two counts,
+ * sqrt(before + after).
+ */
+struct tl_diff_profile {
+	int have;
+	char event[64];               /* the events sampled (before's first recording) */
+	struct tl_diff_value samples; /* change relative */
+	struct tl_diff_value period;  /* the event's count (ns of CPU time for cpu-clock) */
+	struct tl_diff_value *cpus;   /* samples per CPU: ncpus entries (the most CPUs of a recording) */
+	int ncpus;
+	struct tl_diff_func *funcs; /* self share TL_DIFF_MIN_SHARE on a side: flagged first, then largest change */
+	size_t nfuncs;
+};
+
 struct tl_diff_result {
 	const char *const *a, *const *b; /* the recordings' paths (the caller's) */
 	size_t na, nb;                   /* recordings per side */
@@ -73,6 +104,7 @@ struct tl_diff_result {
 	size_t nonly, only_before;
 	struct tl_diff_finding *findings; /* gone first, then new */
 	size_t nfindings;
+	struct tl_diff_profile prof;
 };
 
 /* Read each recording; 0, or -1 with tl_error set (the first that cannot be read). */

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis/diff/diff.h"
 #include "base/errors.h"
@@ -30,6 +31,60 @@ static void side(FILE *out, const char *what, const char *const *paths, size_t n
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, " %s", paths[i]);
 	fputc('\n', out);
+}
+
+/* "cpu-clock" and "task-clock" count ns; other events count themselves. */
+static const char *event_amount(const char *event, double v, char *buf, size_t len)
+{
+	if (!strncmp(event, "cpu-clock", 9) || !strncmp(event, "task-clock", 10))
+		return tl_fmt_dur_sig(v, 3, buf, len);
+	snprintf(buf, len, "%.4g", v);
+	return buf;
+}
+
+static void count_row(FILE *out, const char *what, const struct tl_diff_value *d)
+{
+	fprintf(out, "%-26s %10.0f %10.0f %+9.1f%%%s\n", what, d->a, d->b, 100 * d->change, d->flagged ? " *" : "");
+}
+
+/* The profiles (diff.h, tl_diff_profile): the event's total, the samples per CPU, the functions. */
+static void profile_text(FILE *out, const struct tl_diff_profile *p, size_t max_rows)
+{
+	char b[2][32];
+	size_t shown = 0;
+
+	fprintf(out, "\nPROFILE  (record --sample; * marks a change past the noise)\n");
+	{
+		char how[32] = "the same";
+		if (p->period.change != 0)
+			snprintf(how, sizeof(how), "%.1f%% %s", fabs(100 * p->period.change),
+			         p->period.change < 0 ? "less" : "more");
+		fprintf(out, "%s: %s after (%s -> %s)%s\n", p->event, how,
+		        event_amount(p->event, p->period.a, b[0], sizeof(b[0])),
+		        event_amount(p->event, p->period.b, b[1], sizeof(b[1])), p->period.flagged ? " *" : "");
+	}
+	fprintf(out, "%-26s %10s %10s %10s\n", "", "before", "after", "change");
+	count_row(out, "samples", &p->samples);
+	for (int c = 0; c < p->ncpus; c++) {
+		char what[32];
+
+		snprintf(what, sizeof(what), "  cpu%d", c);
+		count_row(out, what, &p->cpus[c]);
+	}
+	fprintf(out, "%-26s %10s %10s %10s   %s\n", "functions (self samples)", "before", "after", "change",
+	        "share before -> after");
+	for (size_t i = 0; i < p->nfuncs && shown < max_rows; i++, shown++) {
+		const struct tl_diff_func *f = &p->funcs[i];
+
+		fputs("  ", out);
+		tl_fmt_put_name(out, f->name, 24);
+		fprintf(out, " %10.0f %10.0f %+9.1f%%%s %5.1f%% -> %.1f%%\n", f->self.a, f->self.b,
+		        100 * f->self.change, f->self.flagged ? " *" : "  ", f->share.a, f->share.b);
+	}
+	if (p->nfuncs > shown)
+		fprintf(out, "  ... %zu more functions (--json)\n", p->nfuncs - shown);
+	if (!p->nfuncs)
+		fputs("  (no function has 0.5% of a side's samples)\n", out);
 }
 
 int tl_diff_write_text(FILE *out, const struct tl_diff_result *r, size_t max_rows)
@@ -108,6 +163,8 @@ int tl_diff_write_text(FILE *out, const struct tl_diff_result *r, size_t max_row
 			}
 		fputs(k ? "\n" : " none\n", out);
 	}
+	if (r->prof.have)
+		profile_text(out, &r->prof, max_rows);
 	if (ferror(out))
 		return tl_error("cannot write the comparison");
 	return 0;
@@ -123,6 +180,36 @@ static void json_value(struct tl_json *j, const char *key, const struct tl_diff_
 	tl_json_kv_double(j, "sd_after", d->sd_b, 3);
 	tl_json_kv_double(j, "change", d->change, 4);
 	tl_json_kv_bool(j, "flagged", d->flagged);
+	tl_json_end_object(j);
+}
+
+static void profile_json(struct tl_json *j, const struct tl_diff_profile *p)
+{
+	tl_json_key(j, "profile");
+	tl_json_begin_object(j, TL_JSON_BLOCK);
+	tl_json_kv_string(j, "event", p->event);
+	json_value(j, "samples", &p->samples);
+	json_value(j, "period", &p->period);
+	tl_json_key(j, "cpus");
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (int c = 0; c < p->ncpus; c++) {
+		tl_json_begin_object(j, TL_JSON_INLINE);
+		tl_json_kv_int(j, "cpu", c);
+		json_value(j, "samples", &p->cpus[c]);
+		tl_json_end_object(j);
+	}
+	tl_json_end_array(j);
+	tl_json_key(j, "functions");
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		tl_json_begin_object(j, TL_JSON_INLINE);
+		tl_json_kv_string(j, "name", p->funcs[i].name);
+		tl_json_kv_string(j, "module", p->funcs[i].module);
+		json_value(j, "self", &p->funcs[i].self);
+		json_value(j, "share_pct", &p->funcs[i].share);
+		tl_json_end_object(j);
+	}
+	tl_json_end_array(j);
 	tl_json_end_object(j);
 }
 
@@ -177,6 +264,8 @@ int tl_diff_write_json(FILE *out, const struct tl_diff_result *r)
 		tl_json_end_object(&j);
 	}
 	tl_json_end_array(&j);
+	if (r->prof.have)
+		profile_json(&j, &r->prof);
 	tl_json_end_object(&j);
 	return tl_json_finish(&j);
 }

@@ -168,6 +168,32 @@ function describeHit(m, h) {
 }
 
 /* Before and after: `threadlens diff`'s numbers, the states that moved, the findings gone and new. */
+/* The profiles of a before and after page of sampled recordings (`diff --json`'s profile). */
+function profileDiffView(p) {
+	const box = el('div', 'tl-profdiff');
+	const clock = p.event.startsWith('cpu-clock') || p.event.startsWith('task-clock');
+	const amount = (v) => (clock ? fmtNs(v) : Number(v).toPrecision(4));
+	const ch = p.period.change;
+	box.append(el('h2', null, 'Samples (' + p.event + ')'),
+		el('p', p.period.flagged ? 'tl-flagged' : null, Math.abs(100 * ch).toFixed(1) + '% ' + (ch <= 0 ? 'less ' : 'more ') + p.event +
+			' after: ' + amount(p.period.before) + ' → ' + amount(p.period.after) + (p.period.flagged ? ' (past the noise)' : ' (within the noise)')));
+	const pct = (v) => (v.before ? ((v.change >= 0 ? '+' : '') + (100 * v.change).toFixed(1) + '%') : v.after ? 'new' : '–');
+	const t = el('table', 'tl-table');
+	t.append(el('tr', null, null, el('th', null, 'samples'), el('th', null, 'before'), el('th', null, 'after'), el('th', null, 'change')));
+	for (const [what, v] of [['all', p.samples], ...p.cpus.map((c) => ['cpu' + c.cpu, c.samples])])
+		t.append(el('tr', v.flagged ? 'tl-flagged' : null, null, el('td', null, what), el('td', null, v.before.toFixed(0)),
+			el('td', null, v.after.toFixed(0)), el('td', null, pct(v))));
+	const f = el('table', 'tl-table');
+	f.append(el('tr', null, null, el('th', null, 'function'), el('th', null, 'self before'), el('th', null, 'after'),
+		el('th', null, 'change'), el('th', null, 'share before → after')));
+	for (const x of p.functions.slice(0, 25))
+		f.append(el('tr', x.self.flagged ? 'tl-flagged' : null, null, el('td', null, x.name), el('td', null, x.self.before.toFixed(0)),
+			el('td', null, x.self.after.toFixed(0)), el('td', null, pct(x.self)),
+			el('td', null, x.share_pct.before.toFixed(1) + '% → ' + x.share_pct.after.toFixed(1) + '%')));
+	box.append(t, el('h3', null, 'Functions (self samples; marked: past the noise)'), f);
+	return box;
+}
+
 function diffView(d) {
 	const box = el('section', 'tl-diff');
 	box.append(el('h1', null, 'threadlens: before and after'),
@@ -202,6 +228,8 @@ function diffView(d) {
 	for (const f of d.findings || [])
 		list.append(el('li', f.change === 'gone' ? 'tl-gone' : 'tl-new', (f.change === 'gone' ? 'gone: ' : 'new: ') + f.kind + ' on ' + f.thread));
 	box.append(el('h2', null, 'Findings'), (d.findings || []).length ? list : el('p', null, 'The same findings on both sides.'));
+	if (d.profile)
+		box.append(profileDiffView(d.profile));
 	const only = [['only before', d.threads_only_before], ['only after', d.threads_only_after]].filter(([, l]) => l && l.length);
 	for (const [what, l] of only)
 		box.append(el('div', 'tl-meta', 'Threads ' + what + ': ' + l.join(', ')));
