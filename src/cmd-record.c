@@ -64,8 +64,9 @@ static void usage(FILE *out)
 	             "      --sample           also sample where the threads run (eBPF back end): call\n"
 	             "                         stacks of cpu-clock at 997 Hz; -F, -e, --stack imply it\n"
 	             "  -F, --freq HZ          samples per second and CPU (default 997)\n"
-	             "  -e, --event NAME       the event to sample, as perf names it (default cpu-clock;\n"
-	             "                         cycles, instructions... need a hardware PMU)\n"
+	             "  -e, --event NAME[,NAME] the events to sample, as perf names them (default\n"
+	             "                         cpu-clock; cycles... need a hardware PMU; one the\n"
+	             "                         machine lacks is skipped with a warning); repeatable\n"
 	             "      --stack N          frames kept of each stack part, kernel and user (1-64,\n"
 	             "                         default 64; user frames need frame pointers)\n"
 	             "      --no-stack         keep only the sampled address\n"
@@ -78,7 +79,8 @@ static void usage(FILE *out)
 	             "  threadlens record -a -d 500ms -o system.tl\n"
 	             "  threadlens record --backend perf -o app.tl -- ./app\n"
 	             "  threadlens record --func decode_frame,libc:usleep -o app.tl -- ./app\n"
-	             "  threadlens record --sample -F 499 -o app.tl -- ./app\n");
+	             "  threadlens record --sample -F 499 -o app.tl -- ./app\n"
+	             "  threadlens record -e cpu-clock,page-faults -o app.tl -- ./app\n");
 }
 
 static void show_progress(const struct tl_record_progress *p, void *ctx)
@@ -221,6 +223,7 @@ int cmd_record(int argc, char **argv)
 	unsigned off = 0;
 	int64_t ns;
 	char *end;
+	static char events[256]; /* -e's names, comma-separated */
 
 	memset(&o, 0, sizeof(o));
 	o.output = "threadlens.tl";
@@ -268,14 +271,19 @@ int cmd_record(int argc, char **argv)
 			o.sample = 1;
 			break;
 		}
-		case 'e':
-			if (!tl_sample_event_find(optarg)) {
+		case 'e': {
+			/* a list, or -e given again: one list, in order */
+			const struct tl_sample_event *ev[TL_SAMPLE_MAX_EVENTS];
+			size_t n = strlen(events);
+			snprintf(events + n, sizeof(events) - n, "%s%s", n ? "," : "", optarg);
+			if (strlen(events) >= sizeof(events) - 1 || tl_sample_events_parse(events, ev) < 0) {
 				cli_error("%s", tl_error_msg());
 				return cli_usage_error("record");
 			}
-			o.sample_event = optarg;
+			o.sample_event = events;
 			o.sample = 1;
 			break;
+		}
 		case OPT_STACK: {
 			unsigned long v = strtoul(optarg, &end, 10);
 			if (*end || !v || v > 64) {

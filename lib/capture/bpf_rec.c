@@ -33,8 +33,9 @@ struct tl_bpf_rec {
 	struct record *skel;
 	struct ring_buffer *rb;
 	int ncpus;
-	int vectors; /* 1: the local timer's programs are loaded (trace META irq_vectors) */
-	int nsample; /* record --sample: one perf event per CPU */
+	int vectors;                             /* 1: the local timer's programs are loaded (trace META irq_vectors) */
+	int nsample;                             /* record --sample: one perf event per event and CPU */
+	char skipped[TL_SAMPLE_MAX_EVENTS][256]; /* why an event is not sampled; "" if it is */
 	int *sample_fds;
 	struct bpf_link **sample_links;
 	/* during a drain */
@@ -137,6 +138,7 @@ int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out)
 		for (unsigned i = 0; i < out->nframes; i++)
 			if (!out->frames[i])
 				out->nframes = i;
+		out->sample_event = (unsigned)((uint64_t)h.a >> 32) & 0xff;
 		out->d.ev.a = 0; /* the stack id, once interned */
 		break;
 	}
@@ -221,29 +223,60 @@ static int vector_progs(struct record *skel, unsigned groups)
 	return timer;
 }
 
-/* One sampling perf event per CPU, each running tl_sample (sample.h). */
+/*
+ * One sampling perf event per event and CPU, each running tl_sample
+ * (sample.h) with the event's index as its cookie.  An event that does not
+ * open on a CPU that is online is one the machine lacks: skipped, with
+ * its reason; -1 when every event is.
+ */
 static int attach_sampling(struct tl_bpf_rec *r, const struct tl_bpf_sample *s)
 {
-	r->sample_fds = malloc((size_t)r->ncpus * sizeof(*r->sample_fds));
-	r->sample_links = calloc((size_t)r->ncpus, sizeof(*r->sample_links));
+	size_t n = (size_t)r->ncpus * (size_t)s->nevents;
+	int any = 0;
+
+	r->sample_fds = malloc(n * sizeof(*r->sample_fds));
+	r->sample_links = calloc(n, sizeof(*r->sample_links));
 	if (!r->sample_fds || !r->sample_links)
 		return tl_error("out of memory");
-	for (int cpu = 0; cpu < r->ncpus; cpu++) {
-		int fd = tl_sample_event_open(s->event, s->hz, cpu);
+	for (int e = 0; e < s->nevents && e < TL_SAMPLE_MAX_EVENTS; e++) {
+		int before = r->nsample;
+		for (int cpu = 0; cpu < r->ncpus; cpu++) {
+			LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = (uint64_t)e);
+			int fd = tl_sample_event_open(s->events[e], s->hz, cpu);
 
-		if (fd < 0) {
-			if (errno == ENODEV || errno == ENXIO)
-				continue; /* an offline CPU */
-			return -1;
+			if (fd < 0) {
+				if (errno == ENODEV || errno == ENXIO)
+					continue; /* an offline CPU */
+				snprintf(r->skipped[e], sizeof(r->skipped[e]), "%s", tl_error_msg());
+				break;
+			}
+			r->sample_fds[r->nsample] = fd;
+			r->sample_links[r->nsample++] =
+			        bpf_program__attach_perf_event_opts(r->skel->progs.tl_sample, fd, &po);
+			if (!r->sample_links[r->nsample - 1]) {
+				r->sample_links[r->nsample - 1] = NULL;
+				return tl_bpf_fail("eBPF: cannot attach the sampling program", -errno);
+			}
 		}
-		r->sample_fds[r->nsample] = fd;
-		r->sample_links[r->nsample++] = bpf_program__attach_perf_event(r->skel->progs.tl_sample, fd);
-		if (!r->sample_links[r->nsample - 1]) {
-			r->sample_links[r->nsample - 1] = NULL;
-			return tl_bpf_fail("eBPF: cannot attach the sampling program", -errno);
+		if (r->skipped[e][0]) { /* not on every CPU: not at all */
+			while (r->nsample > before) {
+				r->nsample--;
+				bpf_link__destroy(r->sample_links[r->nsample]);
+				r->sample_links[r->nsample] = NULL;
+				close(r->sample_fds[r->nsample]);
+			}
+		} else {
+			any = 1;
 		}
 	}
+	if (!any)
+		return tl_error("%s", r->skipped[0]);
 	return 0;
+}
+
+const char *tl_bpf_rec_sample_skipped(const struct tl_bpf_rec *r, int i)
+{
+	return i >= 0 && i < TL_SAMPLE_MAX_EVENTS && r->skipped[i][0] ? r->skipped[i] : NULL;
 }
 
 struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter, const struct tl_bpf_sample *sample)

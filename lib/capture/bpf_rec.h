@@ -19,13 +19,15 @@
 #include <stdint.h>
 
 #include "capture/tp_decode.h"
+#include "capture/sample_events.h"
 
 struct tl_bpf_rec;
 struct tl_sample_event;
 
 /* record --sample: what to sample (capture/sample_events.h), how often, how deep. */
 struct tl_bpf_sample {
-	const struct tl_sample_event *event;
+	const struct tl_sample_event *events[TL_SAMPLE_MAX_EVENTS]; /* a SAMPLE says which (tl_bpf_event) */
+	int nevents;
 	unsigned hz;
 	int frames; /* of each part of a stack (kernel, user): 1 (no stack: the sampled address) .. 64 */
 };
@@ -35,10 +37,15 @@ struct tl_bpf_sample {
  * and which wait classifications); ring_bytes: the ring buffer's size (a
  * power of two, at least a page; 0 = 16 MiB); filter: only events about
  * the processes given to tl_bpf_rec_track() leave the kernel (tlb.h);
- * sample: also sample (one perf event per CPU runs capture/bpf/sample.h),
- * or NULL.  NULL with tl_error set.
+ * sample: also sample (one perf event per event and CPU runs
+ * capture/bpf/sample.h), or NULL; an event the machine lacks is skipped
+ * (tl_bpf_rec_sample_skipped), unless it lacks them all.  NULL with
+ * tl_error set.
  */
 struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter, const struct tl_bpf_sample *sample);
+
+/* Why sampled event i (its index in tl_bpf_sample.events) is not sampled, or NULL if it is. */
+const char *tl_bpf_rec_sample_skipped(const struct tl_bpf_rec *r, int i);
 
 /*
  * With filtering on, before enabling: the recording starts at start_ns
@@ -82,6 +89,7 @@ struct tl_bpf_event {
 	int32_t cur_tid, cur_pid; /* the task on the CPU */
 	int32_t child_tgid;       /* FORK: the child's process, else 0 */
 	unsigned nframes;         /* SAMPLE: its stack, innermost first, kernel frames before user ones */
+	unsigned sample_event;    /* SAMPLE: the index of its event in tl_bpf_sample.events */
 	uint64_t frames[TL_BPF_SAMPLE_FRAMES];
 };
 

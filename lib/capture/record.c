@@ -286,8 +286,8 @@ static int first_kstats(struct rec *rc)
 static int open_bpf(struct rec *rc)
 {
 	const struct tl_record_opts *o = rc->o;
-	struct tl_bpf_sample smp = { NULL, o->sample_hz ? o->sample_hz : TL_SAMPLE_DEFAULT_HZ,
-		                     o->sample_frames ? o->sample_frames : 64 };
+	struct tl_bpf_sample smp = { .hz = o->sample_hz ? o->sample_hz : TL_SAMPLE_DEFAULT_HZ,
+		                     .frames = o->sample_frames ? o->sample_frames : 64 };
 	size_t ring = 0;
 
 	if (o->sample) {
@@ -295,7 +295,9 @@ static int open_bpf(struct rec *rc)
 		if (o->backend == TL_BACKEND_PERF || o->nfuncs)
 			return tl_error("sampling (--sample) works with the eBPF back end only: not with %s",
 			                o->nfuncs ? "--func" : "--backend perf");
-		if (!(smp.event = tl_sample_event_find(o->sample_event ? o->sample_event : TL_SAMPLE_DEFAULT_EVENT)))
+		smp.nevents =
+		        tl_sample_events_parse(o->sample_event ? o->sample_event : TL_SAMPLE_DEFAULT_EVENT, smp.events);
+		if (smp.nevents < 0)
 			return -1;
 	}
 	if (o->backend == TL_BACKEND_PERF)
@@ -319,8 +321,24 @@ static int open_bpf(struct rec *rc)
 		tl_rec_warn(rc->res, "%s; recording with perf", tl_error_msg());
 		return 0;
 	}
+	for (int i = 0; o->sample && i < smp.nevents; i++)
+		if (tl_bpf_rec_sample_skipped(rc->bpf, i))
+			tl_rec_warn(rc->res, "%s; the other events are sampled", tl_bpf_rec_sample_skipped(rc->bpf, i));
 	rc->ncpus = tl_bpf_rec_ncpus(rc->bpf);
 	return 0;
+}
+
+/* The sampled events' names, in -e's order: a SAMPLE names its event by its index (record_drain.c). */
+static int intern_sample_names(struct rec *rc)
+{
+	const struct tl_sample_event *ev[TL_SAMPLE_MAX_EVENTS];
+	int n = tl_sample_events_parse(rc->o->sample_event ? rc->o->sample_event : TL_SAMPLE_DEFAULT_EVENT, ev);
+
+	for (int i = 0; i < n; i++)
+		if (!(rc->sample_names[i] = tl_trace_writer_intern(rc->w, ev[i]->name)))
+			return -1;
+	rc->nsample_names = n;
+	return n < 0 ? -1 : 0;
 }
 
 /* The process a -p id belongs to (a thread id names its process), from /proc; the id itself if unreadable. */
@@ -629,9 +647,7 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 		touch_cpus();
 	rc->last_flush_ns = rc->last_progress_ns = rc->start_ns;
 	rc->w = tl_trace_writer_create(opts->output, &rc->info);
-	if (!rc->w ||
-	    (opts->sample && !(rc->sample_name = tl_trace_writer_intern(
-	                               rc->w, opts->sample_event ? opts->sample_event : TL_SAMPLE_DEFAULT_EVENT)))) {
+	if (!rc->w || (opts->sample && intern_sample_names(rc) < 0)) {
 		backend_enable(rc, 0);
 		goto out;
 	}

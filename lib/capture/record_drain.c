@@ -348,7 +348,7 @@ static int handle_bpf(void *ctx, const struct tl_bpf_event *ev)
 				return -1;
 			rc->kips[rc->nkips++] = (uint64_t)d.ev.b;
 		}
-		d.ev.name = rc->sample_name;
+		d.ev.name = rc->sample_names[ev->sample_event < (unsigned)rc->nsample_names ? ev->sample_event : 0];
 		rc->samples++;
 		/* a process sampled for the first time: its code mappings, at this sample's time */
 		switch (rc->maps ? tl_procmaps_note(rc->maps, d.ev.arg) : 0) {

@@ -17,6 +17,7 @@
 #include "capture/procmaps.h"
 #include "capture/procsnap.h"
 #include "capture/record.h"
+#include "capture/sample_events.h"
 #include "capture/targets.h"
 #include "capture/tp_decode.h"
 #include "capture/uprobes.h"
@@ -42,10 +43,11 @@ struct rec {
 	char tracing[256];
 	struct tl_tp_table *tps;
 	int used[TL_TP__COUNT];
-	int ncpus;                /* highest online CPU + 1 */
-	struct tl_perf_set set;   /* one ring per online CPU (perf back end) */
-	struct tl_bpf_rec *bpf;   /* the eBPF back end, or NULL */
-	uint32_t sample_name;     /* --sample: the sampled event's name id */
+	int ncpus;                                   /* highest online CPU + 1 */
+	struct tl_perf_set set;                      /* one ring per online CPU (perf back end) */
+	struct tl_bpf_rec *bpf;                      /* the eBPF back end, or NULL */
+	uint32_t sample_names[TL_SAMPLE_MAX_EVENTS]; /* --sample: the sampled events' name ids, in -e's order */
+	int nsample_names;
 	struct tl_procmaps *maps; /* --sample: the sampled processes' code mappings */
 	uint64_t map_ts;          /* the time MAP events get (capture/procmaps.h) */
 	int16_t map_cpu;          /* and their CPU */

@@ -45,6 +45,32 @@ const struct tl_sample_event *tl_sample_event_find(const char *name)
 	return NULL;
 }
 
+int tl_sample_events_parse(const char *list, const struct tl_sample_event **out)
+{
+	int n = 0;
+
+	for (const char *p = list;; p++) {
+		size_t len = strcspn(p, ",");
+		char name[64];
+		const struct tl_sample_event *e;
+
+		if (!len || len >= sizeof(name))
+			return tl_error("invalid event list '%s': an empty or too long name", list);
+		snprintf(name, sizeof(name), "%.*s", (int)len, p);
+		if (!(e = tl_sample_event_find(name)))
+			return -1;
+		for (int i = 0; i < n; i++)
+			if (out[i] == e)
+				return tl_error("invalid event list '%s': '%s' twice", list, name);
+		if (n == TL_SAMPLE_MAX_EVENTS)
+			return tl_error("invalid event list '%s': at most %d events", list, TL_SAMPLE_MAX_EVENTS);
+		out[n++] = e;
+		p += len;
+		if (!*p)
+			return n;
+	}
+}
+
 static int open_raw(const struct tl_sample_event *e, unsigned hz, int cpu)
 {
 	struct perf_event_attr attr;

@@ -25,6 +25,8 @@ struct tl_sample_event {
 	uint64_t config; /* PERF_COUNT_* */
 };
 
+#define TL_SAMPLE_MAX_EVENTS 8 /* events sampled at once (-e a,b,...) */
+
 /* The event of a perf name; NULL with tl_error set ("unknown event 'x'; known: ..."). */
 const struct tl_sample_event *tl_sample_event_find(const char *name);
 
@@ -36,6 +38,13 @@ const struct tl_sample_event *tl_sample_event_find(const char *name);
  * file or directory); events this machine has: cpu-clock, task-clock, ..."
  */
 int tl_sample_event_open(const struct tl_sample_event *e, unsigned hz, int cpu);
+
+/*
+ * The events of a comma-separated list ("cpu-clock,page-faults"), in its
+ * order, each once, at most TL_SAMPLE_MAX_EVENTS: their number, or -1 with
+ * tl_error set (an unknown name, an empty one, too many).
+ */
+int tl_sample_events_parse(const char *list, const struct tl_sample_event **out);
 
 /* "cpu-clock, task-clock, ..." into buf: the known events this machine can open. */
 const char *tl_sample_events_available(char *buf, size_t len);

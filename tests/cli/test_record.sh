@@ -415,6 +415,55 @@ if user < 100 or unmapped:
 	else
 		fail record-sample-missing-event "exit $RC" "$(head -c 300 "$ERR")"
 	fi
+	# two events at once: a program that touches 100 MB (25600 pages: page faults) and computes
+	tl record -e cpu-clock,page-faults -o "$TMP/ev2.tl" -- python3 -c '
+b = bytearray(100 * 1024 * 1024)
+for i in range(0, len(b), 4096):
+    b[i] = 1
+s = sum(range(2000000))
+'
+	res=$("$TL" profile --json "$TMP/ev2.tl" 2>&1 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+ev = {e["name"]: e for e in d["events"]}
+bad = []
+if [e["name"] for e in d["events"]] != ["cpu-clock", "page-faults"] or d["event"] != "cpu-clock":
+    bad.append("events %s, counted %s" % (d["events"], d["event"]))
+elif min(e["samples"] for e in d["events"]) < 5 or ev["page-faults"]["count"] < 25600 // 2:
+    bad.append("too few samples or faults: %s" % d["events"])
+else:
+    # per function, each event: its counts sum to the event in all (every sample has an innermost function)
+    for k, name in enumerate(["cpu-clock", "page-faults"]):
+        s = sum(f["counts"][k] for f in d["functions"])
+        if s != ev[name]["count"]:
+            bad.append("%s: the functions count %d, the event %d" % (name, s, ev[name]["count"]))
+    if d["samples"] != ev["cpu-clock"]["samples"] or sum(f["self"] for f in d["functions"]) != d["samples"]:
+        bad.append("the counted event has %d samples, the profile %d" % (ev["cpu-clock"]["samples"], d["samples"]))
+    want = 1e6 * ev["page-faults"]["count"] / ev["cpu-clock"]["count"]
+    got = d["ratios"].get("page faults per ms of CPU")
+    if got is None or abs(got - want) > 1e-3 * want:
+        bad.append("ratio %s, want %.4f" % (got, want))
+print("; ".join(bad))
+' 2>&1)
+	if [ "$RC" = 0 ] && [ -z "$res" ]; then
+		pass record-sample-two-events
+	else
+		fail record-sample-two-events "exit $RC; $res" "$(tail -c 300 "$ERR")"
+	fi
+	# an event the machine lacks beside one it has: a warning, and the other is sampled
+	tl record -e cpu-clock,cycles -o "$TMP/cyc2.tl" -- "$BUILD/tests/wl_hot" --ms 100
+	if [ "$RC" = 0 ] && { grep -q "^threadlens: warning: event 'cycles' is not supported here (perf_event_open: .*); events this machine has: cpu-clock.*; the other events are sampled$" "$ERR" ||
+		! grep -q "cycles" "$ERR"; } && grep -q ", [1-9][0-9]* samples" "$ERR"; then
+		pass record-sample-one-missing
+	else
+		fail record-sample-one-missing "exit $RC" "$(head -c 400 "$ERR")"
+	fi
+	tl record -e cpu-clock -e cpu-clock -o "$TMP/x.tl" -- /bin/true
+	if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q "^threadlens: invalid event list 'cpu-clock,cpu-clock': 'cpu-clock' twice$"; then
+		pass record-sample-event-twice
+	else
+		fail record-sample-event-twice "exit $RC" "$(head -c 300 "$ERR")"
+	fi
 	tl record --sample --backend perf -o "$TMP/x.tl" -- /bin/true
 	expect_err record-sample-perf 1 "sampling \(--sample\) works with the eBPF back end only: not with --backend perf"
 fi

@@ -239,6 +239,82 @@ TEST(profile_counts)
 	unlink(tpath);
 }
 
+/* One sample of event `name` at address ip (no stack), with its period. */
+static void sample_ev(struct tl_trace_writer *w, uint64_t us, const char *name, uint64_t ip, int64_t period)
+{
+	struct tl_event e = event_us(us, 0, TL_EV_SAMPLE, 101, 100, 0, (int64_t)ip, period, 0);
+
+	e.name = tl_trace_writer_intern(w, name);
+	tl_trace_writer_add(w, &e);
+}
+
+/*
+ * Two events: cpu-clock (named first) 3 samples of 1 ms in twice;
+ * page-faults 2 samples of 10 faults in twice, 1 of 5 in never_inlined.
+ * cpu-clock is counted; page-faults gives counts per function and the
+ * ratio "page faults per ms of CPU": 25 / 3 ms in all, 20 / 3 ms in twice,
+ * none in never_inlined (no CPU time sampled there).
+ */
+TEST(profile_events)
+{
+	char fix[PATH_MAX], path[] = "/tmp/tl-test-pevents-XXXXXX";
+	struct tl_trace_writer *w = program_trace_open(path, 100, 1000);
+	struct tl_run run = { .path = path, .to_ns = -1, .all_threads = 1 };
+	struct tl_profile_opts o = { .cpu = -1 };
+	struct tl_profile_result r;
+	const uint64_t B = 0x555500000000ull;
+	size_t nq;
+	const struct tl_profile_ratio *q = tl_profile_ratios(&nq);
+
+	CHECK(w && realpath(FIXTURE, fix));
+	if (!w)
+		return;
+	tl_trace_writer_intern(w, "cpu-clock"); /* named first, as record names -e's list */
+	map(w, 1001, fix, B + 0x1000, B + 0x2000, 0x1000);
+	sample_ev(w, 1010, "page-faults", B + 0x1182, 10);
+	for (int i = 0; i < 3; i++)
+		sample_ev(w, 1020 + (uint64_t)i, "cpu-clock", B + 0x1182, 1000000);
+	sample_ev(w, 1030, "page-faults", B + 0x1182, 10);
+	sample_ev(w, 1040, "page-faults", B + 0x1190, 5);
+	CHECK_EQ_INT(program_trace_close(w, 1100), 0);
+	CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+	CHECK_EQ_STR(r.event, "cpu-clock");
+	CHECK_EQ_INT(r.samples, 3);
+	CHECK_EQ_INT(r.period, 3000000);
+	CHECK_EQ_INT(r.nevents, 2);
+	CHECK_EQ_STR(r.events[0].name, "cpu-clock");
+	CHECK(r.events[0].samples == 3 && r.events[0].period == 3000000);
+	CHECK_EQ_STR(r.events[1].name, "page-faults");
+	CHECK(r.events[1].samples == 3 && r.events[1].period == 25);
+	CHECK_EQ_INT(r.nfuncs, 2); /* never_inlined: only page faults, self 0 */
+	if (r.nfuncs == 2) {
+		CHECK_EQ_STR(r.funcs[0].name, "twice");
+		CHECK_EQ_INT(r.funcs[0].self, 3);
+		CHECK(r.fperiod[0] == 3000000 && r.fperiod[1] == 20);
+		CHECK_EQ_STR(r.funcs[1].name, "never_inlined");
+		CHECK_EQ_INT(r.funcs[1].self, 0);
+		CHECK(r.fperiod[2] == 0 && r.fperiod[3] == 5);
+	}
+	CHECK_EQ_INT(r.nthreads, 1);
+	CHECK(r.nthreads == 1 && r.threads[0].samples == 3);
+	for (size_t k = 0; k < nq; k++)
+		if (!strcmp(q[k].num, "page-faults") && !strcmp(q[k].den, "cpu-clock"))
+			CHECK_EQ_STR(q[k].name, "page faults per ms of CPU");
+	tl_profile_release(&r);
+	/* --event page-faults: only its samples */
+	tl_run_close(&run);
+	o.event = "page-faults";
+	CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+	CHECK_EQ_STR(r.event, "page-faults");
+	CHECK_EQ_INT(r.samples, 3);
+	CHECK_EQ_INT(r.period, 25);
+	CHECK_EQ_INT(r.nevents, 1);
+	CHECK(r.nfuncs >= 2 && r.funcs[0].self == 2 && r.funcs[1].self == 1);
+	tl_profile_release(&r);
+	tl_run_release(&run);
+	unlink(path);
+}
+
 /* A trace of process 100 whose thread 101 has n_twice samples in twice() and n_never in never_inlined(), on CPU 0. */
 static void two_funcs(char *path, int n_twice, int n_never)
 {
@@ -306,5 +382,5 @@ TEST(diff_profiles)
 
 int main(void)
 {
-	RUN_TESTS(symbols_by_offset, profile_counts, diff_profiles);
+	RUN_TESTS(symbols_by_offset, profile_counts, profile_events, diff_profiles);
 }

@@ -29,6 +29,7 @@ struct smp {
 	uint32_t stack;
 	uint32_t self;   /* its innermost frame's function id, once resolved */
 	uint32_t pstack; /* with opts.cells: its id in pstacks, once resolved */
+	uint8_t ev;      /* its event: index in pass.ev_ids */
 	int32_t tid, pid;
 	int16_t cpu;
 	uint16_t gen;
@@ -97,7 +98,9 @@ struct pass {
 	size_t capself, captotal, capfold;
 	struct memo *memo;
 	size_t memo_cap, memo_n;
-	char events[64];
+	uint32_t ev_ids[TL_PROFILE_MAX_EVENTS]; /* the events' name ids, as first seen */
+	unsigned nev;
+	uint8_t prim; /* the event counted: the first named (the lowest name id: -e's order) */
 	int oom;
 };
 
@@ -119,19 +122,23 @@ static uint32_t file_of(struct pass *p, const char *path)
 	return (uint32_t)p->nfiles++;
 }
 
-static void note_event_name(struct pass *p, const char *name)
+/* The index of event name id `name` in p->ev_ids, added if new; -1 past TL_PROFILE_MAX_EVENTS. */
+static int event_index(struct pass *p, uint32_t name)
 {
-	size_t n = strlen(p->events);
-
-	if (!name || strstr(p->events, name))
-		return;
-	snprintf(p->events + n, sizeof(p->events) - n, "%s%s", n ? "," : "", name);
+	for (unsigned i = 0; i < p->nev; i++)
+		if (p->ev_ids[i] == name)
+			return (int)i;
+	if (p->nev == TL_PROFILE_MAX_EVENTS)
+		return -1;
+	p->ev_ids[p->nev] = name;
+	return (int)p->nev++;
 }
 
 static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 {
 	struct pass *p = ctx;
 	const char *name;
+	int ev_i;
 
 	(void)th;
 	switch (ev->type) {
@@ -200,7 +207,8 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 			break; /* before the window: the walk hands every event over, for the mappings */
 		if (!tl_run_keeps_thread(p->run, 1, ev->tid, ev->arg, t ? t->name : NULL, leader ? leader->name : NULL))
 			break;
-		note_event_name(p, name);
+		if ((ev_i = event_index(p, ev->name)) < 0)
+			break;
 		if (TL_GROW(p->s, p->caps, p->ns + 1) < 0) {
 			p->oom = 1;
 			break;
@@ -212,7 +220,8 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 			                      .tid = ev->tid,
 			                      .pid = ev->arg,
 			                      .cpu = ev->cpu,
-			                      .gen = gen_of(p, ev->arg) };
+			                      .gen = gen_of(p, ev->arg),
+			                      .ev = (uint8_t)ev_i };
 		break;
 	}
 	default: break;
@@ -334,16 +343,21 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 	return id;
 }
 
-/* Count sample i: its functions, and its folded stack. */
+/* Count sample i: its functions, and its folded stack; a sample of another event than the one counted: only its function. */
 static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp *sm)
 {
+	int unres;
+
+	if (sm->ev != p->prim) {
+		sm->self = resolve(p, sm->pid, sm->gen, sm->ip, &unres);
+		return;
+	}
 	uint64_t one = sm->ip;
 	unsigned n = 0;
 	const uint64_t *f = sm->stack ? tl_trace_stack(p->run->trace, sm->stack, &n) : NULL;
 	uint32_t ids[MAX_FRAMES];
 	char line[4096];
 	size_t len;
-	int unres;
 
 	if (!f || !n) {
 		f = &one;
@@ -460,13 +474,13 @@ static int threads_of(struct pass *p, struct tl_profile_result *r)
 	for (size_t i = 0; i < p->ns; i++) {
 		const struct smp *sm = &p->s[i];
 		int created = 0;
-		struct trow *t = sm->tid > 0 ? tl_tidmap_put(&rows, sm->tid, &created) : NULL;
+		struct trow *t = sm->tid > 0 && sm->ev == p->prim ? tl_tidmap_put(&rows, sm->tid, &created) : NULL;
 		struct tl_profile_thread *th;
 		uint64_t key = (uint64_t)(uint32_t)sm->tid << 32 | sm->self;
 		size_t h;
 
 		if (!t)
-			continue; /* the idle task is never sampled; a tid <= 0 is not a thread */
+			continue; /* another event; the idle task is never sampled; a tid <= 0 is not a thread */
 		if (created) {
 			struct tname *tn = tl_tidmap_get(&p->names, sm->tid);
 			if (TL_GROW_ZERO(r->threads, cap, r->nthreads + 1) < 0)
@@ -569,12 +583,59 @@ static int build_cells(struct pass *p, struct tl_profile_result *r, const uint32
 	return 0;
 }
 
+static const struct tl_profile_ratio ratios[] = {
+	{ "IPC", "instructions", "cycles", 1 },
+	{ "cache misses per 1000 instructions", "cache-misses", "instructions", 1000 },
+	{ "branch misses per 1000 instructions", "branch-misses", "instructions", 1000 },
+	{ "cache miss rate (%)", "cache-misses", "cache-references", 100 },
+	{ "page faults per ms of CPU", "page-faults", "cpu-clock", 1e6 },
+	{ "context switches per ms of CPU", "context-switches", "cpu-clock", 1e6 },
+};
+
+const struct tl_profile_ratio *tl_profile_ratios(size_t *n)
+{
+	*n = sizeof(ratios) / sizeof(ratios[0]);
+	return ratios;
+}
+
+/* Where event e of the pass shows in r->events: the counted one first (its place and 0 swap). */
+static unsigned shown(const struct pass *p, unsigned e)
+{
+	return e == p->prim ? 0 : e == 0 ? p->prim : e;
+}
+
+/* Each event's samples and periods, in all and per function (r->funcs sorted, rank: id -> index). */
+static int event_sums(struct pass *p, struct tl_profile_result *r, const uint32_t *rank, uint32_t nf)
+{
+	size_t ne = r->nevents ? r->nevents : 1;
+
+	if (!(r->fperiod = calloc((size_t)(nf ? nf : 1) * ne, sizeof(*r->fperiod))))
+		return tl_error("out of memory");
+	for (size_t i = 0; i < p->ns; i++) {
+		const struct smp *sm = &p->s[i];
+		unsigned k = shown(p, sm->ev);
+
+		r->events[k].samples++;
+		r->events[k].period += sm->period;
+		if (sm->self >= 1 && sm->self <= nf)
+			r->fperiod[(size_t)rank[sm->self] * ne + k] += sm->period;
+	}
+	return 0;
+}
+
 static int finish(struct pass *p, struct tl_profile_result *r)
 {
 	uint32_t nf, *rank;
 	uint64_t span = r->run->win_end > r->run->win_start ? r->run->win_end - r->run->win_start : 0;
 
-	snprintf(r->event, sizeof(r->event), "%s", p->events);
+	for (unsigned e = 1; e < p->nev; e++)
+		if (p->ev_ids[e] < p->ev_ids[p->prim])
+			p->prim = (uint8_t)e;
+	snprintf(r->event, sizeof(r->event), "%s", p->nev ? tl_trace_string(p->run->trace, p->ev_ids[p->prim]) : "");
+	r->nevents = p->nev;
+	for (unsigned e = 0; e < p->nev; e++) /* the counted event first */
+		snprintf(r->events[e].name, sizeof(r->events[e].name), "%s",
+		         tl_trace_string(p->run->trace, p->ev_ids[shown(p, e)]));
 	r->no_maps = !p->nmaps;
 	if (p->nksyms)
 		qsort(p->ksyms, p->nksyms, sizeof(*p->ksyms), cmp_ksym);
@@ -586,6 +647,8 @@ static int finish(struct pass *p, struct tl_profile_result *r)
 	for (size_t i = 0; i < p->ns && !p->oom; i++) {
 		struct smp *sm = &p->s[i];
 		count_sample(p, r, sm);
+		if (sm->ev != p->prim)
+			continue;
 		r->samples++;
 		r->period += sm->period;
 		if (sm->cpu >= 0 && sm->cpu < r->run->ncpus)
@@ -621,7 +684,7 @@ static int finish(struct pass *p, struct tl_profile_result *r)
 		rank[r->funcs[i].rank] = (uint32_t)i;
 	for (size_t k = 0; k < r->nthreads; k++) /* an id until now, an index from here on */
 		r->threads[k].top = r->threads[k].top ? rank[r->threads[k].top] : SIZE_MAX;
-	if (p->o->cells && build_cells(p, r, rank) < 0) {
+	if (event_sums(p, r, rank, nf) < 0 || (p->o->cells && build_cells(p, r, rank) < 0)) {
 		free(rank);
 		return -1;
 	}
@@ -715,6 +778,7 @@ void tl_profile_release(struct tl_profile_result *r)
 		free(r->stacks[i].frames);
 	free(r->stacks);
 	free(r->cells);
+	free(r->fperiod);
 	free(r->funcs);
 	free(r->threads);
 	free(r->per_cpu);

@@ -14,6 +14,11 @@
  * name of the KSYM that holds it (the recorder named the kernel functions
  * its samples hit), else "[kernel]"; their module is "[kernel]".
  *
+ * Events: a recording may sample several (record -e a,b).  One is
+ * counted (opts.event, else the first the recording named); the others
+ * give, per function, their periods where it is the innermost frame, so
+ * that ratios (IPC...) can be had per function (tl_profile_ratios).
+ *
  * Counts: a function's self count is the samples whose innermost frame it
  * is; its total count the samples that have it anywhere in their stack
  * (once per sample, however deep the recursion).  Per second (the seed's
@@ -36,10 +41,11 @@
 
 #define TL_PROFILE_NAME_MAX 160
 #define TL_PROFILE_BINS 300
+#define TL_PROFILE_MAX_EVENTS 8
 
 struct tl_profile_opts {
 	int cpu;           /* only samples taken on this CPU; -1: all */
-	const char *event; /* only this event (its perf name); NULL: every event */
+	const char *event; /* the event counted (its perf name); NULL: the first the recording named */
 	unsigned top;      /* functions the text lists; 0: 20 */
 	int cells;         /* also fill stacks[] and cells[] (the HTML dashboard) */
 };
@@ -78,9 +84,25 @@ struct tl_profile_cell {
 	uint64_t count;
 };
 
+/* One sampled event: its samples and their periods summed (its count: ns for cpu-clock). */
+struct tl_profile_event {
+	char name[64];
+	uint64_t samples, period;
+};
+
+/* A ratio of two events' counts, where both were sampled: "IPC" = instructions / cycles. */
+struct tl_profile_ratio {
+	const char *name; /* "IPC", "cache misses per 1000 instructions", ... */
+	const char *num, *den;
+	double scale;
+};
+
+/* The ratios threadlens knows, n of them. */
+const struct tl_profile_ratio *tl_profile_ratios(size_t *n);
+
 struct tl_profile_result {
 	const struct tl_run *run;
-	char event[64];      /* the events counted, comma-separated */
+	char event[64];      /* the event counted: every count below but events[] and fperiod is of its samples */
 	uint64_t samples;    /* in the window, on kept threads */
 	uint64_t period;     /* their periods summed (ns for cpu-clock) */
 	uint64_t kernel;     /* samples whose innermost frame is in the kernel */
@@ -103,6 +125,9 @@ struct tl_profile_result {
 	size_t nstacks;
 	struct tl_profile_cell *cells;
 	size_t ncells;
+	struct tl_profile_event events[TL_PROFILE_MAX_EVENTS]; /* every event sampled, the counted one first */
+	size_t nevents;
+	uint64_t *fperiod; /* nfuncs x nevents: per function, each event's periods of the samples it is innermost in */
 	unsigned top;
 };
 

@@ -5,6 +5,7 @@
 #include "analysis/profile/profile.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "output/json.h"
 #include "output/trace_json.h"
@@ -17,6 +18,54 @@ static double pct(uint64_t n, uint64_t of)
 static double rel_s(const struct tl_run *run, uint64_t ts)
 {
 	return ts > run->trace_start ? (double)(ts - run->trace_start) / 1e9 : 0.0;
+}
+
+static int event_at(const struct tl_profile_result *r, const char *name)
+{
+	for (size_t e = 0; e < r->nevents; e++)
+		if (!strcmp(r->events[e].name, name))
+			return (int)e;
+	return -1;
+}
+
+/* Ratio q of function fn (an index in funcs; SIZE_MAX: in all) into *v: 0, or -1 if an event is missing or has 0. */
+static int ratio_of(const struct tl_profile_result *r, const struct tl_profile_ratio *q, size_t fn, double *v)
+{
+	int a = event_at(r, q->num), b = event_at(r, q->den);
+	uint64_t num, den;
+
+	if (a < 0 || b < 0)
+		return -1;
+	num = fn == SIZE_MAX ? r->events[a].period : r->fperiod[fn * r->nevents + (size_t)a];
+	den = fn == SIZE_MAX ? r->events[b].period : r->fperiod[fn * r->nevents + (size_t)b];
+	if (!den)
+		return -1;
+	*v = q->scale * (double)num / (double)den;
+	return 0;
+}
+
+/* The other events and the ratios, in all and for the functions listed. */
+static void events_text(FILE *f, const struct tl_profile_result *r, size_t shown)
+{
+	size_t nq;
+	const struct tl_profile_ratio *q = tl_profile_ratios(&nq);
+	double v;
+
+	if (r->nevents < 2)
+		return;
+	fprintf(f, "other events:");
+	for (size_t e = 1; e < r->nevents; e++)
+		fprintf(f, "%s %s %" PRIu64 " samples (count %" PRIu64 ")", e > 1 ? "," : "", r->events[e].name,
+		        r->events[e].samples, r->events[e].period);
+	fprintf(f, "; --event NAME counts another\n");
+	for (size_t k = 0; k < nq; k++) {
+		if (ratio_of(r, &q[k], SIZE_MAX, &v) < 0)
+			continue;
+		fprintf(f, "\n%s: %.3g in all; per function (self):\n", q[k].name, v);
+		for (size_t i = 0; i < shown; i++)
+			if (ratio_of(r, &q[k], i, &v) == 0)
+				fprintf(f, "  %-38.38s %10.3g\n", r->funcs[i].name, v);
+	}
 }
 
 int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
@@ -44,6 +93,7 @@ int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
 		        pct(r->funcs[i].total, r->samples), r->funcs[i].module);
 	if (r->nfuncs > shown)
 		fprintf(f, "  ... %zu more functions (--top N, --json)\n", r->nfuncs - shown);
+	events_text(f, r, shown);
 	fprintf(f, "\n%-28s %8s %7s  %s\n", "threads", "samples", "share", "hottest function (self)");
 	for (size_t i = 0; i < r->nthreads; i++) {
 		char who[96];
@@ -62,6 +112,28 @@ int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
 	fputc('\n', f);
 	fflush(f);
 	return ferror(f) ? -1 : 0;
+}
+
+/* With several events: "counts" (each event's, self; in all: absent) and the "ratios" both events give. */
+static void events_json(struct tl_json *j, const struct tl_profile_result *r, size_t fn)
+{
+	size_t nq;
+	const struct tl_profile_ratio *q = tl_profile_ratios(&nq);
+	double v;
+
+	if (fn != SIZE_MAX) {
+		tl_json_key(j, "counts");
+		tl_json_begin_array(j, TL_JSON_INLINE);
+		for (size_t e = 0; e < r->nevents; e++)
+			tl_json_uint(j, r->fperiod[fn * r->nevents + e]);
+		tl_json_end_array(j);
+	}
+	tl_json_key(j, "ratios");
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	for (size_t k = 0; k < nq; k++)
+		if (ratio_of(r, &q[k], fn, &v) == 0)
+			tl_json_kv_double(j, q[k].name, v, 4);
+	tl_json_end_object(j);
 }
 
 /* opts.cells: "bins", "stacks" (function indices, outermost first) and "cells", flat (stack, bin, cpu, tid, count) */
@@ -112,6 +184,18 @@ int tl_profile_write_json(FILE *f, const struct tl_profile_result *r)
 	tl_json_kv_uint(&j, "unresolved", r->unresolved);
 	tl_json_kv_uint(&j, "no_stack", r->no_stack);
 	tl_json_kv_bool(&j, "mappings", !r->no_maps);
+	tl_json_key(&j, "events");
+	tl_json_begin_array(&j, TL_JSON_INLINE);
+	for (size_t e = 0; e < r->nevents; e++) {
+		tl_json_begin_object(&j, TL_JSON_INLINE);
+		tl_json_kv_string(&j, "name", r->events[e].name);
+		tl_json_kv_uint(&j, "samples", r->events[e].samples);
+		tl_json_kv_uint(&j, "count", r->events[e].period);
+		tl_json_end_object(&j);
+	}
+	tl_json_end_array(&j);
+	if (r->nevents > 1)
+		events_json(&j, r, SIZE_MAX);
 	tl_json_key(&j, "functions");
 	tl_json_begin_array(&j, TL_JSON_BLOCK);
 	for (size_t i = 0; i < r->nfuncs; i++) {
@@ -122,6 +206,8 @@ int tl_profile_write_json(FILE *f, const struct tl_profile_result *r)
 		tl_json_kv_uint(&j, "total", r->funcs[i].total);
 		tl_json_kv_double(&j, "self_pct", pct(r->funcs[i].self, r->samples), 3);
 		tl_json_kv_double(&j, "total_pct", pct(r->funcs[i].total, r->samples), 3);
+		if (r->nevents > 1)
+			events_json(&j, r, i);
 		tl_json_end_object(&j);
 	}
 	tl_json_end_array(&j);

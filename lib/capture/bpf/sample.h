@@ -13,7 +13,8 @@
  *
  * Record: tlb_hdr, then TLB_STACK_KERNEL slots of kernel frames and
  * TLB_STACK_USER of user frames (fixed places: the verifier bounds them);
- * a = kernel frames | user frames << 16,
+ * a = kernel frames | user frames << 16 | the event's index << 32 (the
+ * cookie bpf_rec.c attached the program with, one per event),
  * b = the first frame, c = the period (the event's count since the last
  * sample: ns for cpu-clock); tid/arg the thread and its process.
  */
@@ -67,7 +68,7 @@ int tl_sample(struct tl_perf_ctx *ctx)
 		if (nu > TLB_STACK_USER)
 			nu = TLB_STACK_USER;
 	}
-	r->h.a = nk | (nu << 16);
+	r->h.a = nk | (nu << 16) | ((__s64)(bpf_get_attach_cookie(ctx) & 0xff) << 32);
 	r->h.b = nk ? (__s64)r->ips[0] : nu ? (__s64)r->ips[TLB_STACK_KERNEL] : 0;
 	submit(r);
 	return 0;
