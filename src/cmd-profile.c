@@ -1,7 +1,8 @@
 /*
  * cmd-profile.c - `threadlens profile`: where the sampled CPU time went
  * (record --sample): top functions self and total, threads, CPUs, seconds;
- * JSON; folded stacks for flame graphs.
+ * JSON; folded stacks for flame graphs.  Several traces (record --runs N):
+ * how each function's share varies from run to run.
  *
  * Parses options into a tl_run and a tl_profile_opts, runs
  * tl_profile_analyze() and hands the result to a writer; it counts and
@@ -16,6 +17,7 @@
 
 #include "cli.h"
 #include "analysis/profile/profile.h"
+#include "analysis/profile/profile_runs.h"
 
 #define MAX_IDS 64
 
@@ -25,6 +27,8 @@ struct profile_args {
 	const char *output;
 	int json, folded;
 	int pids[MAX_IDS], tids[MAX_IDS];
+	char **paths; /* several traces: runs of one command */
+	int npaths;
 };
 
 enum { OPT_JSON = 256, OPT_FOLDED, OPT_TOP, OPT_CPU, OPT_EVENT, OPT_FROM, OPT_TO, OPT_PID, OPT_TID, OPT_COMM };
@@ -47,13 +51,15 @@ static const struct option long_options[] = {
 
 static void usage(FILE *out)
 {
-	fputs("usage: threadlens profile [options] FILE\n"
+	fputs("usage: threadlens profile [options] FILE [FILE...]\n"
 	      "\n"
 	      "Where the sampled CPU time went, from a trace recorded with --sample: the\n"
 	      "functions that ran (self: the innermost frame; total: anywhere in the stack),\n"
 	      "the threads and their hottest function, the samples per CPU and per second.\n"
 	      "Addresses are resolved with the processes' code mappings and the files'\n"
-	      "symbols; without a symbol, the file and the offset.  docs/PROFILE.md.\n"
+	      "symbols; without a symbol, the file and the offset.  Several files (the runs\n"
+	      "of record --runs N): each function's share in each, its mean and spread.\n"
+	      "docs/PROFILE.md.\n"
 	      "\n"
 	      "what to count:\n"
 	      "      --event NAME       the event counted (default: the first recorded; the\n"
@@ -76,7 +82,9 @@ static void usage(FILE *out)
 	      "  threadlens record --sample -o app.tl -- ./app\n"
 	      "  threadlens profile app.tl\n"
 	      "  threadlens profile --comm decoder --from 2s --to 3s app.tl\n"
-	      "  threadlens profile --folded app.tl | flamegraph.pl > app.svg\n",
+	      "  threadlens profile --folded app.tl | flamegraph.pl > app.svg\n"
+	      "  threadlens record --sample --runs 5 -o app.tl -- ./app\n"
+	      "  threadlens profile app.?.tl\n",
 	      out);
 }
 
@@ -137,7 +145,64 @@ static int parse_args(int argc, char **argv, struct profile_args *a)
 		return cli_usage_error("profile");
 	}
 	a->run.all_threads = 1; /* samples are only recorded for what was asked for */
+	if (argc - optind > 1) {
+		if (argc - optind > TL_PROFILE_MAX_RUNS || a->folded) {
+			cli_error(a->folded ? "--folded reads one trace file" : "at most %d trace files",
+			          TL_PROFILE_MAX_RUNS);
+			return cli_usage_error("profile");
+		}
+		a->paths = argv + optind;
+		a->npaths = argc - optind;
+		return cli_trace_args("profile", optind + 1, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path);
+	}
 	return cli_trace_args("profile", argc, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path);
+}
+
+/* Several runs: each analysed with the same options, then side by side. */
+static int profile_runs(struct profile_args *a)
+{
+	struct tl_profile_runs R = { 0 };
+	struct tl_profile_result r;
+	FILE *out;
+	int rc = 1;
+
+	for (int i = 0; i < a->npaths; i++) {
+		struct tl_run run = a->run;
+
+		run.path = a->paths[i];
+		if (tl_profile_analyze(&run, &a->o, &r) < 0) {
+			tl_run_release(&run);
+			rc = cli_lib_error();
+			goto out;
+		}
+		cli_run_warnings(&run, "samples near the gaps are missing");
+		if (!r.samples || (R.nruns && strcmp(r.event, R.event))) {
+			if (r.samples)
+				rc = cli_error("'%s' counts %s, the first run %s: give --event", run.path, r.event,
+				               R.event);
+			else
+				rc = cli_error("no samples in '%s'", run.path);
+			tl_profile_release(&r);
+			tl_run_release(&run);
+			goto out;
+		}
+		rc = tl_profile_runs_add(&R, a->paths[i], &r) < 0 ? cli_lib_error() : 0;
+		tl_profile_release(&r);
+		tl_run_release(&run);
+		if (rc)
+			goto out;
+	}
+	tl_profile_runs_finish(&R);
+	if (!(out = cli_output_open(a->output))) {
+		rc = 1;
+		goto out;
+	}
+	rc = cli_output_close(out, a->output,
+	                      a->json ? tl_profile_runs_write_json(out, &R)
+	                              : tl_profile_runs_write_text(out, &R, a->o.top ? a->o.top : 20));
+out:
+	tl_profile_runs_release(&R);
+	return rc;
 }
 
 int cmd_profile(int argc, char **argv)
@@ -151,6 +216,8 @@ int cmd_profile(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	if (a.npaths > 1)
+		return profile_runs(&a);
 	cli_run_progress(&a.run, &prog);
 	rc = tl_profile_analyze(&a.run, &a.o, &r);
 	cli_progress_end(&prog);

@@ -70,6 +70,8 @@ static void usage(FILE *out)
 	             "      --stack N          frames kept of each stack part, kernel and user (1-64,\n"
 	             "                         default 64; user frames need frame pointers)\n"
 	             "      --no-stack         keep only the sampled address\n"
+	             "      --runs N           run the command N times, run K into FILE.K.tl (-o FILE.tl),\n"
+	             "                         to see how much runs vary (profile FILE.*.tl, diff)\n"
 	             "      --list-events      show which tracepoints this kernel has and which are used\n"
 	             "  -h, --help             this text\n"
 	             "\n"
@@ -188,10 +190,80 @@ enum {
 	OPT_BACKEND,
 	OPT_SAMPLE,
 	OPT_STACK,
-	OPT_NO_STACK
+	OPT_NO_STACK,
+	OPT_RUNS
 };
 
 #define MAX_FUNC_OPTS 64 /* --func options; each may list many functions */
+
+/* One recording into o->output, then its summary line.  0, or the exit status of its error. */
+static int record_once(struct tl_record_opts *o, int *shown)
+{
+	struct tl_record_result res;
+	int c;
+
+	c = tl_record(o, &res);
+	if (*shown)
+		fputs("\r\033[K", stderr);
+	if (c) /* one clear line: the error, not the notes about a recording that did not happen */
+		return cli_lib_error();
+	for (int i = 0; i < res.nwarnings; i++)
+		cli_warn("%s", res.warnings[i]);
+	if (res.lost)
+		cli_warn("the kernel dropped %llu events; a larger ring (-m %u) or fewer event groups (--no-futex, "
+		         "--no-irq) may help",
+		         (unsigned long long)res.lost, o->ring_pages ? 2 * o->ring_pages : 2048);
+	if (res.marks_lost)
+		cli_warn("the program dropped %llu markers: a thread made them faster than they were "
+		         "collected, or all marker slots were taken",
+		         (unsigned long long)res.marks_lost);
+	fprintf(stderr, "threadlens: recorded %llu events (%llu lost) with %s in %.2f s into '%s' (%.1f %s)",
+	        (unsigned long long)res.events, (unsigned long long)res.lost, res.backend, res.elapsed_s, o->output,
+	        res.bytes < 1000000 ? (double)res.bytes / 1e3 : (double)res.bytes / 1e6,
+	        res.bytes < 1000000 ? "kB" : "MB");
+	if (res.left_out)
+		fprintf(stderr, ", %llu events of other processes left in the kernel",
+		        (unsigned long long)res.left_out);
+	if (o->sample)
+		fprintf(stderr, ", %llu samples", (unsigned long long)res.samples);
+	if (res.marks || res.marks_lost) /* after the events, last: scripts parse "N events (M lost)" */
+		fprintf(stderr, ", %llu markers (%llu lost)", (unsigned long long)res.marks,
+		        (unsigned long long)res.marks_lost);
+	fputc('\n', stderr);
+	if (res.child_ran)
+		child_note(o->argv[0], res.child_status);
+	return 0;
+}
+
+/*
+ * --runs N: the command N times, run K into "BASE.K.tl" (BASE: -o without
+ * its ".tl"), stopping at the first failure or signal.
+ */
+static int record_runs(struct tl_record_opts *o, int runs, int *shown)
+{
+	const char *base = o->output;
+	size_t blen = strlen(base);
+	char path[4096];
+	int rc = 0;
+
+	if (runs == 1)
+		return record_once(o, shown);
+	if (blen > 3 && !strcmp(base + blen - 3, ".tl"))
+		blen -= 3;
+	for (int k = 1; k <= runs && !rc && !stop_signal; k++) {
+		snprintf(path, sizeof(path), "%.*s.%d.tl", (int)blen, base, k);
+		o->output = path;
+		fprintf(stderr, "threadlens: run %d of %d\n", k, runs);
+		rc = record_once(o, shown);
+	}
+	o->output = base;
+	if (!rc)
+		fprintf(stderr,
+		        "threadlens: %d runs in %.*s.1.tl .. %.*s.%d.tl; compare them with threadlens profile or "
+		        "diff\n",
+		        runs, (int)blen, base, (int)blen, base, runs);
+	return rc;
+}
 
 int cmd_record(int argc, char **argv)
 {
@@ -213,12 +285,12 @@ int cmd_record(int argc, char **argv)
 		{ "event", required_argument, NULL, 'e' },
 		{ "stack", required_argument, NULL, OPT_STACK },
 		{ "no-stack", no_argument, NULL, OPT_NO_STACK },
+		{ "runs", required_argument, NULL, OPT_RUNS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tl_record_opts o;
-	struct tl_record_result res;
-	int pids[TL_TRACE_MAX_TARGETS], npids = 0, list = 0, shown = 0, c;
+	int pids[TL_TRACE_MAX_TARGETS], npids = 0, list = 0, shown = 0, runs = 1, c;
 	const char *funcs[MAX_FUNC_OPTS];
 	unsigned off = 0;
 	int64_t ns;
@@ -294,6 +366,15 @@ int cmd_record(int argc, char **argv)
 			o.sample = 1;
 			break;
 		}
+		case OPT_RUNS: {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !v || v > 100) {
+				cli_error("invalid number of runs '%s': 1 to 100", optarg);
+				return cli_usage_error("record");
+			}
+			runs = (int)v;
+			break;
+		}
 		case OPT_NO_STACK:
 			o.sample_frames = 1;
 			o.sample = 1;
@@ -351,35 +432,10 @@ int cmd_record(int argc, char **argv)
 		o.progress = show_progress;
 		o.progress_ctx = &shown;
 	}
-	c = tl_record(&o, &res);
-	if (shown)
-		fputs("\r\033[K", stderr);
-	if (c) /* one clear line: the error, not the notes about a recording that did not happen */
-		return cli_lib_error();
-	for (int i = 0; i < res.nwarnings; i++)
-		cli_warn("%s", res.warnings[i]);
-	if (res.lost)
-		cli_warn("the kernel dropped %llu events; a larger ring (-m %u) or fewer event groups (--no-futex, "
-		         "--no-irq) may help",
-		         (unsigned long long)res.lost, o.ring_pages ? 2 * o.ring_pages : 2048);
-	if (res.marks_lost)
-		cli_warn("the program dropped %llu markers: a thread made them faster than they were "
-		         "collected, or all marker slots were taken",
-		         (unsigned long long)res.marks_lost);
-	fprintf(stderr, "threadlens: recorded %llu events (%llu lost) with %s in %.2f s into '%s' (%.1f %s)",
-	        (unsigned long long)res.events, (unsigned long long)res.lost, res.backend, res.elapsed_s, o.output,
-	        res.bytes < 1000000 ? (double)res.bytes / 1e3 : (double)res.bytes / 1e6,
-	        res.bytes < 1000000 ? "kB" : "MB");
-	if (res.left_out)
-		fprintf(stderr, ", %llu events of other processes left in the kernel",
-		        (unsigned long long)res.left_out);
-	if (o.sample)
-		fprintf(stderr, ", %llu samples", (unsigned long long)res.samples);
-	if (res.marks || res.marks_lost) /* after the events, last: scripts parse "N events (M lost)" */
-		fprintf(stderr, ", %llu markers (%llu lost)", (unsigned long long)res.marks,
-		        (unsigned long long)res.marks_lost);
-	fputc('\n', stderr);
-	if (res.child_ran)
-		child_note(o.argv[0], res.child_status);
-	return 0;
+	if (runs > 1 && (!o.argv || !strcmp(o.output, "-"))) {
+		cli_error(!o.argv ? "--runs repeats a command: give one after '--'"
+		                  : "--runs writes a file per run: give -o FILE, not -");
+		return cli_usage_error("record");
+	}
+	return record_runs(&o, runs, &shown);
 }

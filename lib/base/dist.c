@@ -9,6 +9,7 @@
  */
 #include "base/dist.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,4 +126,16 @@ void tl_dist_release(struct tl_dist *d)
 {
 	free(d->buckets);
 	d->buckets = NULL;
+}
+
+void tl_mean_sd(const double *v, size_t n, double *mean, double *sd)
+{
+	double sum = 0, sq = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	*mean = n ? sum / (double)n : 0;
+	for (size_t i = 0; i < n; i++)
+		sq += (v[i] - *mean) * (v[i] - *mean);
+	*sd = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
 }

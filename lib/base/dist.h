@@ -9,6 +9,7 @@
 #ifndef TL_DIST_H
 #define TL_DIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define TL_DIST_EXACT 64
@@ -26,5 +27,8 @@ int tl_dist_add(struct tl_dist *d, uint64_t v);
 uint64_t tl_dist_percentile(const struct tl_dist *d, double p);
 uint64_t tl_dist_mean(const struct tl_dist *d);
 void tl_dist_release(struct tl_dist *d);
+
+/* The mean and the sample standard deviation (n - 1) of n values; sd 0 below two values, both 0 for none. */
+void tl_mean_sd(const double *v, size_t n, double *mean, double *sd);
 
 #endif

@@ -75,6 +75,41 @@ if can_record && [ -x "$WLH" ] && command -v python3 >/dev/null; then
 	strip -o "$TMP/wl_hot_stripped" "$WLH" 2>/dev/null || cp "$WLH" "$TMP/wl_hot_stripped"
 	timeout -k 5 60 "$TL" record --sample -o "$TMP/hots.tl" -- "$TMP/wl_hot_stripped" >"$TMP/hots.truth" 2>"$TMP/hots.err"
 	hot_shares profile-hot-shares-stripped "$TMP/hots.tl" "$TMP/hots.truth"
+	# --runs 3: three traces; profile of all three gives each function's share per run, within
+	# 5 points of each run's own clock (the kernel's and the clock reads' samples are in no function)
+	if timeout -k 5 60 "$TL" record --sample --runs 3 -o "$TMP/runs.tl" -- "$WLH" --ms 200 >"$TMP/runs.truth" \
+		2>"$TMP/runs.err" && [ -f "$TMP/runs.3.tl" ] && [ ! -f "$TMP/runs.4.tl" ]; then
+		tl profile --json "$TMP/runs.1.tl" "$TMP/runs.2.tl" "$TMP/runs.3.tl"
+		res=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+truth = [json.loads(l) for l in open(sys.argv[2])]
+f = {x["name"]: x for x in d["functions"]}
+bad = []
+if d["schema"] != "threadlens-profile-runs" or len(d["runs"]) != 3 or len(truth) != 3:
+    bad.append("%d runs, %d truths" % (len(d["runs"]), len(truth)))
+else:
+    for k, t in enumerate(truth):
+        want = 100.0 * t["wlh_three_ns"] / (t["wlh_three_ns"] + t["wlh_one_ns"])
+        got = f["wlh_three"]["self_pct"][k] if "wlh_three" in f else -1
+        if abs(got - want) > 5:
+            bad.append("run %d: wlh_three %.1f%%, its clock %.1f%%" % (k + 1, got, want))
+    s = f.get("wlh_three", {}).get("self_pct", [])
+    if s and abs(f["wlh_three"]["mean"] - sum(s) / len(s)) > 0.01:
+        bad.append("mean %s of %s" % (f["wlh_three"]["mean"], s))
+print("; ".join(bad))
+' "$OUT" "$TMP/runs.truth" 2>&1)
+		[ "$RC" = 0 ] && [ -z "$res" ] && pass profile-runs || fail profile-runs "exit $RC" "$res" "$(head -c 300 "$ERR")"
+		tl profile "$TMP/runs.1.tl" "$TMP/runs.2.tl" "$TMP/runs.3.tl"
+		if [ "$RC" = 0 ] && grep -q "^threadlens profile: 3 runs, cpu-clock" "$OUT" && grep -q "^  wlh_three " "$OUT" &&
+			[ "$(awk 'length > 100' "$OUT" | wc -l)" = 0 ]; then
+			pass profile-runs-text
+		else
+			fail profile-runs-text "exit $RC, or a line over 100 columns" "$(head -n 12 "$OUT")"
+		fi
+	else
+		fail profile-runs "record --runs 3 failed or wrote other files" "$(tail -n 3 "$TMP/runs.err")" "$(ls "$TMP")"
+	fi
 else
 	skip profile-hot-shares "needs root, tracefs, python3 and $WLH"
 fi
@@ -98,6 +133,18 @@ else
 fi
 
 # ---- errors: one line each ----
+tl record --runs 2 -o - -- /bin/true
+if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q "^threadlens: --runs writes a file per run: give -o FILE, not -$"; then
+	pass profile-runs-stdout
+else
+	fail profile-runs-stdout "exit $RC" "$(cat "$ERR")"
+fi
+tl record --runs 2 -a
+if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q "^threadlens: --runs repeats a command: give one after '--'$"; then
+	pass profile-runs-no-command
+else
+	fail profile-runs-no-command "exit $RC" "$(cat "$ERR")"
+fi
 tl profile "$TMP/none.tl"
 expect_err profile-missing-file 1 "cannot open .*none\.tl"
 tl profile --json --folded "$TMP/none.tl"

@@ -17,6 +17,7 @@
 
 #include "analysis/diff/diff.h"
 #include "analysis/profile/profile.h"
+#include "analysis/profile/profile_runs.h"
 #include "base/errors.h"
 #include "symbols/symfile.h"
 
@@ -380,7 +381,48 @@ TEST(diff_profiles)
 	unlink(pc);
 }
 
+/*
+ * Runs side by side: run 1 has A 75 and B 25 of 100 samples (and D, only
+ * sampled by another event: left out), run 2 A 70, B 20 and C 10 of 100.
+ * A: mean 72.5, sd 3.536 (sqrt 12.5); C: 0 and 10, mean 5, sd 7.071.
+ */
+TEST(profile_runs)
+{
+	struct tl_profile_func f1[3] = { { .name = "A", .module = "m", .self = 75 },
+		                         { .name = "B", .module = "m", .self = 25 },
+		                         { .name = "D", .module = "m", .self = 0 } };
+	struct tl_profile_func f2[3] = { { .name = "A", .module = "m", .self = 70 },
+		                         { .name = "B", .module = "m", .self = 20 },
+		                         { .name = "C", .module = "m", .self = 10 } };
+	struct tl_profile_result r1 = {
+		.event = "cpu-clock", .samples = 100, .period = 100000000, .funcs = f1, .nfuncs = 3
+	};
+	struct tl_profile_result r2 = {
+		.event = "cpu-clock", .samples = 100, .period = 100000000, .funcs = f2, .nfuncs = 3
+	};
+	struct tl_profile_runs R = { 0 };
+
+	CHECK_EQ_INT(tl_profile_runs_add(&R, "a.1.tl", &r1), 0);
+	CHECK_EQ_INT(tl_profile_runs_add(&R, "a.2.tl", &r2), 0);
+	tl_profile_runs_finish(&R);
+	CHECK_EQ_INT(R.nruns, 2);
+	CHECK_EQ_STR(R.event, "cpu-clock");
+	CHECK(R.samples_mean == 100 && R.samples_sd == 0);
+	CHECK_EQ_INT(R.nfuncs, 3);
+	if (R.nfuncs == 3) {
+		CHECK_EQ_STR(R.funcs[0].name, "A");
+		CHECK(R.funcs[0].mean == 72.5 && fabs(R.funcs[0].sd - sqrt(12.5)) < 1e-12);
+		CHECK(R.funcs[0].min == 70 && R.funcs[0].max == 75);
+		CHECK_EQ_STR(R.funcs[1].name, "B");
+		CHECK(R.funcs[1].mean == 22.5);
+		CHECK_EQ_STR(R.funcs[2].name, "C");
+		CHECK(R.funcs[2].share[0] == 0 && R.funcs[2].share[1] == 10);
+		CHECK(R.funcs[2].mean == 5 && fabs(R.funcs[2].sd - sqrt(50)) < 1e-12 && R.funcs[2].min == 0);
+	}
+	tl_profile_runs_release(&R);
+}
+
 int main(void)
 {
-	RUN_TESTS(symbols_by_offset, profile_counts, profile_events, diff_profiles);
+	RUN_TESTS(symbols_by_offset, profile_counts, profile_events, profile_runs, diff_profiles);
 }

@@ -16,6 +16,7 @@
 #include "analysis/diff/diff_profile.h"
 #include "analysis/frames/frames.h"
 #include "analysis/report/report.h"
+#include "base/dist.h"
 #include "base/errors.h"
 #include "base/grow.h"
 
@@ -153,25 +154,13 @@ static int snap_frames(const char *path, struct snap *s)
 	return 0;
 }
 
-static void mean_sd(const double *v, size_t n, double *mean, double *sd)
-{
-	double sum = 0, sq = 0;
-
-	for (size_t i = 0; i < n; i++)
-		sum += v[i];
-	*mean = n ? sum / (double)n : 0;
-	for (size_t i = 0; i < n; i++)
-		sq += (v[i] - *mean) * (v[i] - *mean);
-	*sd = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
-}
-
 void tl_diff_compare(struct tl_diff_value *d, const double *a, size_t na, const double *b, size_t nb, int points,
                      int noise)
 {
 	double se;
 
-	mean_sd(a, na, &d->a, &d->sd_a);
-	mean_sd(b, nb, &d->b, &d->sd_b);
+	tl_mean_sd(a, na, &d->a, &d->sd_a);
+	tl_mean_sd(b, nb, &d->b, &d->sd_b);
 	d->have = 1;
 	d->change = points ? d->b - d->a : d->a != 0 ? (d->b - d->a) / fabs(d->a) : 0;
 	if (noise) {
