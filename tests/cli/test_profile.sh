@@ -75,8 +75,8 @@ if can_record && [ -x "$WLH" ] && command -v python3 >/dev/null; then
 	strip -o "$TMP/wl_hot_stripped" "$WLH" 2>/dev/null || cp "$WLH" "$TMP/wl_hot_stripped"
 	timeout -k 5 60 "$TL" record --sample -o "$TMP/hots.tl" -- "$TMP/wl_hot_stripped" >"$TMP/hots.truth" 2>"$TMP/hots.err"
 	hot_shares profile-hot-shares-stripped "$TMP/hots.tl" "$TMP/hots.truth"
-	# --runs 3: three traces; profile of all three gives each function's share per run, within
-	# 5 points of each run's own clock (the kernel's and the clock reads' samples are in no function)
+	# --runs 3: three traces; profile of all three gives each function's share per run: the
+	# split between wlh_three and wlh_one within 5 points of each run's own clock
 	if timeout -k 5 60 "$TL" record --sample --runs 3 -o "$TMP/runs.tl" -- "$WLH" --ms 200 >"$TMP/runs.truth" \
 		2>"$TMP/runs.err" && [ -f "$TMP/runs.3.tl" ] && [ ! -f "$TMP/runs.4.tl" ]; then
 		tl profile --json "$TMP/runs.1.tl" "$TMP/runs.2.tl" "$TMP/runs.3.tl"
@@ -91,9 +91,11 @@ if d["schema"] != "threadlens-profile-runs" or len(d["runs"]) != 3 or len(truth)
 else:
     for k, t in enumerate(truth):
         want = 100.0 * t["wlh_three_ns"] / (t["wlh_three_ns"] + t["wlh_one_ns"])
-        got = f["wlh_three"]["self_pct"][k] if "wlh_three" in f else -1
+        # the split between the two (other threads and the start-up, heavy under the sanitizers, take the rest)
+        three, one = (f[n]["self_pct"][k] if n in f else 0 for n in ("wlh_three", "wlh_one"))
+        got = 100.0 * three / (three + one) if three + one else -1
         if abs(got - want) > 5:
-            bad.append("run %d: wlh_three %.1f%%, its clock %.1f%%" % (k + 1, got, want))
+            bad.append("run %d: wlh_three %.1f%% of the two, its clock %.1f%%" % (k + 1, got, want))
     s = f.get("wlh_three", {}).get("self_pct", [])
     if s and abs(f["wlh_three"]["mean"] - sum(s) / len(s)) > 0.01:
         bad.append("mean %s of %s" % (f["wlh_three"]["mean"], s))
