@@ -60,7 +60,7 @@ DEMO_SRC := $(sort $(wildcard demo/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-WL_BIN := $(WL_SRC:tests/live/%.c=$(BUILD)/tests/%)
+WL_BIN := $(WL_SRC:tests/live/%.c=$(BUILD)/tests/%) $(BUILD)/tests/wl_hot_nofp
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 DEMO_BIN := $(DEMO_SRC:demo/%.c=$(BUILD)/demo/%)
 CORE_LIB := $(BUILD)/libtlcore.a
@@ -120,6 +120,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CORE_LIB)
 # frame pointers give its samples their callers (the flame graph of the HTML test)
 $(BUILD)/tests/wl_hot: LDFLAGS += -rdynamic
 $(BUILD)/tests/wl_hot: CFLAGS += -fno-omit-frame-pointer
+# and without them, for record --stack dwarf
+$(BUILD)/tests/wl_hot_nofp: tests/live/wl_hot.c tests/live/workload.h $(INSTR_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fomit-frame-pointer -Itests/live -Iinclude $(LDFLAGS) -rdynamic $< $(INSTR_A) -lpthread -lm -o $@
 
 $(BUILD)/tests/wl_%: tests/live/wl_%.c tests/live/workload.h $(INSTR_A)
 	@mkdir -p $(dir $@)

@@ -10,6 +10,8 @@
 # for SECONDS of CPU time (default 5).  Variants, each recorded REPS times
 # (BENCH_REPS, default 3), interleaved:
 #   tl        threadlens record --sample -F 997 (frame-pointer stacks, 64+64 frames)
+#   tl-dwarf  threadlens record --sample -F 997 --stack dwarf (8 KB of user stack copied per
+#             sample and unwound while recording: the trace keeps the frames)
 #   perf-fp   perf record -F 997 -g --sample-cpu (frame pointers; the CPU, as threadlens keeps it)
 #   perf-dwarf perf record -F 997 --call-graph dwarf --sample-cpu (8 KB of stack per sample)
 # For each: file bytes, samples (threadlens: its summary line; perf: `perf
@@ -36,6 +38,9 @@ for rep in $(seq "$REPS"); do
 	"$TL" record --sample -F 997 -o "$WORK/tl.tl" -- "$WL" --ms "$MS" >/dev/null 2>"$WORK/tl.err"
 	n=$(grep -o ', [0-9]* samples' "$WORK/tl.err" | grep -o '[0-9]*')
 	rows+=("tl $(sz "$WORK/tl.tl") $n 0 0")
+	"$TL" record --sample -F 997 --stack dwarf -o "$WORK/tld.tl" -- "$WL" --ms "$MS" >/dev/null 2>"$WORK/tld.err"
+	n=$(grep -o ', [0-9]* samples' "$WORK/tld.err" | grep -o '[0-9]*')
+	rows+=("tl-dwarf $(sz "$WORK/tld.tl") $n 0 0")
 	perf record -q -F 997 -g --sample-cpu -o "$WORK/fp.data" -- "$WL" --ms "$MS" >/dev/null 2>&1
 	perf script -i "$WORK/fp.data" -F comm,tid,cpu,time,ip,sym >"$WORK/fp.txt" 2>/dev/null
 	n=$(perf script -i "$WORK/fp.data" -F time 2>/dev/null | wc -l)
@@ -59,10 +64,11 @@ def bps(v):
 tl = bps("tl")
 print("| variant | file (median) | samples | bytes per sample | against threadlens |")
 print("|---|---|---|---|---|")
-for v in ("tl", "perf-fp", "perf-dwarf"):
+for v in ("tl", "tl-dwarf", "perf-fp", "perf-dwarf"):
     print("| %s | %.0f kB | %d | %.1f | %.1fx |" % (v, med(v, 0) / 1e3, med(v, 1), bps(v), bps(v) / tl))
 n = med("perf-fp", 1)
 print("| seed pipeline: perf script text | %.0f kB | %d | %.1f | %.1fx |" % (med("perf-fp", 2) / 1e3, n, med("perf-fp", 2) / n, med("perf-fp", 2) / n / tl))
+print("| perf-dwarf against tl-dwarf (like for like) | | | | %.1fx |" % (bps("perf-dwarf") / bps("tl-dwarf")))
 print("| seed pipeline: CSV | %.0f kB | %d | %.1f | %.1fx |" % (med("perf-fp", 3) / 1e3, n, med("perf-fp", 3) / n, med("perf-fp", 3) / n / tl))
 '
 [ "${BENCH_KEEP:-0}" = 1 ] || rm -f "$WORK"/*.data "$WORK"/*.tl "$WORK"/*.txt "$WORK"/*.csv

@@ -69,6 +69,8 @@ static void usage(FILE *out)
 	             "                         machine lacks is skipped with a warning); repeatable\n"
 	             "      --stack N          frames kept of each stack part, kernel and user (1-64,\n"
 	             "                         default 64; user frames need frame pointers)\n"
+	             "      --stack dwarf      user stacks unwound with the files' DWARF call-frame\n"
+	             "                         information: callers of code without frame pointers\n"
 	             "      --no-stack         keep only the sampled address\n"
 	             "      --runs N           run the command N times, run K into FILE.K.tl (-o FILE.tl),\n"
 	             "                         to see how much runs vary (profile FILE.*.tl, diff)\n"
@@ -358,8 +360,13 @@ int cmd_record(int argc, char **argv)
 		}
 		case OPT_STACK: {
 			unsigned long v = strtoul(optarg, &end, 10);
+			if (!strcmp(optarg, "dwarf")) {
+				o.sample_dwarf = 1;
+				o.sample = 1;
+				break;
+			}
 			if (*end || !v || v > 64) {
-				cli_error("invalid stack depth '%s': 1 to 64 frames", optarg);
+				cli_error("invalid stack depth '%s': 1 to 64 frames, or dwarf", optarg);
 				return cli_usage_error("record");
 			}
 			o.sample_frames = (int)v;

@@ -127,6 +127,21 @@ int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out)
 		/* a = kernel frames | user frames << 16; the frames follow the header (sample.h) */
 		unsigned nk = (unsigned)(h.a & 0xffff), nu = (unsigned)((h.a >> 16) & 0xffff);
 
+		out->sample_event = (unsigned)((uint64_t)h.a >> 32) & 0xff;
+		out->dwarf = (int)(((uint64_t)h.a >> 40) & 1);
+		if (out->dwarf) { /* nu is the stack's bytes: kernel frames, registers, stack (sample_dwarf) */
+			size_t regs_at = sizeof(h) + TLB_STACK_KERNEL * 8, stack_at = regs_at + 3 * 8;
+			if (h.ncomm || h.name_len || nk > TLB_STACK_KERNEL || nu > TLB_DWARF_STACK ||
+			    stack_at + nu > size)
+				return 0;
+			out->nframes = nk;
+			memcpy(out->frames, p + sizeof(h), (size_t)nk * 8);
+			memcpy(out->uregs, p + regs_at, sizeof(out->uregs));
+			out->ustack = (const uint8_t *)p + stack_at;
+			out->ustack_len = nu;
+			out->d.ev.a = 0;
+			break;
+		}
 		if (h.ncomm || h.name_len || nk > TLB_STACK_KERNEL || nu > TLB_STACK_USER ||
 		    sizeof(h) + (size_t)(TLB_STACK_KERNEL + nu) * 8 > size)
 			return 0;
@@ -138,7 +153,6 @@ int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out)
 		for (unsigned i = 0; i < out->nframes; i++)
 			if (!out->frames[i])
 				out->nframes = i;
-		out->sample_event = (unsigned)((uint64_t)h.a >> 32) & 0xff;
 		out->d.ev.a = 0; /* the stack id, once interned */
 		break;
 	}
@@ -321,6 +335,8 @@ struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filte
 	r->skel->rodata->classify_futex = !!(groups & TL_REC_FUTEX);
 	r->skel->rodata->classify_yield = !!(groups & TL_REC_YIELD);
 	r->skel->rodata->filter = !!filter;
+	if (sample)
+		r->skel->rodata->stack_dwarf = !!sample->dwarf;
 	if (sample)
 		r->skel->rodata->stack_frames = sample->frames < 1                ? 1
 		                                : sample->frames > TLB_STACK_USER ? TLB_STACK_USER

@@ -30,6 +30,7 @@ struct tl_bpf_sample {
 	int nevents;
 	unsigned hz;
 	int frames; /* of each part of a stack (kernel, user): 1 (no stack: the sampled address) .. 64 */
+	int dwarf;  /* copy the user registers and stack (sample.h) for DWARF unwinding instead */
 };
 
 /*
@@ -90,6 +91,10 @@ struct tl_bpf_event {
 	int32_t child_tgid;       /* FORK: the child's process, else 0 */
 	unsigned nframes;         /* SAMPLE: its stack, innermost first, kernel frames before user ones */
 	unsigned sample_event;    /* SAMPLE: the index of its event in tl_bpf_sample.events */
+	int dwarf;                /* SAMPLE of --stack dwarf: frames holds the kernel part; the user part is: */
+	uint64_t uregs[3];        /*   the user ip, sp, bp */
+	const uint8_t *ustack;    /*   and the user stack from sp, ustack_len bytes (in the ring: during fn only) */
+	size_t ustack_len;
 	uint64_t frames[TL_BPF_SAMPLE_FRAMES];
 };
 

@@ -287,7 +287,8 @@ static int open_bpf(struct rec *rc)
 {
 	const struct tl_record_opts *o = rc->o;
 	struct tl_bpf_sample smp = { .hz = o->sample_hz ? o->sample_hz : TL_SAMPLE_DEFAULT_HZ,
-		                     .frames = o->sample_frames ? o->sample_frames : 64 };
+		                     .frames = o->sample_frames ? o->sample_frames : 64,
+		                     .dwarf = o->sample_dwarf };
 	size_t ring = 0;
 
 	if (o->sample) {
@@ -490,6 +491,7 @@ static void release(struct rec *rc)
 	tl_tp_table_free(rc->tps);
 	tl_marks_free(rc->marks);
 	tl_procmaps_free(rc->maps);
+	tl_unwinder_free(rc->unwind);
 	free(rc->kips);
 	tl_kwatch_free(rc->kw); /* sets kernel.task_delayacct back */
 	tl_targets_release(&rc->tg);
@@ -620,9 +622,11 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 		tl_error("out of memory");
 		goto out;
 	}
-	/* Without the marker memory the recording goes on, without markers. */
+	if (opts->sample_dwarf && !(rc->unwind = tl_unwinder_new()))
+		goto out;
 	if (opts->sample && !(rc->maps = tl_procmaps_new()))
 		goto out;
+	/* Without the marker memory the recording goes on, without markers. */
 	if (opts->argv && !(rc->marks = tl_marks_new()))
 		tl_rec_warn(res, "markers are not recorded: %s", tl_error_msg());
 	if (opts->argv && tl_targets_fork(&rc->tg, opts->argv, export_marks, rc->marks, &go_fd))

@@ -53,6 +53,7 @@ struct tl_record_opts {
 	const char *sample_event;    /* -e: a perf event name (capture/sample_events.h); NULL = cpu-clock */
 	unsigned sample_hz;          /* -F; 0 = TL_SAMPLE_DEFAULT_HZ */
 	int sample_frames;           /* frames of each stack part, kernel and user; 0 = 64, 1 = no stack */
+	int sample_dwarf;            /* --stack dwarf: user stacks unwound from a copy with DWARF CFI */
 	volatile sig_atomic_t *stop; /* recording stops when *stop != 0; may be NULL.  If the
 				      * value is SIGINT or SIGTERM it is the signal forwarded
 				      * to a command still running (else SIGTERM) */

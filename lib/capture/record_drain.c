@@ -140,6 +140,8 @@ static int add_map(void *ctx, int32_t pid, const struct tl_map *m)
 	struct rec *rc = ctx;
 	struct tl_event e = { .ts = rc->map_ts, .type = TL_EV_MAP, .cpu = rc->map_cpu, .tid = pid };
 
+	if (rc->unwind) /* its code changed: the unwinder reads its modules again */
+		tl_unwinder_forget(rc->unwind, pid);
 	e.a = (int64_t)m->start;
 	e.b = (int64_t)m->end;
 	e.c = (int64_t)m->pgoff;
@@ -218,6 +220,19 @@ static int handle_decoded(struct rec *rc, int32_t cur_tid, int32_t cur_pid, stru
 			return -1;
 	}
 	return 0;
+}
+
+/* --stack dwarf: the kernel frames, then the user ones unwound from the copied registers and stack (dwunwind.h). */
+static const uint64_t *dwarf_frames(struct rec *rc, const struct tl_bpf_event *ev, uint64_t *out, unsigned *n)
+{
+	unsigned nk = ev->nframes;
+
+	memcpy(out, ev->frames, nk * sizeof(*out));
+	if (ev->uregs[0] && rc->unwind && nk < TL_BPF_SAMPLE_FRAMES)
+		nk += tl_unwind(rc->unwind, ev->d.ev.arg, ev->d.ev.tid, ev->uregs, ev->ustack, ev->ustack_len, out + nk,
+		                TL_BPF_SAMPLE_FRAMES - nk);
+	*n = nk;
+	return out;
 }
 
 /* The perf back end: one raw tracepoint sample. */
@@ -339,11 +354,19 @@ static int handle_bpf(void *ctx, const struct tl_bpf_event *ev)
 		return stage_push(rc, &d.ev);
 	}
 	if (d.ev.type == TL_EV_SAMPLE) {
+		const uint64_t *frames = ev->frames;
+		unsigned nframes = ev->nframes;
+		uint64_t dw[TL_BPF_SAMPLE_FRAMES];
+
+		if (ev->dwarf) /* the kernel frames, then the user stack unwound from its copy */
+			frames = dwarf_frames(rc, ev, dw, &nframes);
 		/* its stack into the trace's table (written before the chunk that names it), its event by name */
-		if (ev->nframes > 1 && !(d.ev.a = tl_trace_writer_stack(rc->w, ev->frames, ev->nframes)))
+		if (nframes > 1 && !(d.ev.a = tl_trace_writer_stack(rc->w, frames, nframes)))
 			return -1;
+		if (ev->dwarf)
+			d.ev.b = (int64_t)(nframes ? frames[0] : 0);
 		/* a kernel address of no stack: named at the end with the stacks' (record.c) */
-		if (ev->nframes <= 1 && (uint64_t)d.ev.b >> 63 && rc->nkips < (1u << 20)) {
+		if (nframes <= 1 && (uint64_t)d.ev.b >> 63 && rc->nkips < (1u << 20)) {
 			if (TL_GROW(rc->kips, rc->capkips, rc->nkips + 1) < 0)
 				return -1;
 			rc->kips[rc->nkips++] = (uint64_t)d.ev.b;

@@ -21,6 +21,7 @@
 #include "capture/targets.h"
 #include "capture/tp_decode.h"
 #include "capture/uprobes.h"
+#include "symbols/dwunwind.h"
 #include "trace/trace.h"
 
 #define SLACK_NS 10000000ull  /* watermark slack behind T0 */
@@ -48,10 +49,11 @@ struct rec {
 	struct tl_bpf_rec *bpf;                      /* the eBPF back end, or NULL */
 	uint32_t sample_names[TL_SAMPLE_MAX_EVENTS]; /* --sample: the sampled events' name ids, in -e's order */
 	int nsample_names;
-	struct tl_procmaps *maps; /* --sample: the sampled processes' code mappings */
-	uint64_t map_ts;          /* the time MAP events get (capture/procmaps.h) */
-	int16_t map_cpu;          /* and their CPU */
-	uint64_t *kips;           /* kernel addresses of samples without a stack, to name */
+	struct tl_unwinder *unwind; /* --stack dwarf */
+	struct tl_procmaps *maps;   /* --sample: the sampled processes' code mappings */
+	uint64_t map_ts;            /* the time MAP events get (capture/procmaps.h) */
+	int16_t map_cpu;            /* and their CPU */
+	uint64_t *kips;             /* kernel addresses of samples without a stack, to name */
 	size_t nkips, capkips;
 	uint64_t samples;                           /* SAMPLE events staged */
 	uint64_t *bpf_dropped;                      /* per CPU: drops reported as LOST so far */

@@ -75,6 +75,19 @@ if can_record && [ -x "$WLH" ] && command -v python3 >/dev/null; then
 	strip -o "$TMP/wl_hot_stripped" "$WLH" 2>/dev/null || cp "$WLH" "$TMP/wl_hot_stripped"
 	timeout -k 5 60 "$TL" record --sample -o "$TMP/hots.tl" -- "$TMP/wl_hot_stripped" >"$TMP/hots.truth" 2>"$TMP/hots.err"
 	hot_shares profile-hot-shares-stripped "$TMP/hots.tl" "$TMP/hots.truth"
+	# --stack dwarf on a build without frame pointers: the callers come from the DWARF CFI.
+	# wlh_three is only called by run(): nearly all its samples must show run as the caller
+	# (a walk can stop early where the copied 8 kB of stack or the CFI end); with frame
+	# pointers only, this build's samples have no caller at all.
+	if timeout -k 5 60 "$TL" record --sample --stack dwarf -o "$TMP/dw.tl" -- "$BUILD/tests/wl_hot_nofp" \
+		>/dev/null 2>"$TMP/dw.err"; then
+		tl profile --folded "$TMP/dw.tl"
+		res=$(awk '$1 ~ /;wlh_three$/ { all += $2; if ($1 ~ /;run;wlh_three$/) ok += $2 }
+			END { if (all < 100 || ok < 0.9 * all) printf "%d of %d wlh_three samples have run as caller", ok, all }' "$OUT")
+		[ "$RC" = 0 ] && [ -z "$res" ] && pass profile-stack-dwarf || fail profile-stack-dwarf "exit $RC; $res" "$(head -n 5 "$OUT")"
+	else
+		fail profile-stack-dwarf "record --stack dwarf failed" "$(tail -n 3 "$TMP/dw.err")"
+	fi
 	# --runs 3: three traces; profile of all three gives each function's share per run: the
 	# split between wlh_three and wlh_one within 5 points of each run's own clock
 	if timeout -k 5 60 "$TL" record --sample --runs 3 -o "$TMP/runs.tl" -- "$WLH" --ms 200 >"$TMP/runs.truth" \

@@ -166,7 +166,49 @@ TEST(test_sample_record)
 	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r.h) + (TLB_STACK_KERNEL + 3) * 8, &ev), 1);
 }
 
+/*
+ * A --stack dwarf SAMPLE record (sample.h, sample_dwarf): kernel frames,
+ * the user ip, sp, bp, then the stack bytes; a = kernel frames | bytes <<
+ * 16 | event << 32 | 1 << 40.
+ */
+TEST(test_sample_dwarf_record)
+{
+	static struct {
+		struct tlb_hdr h;
+		__u64 ips[TLB_STACK_KERNEL];
+		__u64 regs[3];
+		__u8 stack[TLB_DWARF_STACK];
+	} r;
+	struct tl_bpf_event ev;
+
+	memset(&r, 0, sizeof(r));
+	r.h.type = TL_EV_SAMPLE;
+	r.h.tid = 41;
+	r.h.arg = 40;
+	r.h.a = 1 | (1024ll << 16) | (2ll << 32) | (1ll << 40);
+	r.ips[0] = 0xffffffff81000010ull;
+	r.regs[0] = 0x401000;
+	r.regs[1] = 0x7ffc0000f000ull;
+	r.regs[2] = 0x7ffc0000f100ull;
+	r.stack[0] = 0xab;
+	r.stack[1023] = 0xcd;
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 1);
+	CHECK_EQ_INT(ev.dwarf, 1);
+	CHECK_EQ_INT(ev.sample_event, 2);
+	CHECK_EQ_INT(ev.nframes, 1);
+	CHECK_EQ_INT(ev.frames[0], (int64_t)0xffffffff81000010ull);
+	CHECK(ev.uregs[0] == 0x401000 && ev.uregs[1] == 0x7ffc0000f000ull && ev.uregs[2] == 0x7ffc0000f100ull);
+	CHECK_EQ_INT(ev.ustack_len, 1024);
+	CHECK(ev.ustack == r.stack && ev.ustack[1023] == 0xcd);
+	/* the bytes past the record, or more than TLB_DWARF_STACK: refused */
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r.h) + sizeof(r.ips) + sizeof(r.regs) + 1023, &ev), 0);
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r.h) + sizeof(r.ips) + sizeof(r.regs) + 1024, &ev), 1);
+	r.h.a = 1 | ((TLB_DWARF_STACK + 8ll) << 16) | (1ll << 40);
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 0);
+}
+
 int main(void)
 {
-	RUN_TESTS(test_sample_record, test_switch_record, test_fork_and_names, test_prev_state);
+	RUN_TESTS(test_sample_record, test_sample_dwarf_record, test_switch_record, test_fork_and_names,
+	          test_prev_state);
 }

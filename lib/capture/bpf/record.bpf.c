@@ -65,7 +65,7 @@ struct task_struct {
 } __attribute__((preserve_access_index));
 
 struct pt_regs {
-	unsigned long di, si, orig_ax;
+	unsigned long di, si, orig_ax, ip, sp, bp;
 } __attribute__((preserve_access_index));
 
 struct irqaction {

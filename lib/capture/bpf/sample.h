@@ -35,6 +35,64 @@ struct rec_sample {
 	__u64 ips[TLB_STACK_KERNEL + TLB_STACK_USER];
 };
 
+const volatile int stack_dwarf = 0; /* --stack dwarf: user registers and stack bytes instead of user frames */
+
+/* --stack dwarf: the kernel frames, the user ip, sp and bp, then the top of the user stack */
+struct rec_sample_dwarf {
+	struct tlb_hdr h;
+	__u64 ips[TLB_STACK_KERNEL];
+	__u64 regs[3];
+	__u8 stack[TLB_DWARF_STACK];
+};
+
+/* The user registers and stack of the current task into r (a user task: not a kernel thread); the bytes copied. */
+static __always_inline long copy_user_stack(struct rec_sample_dwarf *r)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct pt_regs *u = (struct pt_regs *)bpf_task_pt_regs(t);
+	__u64 sp;
+	long n = 0;
+
+	if (BPF_CORE_READ(t, flags) & PF_KTHREAD)
+		return 0;
+	r->regs[0] = BPF_CORE_READ(u, ip);
+	r->regs[1] = sp = BPF_CORE_READ(u, sp);
+	r->regs[2] = BPF_CORE_READ(u, bp);
+	/* a page at a time from sp: the stack may end before TLB_DWARF_STACK bytes */
+	for (int i = 0; i < TLB_DWARF_STACK / TLB_DWARF_CHUNK; i++) {
+		if (bpf_probe_read_user(&r->stack[i * TLB_DWARF_CHUNK], TLB_DWARF_CHUNK,
+		                        (const void *)(sp + (__u64)i * TLB_DWARF_CHUNK)))
+			break;
+		n += TLB_DWARF_CHUNK;
+	}
+	return n;
+}
+
+/* tl_sample with --stack dwarf: a = kernel frames | stack bytes << 16 | event << 32 | 1 << 40 */
+static __always_inline int sample_dwarf(struct tl_perf_ctx *ctx, __u64 id)
+{
+	struct rec_sample_dwarf *r = reserve(sizeof(*r));
+	long nk, bytes;
+
+	if (!r)
+		return 0;
+	hdr(&r->h, TL_EV_SAMPLE, bpf_ktime_get_ns(), 0);
+	r->h.tid = (__s32)id;
+	r->h.arg = (__s32)(id >> 32);
+#if defined(__TARGET_ARCH_x86)
+	r->h.c = (__s64)ctx->sample_period;
+#endif
+	nk = bpf_get_stack(ctx, r->ips, TLB_STACK_KERNEL * 8u, 0);
+	nk = nk > 0 ? nk >> 3 : 0;
+	if (nk > TLB_STACK_KERNEL)
+		nk = TLB_STACK_KERNEL;
+	bytes = copy_user_stack(r);
+	r->h.a = nk | (bytes << 16) | ((__s64)(bpf_get_attach_cookie(ctx) & 0xff) << 32) | (1ll << 40);
+	r->h.b = nk ? (__s64)r->ips[0] : (__s64)r->regs[0];
+	submit(r);
+	return 0;
+}
+
 SEC("perf_event")
 int tl_sample(struct tl_perf_ctx *ctx)
 {
@@ -48,6 +106,8 @@ int tl_sample(struct tl_perf_ctx *ctx)
 		count(TLB_STAT_FILTERED);
 		return 0;
 	}
+	if (stack_dwarf)
+		return sample_dwarf(ctx, id);
 	r = reserve(sizeof(*r));
 	if (!r)
 		return 0;

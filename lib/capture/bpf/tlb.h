@@ -16,9 +16,11 @@
 #define TL_TLB_H
 
 #define TLB_COMM_LEN 16
-#define TLB_NAME_MAX 64     /* longer names (exec'd paths) are cut */
-#define TLB_STACK_KERNEL 64 /* frames of a SAMPLE record's stack: kernel part (a power of 2) */
-#define TLB_STACK_USER 64   /* and user part: the record holds both (sample.h) */
+#define TLB_NAME_MAX 64      /* longer names (exec'd paths) are cut */
+#define TLB_STACK_KERNEL 64  /* frames of a SAMPLE record's stack: kernel part (a power of 2) */
+#define TLB_STACK_USER 64    /* and user part: the record holds both (sample.h) */
+#define TLB_DWARF_STACK 8192 /* --stack dwarf: bytes of user stack copied (perf's default) */
+#define TLB_DWARF_CHUNK 512  /* copied this many at a time, up to where the stack ends */
 
 struct tlb_hdr {
 	__u64 ts; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
