@@ -144,6 +144,22 @@ if can_record; then
 	fi
 fi
 
+# two events: the ratio over time, its value in all as profile computes it
+if can_record && browser; then
+	if timeout -k 5 60 "$TL" record -e cpu-clock,page-faults -o "$TMP/ev2.tl" -- python3 -c '
+b = bytearray(100 * 1024 * 1024)
+for i in range(0, len(b), 4096):
+    b[i] = 1
+s = sum(range(2000000))
+' >"$TMP/rec.out" 2>"$TMP/rec.err"; then
+		tl html -o "$TMP/ev2.html" "$TMP/ev2.tl"
+		timeout -k 5 180 python3 "$CHECK" "$TMP/ev2.html" profile-events "$ART/html-profile-events.png" >"$TMP/check.out" 2>&1
+		results "$TMP/check.out" profile-events
+	else
+		fail html/profile-events "record failed" "$(tail -n 2 "$TMP/rec.err")"
+	fi
+fi
+
 # without root: the committed trace's page (wl_frames: frames and regions)
 tl html -o "$TMP/frames.html" "$(dirname "$0")/../data/traces/v1.2-frames.tl"
 got=$(page_structure "$TMP/frames.html")

@@ -1,7 +1,7 @@
 """check_report.py - end-to-end checks of a `threadlens html` page in
 headless Chromium (tests/cli/test_html.sh runs it).
 
-    check_report.py PAGE.html demo|hostile|compare|profile|compare-profile SCREENSHOT.png
+    check_report.py PAGE.html demo|hostile|compare|profile|compare-profile|profile-events SCREENSHOT.png
 
 Prints one line per check, "ok NAME" or "FAIL NAME: what went wrong",
 and saves a screenshot of the timeline.  demo: a recording of the demo
@@ -11,7 +11,8 @@ after page of the demo with all its bugs and with none; profile: a
 recording with --sample of tests/live/wl_hot (its thread spends 3/4 of
 its time in wlh_three, 1/4 in wlh_one); compare-profile: the before and
 after page of two such recordings (the profiles' comparison, and each
-side's sampling views).
+side's sampling views); profile-events: a recording of cpu-clock and
+page-faults (the ratio's chart).
 """
 import json
 import os
@@ -322,12 +323,33 @@ def profile(b, path, shot):
     check("html/profile/no-errors-after", not page.errors(), str(page.errors()[:3]))
 
 
+def profile_events(b, path, shot):
+    """A recording of two events (cpu-clock, page-faults): the ratio's chart, its value in all as profile's."""
+    page, took = load(b, path)
+    check("html/profile-events/loads", took is not None and not page.errors() and not page.requests(),
+          "ready after %s s; errors %s; requests %s" % (took, page.errors()[:3], page.requests()[:3]))
+    if took is None:
+        return
+    got = page.eval("""(() => {
+        const v = window.threadlens.profile, j = JSON.parse(document.getElementById('tl-profile').textContent);
+        return {charts: v.ratios.map(r => r.def.name), lines: v.ratios.map(r => r.lines), ncpus: v.p.ncpus,
+                value: v.ratios.length ? v.ratios[0].selected : null, want: j.ratios['page faults per ms of CPU']};
+    })()""")
+    check("html/profile-events/ratio", got["charts"] == ["page faults per ms of CPU"] and got["lines"] == [got["ncpus"] + 1]
+          and got["want"] and got["value"] is not None and abs(got["value"] - got["want"]) <= 1e-3 * got["want"],
+          json.dumps(got))
+    page.eval("window.threadlens.profile.ratios[0].canvas.scrollIntoView({block: 'center'})")
+    page.screenshot(shot)
+    check("html/profile-events/no-errors-after", not page.errors(), str(page.errors()[:3]))
+
+
 def main():
     path, kind, shot = sys.argv[1:4]
     try:
         with Browser() as b:
             {"demo": demo, "hostile": hostile, "compare": compare, "profile": profile,
-             "compare-profile": lambda b, p, s: compare(b, p, s, "compare-profile")}[kind](b, path, shot)
+             "compare-profile": lambda b, p, s: compare(b, p, s, "compare-profile"),
+             "profile-events": profile_events}[kind](b, path, shot)
     except Exception as e:  # the browser failed: one clear line
         results.append("FAIL html/%s/browser: %s: %s" % (kind, type(e).__name__, e))
     print("\n".join(results))

@@ -623,6 +623,23 @@ static int event_sums(struct pass *p, struct tl_profile_result *r, const uint32_
 	return 0;
 }
 
+/* opts.cells: each event's periods by (bin, CPU), for its rate and the ratios over time. */
+static int event_bins(struct pass *p, struct tl_profile_result *r)
+{
+	size_t ncpus = (size_t)(r->run->ncpus > 0 ? r->run->ncpus : 1), per = r->nbins * ncpus;
+
+	if (!(r->ebins = calloc((r->nevents ? r->nevents : 1) * per, sizeof(*r->ebins))))
+		return tl_error("out of memory");
+	for (size_t i = 0; i < p->ns; i++) {
+		const struct smp *sm = &p->s[i];
+		uint64_t bin = sm->ts >= r->run->win_start ? (sm->ts - r->run->win_start) / r->bin_ns : r->nbins;
+
+		if (bin < r->nbins && sm->cpu >= 0 && (size_t)sm->cpu < ncpus)
+			r->ebins[shown(p, sm->ev) * per + bin * ncpus + (size_t)sm->cpu] += sm->period;
+	}
+	return 0;
+}
+
 static int finish(struct pass *p, struct tl_profile_result *r)
 {
 	uint32_t nf, *rank;
@@ -684,7 +701,7 @@ static int finish(struct pass *p, struct tl_profile_result *r)
 		rank[r->funcs[i].rank] = (uint32_t)i;
 	for (size_t k = 0; k < r->nthreads; k++) /* an id until now, an index from here on */
 		r->threads[k].top = r->threads[k].top ? rank[r->threads[k].top] : SIZE_MAX;
-	if (event_sums(p, r, rank, nf) < 0 || (p->o->cells && build_cells(p, r, rank) < 0)) {
+	if (event_sums(p, r, rank, nf) < 0 || (p->o->cells && (build_cells(p, r, rank) < 0 || event_bins(p, r) < 0))) {
 		free(rank);
 		return -1;
 	}
@@ -779,6 +796,7 @@ void tl_profile_release(struct tl_profile_result *r)
 	free(r->stacks);
 	free(r->cells);
 	free(r->fperiod);
+	free(r->ebins);
 	free(r->funcs);
 	free(r->threads);
 	free(r->per_cpu);

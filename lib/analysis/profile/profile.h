@@ -125,6 +125,7 @@ struct tl_profile_result {
 	size_t nstacks;
 	struct tl_profile_cell *cells;
 	size_t ncells;
+	uint64_t *ebins; /* nevents x nbins x ncpus: each event's periods by bin and CPU */
 	struct tl_profile_event events[TL_PROFILE_MAX_EVENTS]; /* every event sampled, the counted one first */
 	size_t nevents;
 	uint64_t *fperiod; /* nfuncs x nevents: per function, each event's periods of the samples it is innermost in */

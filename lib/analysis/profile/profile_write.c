@@ -136,6 +136,34 @@ static void events_json(struct tl_json *j, const struct tl_profile_result *r, si
 	tl_json_end_object(j);
 }
 
+/* opts.cells: "event_bins", per event its periods by (bin, CPU), flat; "ratio_defs", the ratios known. */
+static void event_bins_json(struct tl_json *j, const struct tl_profile_result *r)
+{
+	size_t ncpus = (size_t)(r->run->ncpus > 0 ? r->run->ncpus : 1), per = r->nbins * ncpus, nq;
+	const struct tl_profile_ratio *q = tl_profile_ratios(&nq);
+
+	tl_json_key(j, "event_bins");
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (size_t e = 0; e < r->nevents; e++) {
+		tl_json_begin_array(j, TL_JSON_INLINE);
+		for (size_t k = 0; k < per; k++)
+			tl_json_uint(j, r->ebins[e * per + k]);
+		tl_json_end_array(j);
+	}
+	tl_json_end_array(j);
+	tl_json_key(j, "ratio_defs");
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (size_t k = 0; k < nq; k++) {
+		tl_json_begin_object(j, TL_JSON_INLINE);
+		tl_json_kv_string(j, "name", q[k].name);
+		tl_json_kv_string(j, "num", q[k].num);
+		tl_json_kv_string(j, "den", q[k].den);
+		tl_json_kv_double(j, "scale", q[k].scale, 0);
+		tl_json_end_object(j);
+	}
+	tl_json_end_array(j);
+}
+
 /* opts.cells: "bins", "stacks" (function indices, outermost first) and "cells", flat (stack, bin, cpu, tid, count) */
 static void write_cells(struct tl_json *j, const struct tl_profile_result *r)
 {
@@ -165,6 +193,7 @@ static void write_cells(struct tl_json *j, const struct tl_profile_result *r)
 		tl_json_uint(j, c->count);
 	}
 	tl_json_end_array(j);
+	event_bins_json(j, r);
 }
 
 int tl_profile_write_json(FILE *f, const struct tl_profile_result *r)

@@ -3,10 +3,12 @@
  * tl-profile block: `profile --json` with profile.h's cells, the samples
  * counted by time bin, CPU, thread and stack):
  *
- *   - the CPUs as a heatmap (CPU x time bin) and as parallel coordinates
+ *   - the CPUs as a heatmap (CPU x time bin) of the counted event's samples and as parallel coordinates
  *     (one axis per CPU, one line per bin; hover highlights a bin in both);
  *   - the threads per bin, each cell coloured by the CPU its samples ran
  *     on, a tick where the thread moved to another CPU;
+ *   - with several events, each ratio both give (IPC...) over time, per
+ *     CPU and in all;
  *   - a flame graph (callers below their callees; click a frame to zoom to
  *     it, the bottom bar to zoom out; search colours the matches and says
  *     their share) and the top functions of the selection.
@@ -486,6 +488,86 @@ class ThreadsView {
 	}
 }
 
+/*
+ * A ratio of two sampled events over time (IPC, page faults per ms of
+ * CPU...: the block's ratio_defs whose two events were recorded): a line
+ * per CPU and a thick one for all, per bin; the selected bins shaded.
+ */
+class RatioChart {
+	constructor(p, def, ui) {
+		const j = p.j, names = j.events.map((e) => e.name);
+		this.p = p;
+		this.def = def;
+		this.num = j.event_bins[names.indexOf(def.num)];
+		this.den = j.event_bins[names.indexOf(def.den)];
+		this.canvas = el('canvas', 'tl-chart');
+		this.canvas.addEventListener('mousemove', (e) => {
+			const b = this.canvas.getBoundingClientRect(), bin = Math.floor((e.clientX - b.left - HEAT_LABEL) / this.cw);
+			if (bin < 0 || bin >= p.nbins)
+				return ui.hideTip();
+			const v = (c) => this.value(bin, bin + 1, c);
+			ui.tip([def.name + ', ' + fmtNs(p.binNs(bin)) + ' – ' + fmtNs(p.binNs(bin + 1)),
+				'all CPUs: ' + fmtRatio(v(-1)),
+				Array.from({ length: p.ncpus }, (_, c) => 'cpu' + c + ': ' + fmtRatio(v(c))).join(', ')], e.clientX, e.clientY);
+		});
+		this.canvas.addEventListener('mouseleave', () => ui.hideTip());
+	}
+	/* The ratio over bins [b0, b1) on CPU c (-1: all); null where the denominator is 0. */
+	value(b0, b1, c) {
+		const p = this.p;
+		let n = 0, d = 0;
+		for (let b = b0; b < b1; b++)
+			for (let k = c < 0 ? 0 : c; k < (c < 0 ? p.ncpus : c + 1); k++) {
+				n += this.num[b * p.ncpus + k];
+				d += this.den[b * p.ncpus + k];
+			}
+		return d ? (this.def.scale * n) / d : null;
+	}
+	draw() {
+		const p = this.p, w = 900, h = 130, ctx = sizeCanvas(this.canvas, w, h);
+		this.cw = (w - HEAT_LABEL) / p.nbins;
+		let max = 0;
+		for (let b = 0; b < p.nbins; b++)
+			for (let c = -1; c < p.ncpus; c++)
+				max = Math.max(max, this.value(b, b + 1, c) || 0);
+		max = max || 1;
+		const Y = (v) => 8 + (h - 28) * (1 - v / max);
+		ctx.fillStyle = '#f3f3f3';
+		ctx.fillRect(HEAT_LABEL + p.sel.b0 * this.cw, 0, (p.sel.b1 - p.sel.b0) * this.cw, h - 20);
+		this.lines = 0;
+		for (let c = p.ncpus - 1; c >= -1; c--) {
+			ctx.strokeStyle = c < 0 ? '#222' : cpuColour(c);
+			ctx.lineWidth = c < 0 ? 2 : 1;
+			ctx.beginPath();
+			let open = false;
+			for (let b = 0; b < p.nbins; b++) {
+				const v = this.value(b, b + 1, c), x = HEAT_LABEL + (b + 0.5) * this.cw;
+				if (v === null) {
+					open = false;
+					continue;
+				}
+				open ? ctx.lineTo(x, Y(v)) : ctx.moveTo(x, Y(v));
+				open = true;
+			}
+			ctx.stroke();
+			this.lines++;
+		}
+		ctx.lineWidth = 1;
+		ctx.fillStyle = '#444';
+		ctx.fillText(fmtRatio(max), 4, Y(max) + 4);
+		ctx.fillText('0', 4, Y(0));
+		/* the selection's value, in all and per CPU */
+		this.selected = this.value(p.sel.b0, p.sel.b1, -1);
+		ctx.fillText(this.def.name + ' in the selected bins: ' + fmtRatio(this.selected) + ' (' +
+			Array.from({ length: p.ncpus }, (_, c) => 'cpu' + c + ' ' + fmtRatio(this.value(p.sel.b0, p.sel.b1, c))).join(', ') + ')',
+			HEAT_LABEL, h - 6);
+	}
+}
+
+function fmtRatio(v) {
+	return v === null ? '–' : Math.abs(v) >= 100 ? v.toFixed(0) : v.toPrecision(3);
+}
+
 /* The top functions of the selection, self and total; a click on one searches it. */
 function topTable(p, ui) {
 	const self = new Map(), total = new Map();
@@ -545,6 +627,8 @@ function profileView(j, tui) {
 		},
 	};
 	const cpus = new CpuViews(p, ui), threads = new ThreadsView(p, ui), flame = new FlameGraph(p, ui);
+	const have = new Set((j.events || []).map((e) => e.name));
+	const ratios = (j.ratio_defs || []).filter((d) => j.event_bins && have.has(d.num) && have.has(d.den)).map((d) => new RatioChart(p, d, ui));
 	const tableBox = el('div');
 	const redraw = () => {
 		const s = p.sel;
@@ -553,6 +637,7 @@ function profileView(j, tui) {
 		cpus.draw();
 		threads.draw();
 		flame.draw();
+		ratios.forEach((r) => r.draw());
 		tableBox.replaceChildren(topTable(p, ui));
 	};
 	menu.addEventListener('change', () => ui.selectThread(menu.value === 'all threads' ? null : Number(menu.value)));
@@ -580,7 +665,8 @@ function profileView(j, tui) {
 		el('h3', null, 'Samples per CPU, every ' + fmtNs(j.bins.bin_ns) + ' (drag to select a time range)'), cpus.heat,
 		el('h3', null, 'The same bins, one axis per CPU (one line per bin)'), cpus.pc,
 		el('h3', null, 'Threads: the CPU each ran on, every ' + fmtNs(j.bins.bin_ns) + ' (a black tick: it moved)'), legend, threads.canvas,
+		...ratios.flatMap((r) => [el('h3', null, r.def.name + ' over time, per CPU (thick: all CPUs)'), r.canvas]),
 		el('h3', null, 'Flame graph (click a frame to zoom, the bottom bar to zoom out)'), flame.info, flame.canvas,
 		el('h3', null, 'Top functions of the selection'), tableBox);
-	return { box, p, cpus, threads, flame, redraw, ui };
+	return { box, p, cpus, threads, flame, ratios, redraw, ui };
 }
