@@ -37,7 +37,7 @@ CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=a
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
-LIBS = $(PKG_LIBS) -lpthread -lm
+LIBS = $(PKG_LIBS) -lgomp -lpthread -lm
 
 # lib/ is in folders by pipeline stage (docs/LAYOUT.md); includes name the
 # folder: #include "trace/event.h".
@@ -94,6 +94,8 @@ $(BUILD)/%.o: %.c | deps
 
 # The HTML report's script and style are copied into this object (.incbin).
 $(BUILD)/lib/export/html_assets.o: $(wildcard lib/export/html/*.js lib/export/html/*.css)
+# calibrate's microbenchmarks run OpenMP constructs with the installed libgomp
+$(BUILD)/lib/analysis/predict/calibrate.o: CFLAGS += -fopenmp
 
 $(BUILD)/bpf/%.bpf.o: lib/%.bpf.c | deps
 	@mkdir -p $(dir $@)

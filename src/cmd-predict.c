@@ -19,17 +19,18 @@
 
 struct predict_args {
 	struct tl_run run;
-	const char *output, *directives;
+	const char *output, *directives, *platform;
 	int json, cores, tid;
 };
 
-enum { OPT_JSON = 256, OPT_DIRECTIVES, OPT_CORES, OPT_TID, OPT_FROM, OPT_TO };
+enum { OPT_JSON = 256, OPT_DIRECTIVES, OPT_PLATFORM, OPT_CORES, OPT_TID, OPT_FROM, OPT_TO };
 
 static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "directives", required_argument, NULL, OPT_DIRECTIVES },
+	{ "platform", required_argument, NULL, OPT_PLATFORM },
 	{ "cores", required_argument, NULL, OPT_CORES },
 	{ "tid", required_argument, NULL, OPT_TID },
 	{ "from", required_argument, NULL, OPT_FROM },
@@ -53,6 +54,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "options:\n"
 	      "      --directives FILE  the directives (required)\n"
+	      "      --platform FILE    the runtime costs of threadlens calibrate (default: none)\n"
 	      "      --cores N          predict for 1..N cores (also 1-N; default 1-8, at most 256)\n"
 	      "      --tid TID          the thread whose tasks to read (when several made tasks)\n"
 	      "      --from TIME        start of the window, from the trace start (1.5, 250ms)\n"
@@ -62,7 +64,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "examples:\n"
 	      "  threadlens record -o seq.tl -- ./kernel-seq\n"
-	      "  threadlens predict --directives outer.omp --cores 1-16 seq.tl\n",
+	      "  threadlens calibrate -o platform.json\n"
+	      "  threadlens predict --platform platform.json --directives outer.omp --cores 1-16 seq.tl\n",
 	      out);
 }
 
@@ -82,6 +85,7 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 		case 'o': a->output = optarg; break;
 		case OPT_JSON: a->json = 1; break;
 		case OPT_DIRECTIVES: a->directives = optarg; break;
+		case OPT_PLATFORM: a->platform = optarg; break;
 		case OPT_CORES:
 			v = strtol(!strncmp(optarg, "1-", 2) ? optarg + 2 : optarg, &end, 10);
 			if (*end || v < 1 || v > TL_PREDICT_MAX_CORES)
@@ -118,6 +122,7 @@ int cmd_predict(int argc, char **argv)
 	struct tl_directives dirs;
 	struct tl_predict_opts o = { 0 };
 	struct tl_predict_result r = { 0 };
+	struct tl_platform pf;
 	FILE *out;
 	int rc;
 
@@ -127,6 +132,13 @@ int cmd_predict(int argc, char **argv)
 	if (tl_directives_load(a.directives, &dirs) < 0)
 		return cli_lib_error();
 	o.dirs = &dirs;
+	if (a.platform) {
+		if (tl_platform_load(a.platform, &pf) < 0) {
+			tl_directives_release(&dirs);
+			return cli_lib_error();
+		}
+		o.pf = &pf;
+	}
 	o.max_cores = a.cores;
 	if (tl_predict(&a.run, &o, &r) < 0) {
 		rc = cli_lib_error();

@@ -11,6 +11,7 @@
 #include "output/json.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/errors.h"
@@ -555,4 +556,84 @@ int tl_json_check(const char *buf, size_t len)
 		c.why = "trailing data after the value";
 	}
 	return tl_error("invalid JSON at byte %zu: %s", c.pos, c.why);
+}
+
+/* ---- reading values out of a checked document ---- */
+
+static const char *ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* Past the string at p (its opening quote). */
+static const char *past_string(const char *p, const char *end)
+{
+	for (p++; p < end && *p != '"'; p++)
+		if (*p == '\\')
+			p++;
+	return p < end ? p + 1 : end;
+}
+
+/* Past the value at p; the document is well formed (tl_json_check). */
+static const char *past_value(const char *p, const char *end)
+{
+	p = ws(p, end);
+	if (p >= end)
+		return end;
+	if (*p == '"')
+		return past_string(p, end);
+	if (*p == '{' || *p == '[') {
+		char close = *p == '{' ? '}' : ']';
+		p = ws(p + 1, end);
+		while (p < end && *p != close) {
+			if (close == '}') {
+				p = ws(past_string(p, end), end) + 1; /* the key and its ':' */
+			}
+			p = ws(past_value(p, end), end);
+			if (p < end && *p == ',')
+				p = ws(p + 1, end);
+		}
+		return p < end ? p + 1 : end;
+	}
+	while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' && *p != '\t' && *p != '\r')
+		p++;
+	return p;
+}
+
+int tl_json_get_number(const char *buf, size_t len, const char *const *path, int depth, double *v)
+{
+	const char *p = buf, *end = buf + len;
+	char num[64];
+	size_t n;
+
+	for (int k = 0; k < depth; k++) {
+		size_t kl = strlen(path[k]);
+		p = ws(p, end);
+		if (p >= end || *p != '{')
+			return -1;
+		p = ws(p + 1, end);
+		for (;;) {
+			const char *key = p + 1, *after;
+			if (p >= end || *p != '"')
+				return -1;
+			after = past_string(p, end);
+			p = ws(ws(after, end) + 1, end); /* past the ':' */
+			if ((size_t)(after - 1 - key) == kl && !memcmp(key, path[k], kl))
+				break;
+			p = ws(past_value(p, end), end);
+			if (p >= end || *p != ',')
+				return -1;
+			p = ws(p + 1, end);
+		}
+	}
+	p = ws(p, end);
+	n = (size_t)(past_value(p, end) - p);
+	if (!n || n >= sizeof(num) || !(*p == '-' || (*p >= '0' && *p <= '9')))
+		return -1;
+	memcpy(num, p, n);
+	num[n] = 0;
+	*v = strtod(num, NULL);
+	return 0;
 }

@@ -98,4 +98,13 @@ size_t tl_utf8_decode(const char *s, size_t n, uint32_t *cp);
  */
 int tl_json_check(const char *buf, size_t len);
 
+/*
+ * The number at a path of object keys in a document that tl_json_check()
+ * accepted: path {"omp_costs_ns", "barrier", "median"} finds
+ * doc.omp_costs_ns.barrier.median.  Keys are compared byte for byte (a key
+ * written with escapes does not match).  0 with *v set, or -1 when a key
+ * is missing or the value there is not a number.
+ */
+int tl_json_get_number(const char *buf, size_t len, const char *const *path, int depth, double *v);
+
 #endif

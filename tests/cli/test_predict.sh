@@ -68,6 +68,52 @@ else
 	skip predict-live "needs root, python3 and $BUILD/tests/wl_tasks"
 fi
 
+# calibrate (no root needed): every figure measured and plausible on any machine; the memory
+# latencies grow from the first cache level to memory; then predict with those costs: on one
+# core the loop costs exactly what the model adds (docs/PREDICT.md: open, join, prologues,
+# a chunk each of 8 iterations, epilogues, barrier, close).
+tl calibrate --reps 3 -o "$TMP/platform.json"
+res=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["costs_ns"]
+bad = []
+if d["schema"] != "threadlens-platform" or d["machine"]["ncpus"] < 1 or not d["machine"]["openmp"]:
+    bad.append("machine %s" % d.get("machine"))
+folded = {"thr_create", "launch_master", "thr_prologue", "thr_epilogue"}   # inside the region figures: 0, not measured alone
+for k, v in c.items():
+    if not (0 <= v["median"] < 1e7 and v["min"] <= v["max"] and (v["reps"] == 3 or (k in folded and v == {"median": 0, "min": 0, "max": 0, "reps": 0}))):
+        bad.append("%s %s" % (k, v))
+if not 0 < d["context_switch_ns"]["median"] < 1e6 or not 0 < d["minor_fault_ns"]["median"] < 1e6:
+    bad.append("switch %s, fault %s" % (d["context_switch_ns"], d["minor_fault_ns"]))
+m = d["memory_latency_ns"]
+if len(m) < 2 or m[-1]["level"] != "memory" or not m[0]["latency"]["median"] < m[-1]["latency"]["median"]:
+    bad.append("memory %s" % m)
+if len(d["region_ns"]) != d["machine"]["ncpus"] and len(d["region_ns"]) != 64:
+    bad.append("%d region figures" % len(d["region_ns"]))
+if set(d["counters"]) != {"cycles", "instructions", "cache-references", "cache-misses", "branch-instructions", "branch-misses"}:
+    bad.append("counters %s" % d["counters"])
+print("; ".join(bad))
+' "$TMP/platform.json" 2>&1)
+[ "$RC" = 0 ] && [ -z "$res" ] && pass calibrate || fail calibrate "exit $RC; $res" "$(head -c 300 "$ERR")"
+if [ -f "$TMP/tasks.tl" ]; then
+	tl predict --json --platform "$TMP/platform.json" --directives "$TMP/dynamic.omp" --cores 2 "$TMP/tasks.tl"
+	res=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {k: round(v["median"]) for k, v in json.load(open(sys.argv[2]))["costs_ns"].items()}
+p = d["predictions"][0]
+want = (c["par_open"] + c["launch_master"] + c["thr_prologue"] + c["for_prologue"] + 8 * c["next_chunk"] +
+        c["for_epilogue"] + c["barrier"] + c["thr_epilogue"] + c["par_close"])
+if not d["platform"]["measured"] or p["time_ns"] - d["sequential_ns"] != want or p["core_ns"]["overhead"] != want:
+    print("1 core: %d more than sequential, overhead %d, the costs add %d" % (p["time_ns"] - d["sequential_ns"], p["core_ns"]["overhead"], want))
+' "$OUT" "$TMP/platform.json" 2>&1)
+	[ "$RC" = 0 ] && [ -z "$res" ] && pass predict-platform || fail predict-platform "exit $RC; $res" "$(head -c 300 "$ERR")"
+fi
+printf '{"version": 1}' >"$TMP/bad-platform.json"
+tl predict --platform "$TMP/bad-platform.json" --directives "$TMP/static.omp" "$(dirname "$0")/../data/traces/v1.5-frames.tl"
+expect_err predict-bad-platform 1 "bad-platform.json: no cost costs_ns.par_open.median"
+
 # ---- errors ----
 tl predict "$(dirname "$0")/../data/traces/v1.5-frames.tl"
 if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q "^threadlens: predict needs --directives FILE"; then

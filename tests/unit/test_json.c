@@ -321,8 +321,29 @@ TEST(test_check)
 	CHECK_EQ_INT(tl_json_check(deep + 100, 400), 0);
 }
 
+/* Numbers by key path in a checked document; missing keys, non-numbers, escaped keys refused. */
+TEST(test_get_number)
+{
+	static const char doc[] = "{\"a\": {\"x\": [1, {\"y\": 2}], \"b\": {\"median\": 12.5, \"s\": \"}\\\"{\"}},"
+	                          " \"c\": -3e2, \"t\": true, \"e\\u0041\": 1}";
+	const char *ab[3] = { "a", "b", "median" }, *c[1] = { "c" }, *t[1] = { "t" }, *no[2] = { "a", "z" };
+	const char *as[3] = { "a", "b", "s" }, *esc[1] = { "eA" }, *deep[2] = { "c", "x" };
+	double v = 0;
+
+	CHECK_EQ_INT(tl_json_check(doc, sizeof(doc) - 1), 0);
+	CHECK_EQ_INT(tl_json_get_number(doc, sizeof(doc) - 1, ab, 3, &v), 0);
+	CHECK(v == 12.5);
+	CHECK_EQ_INT(tl_json_get_number(doc, sizeof(doc) - 1, c, 1, &v), 0);
+	CHECK(v == -300);
+	CHECK_EQ_INT(tl_json_get_number(doc, sizeof(doc) - 1, t, 1, &v), -1);
+	CHECK_EQ_INT(tl_json_get_number(doc, sizeof(doc) - 1, no, 2, &v), -1);
+	CHECK_EQ_INT(tl_json_get_number(doc, sizeof(doc) - 1, as, 3, &v), -1);
+	CHECK_EQ_INT(tl_json_get_number(doc, sizeof(doc) - 1, esc, 1, &v), -1);
+	CHECK_EQ_INT(tl_json_get_number(doc, sizeof(doc) - 1, deep, 2, &v), -1);
+}
+
 int main(void)
 {
 	RUN_TESTS(test_compact, test_pretty, test_escaping, test_escaping_exhaustive, test_numbers, test_misuse,
-	          test_check);
+	          test_check, test_get_number);
 }

@@ -299,7 +299,50 @@ TEST(errors)
 	unlink(path);
 }
 
+/* A calibration written and read back: the costs are the medians, rounded; damaged files are refused. */
+TEST(platform_file)
+{
+	char path[] = "/tmp/tl-test-platform-XXXXXX";
+	struct tl_calibration c = { .ncpus = 2, .reps = 3, .nregion = 2, .nmem = 1 };
+	struct tl_platform pf;
+	FILE *f;
+	int fd;
+
+	for (unsigned k = 0; k < TL_COST__COUNT; k++)
+		c.figures[k] = (struct tl_figure){ 100.0 * k + 0.6, 1, 1000, 3 };
+	c.mem[0].level = 1;
+	CHECK((fd = mkstemp(path)) >= 0);
+	f = fdopen(fd, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_EQ_INT(tl_calibration_write_json(f, &c, "cpu-clock, task-clock, cycles"), 0);
+	fclose(f);
+	CHECK_EQ_INT(tl_platform_load(path, &pf), 0);
+	CHECK_EQ_INT(pf.measured, 1);
+	for (unsigned k = 0; k < TL_COST__COUNT; k++)
+		CHECK_EQ_INT(pf.cost[k], 100 * k + 1);
+	/* damaged: not JSON, another version, a cost missing */
+	f = fopen(path, "w");
+	fputs("{\"version\": 1, \"costs_ns\": {", f);
+	fclose(f);
+	CHECK_EQ_INT(tl_platform_load(path, &pf), -1);
+	CHECK(strstr(tl_error_msg(), "not JSON") != NULL);
+	f = fopen(path, "w");
+	fputs("{\"version\": 2}", f);
+	fclose(f);
+	CHECK_EQ_INT(tl_platform_load(path, &pf), -1);
+	CHECK(strstr(tl_error_msg(), "not a threadlens platform file of version 1") != NULL);
+	f = fopen(path, "w");
+	fputs("{\"version\": 1, \"costs_ns\": {\"par_open\": {\"median\": 5}}}", f);
+	fclose(f);
+	CHECK_EQ_INT(tl_platform_load(path, &pf), -1);
+	CHECK(strstr(tl_error_msg(), "no cost costs_ns.par_close.median") != NULL);
+	unlink(path);
+	CHECK_EQ_INT(tl_platform_load(path, &pf), -1);
+}
+
 int main(void)
 {
-	RUN_TESTS(directives, static_blocks, schedules, runtime_costs, region_critical_limited, errors);
+	RUN_TESTS(directives, static_blocks, schedules, runtime_costs, region_critical_limited, errors, platform_file);
 }

@@ -117,6 +117,43 @@ struct tl_platform {
 
 const char *tl_cost_name(unsigned c); /* "par_open", ...; never NULL */
 
+/* The costs of a calibration file ("threadlens-platform": costs_ns.NAME.median).  0, or -1 with tl_error set. */
+int tl_platform_load(const char *path, struct tl_platform *pf);
+
+/* ---- calibration (calibrate.c, platform.c) ---- */
+
+#define TL_CALIBRATE_MAX_REPS 101
+#define TL_CALIBRATE_MAX_THREADS 64
+#define TL_CALIBRATE_MAX_LEVELS 6
+
+/* A measured cost: the median of `reps` measurements, their minimum and maximum (ns). */
+struct tl_figure {
+	double median, min, max;
+	int reps;
+};
+
+struct tl_calibration {
+	int ncpus, reps;
+	int omp_version;                                   /* _OPENMP of the libgomp measured (a date, 201511) */
+	struct tl_figure figures[TL_COST__COUNT];          /* the model's costs (predict uses the medians) */
+	struct tl_figure region[TL_CALIBRATE_MAX_THREADS]; /* `parallel num_threads(k)`'s overhead, k = 1.. */
+	int nregion;
+	struct tl_figure context_switch, page_fault; /* for the thread-state analysis's derived sub-states */
+	struct {
+		int level;            /* 1, 2, 3...; 0: memory */
+		uint64_t cache_bytes; /* the cache's size (sysfs); 0 for memory */
+		uint64_t bytes; /* the buffer chased: half the cache, 4 times the last (at most 128 MB) for memory */
+		struct tl_figure latency;
+	} mem[TL_CALIBRATE_MAX_LEVELS];
+	int nmem;
+};
+
+/* Measure this machine, each figure `reps` times (3..101): about half a second a repetition.  0, or -1 with tl_error set. */
+int tl_calibrate(struct tl_calibration *c, int reps);
+
+/* The platform file (docs/PREDICT.md "Runtime costs"), with the machine's identity and which counters it has. */
+int tl_calibration_write_json(FILE *f, const struct tl_calibration *c, const char *counters);
+
 /* ---- the prediction ---- */
 
 enum tl_pcat {

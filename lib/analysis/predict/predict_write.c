@@ -47,6 +47,12 @@ int tl_predict_write_text(FILE *f, const struct tl_predict_result *r)
 	if (!r->pf.measured)
 		fputs("runtime costs: none (no --platform file): fork, join, loop and lock overheads are left out\n",
 		      f);
+	else
+		fprintf(f,
+		        "runtime costs (ns): par_open %" PRIu64 ", thr_launch %" PRIu64 ", barrier %" PRIu64
+		        ", for_prologue %" PRIu64 ", next_chunk %" PRIu64 ", critical %" PRIu64 "\n",
+		        r->pf.cost[TL_COST_PAR_OPEN], r->pf.cost[TL_COST_THR_LAUNCH], r->pf.cost[TL_COST_BARRIER],
+		        r->pf.cost[TL_COST_FOR_PROLOGUE], r->pf.cost[TL_COST_NEXT_CHUNK], r->pf.cost[TL_COST_CRITICAL]);
 	if (r->unused)
 		fprintf(f, "%" PRIu64 " directive%s name a task that never ran\n", r->unused,
 		        r->unused == 1 ? "" : "s");
