@@ -162,6 +162,11 @@ $(BUILD)/tests/gen_spans: bench/gen_spans.c $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< $(CORE_LIB) $(LIBS) -o $@
 
+# The synthetic task trace of bench/predict.sh.
+$(BUILD)/tests/gen_tasks: bench/gen_tasks.c $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< $(CORE_LIB) $(LIBS) -o $@
+
 $(BUILD)/demo/%: demo/%.c $(INSTR_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Iinclude $(LDFLAGS) $< $(INSTR_A) -lpthread -lm -o $@
@@ -189,7 +194,7 @@ demo: all
 	@scripts/demo.sh $(TL) $(BUILD)
 
 # Everything the test tiers run, for one build directory.
-tests: $(TL) $(DEMO_BIN) $(UNIT_BIN) $(WL_BIN) $(INSTR_LIBS) $(BUILD)/tests/marks_prog $(BUILD)/tests/gen_spans
+tests: $(TL) $(DEMO_BIN) $(UNIT_BIN) $(WL_BIN) $(INSTR_LIBS) $(BUILD)/tests/marks_prog $(BUILD)/tests/gen_spans $(BUILD)/tests/gen_tasks
 
 # The whole suite on this build, then again on an ASan + UBSan build in
 # build-san (fuzz targets are sanitized anyway and run once).

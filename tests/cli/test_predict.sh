@@ -101,7 +101,7 @@ if [ -f "$TMP/tasks.tl" ]; then
 	res=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-c = {k: round(v["median"]) for k, v in json.load(open(sys.argv[2]))["costs_ns"].items()}
+c = {k: int(v["median"] + 0.5) for k, v in json.load(open(sys.argv[2]))["costs_ns"].items()}   # as the loader rounds: half away from 0
 p = d["predictions"][0]
 want = (c["par_open"] + c["launch_master"] + c["thr_prologue"] + c["for_prologue"] + 8 * c["next_chunk"] +
         c["for_epilogue"] + c["barrier"] + c["thr_epilogue"] + c["par_close"])

@@ -26,6 +26,12 @@ struct node {
 	uint32_t child, next; /* first child, next sibling: node indices, 0 = none */
 };
 
+/* A loop's iterations (loop_of): pieces loop.p[p0..], iterations iter_at/iter_sum[i0..i0 + m]. */
+struct loop {
+	size_t p0, i0, m;
+	int crit; /* a critical section among its pieces: run piece by piece */
+};
+
 /* A piece of a thread's work in a region. */
 enum { P_WORK, P_CRIT, P_OVH };
 struct piece {
@@ -64,8 +70,12 @@ struct sim {
 	uint64_t rc[TL_PC__COUNT];        /* the current region */
 	int worked[TL_PREDICT_MAX_CORES]; /* in the current loop: the thread ran an iteration */
 	struct pieces buf, loop;          /* scratch */
-	size_t *iter_at;                  /* loop: the first piece of each iteration, and the end */
-	size_t iter_cap;
+	struct loop *loops;               /* every loop met, built once (loop_of) */
+	size_t nloops, loops_cap;
+	uint32_t *loop_id;  /* per node: its loop + 1, 0 none yet */
+	size_t *iter_at;    /* the loops' iterations: their first piece in the loop, and the end */
+	uint64_t *iter_sum; /* and the loop's time before each, and in all */
+	size_t iter_n, iter_cap, sum_cap;
 	uint64_t *rtime; /* per region: its time at this core count */
 	uint64_t (*rcat)[TL_PC__COUNT];
 	int oom;
@@ -258,31 +268,133 @@ static void run_piece(struct sim *s, int i, const struct piece *p, uint64_t *loc
 	}
 }
 
-/* The earliest thread that still has work (ties: the lowest), or -1. */
-static int earliest(const struct sim *s, int nthr, const int *active)
-{
-	int best = -1;
+/* The threads that still have work, earliest first (ties: the lowest): a binary heap. */
+struct heap {
+	int id[TL_PREDICT_MAX_CORES];
+	int n;
+};
 
-	for (int i = 0; i < nthr; i++)
-		if (active[i] && (best < 0 || s->T[i] < s->T[best]))
-			best = i;
-	return best;
+static int before(const struct sim *s, int a, int b)
+{
+	return s->T[a] < s->T[b] || (s->T[a] == s->T[b] && a < b);
 }
 
-/* The same pieces on every thread (code outside work-sharing), in time order. */
+static void heap_push(const struct sim *s, struct heap *h, int i)
+{
+	int k = h->n++;
+
+	while (k > 0 && before(s, i, h->id[(k - 1) / 2])) {
+		h->id[k] = h->id[(k - 1) / 2];
+		k = (k - 1) / 2;
+	}
+	h->id[k] = i;
+}
+
+static int heap_pop(const struct sim *s, struct heap *h)
+{
+	int top = h->id[0], last = h->id[--h->n], k = 0;
+
+	for (;;) {
+		int c = 2 * k + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && before(s, h->id[c + 1], h->id[c]))
+			c++;
+		if (!before(s, h->id[c], last))
+			break;
+		h->id[k] = h->id[c];
+		k = c;
+	}
+	if (h->n)
+		h->id[k] = last;
+	return top;
+}
+
+static int has_crit(const struct piece *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i].kind == P_CRIT)
+			return 1;
+	return 0;
+}
+
+/* The same pieces on every thread (code outside work-sharing), in time order when a lock orders them. */
 static void replicate(struct sim *s, int nthr, const struct pieces *ps)
 {
 	size_t at[TL_PREDICT_MAX_CORES] = { 0 };
-	int active[TL_PREDICT_MAX_CORES];
+	struct heap h = { .n = 0 };
 	uint64_t lock_free = 0;
-	int i;
 
-	for (i = 0; i < nthr; i++)
-		active[i] = ps->n > 0;
-	while ((i = earliest(s, nthr, active)) >= 0) {
-		run_piece(s, i, &ps->p[at[i]], &lock_free);
-		active[i] = ++at[i] < ps->n;
+	if (!has_crit(ps->p, ps->n)) { /* nothing between the threads: each on its own */
+		for (int i = 0; i < nthr; i++)
+			for (size_t k = 0; k < ps->n; k++)
+				run_piece(s, i, &ps->p[k], &lock_free);
+		return;
 	}
+	for (int i = 0; i < nthr; i++)
+		heap_push(s, &h, i);
+	while (h.n) {
+		int i = heap_pop(s, &h);
+		do
+			run_piece(s, i, &ps->p[at[i]++], &lock_free);
+		while (at[i] < ps->n && ps->p[at[i]].kind != P_CRIT);
+		if (at[i] < ps->n)
+			heap_push(s, &h, i);
+	}
+}
+
+/*
+ * A loop's iterations as pieces, built on its first use and kept for every
+ * core count: the loop's own code before each iteration goes with it, the
+ * code after the last with the last.  Pieces, their starts and running
+ * sums live in the sim's arenas, found by offset (the arenas grow).
+ */
+static const struct loop *loop_of(struct sim *s, uint32_t k)
+{
+	const struct node *nd = &s->nodes[k];
+	uint64_t at = nd->begin;
+	struct loop *L;
+	size_t m = 0;
+
+	if (s->loop_id[k])
+		return &s->loops[s->loop_id[k] - 1];
+	if (TL_GROW(s->loops, s->loops_cap, s->nloops + 1) < 0) {
+		s->oom = 1;
+		return NULL;
+	}
+	L = &s->loops[s->nloops];
+	L->p0 = s->loop.n;
+	L->i0 = s->iter_n;
+	for (uint32_t ch = nd->child; ch; ch = s->nodes[ch].next, m++) {
+		if (TL_GROW(s->iter_at, s->iter_cap, s->iter_n + m + 2) < 0) {
+			s->oom = 1;
+			return NULL;
+		}
+		s->iter_at[s->iter_n + m] = s->loop.n - L->p0;
+		put(s, &s->loop, s->nodes[ch].begin - at, P_WORK);
+		flatten(s, ch, &s->loop);
+		at = s->nodes[ch].end;
+		if (!s->nodes[ch].next)
+			put(s, &s->loop, nd->end - at, P_WORK);
+	}
+	if (TL_GROW(s->iter_at, s->iter_cap, s->iter_n + m + 2) < 0 ||
+	    TL_GROW(s->iter_sum, s->sum_cap, s->iter_n + m + 2) < 0 || s->oom) {
+		s->oom = 1;
+		return NULL;
+	}
+	s->iter_at[s->iter_n + m] = s->loop.n - L->p0;
+	L->m = m;
+	L->crit = has_crit(s->loop.p + L->p0, s->loop.n - L->p0);
+	s->iter_sum[s->iter_n] = 0;
+	for (size_t q = 0; q < m; q++) {
+		uint64_t sum = 0;
+		for (size_t p = s->iter_at[s->iter_n + q]; p < s->iter_at[s->iter_n + q + 1]; p++)
+			sum += s->loop.p[L->p0 + p].dur;
+		s->iter_sum[s->iter_n + q + 1] = s->iter_sum[s->iter_n + q] + sum;
+	}
+	s->iter_n += m + 1;
+	s->loop_id[k] = (uint32_t)++s->nloops;
+	return L;
 }
 
 /* A loop shared by the team: its iterations' pieces, dealt by the schedule, then the implicit barrier. */
@@ -292,41 +404,43 @@ static void share_loop(struct sim *s, uint32_t k, int nthr)
 	const struct tl_directive *d = nd->dir;
 	const uint64_t *cost = s->pf->cost;
 	size_t m = 0, next = 0, cur[TL_PREDICT_MAX_CORES], stop[TL_PREDICT_MAX_CORES], chunks[TL_PREDICT_MAX_CORES];
-	int active[TL_PREDICT_MAX_CORES], i;
-	uint64_t at = nd->begin, lock_free = 0;
+	struct heap h = { .n = 0 };
+	uint64_t lock_free = 0;
 	size_t c = d->chunk > 0 ? (size_t)d->chunk : 0;
+	int i, crit;
 
-	/* the iterations: the loop's own code before each goes with it, the code after the last with the last */
-	s->loop.n = 0;
-	for (uint32_t ch = nd->child; ch; ch = s->nodes[ch].next, m++) {
-		if (TL_GROW(s->iter_at, s->iter_cap, m + 2) < 0) {
-			s->oom = 1;
-			return;
-		}
-		s->iter_at[m] = s->loop.n;
-		put(s, &s->loop, s->nodes[ch].begin - at, P_WORK);
-		flatten(s, ch, &s->loop);
-		at = s->nodes[ch].end;
-		if (!s->nodes[ch].next)
-			put(s, &s->loop, nd->end - at, P_WORK);
-	}
-	if (!m) { /* no iteration: the loop's code runs on every thread */
+	const struct loop *L = loop_of(s, k);
+	const struct piece *P;
+	const size_t *IA;
+	const uint64_t *IS;
+
+	if (!L)
+		return;
+	if (!(m = L->m)) { /* no iteration: the loop's code runs on every thread */
 		s->buf.n = 0;
 		put(s, &s->buf, nd->end - nd->begin, P_WORK);
 		replicate(s, nthr, &s->buf);
 		return;
 	}
-	s->iter_at[m] = s->loop.n;
+	P = s->loop.p + L->p0;
+	IA = s->iter_at + L->i0;
+	IS = s->iter_sum + L->i0;
+	crit = L->crit;
 	for (i = 0; i < nthr; i++) {
-		active[i] = 1;
 		cur[i] = stop[i] = 0; /* piece cursor in s->loop and the end of its current chunk's pieces */
 		chunks[i] = 0;
 		s->worked[i] = 0;
 		add(s, i, TL_PC_OVERHEAD, cost[TL_COST_FOR_PROLOGUE]);
+		heap_push(s, &h, i);
 	}
-	while ((i = earliest(s, nthr, active)) >= 0) {
-		if (cur[i] < stop[i]) {
-			run_piece(s, i, &s->loop.p[cur[i]++], &lock_free);
+	while (h.n) {
+		i = heap_pop(s, &h);
+		if (cur[i] <
+		    stop[i]) { /* its next piece, and what follows up to the next lock: no other thread can matter */
+			do
+				run_piece(s, i, &P[cur[i]++], &lock_free);
+			while (cur[i] < stop[i] && P[cur[i]].kind != P_CRIT);
+			heap_push(s, &h, i);
 			continue;
 		}
 		/* the thread's next chunk of iterations [a, b) */
@@ -350,12 +464,16 @@ static void share_loop(struct sim *s, uint32_t k, int nthr)
 		chunks[i]++;
 		if (a >= b) {
 			add(s, i, TL_PC_OVERHEAD, cost[TL_COST_FOR_EPILOGUE]);
-			active[i] = 0;
-			continue;
+			continue; /* done: out of the heap */
 		}
 		s->worked[i] = 1;
-		cur[i] = s->iter_at[a];
-		stop[i] = s->iter_at[b];
+		if (crit) {
+			cur[i] = IA[a];
+			stop[i] = IA[b];
+		} else {
+			add(s, i, TL_PC_PARALLEL, IS[b] - IS[a]);
+		}
+		heap_push(s, &h, i);
 	}
 	sync_all(s, nthr, TL_PC_IMBALANCE, 1);
 	for (i = 0; i < nthr; i++)
@@ -495,9 +613,10 @@ static int predict_all(struct tl_predict_result *r, const struct node *nodes, co
 		if (!r->regions[j].time_ns || !r->regions[j].core_ns)
 			goto out;
 	}
+	s.loop_id = calloc(r->tasks + 1, sizeof(*s.loop_id));
 	s.rtime = calloc(r->nregions + 1, sizeof(*s.rtime));
 	s.rcat = calloc(r->nregions + 1, sizeof(*s.rcat));
-	if (!r->p || !s.rtime || !s.rcat)
+	if (!r->p || !s.rtime || !s.rcat || !s.loop_id)
 		goto out;
 	for (int n = 1; n <= o->max_cores; n++) {
 		struct tl_prediction *p = &r->p[n - 1];
@@ -528,6 +647,9 @@ out:
 	free(s.buf.p);
 	free(s.loop.p);
 	free(s.iter_at);
+	free(s.iter_sum);
+	free(s.loops);
+	free(s.loop_id);
 	return rc;
 }
 

@@ -28,8 +28,9 @@
  *  - `critical`: one thread at a time; `barrier`: all threads meet there;
  *    `single`: the first thread to arrive runs it, then a barrier.
  *  - Every thread runs its pieces in time order; the simulation advances
- *    the thread that is earliest (ties: the lowest) one piece at a time,
- *    so locks and dynamic loops are served in the order they would be.
+ *    the thread that is earliest (ties: the lowest) up to its next lock or
+ *    chunk, so locks and dynamic loops are served in the order they would
+ *    be (between two, a thread's work touches no other thread).
  *
  * Core time: every core is accounted for during the whole predicted run,
  * in exactly one category, so the categories sum to cores x time, exactly
