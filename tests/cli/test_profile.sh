@@ -66,6 +66,17 @@ if can_record && [ -x "$WLH" ] && command -v python3 >/dev/null; then
 	else
 		fail profile-folded "exit $RC" "$(head -n 3 "$OUT")"
 	fi
+	# the vDSO (clock_gettime's fast path; no file holds it) is named from this process's copy:
+	# the trace was recorded on this kernel
+	tl profile --json "$TMP/hot.tl"
+	res=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = [f for f in d["functions"] if f["module"] == "[vdso]"]
+if not v or any(f["name"].startswith("[vdso]+") for f in v):
+    print("vdso functions: %s" % [(f["name"], f["total"]) for f in v])
+' "$OUT" 2>&1)
+	[ "$RC" = 0 ] && [ -z "$res" ] && pass profile-vdso || fail profile-vdso "exit $RC; $res"
 	tl profile "$TMP/hot.tl"
 	if [ "$RC" = 0 ] && grep -q "^  wlh_three " "$OUT" && [ "$(awk 'length > 100' "$OUT" | wc -l)" = 0 ]; then
 		pass profile-text

@@ -11,8 +11,11 @@
  */
 #include "analysis/profile/profile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/utsname.h>
 
 #include "base/errors.h"
 #include "base/grow.h"
@@ -250,6 +253,31 @@ static const char *base_name(const char *path)
 }
 
 /* What holds ip in process pid's image gen: its function id. */
+/*
+ * The kernel's vDSO, which no file holds: a process's is the image the
+ * kernel maps into every process, so when the trace was recorded on this
+ * kernel (its uname -r) this process's own copy names its functions.
+ * Otherwise its addresses stay "[vdso]+0xoffset".
+ */
+static void load_vdso(struct pass *p, struct tl_symfile *sf)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	struct utsname u;
+	char line[256];
+	unsigned long lo, hi;
+	size_t size = 0;
+	FILE *f;
+
+	if (!base || uname(&u) != 0 || strcmp(u.release, p->run->info.kernel) || !(f = fopen("/proc/self/maps", "r")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base && strstr(line, "[vdso]"))
+			size = hi - lo;
+	fclose(f);
+	if (size)
+		tl_symfile_load_mem(sf, (const void *)base, size, "[vdso]");
+}
+
 static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, int *unresolved)
 {
 	char name[TL_PROFILE_NAME_MAX];
@@ -328,6 +356,8 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 			f->tried = 1;
 			if (f->path[0] == '/')
 				tl_symfile_load(&f->sf, f->path); /* unreadable: offsets only */
+			else if (!strcmp(f->path, "[vdso]"))
+				load_vdso(p, &f->sf);
 		}
 		sym = tl_symfile_lookup(&f->sf, off, &into);
 		if (sym)
