@@ -13,21 +13,26 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "analysis/predict/predict.h"
 #include "export/html.h"
 
 struct html_args {
 	struct tl_run run;
 	struct tl_run after; /* before/after: the second trace (path NULL otherwise) */
-	const char *output;
+	const char *output, *directives, *platform;
+	int cores;
 };
 
-enum { OPT_FROM = 256, OPT_TO };
+enum { OPT_FROM = 256, OPT_TO, OPT_DIRECTIVES, OPT_PLATFORM, OPT_CORES };
 
 static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
+	{ "directives", required_argument, NULL, OPT_DIRECTIVES },
+	{ "platform", required_argument, NULL, OPT_PLATFORM },
+	{ "cores", required_argument, NULL, OPT_CORES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -50,6 +55,10 @@ static void usage(FILE *out)
 	      "                           BEFORE without .tl, plus -diff.html]\n"
 	      "      --from TIME, --to TIME\n"
 	      "                           only this window, from the trace start (1.5, 250ms)\n"
+	      "      --directives FILE    also predict the speedup on 1..N cores of the marked\n"
+	      "                           tasks under these directives (threadlens predict)\n"
+	      "      --platform FILE      with the runtime costs of threadlens calibrate\n"
+	      "      --cores N            predict for 1..N cores (default 8)\n"
 	      "  -h, --help               this help\n"
 	      "\n"
 	      "examples:\n"
@@ -75,8 +84,22 @@ static int parse_args(int argc, char **argv, struct html_args *a)
 			if (cli_window_arg("html", c == OPT_TO, optarg, &a->run))
 				return 2;
 			break;
+		case OPT_DIRECTIVES: a->directives = optarg; break;
+		case OPT_PLATFORM: a->platform = optarg; break;
+		case OPT_CORES: {
+			char *end;
+			long v = strtol(!strncmp(optarg, "1-", 2) ? optarg + 2 : optarg, &end, 10);
+			if (*end || v < 1 || v > TL_PREDICT_MAX_CORES)
+				return cli_bad_value("html", "--cores", optarg, "N or 1-N, N from 1 to 256");
+			a->cores = (int)v;
+			break;
+		}
 		default: return cli_usage_error("html");
 		}
+	}
+	if ((a->platform || a->cores) && !a->directives) {
+		cli_error("--platform and --cores are for the prediction: give --directives FILE");
+		return cli_usage_error("html");
 	}
 	/* two traces: before and after; the window applies to both */
 	if (argc - optind == 2) {
@@ -93,6 +116,8 @@ int cmd_html(int argc, char **argv)
 	struct cli_progress prog = { .what = "analysing", .last = -1 };
 	struct tl_html_opts o = { 0 };
 	struct tl_html_counts n;
+	struct tl_directives dirs = { 0 };
+	struct tl_platform pf;
 	char *made = NULL;
 	const char *out_path;
 	struct stat st;
@@ -101,6 +126,16 @@ int cmd_html(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	if (a.directives) { /* read before anything is written: a bad file is one line */
+		if (tl_directives_load(a.directives, &dirs) < 0 ||
+		    (a.platform && tl_platform_load(a.platform, &pf) < 0)) {
+			rc = cli_lib_error();
+			goto out;
+		}
+		o.dirs = &dirs;
+		o.pf = a.platform ? &pf : NULL;
+		o.cores = a.cores;
+	}
 	if (!(out_path = a.output) &&
 	    !(out_path = made = cli_output_beside("html", a.run.path, a.after.path ? "-diff.html" : ".html"))) {
 		rc = 1;
@@ -142,10 +177,12 @@ int cmd_html(int argc, char **argv)
 	}
 	fprintf(stderr, "threadlens: wrote %s (%.1f MB): %llu threads, %llu intervals, %llu findings%s%s\n", out_path,
 	        stat(out_path, &st) == 0 ? (double)st.st_size / 1e6 : 0.0, (unsigned long long)n.threads,
-	        (unsigned long long)n.intervals, (unsigned long long)n.findings, n.samples ? ", a profile" : "",
+	        (unsigned long long)n.intervals, (unsigned long long)n.findings,
+	        n.samples ? (o.dirs ? ", a profile, a prediction" : ", a profile") : (o.dirs ? ", a prediction" : ""),
 	        n.truncated ? "; too large for every interval: exact detail stops early (use --from/--to)" : "");
 out:
 	free(made);
+	tl_directives_release(&dirs);
 	tl_run_release(&a.run);
 	tl_run_release(&a.after);
 	return rc;

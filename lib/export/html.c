@@ -5,7 +5,8 @@
  * Per trace, two reads: the report's walk (the model, from which the
  * diagnosis is drawn without a read of its own) and the timeline's; three
  * more for frames and critical paths when the program marked frames, one
- * for the profile (with its cells) when the trace has samples.
+ * for the profile (with its cells) when the trace has samples, one for the
+ * prediction when directives are given (html --directives).
  * Blocks are written as each analysis ends, so on a failure the caller
  * removes the half-written page.  Before/after pages (tl_html_compare)
  * start with the `diff --json` of the two traces, then the blocks of each
@@ -19,6 +20,7 @@
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/diff/diff.h"
 #include "analysis/frames/frames.h"
+#include "analysis/predict/predict.h"
 #include "analysis/profile/profile.h"
 #include "analysis/report/report.h"
 #include "base/errors.h"
@@ -126,8 +128,25 @@ static int profile_block(struct tl_run *run, FILE *out, const char *side, struct
 	return rc;
 }
 
+/* The prediction of predict.h (`predict --json`): one more read.  0, or -1 with tl_error set. */
+static int predict_block(struct tl_run *run, FILE *out, const char *side, const struct tl_html_opts *o)
+{
+	struct tl_predict_opts po = { .dirs = o->dirs, .pf = o->pf, .max_cores = o->cores > 0 ? o->cores : 8 };
+	struct tl_predict_result pr;
+	int rc;
+
+	if (tl_run_reopen(run) < 0 || tl_predict(run, &po, &pr) < 0)
+		return -1;
+	open_block(out, "tl-predict", side);
+	rc = tl_predict_write_json(out, &pr);
+	close_block(out);
+	tl_predict_release(&pr);
+	return rc;
+}
+
 /* One trace's analyses and blocks, their ids ending in `side`.  0, or -1 with tl_error set. */
-static int write_side(struct tl_run *run, FILE *out, const char *side, struct tl_html_counts *n)
+static int write_side(struct tl_run *run, FILE *out, const char *side, struct tl_html_counts *n,
+                      const struct tl_html_opts *o)
 {
 	struct tl_report_opts ro = { .top = -1 };
 	struct tl_model m = { 0 };
@@ -165,6 +184,8 @@ static int write_side(struct tl_run *run, FILE *out, const char *side, struct tl
 		goto out;
 	if (run->sched.samples > 0 && profile_block(run, out, side, n) < 0)
 		goto out;
+	if (o->dirs && predict_block(run, out, side, o) < 0)
+		goto out;
 	rc = 0;
 out:
 	tl_timeline_free(t);
@@ -200,7 +221,7 @@ int tl_html(struct tl_run *run, const struct tl_html_opts *o, struct tl_html_cou
 {
 	memset(n, 0, sizeof(*n));
 	head(o->out, o->title ? o->title : "trace");
-	if (write_side(run, o->out, "", n) < 0)
+	if (write_side(run, o->out, "", n, o) < 0)
 		return -1;
 	return tail(o->out);
 }
@@ -219,7 +240,7 @@ int tl_html_compare(struct tl_run *a, struct tl_run *b, const struct tl_html_opt
 	rc = tl_diff_write_json(o->out, &d);
 	close_block(o->out);
 	tl_diff_release(&d);
-	if (rc < 0 || write_side(a, o->out, "-a", n) < 0 || write_side(b, o->out, "-b", n) < 0)
+	if (rc < 0 || write_side(a, o->out, "-a", n, o) < 0 || write_side(b, o->out, "-b", n, o) < 0)
 		return -1;
 	return tail(o->out);
 }

@@ -20,9 +20,15 @@
 
 #include "timeline/run.h"
 
+struct tl_directives;
+struct tl_platform;
+
 struct tl_html_opts {
 	FILE *out;
-	const char *title; /* the trace as the user named it */
+	const char *title;                /* the trace as the user named it */
+	const struct tl_directives *dirs; /* with directives: the prediction (predict.h) too, for 1..cores */
+	const struct tl_platform *pf;     /* its runtime costs, or NULL */
+	int cores;
 };
 
 #define TL_HTML_CRITICAL 20 /* frames whose critical path the page holds: the longest */

@@ -21,6 +21,7 @@ __asm__(".section .rodata\n"
         ".incbin \"lib/export/html/views.js\"\n"
         ".incbin \"lib/export/html/frames.js\"\n"
         ".incbin \"lib/export/html/profile.js\"\n"
+        ".incbin \"lib/export/html/predict.js\"\n"
         ".incbin \"lib/export/html/app.js\"\n"
         ".byte 0\n"
         ".previous\n");

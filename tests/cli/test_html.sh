@@ -43,7 +43,7 @@ for side in sides:
             bad.append("no %s block" % (id + side))
     if ("tl-frames" + side in docs) != ("tl-critical" + side in docs):
         bad.append("tl-frames%s without tl-critical%s, or the reverse" % (side, side))
-    known |= {id + side for id in ("tl-report", "tl-diagnose", "tl-timeline", "tl-frames", "tl-critical", "tl-profile")}
+    known |= {id + side for id in ("tl-report", "tl-diagnose", "tl-timeline", "tl-frames", "tl-critical", "tl-profile", "tl-predict")}
 if set(docs) - known:
     bad.append("JSON blocks %s" % sorted(set(docs) - known))
 for id, text in docs.items():
@@ -158,6 +158,34 @@ s = sum(range(2000000))
 	else
 		fail html/profile-events "record failed" "$(tail -n 2 "$TMP/rec.err")"
 	fi
+fi
+
+# a prediction (html --directives): the speedup chart and the cycle stacks of a sequential run
+if can_record; then
+	printf 'loop = parallel for schedule(dynamic)\n' >"$TMP/dyn.omp"
+	if timeout -k 5 60 "$TL" record -o "$TMP/tasks.tl" -- "$BUILD/tests/wl_tasks" --skew >"$TMP/rec.out" 2>"$TMP/rec.err"; then
+		tl html --directives "$TMP/dyn.omp" --cores 4 -o "$TMP/tasks.html" "$TMP/tasks.tl"
+		got=$(page_structure "$TMP/tasks.html")
+		if [ "$RC" != 0 ] || [ "$got" != ok ] || ! grep -q 'id="tl-predict"' "$TMP/tasks.html" || ! grep -q ", a prediction" "$ERR"; then
+			fail html/predict/structure "exit status $RC; $got; or no tl-predict block" "$(cat "$ERR")"
+		else
+			pass html/predict/structure
+			if browser; then
+				timeout -k 5 180 python3 "$CHECK" "$TMP/tasks.html" predict "$ART/html-predict.png" >"$TMP/check.out" 2>&1
+				results "$TMP/check.out" predict
+			else
+				skip html/predict/browser "chromium is not installed (scripts/deps.sh check installs it)"
+			fi
+		fi
+	else
+		fail html/predict "record failed" "$(tail -n 2 "$TMP/rec.err")"
+	fi
+fi
+tl html --platform x.json "$(dirname "$0")/../data/traces/v1.2-frames.tl"
+if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q "^threadlens: --platform and --cores are for the prediction: give --directives FILE$"; then
+	pass html/platform-without-directives
+else
+	fail html/platform-without-directives "exit $RC" "$(cat "$ERR")"
 fi
 
 # without root: the committed trace's page (wl_frames: frames and regions)

@@ -1,7 +1,7 @@
 """check_report.py - end-to-end checks of a `threadlens html` page in
 headless Chromium (tests/cli/test_html.sh runs it).
 
-    check_report.py PAGE.html demo|hostile|compare|profile|compare-profile|profile-events SCREENSHOT.png
+    check_report.py PAGE.html demo|hostile|compare|profile|compare-profile|profile-events|predict SCREENSHOT.png
 
 Prints one line per check, "ok NAME" or "FAIL NAME: what went wrong",
 and saves a screenshot of the timeline.  demo: a recording of the demo
@@ -12,7 +12,9 @@ recording with --sample of tests/live/wl_hot (its thread spends 3/4 of
 its time in wlh_three, 1/4 in wlh_one); compare-profile: the before and
 after page of two such recordings (the profiles' comparison, and each
 side's sampling views); profile-events: a recording of cpu-clock and
-page-faults (the ratio's chart).
+page-faults (the ratio's chart); predict: html --directives of a
+sequential recording of tests/live/wl_tasks (the speedup chart, the
+cycle-stack bars, the region's table).
 """
 import json
 import os
@@ -343,13 +345,32 @@ def profile_events(b, path, shot):
     check("html/profile-events/no-errors-after", not page.errors(), str(page.errors()[:3]))
 
 
+def predict(b, path, shot):
+    """html --directives of a sequential wl_tasks recording: the speedup lines and a bar per core count as tall as its time."""
+    page, took = load(b, path)
+    check("html/predict/loads", took is not None and not page.errors() and not page.requests(),
+          "ready after %s s; errors %s; requests %s" % (took, page.errors()[:3], page.requests()[:3]))
+    if took is None:
+        return
+    got = page.eval("""(() => {
+        const s = window.threadlens.predict, j = JSON.parse(document.getElementById('tl-predict').textContent);
+        return {lines: s.lines, bars: s.bars, tops: s.barTops, times: s.times, n: j.predictions.length,
+                tables: document.querySelectorAll('.tl-predict table').length, regions: j.regions.length};
+    })()""")
+    check("html/predict/views", got["lines"] == 3 and got["bars"] == got["n"] == 4 and got["tables"] == got["regions"] == 1
+          and all(abs(a - t) <= 1e-6 * t for a, t in zip(got["tops"], got["times"])), json.dumps(got))
+    page.eval("document.querySelector('.tl-predict').scrollIntoView()")
+    page.screenshot(shot)
+    check("html/predict/no-errors-after", not page.errors(), str(page.errors()[:3]))
+
+
 def main():
     path, kind, shot = sys.argv[1:4]
     try:
         with Browser() as b:
             {"demo": demo, "hostile": hostile, "compare": compare, "profile": profile,
              "compare-profile": lambda b, p, s: compare(b, p, s, "compare-profile"),
-             "profile-events": profile_events}[kind](b, path, shot)
+             "profile-events": profile_events, "predict": predict}[kind](b, path, shot)
     except Exception as e:  # the browser failed: one clear line
         results.append("FAIL html/%s/browser: %s: %s" % (kind, type(e).__name__, e))
     print("\n".join(results))

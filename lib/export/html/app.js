@@ -72,12 +72,15 @@ function buildSide(side, box, tip, others) {
 		selectThread: (tid) => ui.selectThread(tid, true),
 		zoomTo: (a, b) => ui.zoomTo(a, b),
 	}) : null;
+	const pj2 = jsonBlock('tl-predict' + side);
+	const predict = pj2 ? predictView(pj2, { tip: (lines, x, y) => tip.show(lines, x, y), hideTip: () => tip.hide() }) : null;
 	box.append(...[headerView(m), el('h2', null, 'Timeline'), legendView(m), tools, tl.box, findingsView(m, ui),
-		frames, profile && profile.box, spansView(m), bars].filter(Boolean));
+		frames, profile && profile.box, predict && predict.box, spansView(m), bars].filter(Boolean));
 	if (profile)
 		profile.redraw();
 	return {
 		profile,
+		predict: predict && predict.state,
 		model: m,
 		timeline: tl,
 		selectName(name) {

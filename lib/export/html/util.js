@@ -4,7 +4,7 @@
  * formatting, base64 and varint decoding, the state colours.
  *
  * The files of this folder are joined in order (util, model, timeline,
- * views, frames, profile, app) inside one function by lib/export/html.c.
+ * views, frames, profile, predict, app) inside one function by lib/export/html.c.
  */
 
 /* An element with a class and text content; children appended in order. */
