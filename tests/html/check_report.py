@@ -245,9 +245,30 @@ def compare(b, path, shot, kind="compare"):
                     " return [s[0].state().selected, t === null || t === undefined ? null : s[1].model.byTid.get(t).j.name]; })()")
     check("html/%s/select-by-name" % kind, sel[0] == row["tid"] and sel[1] == name,
           "before: selected %s (clicked %s); after: %r (want %r)" % (sel[0], row["tid"], sel[1], name))
+    if kind == "compare-profile":
+        side_by_side(page)
     page.eval("window.scrollTo(0, 0)")
     page.screenshot(shot)
     check("html/%s/no-errors-after" % kind, not page.errors(), str(page.errors()[:3]))
+
+
+def side_by_side(page):
+    """Both sides sampled: their sampling views in two columns, and the right one's flame graph zooms on a click."""
+    got = page.eval("""(() => {
+        const cols = [...document.querySelectorAll('.tl-sbs .tl-sbscol')];
+        const heat = cols.map(c => { const h = c.querySelector('.tl-profile canvas'); return h ? h.getBoundingClientRect() : null; });
+        return {cols: cols.length, a: heat[0] && [heat[0].left, heat[0].right, heat[0].top],
+                b: heat[1] && [heat[1].left, heat[1].right, heat[1].top], vw: window.innerWidth};
+    })()""")
+    ok = got["cols"] == 2 and got["a"] and got["b"] and got["b"][0] >= got["a"][1] and abs(got["a"][2] - got["b"][2]) < 2 \
+        and got["b"][1] <= got["vw"]
+    check("html/compare-profile/side-by-side", ok, json.dumps(got))
+    page.eval("window.threadlens.sides[1].profile.flame.canvas.scrollIntoView({block: 'end'})")
+    at = page.eval("window.threadlens.sides[1].profile.flame.frameAt('wlh_three')")
+    if at:
+        page.click(at[0], at[1])
+    z = page.eval("window.threadlens.sides[1].profile.flame.zoomed")
+    check("html/compare-profile/after-flame-zoom", z == "wlh_three", "frame at %s; zoomed to %r" % (at, z))
 
 
 def profile(b, path, shot):

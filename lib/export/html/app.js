@@ -5,8 +5,9 @@
  * the latency chart zooms to it and shows its critical path; a thread
  * selected in the sampling views (profile.js) is selected on the timeline,
  * and their selected bins can zoom the timeline.  A before and
- * after page (a tl-diff block) shows the comparison, then both traces in
- * full, their blocks' ids ending in "-a" and "-b"; a thread selected on
+ * after page (a tl-diff block) shows the comparison, the sampling views of
+ * both side by side when both were sampled, then both traces in full,
+ * their blocks' ids ending in "-a" and "-b"; a thread selected on
  * one side is selected on the other too, by name.
  *
  * window.threadlens exposes the state for the end-to-end tests
@@ -15,7 +16,7 @@
  */
 
 /* Every view of one trace into `box`; `side` ends its blocks' ids. */
-function buildSide(side, box, tip, others) {
+function buildSide(side, box, tip, others, column) {
 	const m = new Model(jsonBlock('tl-report' + side), jsonBlock('tl-diagnose' + side), jsonBlock('tl-timeline' + side),
 		jsonBlock('tl-frames' + side), jsonBlock('tl-critical' + side));
 	let bars = null, frames = null, tl = null;
@@ -71,11 +72,13 @@ function buildSide(side, box, tip, others) {
 		hideTip: () => tip.hide(),
 		selectThread: (tid) => ui.selectThread(tid, true),
 		zoomTo: (a, b) => ui.zoomTo(a, b),
-	}) : null;
+	}, column ? column.width : 0) : null;
+	if (profile && column) /* before and after: the sampling views side by side, above both sides */
+		column.box.append(profile.box);
 	const pj2 = jsonBlock('tl-predict' + side);
 	const predict = pj2 ? predictView(pj2, { tip: (lines, x, y) => tip.show(lines, x, y), hideTip: () => tip.hide() }) : null;
 	box.append(...[headerView(m), el('h2', null, 'Timeline'), legendView(m), tools, tl.box, findingsView(m, ui),
-		frames, profile && profile.box, predict && predict.box, spansView(m), bars].filter(Boolean));
+		frames, !column && profile && profile.box, predict && predict.box, spansView(m), bars].filter(Boolean));
 	if (profile)
 		profile.redraw();
 	return {
@@ -104,9 +107,16 @@ function main() {
 		sides = [buildSide('', app, tip, [])];
 	} else {
 		const a = el('section', 'tl-side'), b = el('section', 'tl-side'), oa = [], ob = [];
-		app.append(diffView(diff), el('h1', 'tl-sidehead', 'Before: ' + diff.before.join(', ')), a,
-			el('h1', 'tl-sidehead', 'After: ' + diff.after.join(', ')), b);
-		sides = [buildSide('-a', a, tip, oa), buildSide('-b', b, tip, ob)];
+		/* both sampled: their sampling views in two columns, right after the comparison */
+		let cols = [null, null], sbs = null;
+		if (jsonBlock('tl-profile-a') && jsonBlock('tl-profile-b')) {
+			const width = Math.max(420, Math.floor((window.innerWidth - 64) / 2));
+			cols = ['Before', 'After'].map((what) => ({ width, box: el('div', 'tl-sbscol', null, el('h2', null, what)) }));
+			sbs = el('section', 'tl-sbs', null, cols[0].box, cols[1].box);
+		}
+		app.append(...[diffView(diff), sbs, el('h1', 'tl-sidehead', 'Before: ' + diff.before.join(', ')), a,
+			el('h1', 'tl-sidehead', 'After: ' + diff.after.join(', ')), b].filter(Boolean));
+		sides = [buildSide('-a', a, tip, oa, cols[0]), buildSide('-b', b, tip, ob, cols[1])];
 		oa.push(sides[1]);
 		ob.push(sides[0]);
 	}

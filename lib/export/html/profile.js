@@ -37,8 +37,9 @@ function flameColour(name, module) {
 }
 
 class Profile {
-	constructor(j) {
+	constructor(j, width) {
 		this.j = j;
+		this.width = width || 900; /* the views' width in CSS pixels */
 		this.funcs = j.functions;
 		this.stacks = j.stacks;
 		this.nbins = j.bins.n;
@@ -160,7 +161,7 @@ class FlameGraph {
 				measure(k, d + 1);
 		};
 		measure(top, path.length);
-		const w = 900, h = (depth + 1) * FLAME_ROW + 2, ctx = sizeCanvas(this.canvas, w, h);
+		const w = this.p.width, h = (depth + 1) * FLAME_ROW + 2, ctx = sizeCanvas(this.canvas, w, h);
 		ctx.textBaseline = 'middle';
 		this.rects = [];
 		const isHit = (f) => q && f >= 0 && this.name(f).toLowerCase().includes(q);
@@ -294,7 +295,7 @@ class CpuViews {
 		this.drawPc();
 	}
 	drawHeat() {
-		const p = this.p, w = 900, h = p.ncpus * HEAT_ROW + 18, ctx = sizeCanvas(this.heat, w, h);
+		const p = this.p, w = p.width, h = p.ncpus * HEAT_ROW + 18, ctx = sizeCanvas(this.heat, w, h);
 		this.cw = (w - HEAT_LABEL) / p.nbins;
 		this.cells = 0;
 		ctx.textBaseline = 'middle';
@@ -330,7 +331,7 @@ class CpuViews {
 		}
 	}
 	pcGeometry() {
-		const p = this.p, w = 900, h = 150, n = p.ncpus;
+		const p = this.p, w = p.width, h = 150, n = p.ncpus;
 		const X = (c) => HEAT_LABEL + (n > 1 ? (c * (w - HEAT_LABEL - 30)) / (n - 1) : (w - HEAT_LABEL) / 2);
 		const Y = (v) => 10 + (h - 30) * (1 - v / this.max);
 		return { w, h, X, Y };
@@ -446,7 +447,7 @@ class ThreadsView {
 		return { row, bin: bin < this.p.nbins ? bin : -1 };
 	}
 	draw() {
-		const p = this.p, rows = threadBins(p).slice(0, 40), w = 900, h = Math.max(1, rows.length) * HEAT_ROW + 2;
+		const p = this.p, rows = threadBins(p).slice(0, 40), w = p.width, h = Math.max(1, rows.length) * HEAT_ROW + 2;
 		const ctx = sizeCanvas(this.canvas, w, h);
 		ctx.textBaseline = 'middle';
 		this.rows = rows;
@@ -524,7 +525,7 @@ class RatioChart {
 		return d ? (this.def.scale * n) / d : null;
 	}
 	draw() {
-		const p = this.p, w = 900, h = 130, ctx = sizeCanvas(this.canvas, w, h);
+		const p = this.p, w = p.width, h = 130, ctx = sizeCanvas(this.canvas, w, h);
 		this.cw = (w - HEAT_LABEL) / p.nbins;
 		let max = 0;
 		for (let b = 0; b < p.nbins; b++)
@@ -590,8 +591,9 @@ function topTable(p, ui) {
 	return t;
 }
 
-function profileView(j, tui) {
-	const p = new Profile(j), box = el('section', 'tl-profile');
+/* The sampling views of one trace; width: of the charts (900 px; narrower side by side). */
+function profileView(j, tui, width) {
+	const p = new Profile(j, width), box = el('section', 'tl-profile');
 	const summary = el('div', 'tl-meta', j.event + ': ' + j.samples + ' samples (' + fmtNs(j.period) + ' of periods), ' +
 		j.kernel + ' in the kernel, ' + j.unresolved + ' in no mapping' + (j.mappings ? '' : ' (the trace has no code mappings: record it again to name user code)'));
 	const selText = el('span', 'tl-view');
