@@ -122,6 +122,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CORE_LIB)
 # frame pointers give its samples their callers (the flame graph of the HTML test)
 $(BUILD)/tests/wl_hot: LDFLAGS += -rdynamic
 $(BUILD)/tests/wl_hot: CFLAGS += -fno-omit-frame-pointer
+# the validation kernel of predict runs a real OpenMP version too
+$(BUILD)/tests/wl_filter: CFLAGS += -fopenmp
 # and without them, for record --stack dwarf
 $(BUILD)/tests/wl_hot_nofp: tests/live/wl_hot.c tests/live/workload.h $(INSTR_A)
 	@mkdir -p $(dir $@)
