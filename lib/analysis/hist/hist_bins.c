@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "base/readfile.h"
 #include "base/grow.h"
 #include "analysis/hist/hist_binning.h"
 
@@ -250,45 +251,22 @@ int tl_bins_parse(struct tl_bins_file *f, const char *buf, size_t len)
 
 int tl_bins_load(struct tl_bins_file *f, const char *path, int *missing)
 {
-	FILE *in;
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len = 0;
 	int rc;
 
 	if (missing)
 		*missing = 0;
-	in = fopen(path, "rb");
-	if (!in) {
+	switch (tl_read_file(path, BINS_MAX_FILE, &buf, &len)) {
+	case 0: break;
+	case TL_READ_OPEN:
 		if (errno == ENOENT && missing)
 			*missing = 1;
 		return tl_error_errno("cannot read '%s'", path);
+	case TL_READ_LARGE:
+		return tl_error("cannot read '%s': larger than %u MB, not a bins file", path, BINS_MAX_FILE >> 20);
+	default: return tl_error("cannot read '%s': read error", path);
 	}
-	for (;;) {
-		size_t got;
-		if (len == cap) {
-			if (cap >= BINS_MAX_FILE) {
-				fclose(in);
-				free(buf);
-				return tl_error("cannot read '%s': larger than %u MB, not a bins file", path,
-				                BINS_MAX_FILE >> 20);
-			}
-			if (TL_GROW(buf, cap, cap ? 2 * cap : 4096) < 0) {
-				fclose(in);
-				free(buf);
-				return -1;
-			}
-		}
-		got = fread(buf + len, 1, cap - len, in);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(in)) {
-		fclose(in);
-		free(buf);
-		return tl_error("cannot read '%s': read error", path);
-	}
-	fclose(in);
 	rc = tl_bins_parse(f, buf, len);
 	free(buf);
 	if (rc)

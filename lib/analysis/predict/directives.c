@@ -18,6 +18,7 @@
 
 #include "base/errors.h"
 #include "base/grow.h"
+#include "base/readfile.h"
 
 struct lex {
 	const char *p, *file;
@@ -198,27 +199,17 @@ int tl_directives_parse(const char *text, const char *file, struct tl_directives
 
 int tl_directives_load(const char *path, struct tl_directives *out)
 {
-	FILE *f = fopen(path, "r");
 	char *text;
-	long len;
+	size_t len;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!f)
-		return tl_error_errno("%s", path);
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || len > (1 << 24) || fseek(f, 0, SEEK_SET) ||
-	    !(text = malloc((size_t)len + 1))) {
-		fclose(f);
+	rc = tl_read_file(path, 1 << 24, &text, &len);
+	if (rc == TL_READ_LARGE)
 		return tl_error("%s: cannot read it (a directives file is text, at most 16 MB)", path);
-	}
-	if (fread(text, 1, (size_t)len, f) != (size_t)len) {
-		free(text);
-		fclose(f);
+	if (rc)
 		return tl_error_errno("%s", path);
-	}
-	fclose(f);
-	text[len] = 0;
-	if (memchr(text, 0, (size_t)len)) {
+	if (memchr(text, 0, len)) {
 		free(text);
 		return tl_error("%s: not a text file", path);
 	}

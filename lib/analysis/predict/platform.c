@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "base/readfile.h"
 #include "output/json.h"
 
 static void figure_json(struct tl_json *j, const char *key, const struct tl_figure *f)
@@ -119,19 +120,17 @@ int tl_calibration_write_json(FILE *f, const struct tl_calibration *c, const cha
 
 int tl_platform_load(const char *path, struct tl_platform *pf)
 {
-	FILE *f = fopen(path, "r");
 	char *buf = NULL;
-	long len;
-	int rc = -1;
+	size_t len;
+	int rc;
 
 	memset(pf, 0, sizeof(*pf));
-	if (!f)
+	rc = tl_read_file(path, 1 << 22, &buf, &len);
+	if (rc == TL_READ_OPEN)
 		return tl_error_errno("%s", path);
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || len > (1 << 22) || fseek(f, 0, SEEK_SET) ||
-	    !(buf = malloc((size_t)len + 1)) || fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		tl_error("platform %s: cannot read it (a platform file is JSON, at most 4 MB)", path);
-		goto out;
-	}
+	if (rc)
+		return tl_error("platform %s: cannot read it (a platform file is JSON, at most 4 MB)", path);
+	rc = -1;
 	if (tl_json_check(buf, (size_t)len) < 0) {
 		char why[200];
 		snprintf(why, sizeof(why), "%s", tl_error_msg());
@@ -161,6 +160,5 @@ int tl_platform_load(const char *path, struct tl_platform *pf)
 	rc = 0;
 out:
 	free(buf);
-	fclose(f);
 	return rc;
 }

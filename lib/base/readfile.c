@@ -1,0 +1,61 @@
+/*
+ * readfile.c - tl_read_file() (readfile.h): doubling reads up to max + 1
+ * bytes, so that a file of exactly max bytes is taken and a longer one
+ * refused without reading it all.
+ */
+#include "base/readfile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int tl_read_file(const char *path, size_t max, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 0, n = 0;
+	char *b = NULL;
+	int rc = 0;
+
+	*buf = NULL;
+	*len = 0;
+	if (!f)
+		return TL_READ_OPEN;
+	for (;;) {
+		size_t got;
+		if (n + 1 >= cap) { /* room for a byte more than max, and the NUL */
+			size_t want = cap ? 2 * cap : 4096;
+			char *nb;
+			if (want > max + 2)
+				want = max + 2;
+			if (want <= cap || !(nb = realloc(b, want))) {
+				rc = TL_READ_LARGE;
+				break;
+			}
+			b = nb;
+			cap = want;
+		}
+		got = fread(b + n, 1, cap - 1 - n, f);
+		n += got;
+		if (n > max) {
+			rc = TL_READ_LARGE;
+			break;
+		}
+		if (!got) {
+			if (ferror(f))
+				rc = TL_READ_IO;
+			break;
+		}
+	}
+	if (rc) {
+		int saved = errno;
+		free(b);
+		fclose(f);
+		errno = saved;
+		return rc;
+	}
+	fclose(f);
+	b[n] = 0;
+	*buf = b;
+	*len = n;
+	return 0;
+}
