@@ -3,9 +3,9 @@
  * each sampled recording's counts, then per function and per CPU the two
  * sides' means, spreads and changes.
  *
- * Functions are matched by name and module ("name\001module" interned in
- * one table for all recordings: an id per function); a recording's self
- * counts are indexed by that id.  Sample counts are Poisson-like: with one
+ * Functions are matched by name and module (tl_profile_key: an id per
+ * function, one table for all recordings); a recording's self counts are
+ * indexed by that id.  Sample counts are Poisson-like: with one
  * recording a side (no measured noise) a change is flagged only when it
  * passes the fixed bar (10%) and three times the standard deviation of
  * the difference of two counts, sqrt(a + b), so that a function with a few
@@ -102,30 +102,28 @@ static int funcs(struct tl_diff_profile *out, struct tl_diff_psnap *const *s, si
 {
 	struct tl_strtab ids;
 	double *self = NULL, va[TL_DIFF_MAX_RUNS], vb[TL_DIFF_MAX_RUNS], sa[TL_DIFF_MAX_RUNS], sb[TL_DIFF_MAX_RUNS];
-	uint32_t n;
-	size_t cap = 0;
+	uint32_t n, *fid = NULL;
+	size_t cap = 0, total = 0;
 	int rc = -1;
 
 	tl_strtab_init(&ids);
+	/* each recording's functions by key id; the table's size is known once all are in */
 	for (size_t i = 0; i < na + nb; i++)
-		for (size_t k = 0; k < s[i]->nfuncs; k++) {
-			char key[TL_PROFILE_NAME_MAX + 72];
-			int len = snprintf(key, sizeof(key), "%s\001%s", s[i]->funcs[k].name, s[i]->funcs[k].module);
-			if (!tl_strtab_intern(&ids, key, (size_t)len))
+		total += s[i]->nfuncs;
+	if (!(fid = calloc(total ? total : 1, sizeof(*fid))))
+		goto out;
+	for (size_t i = 0, at = 0; i < na + nb; i++)
+		for (size_t k = 0; k < s[i]->nfuncs; k++)
+			if (!(fid[at++] = tl_profile_key(&ids, s[i]->funcs[k].name, s[i]->funcs[k].module)))
 				goto out;
-		}
 	n = tl_strtab_next_id(&ids);
 	if (!(self = calloc((size_t)n * (na + nb), sizeof(*self))))
 		goto out;
-	for (size_t i = 0; i < na + nb; i++)
-		for (size_t k = 0; k < s[i]->nfuncs; k++) {
-			char key[TL_PROFILE_NAME_MAX + 72];
-			int len = snprintf(key, sizeof(key), "%s\001%s", s[i]->funcs[k].name, s[i]->funcs[k].module);
-			self[i * n + tl_strtab_intern(&ids, key, (size_t)len)] = (double)s[i]->funcs[k].self;
-		}
+	for (size_t i = 0, at = 0; i < na + nb; i++)
+		for (size_t k = 0; k < s[i]->nfuncs; k++)
+			self[i * n + fid[at++]] = (double)s[i]->funcs[k].self;
 	for (uint32_t id = 1; id < n; id++) {
 		struct tl_diff_func f = { 0 };
-		const char *key = tl_strtab_get(&ids, id), *sep = strchr(key, '\001');
 
 		for (size_t i = 0; i < na + nb; i++) {
 			double v = self[i * n + id], sh = s[i]->samples > 0 ? 100 * v / s[i]->samples : 0;
@@ -142,8 +140,7 @@ static int funcs(struct tl_diff_profile *out, struct tl_diff_psnap *const *s, si
 			continue;
 		tl_diff_compare(&f.self, va, na, vb, nb, 0, noise);
 		poisson_bar(&f.self, noise);
-		snprintf(f.name, sizeof(f.name), "%.*s", (int)(sep ? (size_t)(sep - key) : strlen(key)), key);
-		snprintf(f.module, sizeof(f.module), "%s", sep ? sep + 1 : "");
+		tl_profile_key_split(&ids, id, f.name, sizeof(f.name), f.module, sizeof(f.module));
 		if (TL_GROW(out->funcs, cap, out->nfuncs + 1) < 0)
 			goto out;
 		out->funcs[out->nfuncs++] = f;
@@ -155,6 +152,7 @@ out:
 	if (rc)
 		tl_error("out of memory");
 	free(self);
+	free(fid);
 	tl_strtab_release(&ids);
 	return rc;
 }

@@ -232,13 +232,26 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 }
 
 /* The function id of (name, module), made on first sight; UINT32_MAX when out of memory. */
+uint32_t tl_profile_key(struct tl_strtab *t, const char *name, const char *module)
+{
+	char key[TL_PROFILE_NAME_MAX + 72];
+	int len = snprintf(key, sizeof(key), "%s\001%s", name, module);
+
+	return tl_strtab_intern(t, key, len < (int)sizeof(key) ? (size_t)len : sizeof(key) - 1);
+}
+
+void tl_profile_key_split(const struct tl_strtab *t, uint32_t id, char *name, size_t nlen, char *module, size_t mlen)
+{
+	const char *k = tl_strtab_get(t, id), *sep = strchr(k, '\001');
+
+	snprintf(name, nlen, "%.*s", (int)(sep ? (size_t)(sep - k) : strlen(k)), k);
+	snprintf(module, mlen, "%s", sep ? sep + 1 : "");
+}
+
 static uint32_t func_id(struct pass *p, const char *name, const char *module)
 {
-	char key[TL_PROFILE_NAME_MAX + 70];
-	uint32_t id;
+	uint32_t id = tl_profile_key(&p->keys, name, module);
 
-	snprintf(key, sizeof(key), "%s\001%s", name, module);
-	id = tl_strtab_intern(&p->keys, key, strlen(key));
 	if (!id || TL_GROW_ZERO(p->fself, p->capself, id + 1) < 0 || TL_GROW_ZERO(p->ftotal, p->captotal, id + 1) < 0) {
 		p->oom = 1;
 		return UINT32_MAX;
@@ -716,10 +729,8 @@ static int finish(struct pass *p, struct tl_profile_result *r)
 	}
 	for (uint32_t id = 1; id <= nf; id++) {
 		struct tl_profile_func *fn = &r->funcs[id - 1];
-		const char *k = tl_strtab_get(&p->keys, id), *sep = strchr(k, '\001');
 
-		snprintf(fn->name, sizeof(fn->name), "%.*s", (int)(sep ? (size_t)(sep - k) : strlen(k)), k);
-		snprintf(fn->module, sizeof(fn->module), "%s", sep ? sep + 1 : "");
+		tl_profile_key_split(&p->keys, id, fn->name, sizeof(fn->name), fn->module, sizeof(fn->module));
 		fn->self = p->fself[id];
 		fn->total = p->ftotal[id];
 		fn->rank = id; /* which it was, to find it after the sort */

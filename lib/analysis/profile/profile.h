@@ -132,6 +132,16 @@ struct tl_profile_result {
 	unsigned top;
 };
 
+/*
+ * A function as one string-table key, "name\001module": profiles, their
+ * runs and diff match functions by it.  tl_profile_key(): its id (0 when
+ * the table is full or memory ran out); tl_profile_key_split(): an id's
+ * name and module back, each cut to its buffer.
+ */
+struct tl_strtab;
+uint32_t tl_profile_key(struct tl_strtab *t, const char *name, const char *module);
+void tl_profile_key_split(const struct tl_strtab *t, uint32_t id, char *name, size_t nlen, char *module, size_t mlen);
+
 /* Walk run's trace and fill *r.  0, or -1 with tl_error set (r is empty and may be released). */
 int tl_profile_analyze(struct tl_run *run, const struct tl_profile_opts *o, struct tl_profile_result *r);
 

@@ -3,7 +3,7 @@
  *
  * Invariant: every function in funcs has nruns-wide share[] storage of
  * TL_PROFILE_MAX_RUNS entries, zero where a run lacked it; index interns
- * "name\001module" to its position + 1.
+ * a function (tl_profile_key) to its position + 1.
  */
 #include "analysis/profile/profile_runs.h"
 
@@ -33,14 +33,12 @@ int tl_profile_runs_add(struct tl_profile_runs *R, const char *path, const struc
 	R->runs[k] = (struct tl_profile_run){ path, r->samples, r->period };
 	R->nruns++;
 	for (size_t i = 0; i < r->nfuncs; i++) {
-		char key[TL_PROFILE_NAME_MAX + 72];
-		int len = snprintf(key, sizeof(key), "%s\001%s", r->funcs[i].name, r->funcs[i].module);
 		uint32_t id;
 		struct tl_profile_run_func *f;
 
 		if (!r->funcs[i].self)
 			continue; /* sampled by another event only */
-		if (!(id = tl_strtab_intern(ix, key, (size_t)len)))
+		if (!(id = tl_profile_key(ix, r->funcs[i].name, r->funcs[i].module)))
 			return -1;
 		if (id > R->nfuncs) { /* new: ids are dense, so it is the next */
 			if (TL_GROW_ZERO(R->funcs, R->cap, R->nfuncs + 1) < 0)
