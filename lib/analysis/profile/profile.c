@@ -1,6 +1,7 @@
 /*
  * profile.c - tl_profile_analyze(): samples, mappings and execs gathered
- * by one walk, then resolved and counted (see profile.h).
+ * by one walk, then resolved and counted (see profile.h); the other
+ * events' sums and the page's cells are profile_cells.c's (profile_int.h).
  *
  * Invariants: maps[] holds every MAP event of the window's trace with the
  * exec generation of its process at that point; a sample carries its
@@ -10,6 +11,7 @@
  * memo caches (pid, generation, address) -> function id.
  */
 #include "analysis/profile/profile.h"
+#include "analysis/profile/profile_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,89 +25,6 @@
 #include "base/tidmap.h"
 #include "symbols/symfile.h"
 #include "timeline/walk.h"
-
-#define MAX_FRAMES 128
-#define KERNEL(ip) ((ip) >> 63)
-
-struct smp {
-	uint64_t ts, ip, period;
-	uint32_t stack;
-	uint32_t self;   /* its innermost frame's function id, once resolved */
-	uint32_t pstack; /* with opts.cells: its id in pstacks, once resolved */
-	uint8_t ev;      /* its event: index in pass.ev_ids */
-	int32_t tid, pid;
-	int16_t cpu;
-	uint16_t gen;
-};
-
-struct map {
-	int32_t pid;
-	uint16_t gen;
-	uint32_t file; /* index in files */
-	uint64_t start, end, pgoff;
-};
-
-/* A kernel function the recording named (KSYM). */
-struct ksym {
-	uint64_t start, end;
-	uint32_t name; /* the trace's string id */
-};
-
-struct file {
-	char *path;
-	struct tl_symfile sf;
-	int tried;
-};
-
-struct gen {
-	int32_t pid;
-	uint16_t gen;      /* EXECs seen */
-	uint16_t from_gen; /* the parent's generation when it forked this one */
-	int32_t from;      /* the process that forked it, 0 if not seen */
-};
-
-/* A sampled thread's name as it was when sampled (it may be gone at the end). */
-struct tname {
-	int32_t tid;
-	int32_t pid; /* its process, as its samples say */
-	char name[TL_NAME_MAX];
-};
-
-struct memo {
-	uint64_t ip;
-	int32_t pid;
-	uint16_t gen;
-	uint32_t func; /* +1; 0 = empty slot */
-	uint8_t unres; /* the address is in no mapping */
-};
-
-struct pass {
-	struct tl_run *run;
-	const struct tl_profile_opts *o;
-	struct tl_sched *sched;
-	uint64_t win_start; /* the walk's: earlier samples are not counted */
-	struct smp *s;
-	size_t ns, caps;
-	struct map *maps;
-	size_t nmaps, capmaps;
-	struct ksym *ksyms; /* sorted by start before the samples are resolved */
-	size_t nksyms, capksyms;
-	struct file *files;
-	size_t nfiles, capfiles;
-	struct tl_tidmap gens;    /* pid -> struct gen */
-	struct tl_tidmap names;   /* tid -> struct tname */
-	struct tl_strtab keys;    /* "name\001module" -> function id */
-	struct tl_strtab stacks;  /* folded stacks -> id */
-	struct tl_strtab pstacks; /* with opts.cells: "id,id,..." (function ids, outermost first) -> id */
-	uint64_t *fself, *ftotal, *fold;
-	size_t capself, captotal, capfold;
-	struct memo *memo;
-	size_t memo_cap, memo_n;
-	uint32_t ev_ids[TL_PROFILE_MAX_EVENTS]; /* the events' name ids, as first seen */
-	unsigned nev;
-	uint8_t prim; /* the event counted: the first named (the lowest name id: -e's order) */
-	int oom;
-};
 
 static uint16_t gen_of(struct pass *p, int32_t pid)
 {
@@ -559,130 +478,6 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int cmp_cell(const void *a, const void *b)
-{
-	const struct tl_profile_cell *x = a, *y = b;
-
-	if (x->bin != y->bin)
-		return x->bin < y->bin ? -1 : 1;
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
-}
-
-/* The bins, stacks (function ids made indices by rank) and cells of profile.h. */
-static int build_cells(struct pass *p, struct tl_profile_result *r, const uint32_t *rank)
-{
-	static const uint64_t steps[] = { 1, 2, 5 };
-	uint64_t span = r->run->win_end > r->run->win_start ? r->run->win_end - r->run->win_start : 0;
-	size_t n = 0;
-
-	for (unsigned i = 0;; i++) { /* 10 ms, 20, 50, 100... */
-		uint64_t scale = 10000000ull;
-		for (unsigned k = 0; k < i / 3; k++)
-			scale *= 10;
-		r->bin_ns = scale * steps[i % 3];
-		if (span / r->bin_ns < TL_PROFILE_BINS)
-			break;
-	}
-	r->nbins = (size_t)(span / r->bin_ns) + 1;
-	r->nstacks = tl_strtab_next_id(&p->pstacks) - 1;
-	r->stacks = calloc(r->nstacks ? r->nstacks : 1, sizeof(*r->stacks));
-	r->cells = calloc(p->ns ? p->ns : 1, sizeof(*r->cells));
-	if (!r->stacks || !r->cells)
-		return tl_error("out of memory");
-	for (size_t i = 0; i < r->nstacks; i++) {
-		const char *k = tl_strtab_get(&p->pstacks, (uint32_t)i + 1);
-		uint32_t nf = 0;
-		for (const char *c = k; *c; c++)
-			nf += *c == ',';
-		if (!(r->stacks[i].frames = calloc(nf ? nf : 1, sizeof(uint32_t))))
-			return tl_error("out of memory");
-		for (char *end; *k && r->stacks[i].n < nf; k = end + 1)
-			r->stacks[i].frames[r->stacks[i].n++] = rank[strtoul(k, &end, 10)];
-	}
-	for (size_t i = 0; i < p->ns; i++) {
-		const struct smp *sm = &p->s[i];
-		if (!sm->pstack || sm->ts < r->run->win_start)
-			continue;
-		r->cells[n++] = (struct tl_profile_cell){ .stack = sm->pstack - 1,
-			                                  .bin = (uint32_t)((sm->ts - r->run->win_start) / r->bin_ns),
-			                                  .tid = sm->tid,
-			                                  .cpu = sm->cpu,
-			                                  .count = 1 };
-	}
-	if (n)
-		qsort(r->cells, n, sizeof(*r->cells), cmp_cell);
-	r->ncells = 0;
-	for (size_t i = 0; i < n; i++) { /* merge equal neighbours */
-		struct tl_profile_cell *last = r->ncells ? &r->cells[r->ncells - 1] : NULL;
-		if (last && !cmp_cell(last, &r->cells[i]))
-			last->count++;
-		else
-			r->cells[r->ncells++] = r->cells[i];
-	}
-	return 0;
-}
-
-static const struct tl_profile_ratio ratios[] = {
-	{ "IPC", "instructions", "cycles", 1 },
-	{ "cache misses per 1000 instructions", "cache-misses", "instructions", 1000 },
-	{ "branch misses per 1000 instructions", "branch-misses", "instructions", 1000 },
-	{ "cache miss rate (%)", "cache-misses", "cache-references", 100 },
-	{ "page faults per ms of CPU", "page-faults", "cpu-clock", 1e6 },
-	{ "context switches per ms of CPU", "context-switches", "cpu-clock", 1e6 },
-};
-
-const struct tl_profile_ratio *tl_profile_ratios(size_t *n)
-{
-	*n = sizeof(ratios) / sizeof(ratios[0]);
-	return ratios;
-}
-
-/* Where event e of the pass shows in r->events: the counted one first (its place and 0 swap). */
-static unsigned shown(const struct pass *p, unsigned e)
-{
-	return e == p->prim ? 0 : e == 0 ? p->prim : e;
-}
-
-/* Each event's samples and periods, in all and per function (r->funcs sorted, rank: id -> index). */
-static int event_sums(struct pass *p, struct tl_profile_result *r, const uint32_t *rank, uint32_t nf)
-{
-	size_t ne = r->nevents ? r->nevents : 1;
-
-	if (!(r->fperiod = calloc((size_t)(nf ? nf : 1) * ne, sizeof(*r->fperiod))))
-		return tl_error("out of memory");
-	for (size_t i = 0; i < p->ns; i++) {
-		const struct smp *sm = &p->s[i];
-		unsigned k = shown(p, sm->ev);
-
-		r->events[k].samples++;
-		r->events[k].period += sm->period;
-		if (sm->self >= 1 && sm->self <= nf)
-			r->fperiod[(size_t)rank[sm->self] * ne + k] += sm->period;
-	}
-	return 0;
-}
-
-/* opts.cells: each event's periods by (bin, CPU), for its rate and the ratios over time. */
-static int event_bins(struct pass *p, struct tl_profile_result *r)
-{
-	size_t ncpus = (size_t)(r->run->ncpus > 0 ? r->run->ncpus : 1), per = r->nbins * ncpus;
-
-	if (!(r->ebins = calloc((r->nevents ? r->nevents : 1) * per, sizeof(*r->ebins))))
-		return tl_error("out of memory");
-	for (size_t i = 0; i < p->ns; i++) {
-		const struct smp *sm = &p->s[i];
-		uint64_t bin = sm->ts >= r->run->win_start ? (sm->ts - r->run->win_start) / r->bin_ns : r->nbins;
-
-		if (bin < r->nbins && sm->cpu >= 0 && (size_t)sm->cpu < ncpus)
-			r->ebins[shown(p, sm->ev) * per + bin * ncpus + (size_t)sm->cpu] += sm->period;
-	}
-	return 0;
-}
-
 static int finish(struct pass *p, struct tl_profile_result *r)
 {
 	uint32_t nf, *rank;
@@ -695,7 +490,7 @@ static int finish(struct pass *p, struct tl_profile_result *r)
 	r->nevents = p->nev;
 	for (unsigned e = 0; e < p->nev; e++) /* the counted event first */
 		snprintf(r->events[e].name, sizeof(r->events[e].name), "%s",
-		         tl_trace_string(p->run->trace, p->ev_ids[shown(p, e)]));
+		         tl_trace_string(p->run->trace, p->ev_ids[tl_profile_shown(p, e)]));
 	r->no_maps = !p->nmaps;
 	if (p->nksyms)
 		qsort(p->ksyms, p->nksyms, sizeof(*p->ksyms), cmp_ksym);
@@ -742,7 +537,8 @@ static int finish(struct pass *p, struct tl_profile_result *r)
 		rank[r->funcs[i].rank] = (uint32_t)i;
 	for (size_t k = 0; k < r->nthreads; k++) /* an id until now, an index from here on */
 		r->threads[k].top = r->threads[k].top ? rank[r->threads[k].top] : SIZE_MAX;
-	if (event_sums(p, r, rank, nf) < 0 || (p->o->cells && (build_cells(p, r, rank) < 0 || event_bins(p, r) < 0))) {
+	if (tl_profile_event_sums(p, r, rank, nf) < 0 ||
+	    (p->o->cells && (tl_profile_cells(p, r, rank) < 0 || tl_profile_event_bins(p, r) < 0))) {
 		free(rank);
 		return -1;
 	}

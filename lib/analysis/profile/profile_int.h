@@ -1,0 +1,110 @@
+/*
+ * profile_int.h - what profile.c and profile_cells.c share inside
+ * analysis/profile: the samples gathered by the walk and the pass that
+ * resolves and counts them.  Not for other folders.
+ */
+#ifndef TL_PROFILE_INT_H
+#define TL_PROFILE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/profile/profile.h"
+#include "base/strtab.h"
+#include "base/tidmap.h"
+#include "symbols/symfile.h"
+#include "timeline/state_machine.h"
+
+#define MAX_FRAMES 128
+#define KERNEL(ip) ((ip) >> 63)
+
+struct smp {
+	uint64_t ts, ip, period;
+	uint32_t stack;
+	uint32_t self;   /* its innermost frame's function id, once resolved */
+	uint32_t pstack; /* with opts.cells: its id in pstacks, once resolved */
+	uint8_t ev;      /* its event: index in pass.ev_ids */
+	int32_t tid, pid;
+	int16_t cpu;
+	uint16_t gen;
+};
+
+struct map {
+	int32_t pid;
+	uint16_t gen;
+	uint32_t file; /* index in files */
+	uint64_t start, end, pgoff;
+};
+
+/* A kernel function the recording named (KSYM). */
+struct ksym {
+	uint64_t start, end;
+	uint32_t name; /* the trace's string id */
+};
+
+struct file {
+	char *path;
+	struct tl_symfile sf;
+	int tried;
+};
+
+struct gen {
+	int32_t pid;
+	uint16_t gen;      /* EXECs seen */
+	uint16_t from_gen; /* the parent's generation when it forked this one */
+	int32_t from;      /* the process that forked it, 0 if not seen */
+};
+
+/* A sampled thread's name as it was when sampled (it may be gone at the end). */
+struct tname {
+	int32_t tid;
+	int32_t pid; /* its process, as its samples say */
+	char name[TL_NAME_MAX];
+};
+
+struct memo {
+	uint64_t ip;
+	int32_t pid;
+	uint16_t gen;
+	uint32_t func; /* +1; 0 = empty slot */
+	uint8_t unres; /* the address is in no mapping */
+};
+
+struct pass {
+	struct tl_run *run;
+	const struct tl_profile_opts *o;
+	struct tl_sched *sched;
+	uint64_t win_start; /* the walk's: earlier samples are not counted */
+	struct smp *s;
+	size_t ns, caps;
+	struct map *maps;
+	size_t nmaps, capmaps;
+	struct ksym *ksyms; /* sorted by start before the samples are resolved */
+	size_t nksyms, capksyms;
+	struct file *files;
+	size_t nfiles, capfiles;
+	struct tl_tidmap gens;    /* pid -> struct gen */
+	struct tl_tidmap names;   /* tid -> struct tname */
+	struct tl_strtab keys;    /* "name\001module" -> function id */
+	struct tl_strtab stacks;  /* folded stacks -> id */
+	struct tl_strtab pstacks; /* with opts.cells: "id,id,..." (function ids, outermost first) -> id */
+	uint64_t *fself, *ftotal, *fold;
+	size_t capself, captotal, capfold;
+	struct memo *memo;
+	size_t memo_cap, memo_n;
+	uint32_t ev_ids[TL_PROFILE_MAX_EVENTS]; /* the events' name ids, as first seen */
+	unsigned nev;
+	uint8_t prim; /* the event counted: the first named (the lowest name id: -e's order) */
+	int oom;
+};
+
+/* Where event e of the pass shows in r->events: the counted one first (its place and 0 swap). */
+unsigned tl_profile_shown(const struct pass *p, unsigned e);
+/* Each event's samples and periods, in all and per function (rank: function id -> index in r->funcs).  0 or -1. */
+int tl_profile_event_sums(struct pass *p, struct tl_profile_result *r, const uint32_t *rank, uint32_t nf);
+/* opts.cells: the bins, stacks (function ids made indices by rank) and cells of profile.h.  0 or -1. */
+int tl_profile_cells(struct pass *p, struct tl_profile_result *r, const uint32_t *rank);
+/* opts.cells: each event's periods by (bin, CPU).  0 or -1. */
+int tl_profile_event_bins(struct pass *p, struct tl_profile_result *r);
+
+#endif
