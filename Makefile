@@ -123,7 +123,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CORE_LIB)
 $(BUILD)/tests/wl_hot: LDFLAGS += -rdynamic
 $(BUILD)/tests/wl_hot: CFLAGS += -fno-omit-frame-pointer
 # the validation kernel of predict runs a real OpenMP version too
-$(BUILD)/tests/wl_filter: CFLAGS += -fopenmp
+$(BUILD)/tests/wl_filter $(BUILD)/tests/wl_fast $(BUILD)/tests/wl_sort: CFLAGS += -fopenmp
 # and without them, for record --stack dwarf
 $(BUILD)/tests/wl_hot_nofp: tests/live/wl_hot.c tests/live/workload.h $(INSTR_A)
 	@mkdir -p $(dir $@)

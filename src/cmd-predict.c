@@ -21,9 +21,10 @@ struct predict_args {
 	struct tl_run run;
 	const char *output, *directives, *platform;
 	int json, cores, tid;
+	long marker_ns; /* -1: estimate */
 };
 
-enum { OPT_JSON = 256, OPT_DIRECTIVES, OPT_PLATFORM, OPT_CORES, OPT_TID, OPT_FROM, OPT_TO };
+enum { OPT_JSON = 256, OPT_DIRECTIVES, OPT_PLATFORM, OPT_CORES, OPT_TID, OPT_FROM, OPT_TO, OPT_MARKER_NS };
 
 static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -35,6 +36,7 @@ static const struct option long_options[] = {
 	{ "tid", required_argument, NULL, OPT_TID },
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
+	{ "marker-ns", required_argument, NULL, OPT_MARKER_NS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -57,6 +59,8 @@ static void usage(FILE *out)
 	      "      --platform FILE    the runtime costs of threadlens calibrate (default: none)\n"
 	      "      --cores N          predict for 1..N cores (also 1-N; default 1-8, at most 256)\n"
 	      "      --tid TID          the thread whose tasks to read (when several made tasks)\n"
+	      "      --marker-ns N      each marker call's cost, taken out of the tasks (default:\n"
+	      "                         the least gap between two marker calls; 0 keeps it)\n"
 	      "      --from TIME        start of the window, from the trace start (1.5, 250ms)\n"
 	      "      --to TIME          end of the window\n"
 	      "  -o, --output FILE      write to FILE instead of stdout\n"
@@ -78,6 +82,7 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 
 	a->run.to_ns = -1;
 	a->cores = 8;
+	a->marker_ns = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1) {
 		switch (c) {
@@ -99,6 +104,12 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 			a->tid = (int)v;
 			a->run.tids = &a->tid;
 			a->run.ntids = 1;
+			break;
+		case OPT_MARKER_NS:
+			v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 0 || v > 1000000)
+				return cli_bad_value("predict", "--marker-ns", optarg, "ns from 0 to 1000000");
+			a->marker_ns = v;
 			break;
 		case OPT_FROM:
 		case OPT_TO:
@@ -140,6 +151,7 @@ int cmd_predict(int argc, char **argv)
 		o.pf = &pf;
 	}
 	o.max_cores = a.cores;
+	o.marker_ns = a.marker_ns;
 	if (tl_predict(&a.run, &o, &r) < 0) {
 		rc = cli_lib_error();
 		goto out;

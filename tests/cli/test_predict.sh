@@ -107,6 +107,9 @@ want = (c["par_open"] + c["launch_master"] + c["thr_prologue"] + c["for_prologue
         c["for_epilogue"] + c["barrier"] + c["thr_epilogue"] + c["par_close"])
 if not d["platform"]["measured"] or p["time_ns"] - d["sequential_ns"] != want or p["core_ns"]["overhead"] != want:
     print("1 core: %d more than sequential, overhead %d, the costs add %d" % (p["time_ns"] - d["sequential_ns"], p["core_ns"]["overhead"], want))
+m = d["markers"]   # what was taken out for the markers is accounted for exactly
+if m["calls"] != 2 * d["tasks"] or d["sequential_ns"] + m["removed_ns"] != m["recorded_ns"] or m["removed_ns"] > m["calls"] * m["ns_each"]:
+    print("markers %s, sequential %d" % (m, d["sequential_ns"]))
 ' "$OUT" "$TMP/platform.json" 2>&1)
 	[ "$RC" = 0 ] && [ -z "$res" ] && pass predict-platform || fail predict-platform "exit $RC; $res" "$(head -c 300 "$ERR")"
 fi
@@ -130,5 +133,11 @@ tl predict --directives "$TMP/static.omp" "$TMP/missing.tl"
 expect_err predict-missing-trace 1 "missing.tl"
 tl predict --directives "$TMP/static.omp" --cores 0 "$TMP/missing.tl"
 [ "$RC" = 2 ] && pass predict-bad-cores || fail predict-bad-cores "exit $RC, want 2" "$(cat "$ERR")"
+tl predict --directives "$TMP/static.omp" --marker-ns -5 "$TMP/missing.tl"
+if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q "^threadlens: invalid --marker-ns '-5'"; then
+	pass predict-bad-marker-ns
+else
+	fail predict-bad-marker-ns "exit $RC, want 2 and the option named" "$(cat "$ERR")"
+fi
 
 cli_done

@@ -29,6 +29,16 @@ static void task(uint64_t us, unsigned type, const char *name)
 	tl_trace_writer_add(W, &e);
 }
 
+/* A task event at ns nanoseconds after 1000 us. */
+static void task_ns(uint64_t ns, unsigned type, const char *name)
+{
+	struct tl_event e = event_us(1000, -1, type, TID, 0, -1, 0, 0, 0);
+
+	e.ts += ns;
+	e.name = tl_trace_writer_intern(W, name);
+	tl_trace_writer_add(W, &e);
+}
+
 /* Predict the trace at path with directives text, for 1..n cores, with costs (NULL: none). */
 static int run_predict(const char *path, const char *text, const struct tl_platform *pf, int n,
                        struct tl_predict_result *r)
@@ -342,7 +352,92 @@ TEST(platform_file)
 	CHECK_EQ_INT(tl_platform_load(path, &pf), -1);
 }
 
+/*
+ * The markers' cost: a loop of 200 iterations of 1000 ns, 30 ns between
+ * one's end and the next's begin (two marker calls back to back), its
+ * first iteration 40 ns after the loop's begin, its last ending with it.
+ * Recorded: 40 + 200 x 1000 + 199 x 30 = 206,010 ns.  The least gap is 30
+ * and 199 of the 400 positive gaps are at it: trusted.  Each positive gap
+ * loses min(gap, 30): 400 x 30 = 12,000 ns, leaving 194,010, the 1-core
+ * prediction without costs.  Given 1000 ns a call, each gap shrinks to 0
+ * but the work: the iterations lose it all.
+ */
+TEST(markers)
+{
+	char path[] = "/tmp/tl-test-predict-XXXXXX";
+	struct tl_directives d;
+	struct tl_run run = { .path = path, .to_ns = -1, .all_threads = 1 };
+	struct tl_predict_opts o = { .dirs = &d, .max_cores = 2, .marker_ns = -1 };
+	struct tl_predict_result r;
+	uint64_t t = 40;
+
+	W = program_trace_open(path, PID, 900);
+	task_ns(0, TL_EV_TASK_BEGIN, "loop");
+	for (int i = 0; i < 200; i++) {
+		task_ns(t, TL_EV_TASK_BEGIN, "it");
+		t += 1000;
+		task_ns(t, TL_EV_TASK_END, "it");
+		t += i < 199 ? 30 : 0;
+	}
+	task_ns(t, TL_EV_TASK_END, "loop");
+	program_trace_close(W, 2000);
+	CHECK_EQ_INT(tl_directives_parse("loop = parallel for\n", "test", &d), 0);
+	CHECK_EQ_INT(tl_predict(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.markers.calls, 402);
+	CHECK_EQ_INT(r.markers.ns_each, 30);
+	CHECK(r.markers.estimated && !r.markers.untrusted);
+	CHECK_EQ_INT(r.markers.recorded_ns, 206010);
+	CHECK_EQ_INT(r.markers.removed_ns, 12000);
+	CHECK_EQ_INT(r.seq_ns, 194010);
+	CHECK_EQ_INT(r.p[0].time_ns, 194010);
+	/* 2 cores, static: 100 iterations each of 970 + 30 (the loop's code before each) ... the first has 10 before */
+	CHECK_EQ_INT(r.p[1].time_ns, 10 + 100 * 970 + 99 * 0);
+	tl_predict_release(&r);
+	tl_run_release(&run);
+	/* given: 1000 ns a call */
+	o.marker_ns = 1000;
+	CHECK_EQ_INT(tl_predict(&run, &o, &r), 0);
+	CHECK(!r.markers.estimated && r.markers.ns_each == 1000);
+	CHECK_EQ_INT(r.seq_ns, 0);
+	tl_predict_release(&r);
+	tl_run_release(&run);
+	/* none: the times as recorded */
+	o.marker_ns = 0;
+	CHECK_EQ_INT(tl_predict(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.markers.ns_each, 0);
+	CHECK_EQ_INT(r.seq_ns, 206010);
+	tl_predict_release(&r);
+	tl_run_release(&run);
+	tl_directives_release(&d);
+	unlink(path);
+}
+
+/* Too few back-to-back calls: the estimate is not trusted, nothing is taken out. */
+TEST(markers_untrusted)
+{
+	char path[] = "/tmp/tl-test-predict-XXXXXX";
+	uint64_t len[3] = { 100, 300, 200 };
+	struct tl_predict_result r;
+
+	loop_trace(path, len, 3);
+	{
+		struct tl_directives d;
+		struct tl_run run = { .path = path, .to_ns = -1, .all_threads = 1 };
+		struct tl_predict_opts o = { .dirs = &d, .max_cores = 1, .marker_ns = -1 };
+		CHECK_EQ_INT(tl_directives_parse("loop = parallel for\n", "test", &d), 0);
+		CHECK_EQ_INT(tl_predict(&run, &o, &r), 0);
+		CHECK(r.markers.estimated && r.markers.untrusted);
+		CHECK_EQ_INT(r.markers.ns_each, 0);
+		CHECK_EQ_INT(r.seq_ns, 600000);
+		tl_predict_release(&r);
+		tl_run_release(&run);
+		tl_directives_release(&d);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
-	RUN_TESTS(directives, static_blocks, schedules, runtime_costs, region_critical_limited, errors, platform_file);
+	RUN_TESTS(directives, static_blocks, schedules, runtime_costs, region_critical_limited, errors, platform_file,
+	          markers, markers_untrusted);
 }

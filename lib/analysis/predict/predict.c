@@ -10,7 +10,7 @@
  * Outside regions the master's time is SEQUENTIAL and the other cores'
  * IDLE.  Hence the categories sum to cores x time with nothing rounded.
  */
-#include "analysis/predict/predict.h"
+#include "analysis/predict/predict_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +18,6 @@
 #include "base/errors.h"
 #include "base/grow.h"
 #include "timeline/walk.h"
-
-struct node {
-	uint64_t begin, end;
-	const struct tl_directive *dir;
-	int32_t region;       /* index in result regions for a `parallel` task, else -1 */
-	uint32_t child, next; /* first child, next sibling: node indices, 0 = none */
-};
 
 /* A loop's iterations (loop_of): pieces loop.p[p0..], iterations iter_at/iter_sum[i0..i0 + m]. */
 struct loop {
@@ -710,6 +703,7 @@ int tl_predict(struct tl_run *run, const struct tl_predict_opts *o, struct tl_pr
 	}
 	if (!(nodes = build_tree(&g, r)))
 		goto out;
+	tl_predict_unmark(nodes, g.n, o, r);
 	r->seq_ns = nodes[0].end - nodes[0].begin;
 	r->par_ns = parallel_time(nodes, 0);
 	region_seq(r, nodes, g.n);

@@ -187,6 +187,25 @@ struct tl_predict_region {
 	uint64_t (*core_ns)[TL_PC__COUNT]; /* per core count: its core time by category */
 };
 
+/*
+ * The markers' own cost (unmark.c).  Each tl_task_begin/end call of the
+ * recorded run took time that the program without markers does not
+ * spend: between two consecutive marker times lies one call (the end of
+ * the one, the start of the next) besides the program's code.  The
+ * estimate is the least positive gap between two consecutive marker times
+ * (two calls back to back), trusted when at most 500 ns and when at least
+ * 5% of the gaps (of 100 or more) are within 1.5 times it, i.e. when the
+ * program calls markers back to back often; else none is taken out.
+ */
+struct tl_predict_markers {
+	uint64_t calls;       /* marker times in the tree: 2 per task */
+	uint64_t ns_each;     /* taken out per gap (0: none) */
+	uint64_t removed_ns;  /* in all, from the root's span */
+	uint64_t recorded_ns; /* the root's span before; seq_ns is after */
+	int estimated;        /* ns_each is the estimate (not --marker-ns) */
+	int untrusted;        /* an estimate was asked and not trusted */
+};
+
 struct tl_predict_result {
 	const struct tl_run *run;
 	int32_t tid;     /* the thread whose tasks were read */
@@ -199,12 +218,14 @@ struct tl_predict_result {
 	struct tl_predict_region *regions;
 	size_t nregions;
 	struct tl_platform pf;
+	struct tl_predict_markers markers;
 };
 
 struct tl_predict_opts {
 	const struct tl_directives *dirs;
 	const struct tl_platform *pf; /* NULL: no costs */
 	int max_cores;                /* predict 1..max_cores */
+	int64_t marker_ns; /* per marker call taken out: -1 estimate it, 0 none (struct tl_predict_markers) */
 };
 
 /* Read the trace's tasks and predict.  0, or -1 with tl_error set (no tasks, tasks on several threads...). */

@@ -37,6 +37,22 @@ static void stack_head(FILE *f, const char *first)
 	fputc('\n', f);
 }
 
+static void markers_text(FILE *f, const struct tl_predict_markers *m)
+{
+	char b[32], c[32];
+
+	if (m->ns_each)
+		fprintf(f, "markers: %" PRIu64 " calls, %" PRIu64 " ns each taken out (%s): %s of the %s recorded\n",
+		        m->calls, m->ns_each, m->estimated ? "the least gap between two; --marker-ns" : "--marker-ns",
+		        tl_fmt_dur(m->removed_ns, b, sizeof(b)), tl_fmt_dur(m->recorded_ns, c, sizeof(c)));
+	else if (m->untrusted)
+		fputs("markers: their cost is left in (too few calls back to back to estimate it; --marker-ns N sets "
+		      "it)\n",
+		      f);
+	else
+		fputs("markers: their cost is left in (--marker-ns 0)\n", f);
+}
+
 int tl_predict_write_text(FILE *f, const struct tl_predict_result *r)
 {
 	char b[32];
@@ -44,6 +60,7 @@ int tl_predict_write_text(FILE *f, const struct tl_predict_result *r)
 	fprintf(f, "threadlens predict: %s, thread %d\n", r->run->path ? r->run->path : "", r->tid);
 	fprintf(f, "%" PRIu64 " tasks, %s sequential, %.1f%% of it in parallel regions\n", r->tasks,
 	        tl_fmt_dur(r->seq_ns, b, sizeof(b)), pct(r->par_ns, r->seq_ns));
+	markers_text(f, &r->markers);
 	if (!r->pf.measured)
 		fputs("runtime costs: none (no --platform file): fork, join, loop and lock overheads are left out\n",
 		      f);
@@ -105,6 +122,15 @@ int tl_predict_write_json(FILE *f, const struct tl_predict_result *r)
 	tl_json_kv_uint(&j, "sequential_ns", r->seq_ns);
 	tl_json_kv_uint(&j, "parallel_regions_ns", r->par_ns);
 	tl_json_kv_uint(&j, "unused_directives", r->unused);
+	tl_json_key(&j, "markers");
+	tl_json_begin_object(&j, TL_JSON_INLINE);
+	tl_json_kv_uint(&j, "calls", r->markers.calls);
+	tl_json_kv_uint(&j, "ns_each", r->markers.ns_each);
+	tl_json_kv_bool(&j, "estimated", r->markers.estimated);
+	tl_json_kv_bool(&j, "trusted", !r->markers.untrusted);
+	tl_json_kv_uint(&j, "removed_ns", r->markers.removed_ns);
+	tl_json_kv_uint(&j, "recorded_ns", r->markers.recorded_ns);
+	tl_json_end_object(&j);
 	tl_json_key(&j, "platform");
 	tl_json_begin_object(&j, TL_JSON_INLINE);
 	tl_json_kv_bool(&j, "measured", r->pf.measured);
