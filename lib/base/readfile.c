@@ -8,6 +8,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "base/errors.h"
 
 int tl_read_file(const char *path, size_t max, char **buf, size_t *len)
 {
@@ -57,5 +60,22 @@ int tl_read_file(const char *path, size_t max, char **buf, size_t *len)
 	b[n] = 0;
 	*buf = b;
 	*len = n;
+	return 0;
+}
+
+int tl_read_text(const char *path, size_t max, const char *kind, char **buf)
+{
+	size_t len;
+	int rc = tl_read_file(path, max, buf, &len);
+
+	if (rc == TL_READ_LARGE)
+		return tl_error("%s: cannot read it (%s is text, at most %zu MB)", path, kind, max >> 20);
+	if (rc)
+		return tl_error_errno("%s", path);
+	if (memchr(*buf, 0, len)) {
+		free(*buf);
+		*buf = NULL;
+		return tl_error("%s: not a text file", path);
+	}
 	return 0;
 }

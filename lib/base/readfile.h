@@ -2,8 +2,8 @@
  * readfile.h - a whole small file into memory, regular or not (a pipe,
  * /dev/stdin, a /proc file: read until its end, never sized with ftell).
  *
- * The caller words the errors, so each file kind keeps its own message;
- * nothing is written to tl_error here.
+ * tl_read_file leaves the wording of errors to the caller, so each file
+ * kind keeps its own message; tl_read_text words them for a text file.
  */
 #ifndef TL_READFILE_H
 #define TL_READFILE_H
@@ -21,5 +21,13 @@ enum {
  * number in *len (without the NUL).  0, or a TL_READ_* code with *buf NULL.
  */
 int tl_read_file(const char *path, size_t max, char **buf, size_t *len);
+
+/*
+ * A text file of at most max bytes, NUL-terminated, in *buf (the caller
+ * frees it).  0, or -1 with *buf NULL and tl_error set: the system's
+ * reason, "PATH: cannot read it (KIND is text, at most N MB)" (kind: "a
+ * directives file"...), or "PATH: not a text file" (a NUL byte).
+ */
+int tl_read_text(const char *path, size_t max, const char *kind, char **buf);
 
 #endif

@@ -200,19 +200,11 @@ int tl_directives_parse(const char *text, const char *file, struct tl_directives
 int tl_directives_load(const char *path, struct tl_directives *out)
 {
 	char *text;
-	size_t len;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = tl_read_file(path, 1 << 24, &text, &len);
-	if (rc == TL_READ_LARGE)
-		return tl_error("%s: cannot read it (a directives file is text, at most 16 MB)", path);
-	if (rc)
-		return tl_error_errno("%s", path);
-	if (memchr(text, 0, len)) {
-		free(text);
-		return tl_error("%s: not a text file", path);
-	}
+	if (tl_read_text(path, 1 << 24, "a directives file", &text) < 0)
+		return -1;
 	rc = tl_directives_parse(text, path, out);
 	free(text);
 	return rc;
