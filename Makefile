@@ -25,7 +25,7 @@ CC ?= cc
 BUILD ?= build
 SANITIZE ?=
 
-PKGS := libtraceevent libtracefs libzstd libelf libdw libbpf
+PKGS := libtraceevent libtracefs libzstd libelf libdw libbpf sqlite3
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

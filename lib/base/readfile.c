@@ -69,13 +69,13 @@ int tl_read_text(const char *path, size_t max, const char *kind, char **buf)
 	int rc = tl_read_file(path, max, buf, &len);
 
 	if (rc == TL_READ_LARGE)
-		return tl_error("%s: cannot read it (%s is text, at most %zu MB)", path, kind, max >> 20);
+		return tl_error("cannot read %s %s: over %zu MB (it is text)", kind, path, max >> 20);
 	if (rc)
-		return tl_error_errno("%s", path);
+		return tl_error_errno("cannot read %s %s", kind, path);
 	if (memchr(*buf, 0, len)) {
 		free(*buf);
 		*buf = NULL;
-		return tl_error("%s: not a text file", path);
+		return tl_error("%s %s is not a text file", kind, path);
 	}
 	return 0;
 }

@@ -24,9 +24,9 @@ int tl_read_file(const char *path, size_t max, char **buf, size_t *len);
 
 /*
  * A text file of at most max bytes, NUL-terminated, in *buf (the caller
- * frees it).  0, or -1 with *buf NULL and tl_error set: the system's
- * reason, "PATH: cannot read it (KIND is text, at most N MB)" (kind: "a
- * directives file"...), or "PATH: not a text file" (a NUL byte).
+ * frees it).  0, or -1 with *buf NULL and tl_error set: "cannot read KIND
+ * PATH: " and the system's reason or "over N MB (it is text)" (kind: "the
+ * directives file"...), or "KIND PATH is not a text file" (a NUL byte).
  */
 int tl_read_text(const char *path, size_t max, const char *kind, char **buf);
 

@@ -75,11 +75,12 @@ TEST(appendix_b_as_printed)
 	                           "                    for input endpoint 1 #\n",
 	                           "b.spec", &s),
 	             -1);
-	CHECK_EQ_STR(tl_error_msg(), "b.spec:3:21: 'for' is not a keyword (a comment runs to the end of its line: "
-	                             "start each of its lines with '#')");
+	CHECK_EQ_STR(tl_error_msg(),
+	             "specification b.spec:3:21: 'for' is not a keyword (a comment runs to the end of its line: "
+	             "start each of its lines with '#')");
 	/* its "..." */
 	CHECK_EQ_INT(tl_spec_parse("OUT\n  ENDPOINT 1 = 1\n  ...\n", "b.spec", &s), -1);
-	CHECK_EQ_STR(tl_error_msg(), "b.spec:3:3: unexpected character '.'");
+	CHECK_EQ_STR(tl_error_msg(), "specification b.spec:3:3: unexpected character '.'");
 }
 
 /* The seed's grammar style: rules ending in ';', LOOP with braces, ASYNC n. */
@@ -168,33 +169,39 @@ static void error_is(const char *text, const char *want)
 
 TEST(errors)
 {
-	error_is("ATTRIBUTES LOOP {\n a = 1\n", "e.spec:1:12: this LOOP's '{' is not closed by a '}'");
-	error_is("ATTRIBUTES LOOP a = 5 TO 1\n", "e.spec:1:21: the range goes down (a TO b needs a <= b)");
+	error_is("ATTRIBUTES LOOP {\n a = 1\n", "specification e.spec:1:12: this LOOP's '{' is not closed by a '}'");
+	error_is("ATTRIBUTES LOOP a = 5 TO 1\n",
+	         "specification e.spec:1:21: the range goes down (a TO b needs a <= b)");
 	error_is("ATTRIBUTES LOOP a = 1 TO 5 STEP 0\n",
-	         "e.spec:1:21: the range has a STEP of 0 or below, or over 100000 values");
-	error_is("IN 1 = 1\n", "e.spec:1:4: ENDPOINT expected before '1' (ENDPOINT n = packets)");
-	error_is("IN ENDPOINT 1 = 1 ENDPOINT 1 = 2\n", "e.spec:1:19: this endpoint of IN is given twice");
-	error_is("ATTRIBUTES a = 1, 2\n", "e.spec:1:12: 'a' has several values outside a LOOP: put it in one");
-	error_is("ATTRIBUTES a = 1\nLOOP a = 2\n", "e.spec:2:6: the attribute 'a' is given twice");
-	error_is("RUN x\nLOOP a = 2\n", "e.spec:2:1: a section (IDENT, IN, OUT, ATTRIBUTES, RUN, REPEAT or "
-	                                "MODULE) expected, not 'LOOP'");
-	error_is("ATTRIBUTES a = 1 LOOP { a = 2 }\n", "e.spec:1:25: the attribute 'a' is given twice");
+	         "specification e.spec:1:21: the range has a STEP of 0 or below, or over 100000 values");
+	error_is("IN 1 = 1\n", "specification e.spec:1:4: ENDPOINT expected before '1' (ENDPOINT n = packets)");
+	error_is("IN ENDPOINT 1 = 1 ENDPOINT 1 = 2\n", "specification e.spec:1:19: this endpoint of IN is given twice");
+	error_is("ATTRIBUTES a = 1, 2\n",
+	         "specification e.spec:1:12: 'a' has several values outside a LOOP: put it in one");
+	error_is("ATTRIBUTES a = 1\nLOOP a = 2\n", "specification e.spec:2:6: the attribute 'a' is given twice");
+	error_is("RUN x\nLOOP a = 2\n",
+	         "specification e.spec:2:1: a section (IDENT, IN, OUT, ATTRIBUTES, RUN, REPEAT or "
+	         "MODULE) expected, not 'LOOP'");
+	error_is("ATTRIBUTES a = 1 LOOP { a = 2 }\n", "specification e.spec:1:25: the attribute 'a' is given twice");
 	error_is("ATTRIBUTES 1002 = 3\n",
-	         "e.spec:1:17: SUB expected after an attribute's number (1002 SUB 1 = ...), not '='");
-	error_is("ATTRIBUTES a =\n", "e.spec:2:1: a value (a number, a name or a string) expected, not 'the end'");
+	         "specification e.spec:1:17: SUB expected after an attribute's number (1002 SUB 1 = ...), not '='");
+	error_is("ATTRIBUTES a =\n",
+	         "specification e.spec:2:1: a value (a number, a name or a string) expected, not 'the end'");
 	error_is("RUN ./x {nope}\n",
-	         "e.spec: the RUN line's {nope} names no attribute (nor rep, in, out, in.N, out.N)");
-	error_is("RUN\n", "e.spec:1:1: RUN needs a command on its line");
-	error_is("REPEAT 0\n", "e.spec:1:8: REPEAT n: n from 1 to 100000");
-	error_is("MODULE send @ fast\n", "e.spec:1:15: MODULE span @ rate: a rate in Hz above 0 expected, not 'fast'");
-	error_is("MODULE send 25\n", "e.spec:1:13: '@' expected after MODULE's span, not '25'");
-	error_is("IDENT NAME = \"x\nIN\n", "e.spec:1:14: a string without its closing '\"'");
-	error_is("IDENT TYP = LATE\n", "e.spec:1:13: TYP = SYNC or TYP = ASYNC n expected, not 'LATE'");
+	         "specification e.spec: the RUN line's {nope} names no attribute (nor rep, in, out, in.N, out.N)");
+	error_is("RUN\n", "specification e.spec:1:1: RUN needs a command on its line");
+	error_is("REPEAT 0\n", "specification e.spec:1:8: REPEAT n: n from 1 to 100000");
+	error_is("MODULE send @ fast\n",
+	         "specification e.spec:1:15: MODULE span @ rate: a rate in Hz above 0 expected, not 'fast'");
+	error_is("MODULE send 25\n", "specification e.spec:1:13: '@' expected after MODULE's span, not '25'");
+	error_is("IDENT NAME = \"x\nIN\n", "specification e.spec:1:14: a string without its closing '\"'");
+	error_is("IDENT TYP = LATE\n", "specification e.spec:1:13: TYP = SYNC or TYP = ASYNC n expected, not 'LATE'");
 	error_is("ATTRIBUTES LOOP { a = 1 TO 100000 b = 1 TO 3 }\n",
-	         "e.spec: over 100000 combinations of the attributes");
-	error_is("frobnicate\n", "e.spec:1:1: a section (IDENT, IN, OUT, ATTRIBUTES, RUN, REPEAT or MODULE) expected, "
-	                         "not 'frobnicate'");
-	error_is("RUN a\nRUN b\n", "e.spec:2:1: a second RUN line");
+	         "specification e.spec: over 100000 combinations of the attributes");
+	error_is("frobnicate\n",
+	         "specification e.spec:1:1: a section (IDENT, IN, OUT, ATTRIBUTES, RUN, REPEAT or MODULE) expected, "
+	         "not 'frobnicate'");
+	error_is("RUN a\nRUN b\n", "specification e.spec:2:1: a second RUN line");
 }
 
 TEST(load)

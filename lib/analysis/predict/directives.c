@@ -203,7 +203,7 @@ int tl_directives_load(const char *path, struct tl_directives *out)
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (tl_read_text(path, 1 << 24, "a directives file", &text) < 0)
+	if (tl_read_text(path, 1 << 24, "the directives file", &text) < 0)
 		return -1;
 	rc = tl_directives_parse(text, path, out);
 	free(text);

@@ -65,7 +65,7 @@ static int fail_at(struct parser *ps, int line, int col, const char *fmt, const 
 	ps->x.failed = 1;
 	snprintf(a, sizeof(a), "%.199s", arg ? arg : ""); /* a token is at most 255 bytes: cut it to fit */
 	snprintf(what, sizeof(what), fmt, a);
-	return tl_error("%s:%d:%d: %s", ps->x.file, line, col, what);
+	return tl_error("specification %s:%d:%d: %s", ps->x.file, line, col, what);
 }
 
 static int fail(struct parser *ps, const char *fmt, const char *arg)
@@ -521,7 +521,8 @@ static int check_placeholders(struct parser *ps)
 		char name[TL_SPEC_NAME_MAX];
 		int known = 0;
 		if (!q || (size_t)(q - p - 1) >= sizeof(name))
-			return tl_error("%s: the RUN line has a '{' without its '}' (or a name too long)", ps->x.file);
+			return tl_error("specification %s: the RUN line has a '{' without its '}' (or a name too long)",
+			                ps->x.file);
 		memcpy(name, p + 1, (size_t)(q - p - 1));
 		name[q - p - 1] = 0;
 		known = !strcmp(name, "rep") || !strcmp(name, "in") || !strcmp(name, "out");
@@ -535,7 +536,8 @@ static int check_placeholders(struct parser *ps)
 				known = e[i].id == id;
 		}
 		if (!known)
-			return tl_error("%s: the RUN line's {%s} names no attribute (nor rep, in, out, in.N, out.N)",
+			return tl_error("specification %s: the RUN line's {%s} names no attribute (nor rep, in, out, "
+			                "in.N, out.N)",
 			                ps->x.file, name);
 	}
 	return 0;
@@ -581,7 +583,7 @@ int tl_spec_parse(const char *text, const char *file, struct tl_spec *out)
 	if (check_placeholders(&ps) < 0)
 		goto bad;
 	if (tl_spec_combinations(out) > TL_SPEC_MAX_COMBOS) {
-		tl_error("%s: over %d combinations of the attributes", file, TL_SPEC_MAX_COMBOS);
+		tl_error("specification %s: over %d combinations of the attributes", file, TL_SPEC_MAX_COMBOS);
 		goto bad;
 	}
 	return 0;
@@ -596,7 +598,7 @@ int tl_spec_load(const char *path, struct tl_spec *out)
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (tl_read_text(path, 1 << 20, "a specification", &text) < 0)
+	if (tl_read_text(path, 1 << 20, "the specification", &text) < 0)
 		return -1;
 	rc = tl_spec_parse(text, path, out);
 	free(text);

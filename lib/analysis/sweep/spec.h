@@ -80,7 +80,7 @@ struct tl_spec {
 
 /*
  * Parse a specification's text.  0, or -1 with tl_error set to
- * "FILE:LINE:COLUMN: what is wrong" (the first error only).
+ * "specification FILE:LINE:COLUMN: what is wrong" (the first error only).
  */
 int tl_spec_parse(const char *text, const char *file, struct tl_spec *out);
 int tl_spec_load(const char *path, struct tl_spec *out);
