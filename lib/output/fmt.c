@@ -106,3 +106,28 @@ void tl_fmt_put_name(FILE *f, const char *in, size_t cols)
 	for (; n < cols; n++)
 		putc(' ', f);
 }
+
+void tl_fmt_csv_cell(FILE *f, const char *s, int first)
+{
+	char clean[4 * 256 + 8]; /* cells of up to 256 bytes, each escaped to at most 4 */
+	int quote, formula;
+
+	tl_fmt_clean_name(s, clean, sizeof(clean));
+	formula = strchr("=+-@", clean[0]) && clean[0];
+	quote = formula || strpbrk(clean, ",\"") != NULL;
+	if (!first)
+		putc(',', f);
+	if (!quote) {
+		fputs(clean, f);
+		return;
+	}
+	putc('"', f);
+	if (formula)
+		putc('\'', f);
+	for (const char *p = clean; *p; p++) {
+		if (*p == '"')
+			putc('"', f);
+		putc(*p, f);
+	}
+	putc('"', f);
+}

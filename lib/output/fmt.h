@@ -48,4 +48,12 @@ size_t tl_fmt_name_cut(const char *in, size_t cols, char *out, size_t len);
 /* Print the cleaned name cut or padded with spaces to exactly `cols` characters. */
 void tl_fmt_put_name(FILE *f, const char *in, size_t cols);
 
+/*
+ * A CSV text cell (RFC 4180), with its leading comma unless it starts the
+ * row: the name cleaned as tl_fmt_clean_name() does, quoted when it holds
+ * a comma or a quote (quotes doubled), and a leading = + - @ defused with
+ * a quote so that a spreadsheet does not run it as a formula.
+ */
+void tl_fmt_csv_cell(FILE *f, const char *s, int first);
+
 #endif

@@ -1,16 +1,18 @@
 #!/bin/bash
 # test_sweep.sh - `threadlens sweep` through the binary.
 #
-# Live (root): tests/live/wl_mcast (a multicast module: each period copies
-# a 64 KiB packet to each of N outputs) swept over 2 to 10 outputs, twice
-# each.  The database must hold exactly those 10 runs, all done, with
+# Live (root): tests/live/wl_mcast (a multicast module: each period
+# writes a 64 KiB packet to each of N outputs) swept over 2 to 10 outputs,
+# twice each.  The database must hold exactly those 10 runs, all done, with
 # their parameters; each run's module figures must be what `threadlens
 # util --json` and `hist --json` print for its kept trace, and its thread
 # states what `report --json` prints; the least-squares slope of the CPU
 # time per period against the outputs must be within 10% of the slope of
-# the program's own CPU clock, with R^2 >= 0.95 (HeiPOET's Fig. 7).  Then:
-# a command that fails is stored as failed and the sweep goes on; a
-# deleted run is redone and only it; an interrupted sweep resumes.
+# the program's own CPU clock, with R^2 >= 0.95 (HeiPOET's Fig. 7; when a
+# disturbed run made the program's own R^2 fall below that, within 0.02
+# of it); `results` gives the same points and line.  Then: a command that
+# fails is stored as failed and the sweep goes on; a deleted run is redone
+# and only it; an interrupted sweep resumes.
 # Errors: a bad specification (line and column), no RUN line, a missing
 # file, a database that cannot be opened or written, an unknown option.
 #
@@ -49,6 +51,8 @@ tl sweep -o "$TMP/text.db" "$TMP/true.spec"
 expect_err sweep-db-not-a-db 1 "results database .*text.db: not an SQLite database"
 tl sweep --frobnicate "$TMP/true.spec"
 if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q "frobnicate"; then pass sweep-bad-option; else fail sweep-bad-option "exit $RC" "$(cat "$ERR")"; fi
+tl results "$TMP/missing.db"
+expect_err results-missing-db 1 "cannot read the results database .*missing.db: No such file"
 
 if ! can_record || ! command -v python3 >/dev/null || [ ! -x "$MC" ]; then
 	skip sweep-live "needs root, python3 and $MC"
@@ -127,12 +131,54 @@ ys = [v for v, in db.execute("SELECT cpu_mean_ns FROM modules ORDER BY run")]
 slope, r2 = fit(xs, ys)
 truth = [json.loads(l) for l in open(sys.argv[2])]
 tslope, tr2 = fit([t["outputs"] for t in truth], [t["cpu_mean_ns"] for t in truth])
-if abs(slope - tslope) > 0.10 * tslope or r2 < 0.95:
+# R^2 >= 0.95 when the program's own clock found the relation linear; when a disturbed run made
+# even the program's clock stray (R^2 below 0.95: seen under ASan on this 2-CPU VM), the sweep's
+# R^2 must agree with the program's within 0.02 instead
+if abs(slope - tslope) > 0.10 * tslope or (r2 < 0.95 if tr2 >= 0.95 else abs(r2 - tr2) > 0.02):
     bad.append("slope %.0f ns per output (R^2 %.3f), the program clock says %.0f (R^2 %.3f)" % (slope, r2, tslope, tr2))
 print("; ".join(bad))
 PY
 )
 [ -z "$res" ] && pass sweep-database || fail sweep-database "$res"
+
+# results: the points and the line, from the database's own rows
+tl results --param outputs --json "$TMP/mcast.db"
+res=$(python3 - "$TMP/mcast.db" "$OUT" <<'PY' 2>&1
+import json, sqlite3, statistics as st, sys
+db = sqlite3.connect(sys.argv[1])
+d = json.load(open(sys.argv[2]))
+rows = db.execute("SELECT p.num, m.cpu_mean_ns FROM params p JOIN modules m USING (run) WHERE p.name = 'outputs' ORDER BY p.num").fetchall()
+bad = []
+want = {}
+for x, y in rows:
+    want.setdefault(x, []).append(y)
+got = [(p["x"], p["runs"], p["mean"], p["sd"]) for p in d["points"]]
+exp = [(x, len(v), st.mean(v), st.stdev(v)) for x, v in sorted(want.items())]
+if len(got) != 5 or any(g[0] != e[0] or g[1] != e[1] or abs(g[2] - e[2]) > 5e-4 or abs(g[3] - e[3]) > 5e-4 for g, e in zip(got, exp)):
+    bad.append("points %s, want %s" % (got, exp))
+xs = [x for x, _ in rows]; ys = [y for _, y in rows]
+n = len(xs); mx = sum(xs) / n; my = sum(ys) / n
+sxx = sum((x - mx) ** 2 for x in xs); sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys)); syy = sum((y - my) ** 2 for y in ys)
+f = d["fit"]
+if f["runs"] != 10 or abs(f["slope"] - sxy / sxx) > 1e-6 * abs(sxy / sxx) or abs(f["r2"] - sxy * sxy / sxx / syy) > 1e-6 or f["linear"] != (f["r2"] >= 0.95):
+    bad.append("fit %s" % f)
+print("; ".join(bad))
+PY
+)
+[ "$RC" = 0 ] && [ -z "$res" ] && pass results-points || fail results-points "exit $RC; $res" "$(head -c 300 "$ERR")"
+tl results --param outputs "$TMP/mcast.db"
+if [ "$RC" = 0 ] && grep -Eq "^least squares, 10 runs: cpu_mean_ns = .* x outputs .*; R\^2 0\.9[5-9][0-9]*, linear \(>= 0.95\)$|; R\^2 0\.([0-8][0-9]*|9[0-4][0-9]*), not linear \(< 0.95\)$" "$OUT" &&
+	[ "$(awk 'length > 100' "$OUT" | wc -l)" = 0 ]; then
+	pass results-text
+else
+	fail results-text "exit $RC" "$(cat "$OUT" "$ERR")"
+fi
+tl results --csv "$TMP/mcast.db"
+if [ "$RC" = 0 ] && [ "$(wc -l <"$OUT")" = 2 ] && grep -q '^1,mcast,5,2,10,0,' "$OUT"; then pass results-sweeps; else fail results-sweeps "exit $RC" "$(cat "$OUT" "$ERR")"; fi
+tl results --param outputs --metric nope "$TMP/mcast.db"
+expect_err results-bad-metric 1 "unknown metric 'nope' .one of cpu_mean_ns, "
+tl results --param nope "$TMP/mcast.db"
+expect_err results-bad-param 1 "sweep 1 has no run done with a parameter 'nope'"
 
 # resume: a deleted run is redone, and only it
 python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); r = db.execute("SELECT id FROM runs WHERE combination = 2 AND rep = 2").fetchone()[0]

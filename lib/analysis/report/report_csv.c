@@ -23,30 +23,10 @@ static uint64_t rel(const struct tl_model *m, uint64_t ts)
 	return ts > m->run->trace_start ? ts - m->run->trace_start : 0;
 }
 
-/* A text cell, with its leading comma unless it starts the row. */
+/* A text cell, with its leading comma unless it starts the row (tl_fmt_csv_cell). */
 static void put_text(FILE *f, const char *s, int first)
 {
-	char clean[4 * TL_NAME_MAX + 8];
-	int quote, formula;
-
-	tl_fmt_clean_name(s, clean, sizeof(clean));
-	formula = strchr("=+-@", clean[0]) && clean[0];
-	quote = formula || strpbrk(clean, ",\"") != NULL;
-	if (!first)
-		putc(',', f);
-	if (!quote) {
-		fputs(clean, f);
-		return;
-	}
-	putc('"', f);
-	if (formula)
-		putc('\'', f);
-	for (const char *p = clean; *p; p++) {
-		if (*p == '"')
-			putc('"', f);
-		putc(*p, f);
-	}
-	putc('"', f);
+	tl_fmt_csv_cell(f, s, first);
 }
 
 static void put_state_header(FILE *f, const char *suffix)
