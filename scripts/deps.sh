@@ -14,7 +14,7 @@ want="build"
 pkgs="gcc make pkg-config libtraceevent-dev libtracefs-dev libzstd-dev libelf-dev libdw-dev libsqlite3-dev clang libbpf-dev bpftool"
 case "$want" in
 check) pkgs="$pkgs clang libclang-rt-14-dev clang-format python3 g++ protobuf-compiler chromium" ;;
-bench) pkgs="$pkgs clang libclang-rt-14-dev python3 linux-perf hyperfine" ;;
+bench) pkgs="$pkgs clang libclang-rt-14-dev python3 linux-perf hyperfine sqlite3" ;;
 esac
 
 missing=""

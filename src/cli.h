@@ -31,6 +31,7 @@ int cmd_predict(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_results(int argc, char **argv);
+int cmd_sql(int argc, char **argv);
 int cmd_diagnose(int argc, char **argv);
 int cmd_critical(int argc, char **argv);
 int cmd_diff(int argc, char **argv);

@@ -30,7 +30,7 @@ static const struct option long_options[] = {
 	{ "to", required_argument, NULL, OPT_TO },  { NULL, 0, NULL, 0 },
 };
 
-static const char *const extension[] = { ".pftrace", ".json", "" };
+static const char *const extension[] = { ".pftrace", ".json", "", ".db" };
 
 static void usage(FILE *out)
 {
@@ -44,12 +44,15 @@ static void usage(FILE *out)
 	      "            markers per thread, frames as async events, a row per CPU\n"
 	      "  csv       three tables: PREFIX-intervals.csv (every state interval),\n"
 	      "            PREFIX-spans.csv (markers) and PREFIX-threads.csv (time per state)\n"
+	      "  sqlite    an SQLite database of the states, CPUs, markers and threads, as\n"
+	      "            threadlens sql queries it (docs/SQL.md)\n"
 	      "Every thread in the trace is written.\n"
 	      "\n"
 	      "options:\n"
-	      "  -f, --format FORMAT      perfetto, chrome or csv [perfetto]\n"
+	      "  -f, --format FORMAT      perfetto, chrome, csv or sqlite [perfetto]\n"
 	      "  -o, --output FILE        where to write; csv: the tables' prefix\n"
-	      "                           [FILE without .tl, plus .pftrace, .json; csv: FILE without .tl]\n"
+	      "                           [FILE without .tl, plus .pftrace, .json, .db;\n"
+	      "                           csv: FILE without .tl]\n"
 	      "      --from TIME, --to TIME\n"
 	      "                           only this window, from the trace start (1.5, 250ms)\n"
 	      "  -h, --help               this help\n"
@@ -74,7 +77,7 @@ static int parse_args(int argc, char **argv, struct export_args *a)
 		case 'o': a->output = optarg; break;
 		case 'f':
 			if ((a->format = tl_export_format_from_name(optarg)) < 0)
-				return cli_bad_value("export", "--format", optarg, "perfetto, chrome or csv");
+				return cli_bad_value("export", "--format", optarg, "perfetto, chrome, csv or sqlite");
 			break;
 		case OPT_FROM:
 		case OPT_TO:
@@ -109,6 +112,9 @@ int cmd_export(int argc, char **argv)
 	o.format = a.format;
 	if (a.format == TL_EXPORT_CSV) {
 		o.prefix = out_path;
+	} else if (a.format == TL_EXPORT_SQLITE) {
+		o.db_path = out_path;
+		o.db_indexes = 1;
 	} else if (!(o.out = cli_output_open(out_path))) {
 		rc = 1;
 		goto out;

@@ -4,9 +4,11 @@
  *
  * Parses options into a tl_run and a tl_cpuuse_opts, runs tl_cpuuse_analyze()
  * and hands the result to the text or JSON writer; it measures and formats nothing
- * itself.  Exit status: 0 when a report was printed, 1 when the trace
- * cannot be read, none of the spans asked for is in it, or the output
- * cannot be written, 2 for bad usage.
+ * itself.  With --db the processing times come from a sweep's results
+ * database instead of a trace (analysis/sweep/results.h: the admission test
+ * alone).  Exit status: 0 when a report was printed, 1 when the trace or
+ * database cannot be read, none of the spans asked for is in it, or the
+ * output cannot be written, 2 for bad usage.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +21,7 @@
 #include "cli.h"
 #include "base/errors.h"
 #include "analysis/cpuuse/cpuuse.h"
+#include "analysis/sweep/results.h"
 
 struct util_args {
 	struct tl_run run;
@@ -28,6 +31,10 @@ struct util_args {
 	struct tl_cpuuse_spec specs[TL_CPUUSE_MAX_SPANS];
 	size_t nspecs;
 	struct tl_cpuuse_opts o;
+	const char *db; /* --db: the admission test from a results database */
+	int64_t sweep;
+	struct tl_results_at at[TL_RESULTS_MAX_AT];
+	size_t nat;
 };
 
 enum {
@@ -40,6 +47,9 @@ enum {
 	OPT_FROM,
 	OPT_TO,
 	OPT_PREEMPT_WINDOW,
+	OPT_DB,
+	OPT_SWEEP,
+	OPT_AT,
 };
 
 static const struct option long_options[] = {
@@ -54,12 +64,16 @@ static const struct option long_options[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "preempt-window", required_argument, NULL, OPT_PREEMPT_WINDOW },
+	{ "db", required_argument, NULL, OPT_DB },
+	{ "sweep", required_argument, NULL, OPT_SWEEP },
+	{ "at", required_argument, NULL, OPT_AT },
 	{ NULL, 0, NULL, 0 },
 };
 
 static void usage(FILE *out)
 {
 	fputs("usage: threadlens util [options] --span NAME [--span NAME...] FILE\n"
+	      "       threadlens util --db RESULTS.db [--at NAME=VALUE...] --rate NAME=HZ...\n"
 	      "\n"
 	      "The CPU time a processing module really uses per period (HeiPOET): for every\n"
 	      "instance of a span (a region, task or probed function of one thread), the time\n"
@@ -83,6 +97,13 @@ static void usage(FILE *out)
 	      "      --preempt-window DURATION\n"
 	      "                         see 'threadlens report --help' (default 1ms)\n"
 	      "\n"
+	      "from a sweep's results database (threadlens sweep; docs/SWEEP.md):\n"
+	      "      --db FILE          the admission test alone, each module's P from the runs\n"
+	      "                         of the sweep: the mean over their instances, and the\n"
+	      "                         largest of their p99 as the worst case\n"
+	      "      --at NAME=VALUE    only runs with this parameter value (repeat: all hold)\n"
+	      "      --sweep N          the sweep (default: the newest)\n"
+	      "\n"
 	      "output:\n"
 	      "  -o, --output FILE      write to FILE instead of stdout\n"
 	      "      --json             the JSON document of docs/JSON.md (\"threadlens-util\")\n"
@@ -92,7 +113,8 @@ static void usage(FILE *out)
 	      "  threadlens util --span decode app.tl\n"
 	      "  threadlens util --span decode --period 33.3ms --instances app.tl\n"
 	      "  threadlens util --rate decode=30 --rate mix=100 --rate encode=30 app.tl\n"
-	      "  threadlens util --rate function:compress=25 --worst max --json app.tl\n",
+	      "  threadlens util --rate function:compress=25 --worst max --json app.tl\n"
+	      "  threadlens util --db mcast.db --at outputs=4 --rate send=200 --rate mix=100\n",
 	      out);
 }
 
@@ -151,6 +173,52 @@ static int parse_worst(struct util_args *a, const char *arg)
 	return 0;
 }
 
+/* --db: no trace, and a rate or period for every module.  0, or 2. */
+static int db_args(int argc, char **argv, int first, struct util_args *a)
+{
+	if (first < argc) {
+		cli_error("util --db reads a results database, not a trace: '%s' is one too many", argv[first]);
+		return cli_usage_error("util");
+	}
+	if (!a->nspecs) {
+		cli_error("util --db needs the modules: --rate NAME=HZ for each");
+		return cli_usage_error("util");
+	}
+	for (size_t i = 0; i < a->nspecs; i++)
+		if (!(a->specs[i].rate_hz > 0) && !a->period_ns) {
+			cli_error("util --db: module '%s' has no --rate (or --period): the admission test needs it",
+			          a->specs[i].name);
+			return cli_usage_error("util");
+		} else if (!(a->specs[i].rate_hz > 0)) {
+			a->specs[i].period_ns = a->period_ns;
+		}
+	return 0;
+}
+
+/* The admission test from a results database. */
+static int util_db(struct util_args *a)
+{
+	struct tl_results_admit_src src[TL_CPUUSE_MAX_SPANS];
+	struct tl_cpuuse_result r;
+	int64_t sweep = 0;
+	FILE *out;
+	int rc;
+
+	if (tl_results_admission(a->db, a->sweep, a->at, a->nat, a->specs, a->nspecs, &r, src, &sweep) < 0) {
+		tl_cpuuse_result_release(&r);
+		return cli_lib_error();
+	}
+	if (!(out = cli_output_open(a->output))) {
+		tl_cpuuse_result_release(&r);
+		return 1;
+	}
+	rc = cli_output_close(out, a->output,
+	                      a->json ? tl_results_admission_write_json(out, a->db, sweep, a->at, a->nat, &r, src)
+	                              : tl_results_admission_write_text(out, a->db, sweep, a->at, a->nat, &r, src));
+	tl_cpuuse_result_release(&r);
+	return rc;
+}
+
 /* Returns 0 to go on, or the exit status (2 usage, -1 after --help). */
 static int parse_args(int argc, char **argv, struct util_args *a)
 {
@@ -198,8 +266,34 @@ static int parse_args(int argc, char **argv, struct util_args *a)
 				                     "a duration like 1ms or 500us");
 			a->run.preempt_window_ns = (uint64_t)v;
 			break;
+		case OPT_DB: a->db = optarg; break;
+		case OPT_SWEEP: {
+			char *end;
+			a->sweep = strtoll(optarg, &end, 10);
+			if (*end || end == optarg || a->sweep < 1)
+				return cli_bad_value("util", "--sweep", optarg, "a sweep's id, from 1");
+			break;
+		}
+		case OPT_AT: {
+			char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || !eq[1])
+				return cli_bad_value("util", "--at", optarg, "NAME=VALUE, like outputs=4");
+			if (a->nat == TL_RESULTS_MAX_AT) {
+				cli_error("at most %d --at", TL_RESULTS_MAX_AT);
+				return cli_usage_error("util");
+			}
+			*eq = 0; /* in place: argv outlives the command */
+			a->at[a->nat++] = (struct tl_results_at){ optarg, eq + 1 };
+			break;
+		}
 		default: return cli_usage_error("util");
 		}
+	}
+	if (a->db)
+		return db_args(argc, argv, optind, a);
+	if (a->sweep || a->nat) {
+		cli_error("--sweep and --at choose runs in a results database: they need --db");
+		return cli_usage_error("util");
 	}
 	if ((c = cli_trace_args("util", argc, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path)))
 		return c;
@@ -274,6 +368,8 @@ int cmd_util(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	if (a.db)
+		return util_db(&a);
 	cli_run_progress(&a.run, &prog);
 	rc = tl_cpuuse_analyze(&a.run, &a.o, &r);
 	cli_progress_end(&prog);

@@ -21,6 +21,7 @@ static const struct cli_command commands[] = {
 	{ "profile", cmd_profile, "where the sampled CPU time went: functions, threads, CPUs (record --sample)" },
 	{ "calibrate", cmd_calibrate, "measure this machine's runtime costs for predict (OpenMP, switches, memory)" },
 	{ "sweep", cmd_sweep, "measure a program under every combination of its parameters into a database" },
+	{ "sql", cmd_sql, "SQL over a trace's states, CPUs and markers, or over a results database" },
 	{ "results", cmd_results, "a sweep's metric against a parameter, with error bars and a linear fit" },
 	{ "predict", cmd_predict, "speedup on 1..N cores of a sequential run's tasks under OpenMP-like directives" },
 	{ "util", cmd_util, "CPU time a module (span) really uses per period; RM/EDF admission test" },

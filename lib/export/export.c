@@ -17,9 +17,9 @@
 
 int tl_export_format_from_name(const char *name)
 {
-	static const char *const names[] = { "perfetto", "chrome", "csv" };
+	static const char *const names[] = { "perfetto", "chrome", "csv", "sqlite" };
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (!strcmp(name, names[i]))
 			return i;
 	return -1;
@@ -66,6 +66,7 @@ static const struct ex_writer *writer_of(int format)
 	switch (format) {
 	case TL_EXPORT_PERFETTO: return &tl_ex_perfetto;
 	case TL_EXPORT_CHROME: return &tl_ex_chrome;
+	case TL_EXPORT_SQLITE: return &tl_ex_sqlite;
 	default: return &tl_ex_csv;
 	}
 }
@@ -105,7 +106,7 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 	struct tl_interval iv = *in;
 	struct ex_thread *t;
 
-	if (th->outsider || iv.state == TL_ST_UNKNOWN)
+	if (th->outsider || (iv.state == TL_ST_UNKNOWN && !writer_of(x->o->format)->want_unknown))
 		return;
 	if (iv.start < x->run->win_start)
 		iv.start = x->run->win_start;

@@ -16,6 +16,9 @@
  *   csv       three tables: PREFIX-intervals.csv (every state interval),
  *             PREFIX-spans.csv (frames, regions, tasks, functions) and
  *             PREFIX-threads.csv (each thread's time per state).
+ *   sqlite    an SQLite database (sqlite.c; docs/SQL.md): the state
+ *             intervals (UNKNOWN too), what each CPU did, the markers, the
+ *             threads and processes, as tables `threadlens sql` queries.
  *
  * One streaming walk (timeline/walk.h): memory grows with the threads and
  * CPUs, not the events, except that each CPU keeps up to a bundle of
@@ -38,13 +41,15 @@
 
 #include "timeline/run.h"
 
-enum tl_export_format { TL_EXPORT_PERFETTO, TL_EXPORT_CHROME, TL_EXPORT_CSV };
+enum tl_export_format { TL_EXPORT_PERFETTO, TL_EXPORT_CHROME, TL_EXPORT_CSV, TL_EXPORT_SQLITE };
 
 struct tl_export_opts {
-	int format;         /* enum tl_export_format */
-	FILE *out;          /* perfetto, chrome: where to write (not closed) */
-	const char *prefix; /* csv: the tables go to PREFIX-intervals.csv, ... */
-	int intervals_only; /* csv: only the intervals table, to `out` (report --csv=intervals) */
+	int format;          /* enum tl_export_format */
+	FILE *out;           /* perfetto, chrome: where to write (not closed) */
+	const char *prefix;  /* csv: the tables go to PREFIX-intervals.csv, ... */
+	int intervals_only;  /* csv: only the intervals table, to `out` (report --csv=intervals) */
+	const char *db_path; /* sqlite: the database to make (it must not exist) */
+	int db_indexes;      /* sqlite: also index thread_state(tid, ts), sched(cpu, ts), spans(name, ts) */
 };
 
 /* What was written. */
@@ -57,7 +62,7 @@ struct tl_export_counts {
 	uint64_t frame_lanes; /* perfetto: the most frames in flight at once in one process */
 };
 
-/* "perfetto", "chrome", "csv" -> the format; -1 if none of them. */
+/* "perfetto", "chrome", "csv", "sqlite" -> the format; -1 if none of them. */
 int tl_export_format_from_name(const char *name);
 
 /*

@@ -1,6 +1,6 @@
 /*
  * export_int.h - what export.c shares with the writers of each format
- * (perfetto.c, chrome.c, csv.c).  Not part of the API.
+ * (perfetto.c, chrome.c, csv.c, sqlite.c).  Not part of the API.
  *
  * export.c runs the walk and keeps a table of the threads seen (their
  * process, name and time per state, clipped to the window); a writer is a
@@ -42,9 +42,10 @@ struct ex_writer {
 	void (*span)(struct ex *x, const struct tl_span *sp, const char *name);
 	int (*end)(struct ex *x);                  /* after the walk: flush, thread names; 0 or -1 (tl_error) */
 	void (*release)(struct ex *x, int failed); /* always called; failed: remove what was made */
+	int want_unknown;                          /* also UNKNOWN intervals (the others leave them out) */
 };
 
-extern const struct ex_writer tl_ex_perfetto, tl_ex_chrome, tl_ex_csv;
+extern const struct ex_writer tl_ex_perfetto, tl_ex_chrome, tl_ex_csv, tl_ex_sqlite;
 
 /* The thread's entry, created if new: valid until the next ex_thread_of().
  * NULL for tid <= 0 (the idle task, not a thread here), or when out of

@@ -241,7 +241,7 @@ for win in "" "--from 100ms --to 200ms"; do
 done
 
 tl export -f svg "$TRACE"
-if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q -- "invalid --format 'svg' (perfetto, chrome or csv)"; then
+if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q -- "invalid --format 'svg' (perfetto, chrome, csv or sqlite)"; then
 	pass export/bad-format
 else
 	fail export/bad-format "exit status $RC, want 2 and the formats" "stderr: $(head -c 300 "$ERR")"

@@ -10,7 +10,8 @@
 # time per period against the outputs must be within 10% of the slope of
 # the program's own CPU clock, with R^2 >= 0.95 (HeiPOET's Fig. 7; when a
 # disturbed run made the program's own R^2 fall below that, within 0.02
-# of it); `results` gives the same points and line.  Then: a command that
+# of it); `results` gives the same points and line, and `util --db` the
+# admission test with P from the runs at one parameter value.  Then: a command that
 # fails is stored as failed and the sweep goes on; a deleted run is redone
 # and only it; an interrupted sweep resumes.
 # Errors: a bad specification (line and column), no RUN line, a missing
@@ -51,6 +52,8 @@ tl sweep -o "$TMP/text.db" "$TMP/true.spec"
 expect_err sweep-db-not-a-db 1 "results database .*text.db: not an SQLite database"
 tl sweep --frobnicate "$TMP/true.spec"
 if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q "frobnicate"; then pass sweep-bad-option; else fail sweep-bad-option "exit $RC" "$(cat "$ERR")"; fi
+tl util --at outputs=4 --rate send=200 "$TMP/missing.tl"
+if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q "they need --db"; then pass util-at-without-db; else fail util-at-without-db "exit $RC" "$(cat "$ERR")"; fi
 tl results "$TMP/missing.db"
 expect_err results-missing-db 1 "cannot read the results database .*missing.db: No such file"
 
@@ -179,6 +182,37 @@ tl results --param outputs --metric nope "$TMP/mcast.db"
 expect_err results-bad-metric 1 "unknown metric 'nope' .one of cpu_mean_ns, "
 tl results --param nope "$TMP/mcast.db"
 expect_err results-bad-param 1 "sweep 1 has no run done with a parameter 'nope'"
+
+# the admission test from the database: P at outputs=4 from its two runs
+tl util --db "$TMP/mcast.db" --at outputs=4.0 --rate send=200 --json
+res=$(python3 - "$TMP/mcast.db" "$OUT" <<'PY' 2>&1
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+d = json.load(open(sys.argv[2]))
+rows = db.execute("SELECT m.count, m.cpu_mean_ns, m.cpu_p99_ns FROM modules m JOIN params p USING (run) "
+                  "WHERE p.name = 'outputs' AND p.value = '4' AND m.span = 'send'").fetchall()
+n = sum(c for c, _, _ in rows)
+mean = sum(c * m for c, m, _ in rows) / n
+worst = max(w for _, _, w in rows)
+m = d["modules"][0]
+a = d["admission"]["mean"]["modules"][0]
+bad = []
+if (m["runs"], m["instances"], m["p_worst_ns"]) != (2, n, worst) or abs(m["p_mean_ns"] - mean) > 0.5:
+    bad.append("module %s, want runs 2, %d instances, mean %.1f, worst %d" % (m, n, mean, worst))
+if abs(a["u_pct"] - 100 * 200 * m["p_mean_ns"] / 1e9) > 1e-3 or not a["rm_admitted"] or d["at"] != {"outputs": "4.0"}:
+    bad.append("admission %s" % d["admission"])
+print("; ".join(bad))
+PY
+)
+[ "$RC" = 0 ] && [ -z "$res" ] && pass util-db-admission || fail util-db-admission "exit $RC; $res" "$(head -c 300 "$ERR")"
+tl util --db "$TMP/mcast.db" --at outputs=4 --rate send=200
+if [ "$RC" = 0 ] && grep -q "^  send: P mean .* over 200 instances of 2 runs; worst case" "$OUT" && grep -q "^admission test" "$OUT"; then
+	pass util-db-text
+else
+	fail util-db-text "exit $RC" "$(cat "$OUT" "$ERR")"
+fi
+tl util --db "$TMP/mcast.db" --at outputs=3 --rate send=200
+expect_err util-db-no-runs 1 "sweep 1 has no run done that measured 'send' at those parameter values"
 
 # resume: a deleted run is redone, and only it
 python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); r = db.execute("SELECT id FROM runs WHERE combination = 2 AND rep = 2").fetchone()[0]

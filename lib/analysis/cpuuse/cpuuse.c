@@ -550,8 +550,7 @@ static void finish_span(struct pass *p, size_t i)
 	s->has_ci = tl_cpuuse_ci95(&s->cpu, &s->ci_low_ns, &s->ci_high_ns, &s->t_quantile) == 0;
 }
 
-/* The admission test over the spans that have a rate or a period and were measured. */
-static int admission(struct tl_cpuuse_result *r)
+int tl_cpuuse_admission_compute(struct tl_cpuuse_result *r)
 {
 	struct tl_cpuuse_admission *ad = &r->admission;
 	double *rate, *pm, *pw;
@@ -698,7 +697,7 @@ int tl_cpuuse_analyze(struct tl_run *run, const struct tl_cpuuse_opts *opts, str
 		goto out;
 	for (size_t i = 0; i < r->nspans; i++)
 		finish_span(&p, i);
-	rc = admission(r);
+	rc = tl_cpuuse_admission_compute(r);
 out:
 	tl_walk_free(w);
 	pass_release(&p);

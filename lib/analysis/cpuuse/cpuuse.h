@@ -165,6 +165,15 @@ int tl_cpuuse_analyze(struct tl_run *run, const struct tl_cpuuse_opts *opts, str
 
 void tl_cpuuse_result_release(struct tl_cpuuse_result *r);
 
+/*
+ * The admission test over the spans of r that have a rate or a period and
+ * a measured instance (cpu.mean, worst_ns), into r->admission: what
+ * tl_cpuuse_analyze() does last; also for spans filled from elsewhere
+ * (results from a sweep's database, analysis/sweep/results.h).  0, or -1
+ * with tl_error set (out of memory).
+ */
+int tl_cpuuse_admission_compute(struct tl_cpuuse_result *r);
+
 /* ---- the statistics, exposed for the tests and the writers ---- */
 
 /*
@@ -223,5 +232,10 @@ int tl_cpuuse_write_text(FILE *out, const struct tl_cpuuse_result *r);
 
 /* The JSON document "threadlens-util" version 1 of docs/JSON.md.  Returns 0, or -1 with tl_error set. */
 int tl_cpuuse_write_json(FILE *out, const struct tl_cpuuse_result *r);
+
+/* The admission test alone, as the text report prints it, or as its JSON key "admission". */
+int tl_cpuuse_write_admission_text(FILE *out, const struct tl_cpuuse_result *r);
+struct tl_json;
+void tl_cpuuse_json_admission(struct tl_json *j, const struct tl_cpuuse_result *r);
 
 #endif

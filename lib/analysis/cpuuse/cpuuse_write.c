@@ -230,6 +230,13 @@ static void text_admission(FILE *f, const struct tl_cpuuse_result *r)
 	fprintf(f, "  RM bound n(2^(1/n) - 1) is sufficient, not necessary; it tends to ln 2 = 69.3%%\n");
 }
 
+int tl_cpuuse_write_admission_text(FILE *f, const struct tl_cpuuse_result *r)
+{
+	text_admission(f, r);
+	fflush(f);
+	return ferror(f) ? tl_error("write error") : 0;
+}
+
 int tl_cpuuse_write_text(FILE *f, const struct tl_cpuuse_result *r)
 {
 	char nm[256], a[24];
@@ -453,7 +460,7 @@ static void json_view(struct tl_json *j, const char *key, const struct tl_cpuuse
 	tl_json_end_object(j);
 }
 
-static void json_admission(struct tl_json *j, const struct tl_cpuuse_result *r)
+void tl_cpuuse_json_admission(struct tl_json *j, const struct tl_cpuuse_result *r)
 {
 	const struct tl_cpuuse_admission *ad = &r->admission;
 	char worst[32];
@@ -501,7 +508,7 @@ int tl_cpuuse_write_json(FILE *f, const struct tl_cpuuse_result *r)
 	for (size_t i = 0; i < r->nspans; i++)
 		json_span(&j, r, &r->spans[i], r->instances_kept);
 	tl_json_end_array(&j);
-	json_admission(&j, r);
+	tl_cpuuse_json_admission(&j, r);
 	tl_json_key(&j, "other_spans");
 	tl_json_begin_array(&j, TL_JSON_INLINE);
 	for (size_t i = 0; i < r->nseen; i++)

@@ -283,7 +283,11 @@ static size_t runs_with(const struct snap *s, size_t n, const struct tl_diff_fin
 	return c;
 }
 
-/* Findings present (in at least half the recordings) on one side and not the other. */
+/*
+ * Findings on one side only: in more than half of its recordings and in
+ * fewer than half of the other side's (with two a side: both and neither),
+ * so that a detector near its threshold in one recording is not a change.
+ */
 static int findings(struct tl_diff_result *r, const struct snap *sa, size_t na, const struct snap *sb, size_t nb)
 {
 	size_t cap = 0;
@@ -300,7 +304,7 @@ static int findings(struct tl_diff_result *r, const struct snap *sa, size_t na, 
 				for (size_t j = 0; j < r->nfindings && !dup; j++)
 					dup = !strcmp(r->findings[j].kind, x->kind) &&
 					      !strcmp(r->findings[j].thread, x->thread);
-				if (dup || 2 * runs_with(s, n, x) < n || 2 * runs_with(o, no, x) >= no)
+				if (dup || 2 * runs_with(s, n, x) <= n || 2 * runs_with(o, no, x) >= no)
 					continue;
 				if (TL_GROW(r->findings, cap, r->nfindings + 1) < 0)
 					return -1;

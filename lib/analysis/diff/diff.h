@@ -61,7 +61,7 @@ struct tl_diff_state_row {
 	struct tl_diff_value v; /* a, b in %; change in points */
 };
 
-/* A finding on one side only (present in at least half of that side's recordings). */
+/* A finding on one side only (in more than half of that side's recordings, fewer than half of the other's). */
 struct tl_diff_finding {
 	char kind[32];
 	char thread[TL_NAME_MAX]; /* its first thread, or "" */

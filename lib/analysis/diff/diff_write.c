@@ -146,7 +146,7 @@ int tl_diff_write_text(FILE *out, const struct tl_diff_result *r, size_t max_row
 		}
 		fputc('\n', out);
 	}
-	fputs("\nFINDINGS  (threadlens diagnose; in at least half of a side's recordings)\n", out);
+	fputs("\nFINDINGS  (threadlens diagnose; in most of a side's recordings, few of the other's)\n", out);
 	for (int gone = 1; gone >= 0; gone--) {
 		size_t k = 0;
 

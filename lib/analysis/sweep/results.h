@@ -77,6 +77,45 @@ int tl_results_write_text(FILE *f, const struct tl_results *r);
 int tl_results_write_json(FILE *f, const struct tl_results *r);
 int tl_results_write_csv(FILE *f, const struct tl_results *r);
 
+/* ---- the admission test from the database (results_admit.c) ---- */
+
+struct tl_cpuuse_result;
+struct tl_cpuuse_spec;
+
+#define TL_RESULTS_MAX_AT 16
+
+/* A parameter's value to select runs by ("outputs=4"): text equal, or numerically equal. */
+struct tl_results_at {
+	const char *name, *value;
+};
+
+/* What the admission test used from the database, per module (index as the specs). */
+struct tl_results_admit_src {
+	uint64_t runs;      /* runs done at the chosen values that measured the module */
+	uint64_t instances; /* their instances, summed */
+};
+
+/*
+ * Fill r (zeroed first; no run: r->run is NULL) with each module's net CPU
+ * time P from the sweep's runs done whose parameters have every value of
+ * `at`: the mean of P over all their instances, and as the worst case the
+ * largest of the runs' p99 of P (r->worst_pct 99); then the admission test
+ * (tl_cpuuse_admission_compute).  A module no such run measured is an
+ * error that names it.  0, or -1 with tl_error set; release r with
+ * tl_cpuuse_result_release() either way.  *sweep_id gets the sweep used.
+ */
+int tl_results_admission(const char *path, int64_t sweep, const struct tl_results_at *at, size_t nat,
+                         const struct tl_cpuuse_spec *specs, size_t nspecs, struct tl_cpuuse_result *r,
+                         struct tl_results_admit_src *src, int64_t *sweep_id);
+
+/* The admission test from the database, with where each P came from (docs/JSON.md "threadlens-util-admission"). */
+int tl_results_admission_write_text(FILE *f, const char *path, int64_t sweep, const struct tl_results_at *at,
+                                    size_t nat, const struct tl_cpuuse_result *r,
+                                    const struct tl_results_admit_src *src);
+int tl_results_admission_write_json(FILE *f, const char *path, int64_t sweep, const struct tl_results_at *at,
+                                    size_t nat, const struct tl_cpuuse_result *r,
+                                    const struct tl_results_admit_src *src);
+
 /* The least-squares line through (x[i], y[i]); valid when n >= 2 and the x are not all equal. */
 void tl_results_fit(const double *x, const double *y, size_t n, struct tl_results_fit *fit);
 
