@@ -15,7 +15,7 @@
 
 #include "analysis/sweep/results.h"
 
-enum { OPT_JSON = 256, OPT_CSV, OPT_SWEEP, OPT_PARAM, OPT_METRIC, OPT_SPAN };
+enum { OPT_JSON = 256, OPT_CSV, OPT_SWEEP, OPT_PARAM, OPT_METRIC, OPT_SPAN, OPT_COMPARE };
 
 static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -26,6 +26,7 @@ static const struct option long_options[] = {
 	{ "param", required_argument, NULL, OPT_PARAM },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "span", required_argument, NULL, OPT_SPAN },
+	{ "compare", required_argument, NULL, OPT_COMPARE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -33,11 +34,14 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: threadlens results [options] DB\n"
+	        "       threadlens results --param NAME [options] BEFORE.db AFTER.db\n"
 	        "\n"
 	        "What a sweep's results database says: without --param, the sweeps it holds;\n"
 	        "with it, one metric against that parameter, each value's runs as mean, sd,\n"
 	        "the 95%% confidence interval of the mean, min and max, and the least-squares\n"
-	        "line through every run, called linear at R^2 >= %.2f. docs/SWEEP.md.\n"
+	        "line through every run, called linear at R^2 >= %.2f. With two databases\n"
+	        "(a sweep before and after a change), or --compare A,B, each difference\n"
+	        "against the runs' noise (three standard errors). docs/SWEEP.md.\n"
 	        "\n"
 	        "options:\n"
 	        "      --param NAME     the parameter (an attribute of the specification)\n"
@@ -45,6 +49,7 @@ static void usage(FILE *out)
 	        "                       fps...: the list in docs/SWEEP.md)\n"
 	        "      --span NAME      the MODULE span (default: the sweep's only one)\n"
 	        "      --sweep N        the sweep (default: the newest)\n"
+	        "      --compare A,B    the metric at value A of the parameter against value B\n"
 	        "      --json           the JSON document of docs/JSON.md (\"threadlens-results\")\n"
 	        "      --csv            one row per value\n"
 	        "  -o, --output FILE    write to FILE instead of stdout\n"
@@ -52,15 +57,52 @@ static void usage(FILE *out)
 	        "examples:\n"
 	        "  threadlens results mcast.db\n"
 	        "  threadlens results --param outputs mcast.db\n"
-	        "  threadlens results --param outputs --metric len_p99_ns --csv mcast.db\n",
+	        "  threadlens results --param outputs --metric len_p99_ns --csv mcast.db\n"
+	        "  threadlens results --param outputs before.db after.db\n"
+	        "  threadlens results --param outputs --compare 2,10 mcast.db\n",
 	        TL_RESULTS_LINEAR_R2);
+}
+
+/* Two databases, or two values of one: the comparison. */
+static int compare(const struct tl_results_opts *o, const char *path_a, const char *path_b, const char *values,
+                   const char *output, int json)
+{
+	struct tl_results a, b;
+	struct tl_results_cmp c = { 0 };
+	char va[64], *vb;
+	FILE *out;
+	int rc = 1;
+
+	if (tl_results_read(path_a, o, &a) < 0)
+		return cli_lib_error();
+	if (path_b && tl_results_read(path_b, o, &b) < 0) {
+		tl_results_release(&a);
+		return cli_lib_error();
+	}
+	if (values) {
+		snprintf(va, sizeof(va), "%s", values);
+		vb = strchr(va, ',');
+		*vb++ = 0;
+	}
+	if ((values ? tl_results_compare_values(&a, va, vb, &c) : tl_results_compare_dbs(&a, &b, &c)) < 0) {
+		rc = cli_lib_error();
+	} else if ((out = cli_output_open(output))) {
+		rc = cli_output_close(out, output,
+		                      json ? tl_results_cmp_write_json(out, &a, path_b ? &b : NULL, &c)
+		                           : tl_results_cmp_write_text(out, &a, path_b ? &b : NULL, &c));
+	}
+	tl_results_cmp_release(&c);
+	tl_results_release(&a);
+	if (path_b)
+		tl_results_release(&b);
+	return rc;
 }
 
 int cmd_results(int argc, char **argv)
 {
 	struct tl_results_opts o = { 0 };
 	struct tl_results r;
-	const char *output = NULL;
+	const char *output = NULL, *values = NULL;
 	int c, json = 0, csv = 0, rc;
 	char *end;
 	FILE *out;
@@ -75,6 +117,12 @@ int cmd_results(int argc, char **argv)
 		case OPT_PARAM: o.param = optarg; break;
 		case OPT_METRIC: o.metric = optarg; break;
 		case OPT_SPAN: o.span = optarg; break;
+		case OPT_COMPARE:
+			if (!strchr(optarg, ',') || strchr(optarg, ',') == optarg || !strchr(optarg, ',')[1] ||
+			    strlen(optarg) >= 64)
+				return cli_bad_value("results", "--compare", optarg, "two values A,B, like 2,10");
+			values = optarg;
+			break;
 		case OPT_SWEEP:
 			o.sweep = strtoll(optarg, &end, 10);
 			if (*end || end == optarg || o.sweep < 1)
@@ -87,10 +135,24 @@ int cmd_results(int argc, char **argv)
 		cli_error("--json and --csv: one or the other");
 		return cli_usage_error("results");
 	}
-	if (optind != argc - 1) {
-		cli_error(optind == argc ? "results needs a results database" : "results takes one results database");
+	if (optind == argc || argc - optind > 2) {
+		cli_error(optind == argc ? "results needs a results database" : "results takes one or two databases");
 		return cli_usage_error("results");
 	}
+	if ((argc - optind == 2 || values) && !o.param) {
+		cli_error("comparing needs the parameter: --param NAME");
+		return cli_usage_error("results");
+	}
+	if (argc - optind == 2 && values) {
+		cli_error("--compare compares two values of one database: give one");
+		return cli_usage_error("results");
+	}
+	if ((argc - optind == 2 || values) && csv) {
+		cli_error("a comparison is a table or --json, not --csv");
+		return cli_usage_error("results");
+	}
+	if (argc - optind == 2 || values)
+		return compare(&o, argv[optind], argc - optind == 2 ? argv[optind + 1] : NULL, values, output, json);
 	if (tl_results_read(argv[optind], &o, &r) < 0)
 		return cli_lib_error();
 	if (!(out = cli_output_open(output))) {

@@ -11,7 +11,9 @@
 # the program's own CPU clock, with R^2 >= 0.95 (HeiPOET's Fig. 7; when a
 # disturbed run made the program's own R^2 fall below that, within 0.02
 # of it); `results` gives the same points and line, and `util --db` the
-# admission test with P from the runs at one parameter value.  Then: a command that
+# admission test with P from the runs at one parameter value; a second
+# sweep with half the packet compares as about -50% at each shared value,
+# beyond the noise, and 2 against 10 outputs as about +400%.  Then: a command that
 # fails is stored as failed and the sweep goes on; a deleted run is redone
 # and only it; an interrupted sweep resumes.
 # Errors: a bad specification (line and column), no RUN line, a missing
@@ -213,6 +215,51 @@ else
 fi
 tl util --db "$TMP/mcast.db" --at outputs=3 --rate send=200
 expect_err util-db-no-runs 1 "sweep 1 has no run done that measured 'send' at those parameter values"
+
+# comparing: the same sweep with half the packet (the after database), and two values of one
+sed -e 's/size = 65536/size = 32768/' -e 's/LOOP outputs = 2 TO 10 STEP 2/LOOP outputs = 2 TO 10 STEP 4/' "$TMP/mcast.spec" >"$TMP/half.spec"
+TL_CLI_TIMEOUT=300 tl sweep -o "$TMP/half.db" "$TMP/half.spec"
+tl results --param outputs --json "$TMP/mcast.db" "$TMP/half.db"
+res=$(python3 - "$OUT" <<'PY' 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r["label"]: r for r in d["rows"]}
+bad = []
+if sorted(rows) != ["10", "2", "4", "6", "8"]:
+    bad.append("rows %s" % sorted(rows))
+for v in ("2", "6", "10"):
+    r = rows.get(v, {})
+    if not r.get("marked") or not -65 < r.get("change_pct", 0) < -35 or abs(r["change"] - (r["after"]["mean"] - r["before"]["mean"])) > 1e-3:
+        bad.append("%s: %s" % (v, r))
+for v in ("4", "8"):
+    if rows.get(v, {}).get("after", 0) is not None:
+        bad.append("%s should be before's only: %s" % (v, rows.get(v)))
+print("; ".join(bad))
+PY
+)
+[ "$RC" = 0 ] && [ -z "$res" ] && pass results-compare-dbs || fail results-compare-dbs "exit $RC; $res" "$(head -c 300 "$ERR")"
+tl results --param outputs --compare 2,10 --json "$TMP/mcast.db"
+res=$(python3 - "$OUT" <<'PY' 2>&1
+import json, math, sys
+r = json.load(open(sys.argv[1]))["rows"][0]
+a, b = r["before"], r["after"]
+band = 3 * math.sqrt(a["sd"] ** 2 / a["runs"] + b["sd"] ** 2 / b["runs"])
+bad = []
+if r["label"] != "2 -> 10" or not r["marked"] or not 300 < r["change_pct"] < 500 or abs(r["band"] - band) > 0.01:
+    bad.append("%s (band %.3f)" % (r, band))
+print("; ".join(bad))
+PY
+)
+[ "$RC" = 0 ] && [ -z "$res" ] && pass results-compare-values || fail results-compare-values "exit $RC; $res" "$(head -c 300 "$ERR")"
+tl results --param outputs "$TMP/mcast.db" "$TMP/half.db"
+if [ "$RC" = 0 ] && grep -q "^             4 .*(on one side only)$" "$OUT" && grep -q "^3 of 5 marked$" "$OUT" &&
+	[ "$(awk 'length > 100' "$OUT" | wc -l)" = 0 ]; then
+	pass results-compare-text
+else
+	fail results-compare-text "exit $RC" "$(cat "$OUT" "$ERR")"
+fi
+tl results --param outputs --compare 2,3 "$TMP/mcast.db"
+expect_err results-compare-missing 1 "sweep 1 has no run done with outputs = 3"
 
 # resume: a deleted run is redone, and only it
 python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); r = db.execute("SELECT id FROM runs WHERE combination = 2 AND rep = 2").fetchone()[0]

@@ -73,9 +73,43 @@ void tl_results_release(struct tl_results *r);
 /* "cpu_mean_ns, cpu_sd_ns, ..." : the metrics accepted, for messages and --help. */
 const char *tl_results_metrics(void);
 
+/* A value of r's metric for a table: a duration ("1.25ms") for an _ns metric, else "%.4g". */
+const char *tl_results_fmt(const struct tl_results *r, double v, char *buf, size_t n);
+
 int tl_results_write_text(FILE *f, const struct tl_results *r);
 int tl_results_write_json(FILE *f, const struct tl_results *r);
 int tl_results_write_csv(FILE *f, const struct tl_results *r);
+
+/* ---- comparing: two databases at each value, or two values of one (results_cmp.c) ---- */
+
+#define TL_RESULTS_NOISE_SE 3   /* a change beyond this many standard errors of the difference is marked */
+#define TL_RESULTS_BLIND_PCT 10 /* with one run on a side the noise is unknown: changes over this % are marked */
+
+struct tl_results_cmp_row {
+	char label[140];                      /* the value ("4"), or "2 -> 10" for two values */
+	const struct tl_results_point *a, *b; /* NULL: the value is on one side only */
+	double change, change_pct;            /* b - a, and as % of a (0 when a's mean is 0) */
+	int noise_known;                      /* both sides have 2 runs or more */
+	double band;                          /* noise_known: 3 x sqrt(sd_a^2 / n_a + sd_b^2 / n_b) */
+	int marked;                           /* beyond the band, or over 10% when the noise is unknown */
+};
+
+struct tl_results_cmp {
+	struct tl_results_cmp_row *rows;
+	size_t nrows;
+	size_t marked;
+};
+
+/* Two databases' points, paired by value (numbers by value, names by text), in a's order then b's. */
+int tl_results_compare_dbs(const struct tl_results *a, const struct tl_results *b, struct tl_results_cmp *c);
+/* Two values of one result's parameter ("2" and "10"), as one row a -> b.  0, or -1 with tl_error set. */
+int tl_results_compare_values(const struct tl_results *r, const char *va, const char *vb, struct tl_results_cmp *c);
+void tl_results_cmp_release(struct tl_results_cmp *c);
+
+int tl_results_cmp_write_text(FILE *f, const struct tl_results *a, const struct tl_results *b,
+                              const struct tl_results_cmp *c);
+int tl_results_cmp_write_json(FILE *f, const struct tl_results *a, const struct tl_results *b,
+                              const struct tl_results_cmp *c);
 
 /* ---- the admission test from the database (results_admit.c) ---- */
 

@@ -10,13 +10,12 @@
 #include "output/fmt.h"
 #include "output/json.h"
 
-/* A metric's value: a duration for _ns metrics, else a number. */
-static const char *val(const struct tl_results *r, double v, char *b, size_t n)
+const char *tl_results_fmt(const struct tl_results *r, double v, char *buf, size_t n)
 {
 	if (r->is_ns)
-		return tl_fmt_dur_sig(v, 4, b, n);
-	snprintf(b, n, "%.4g", v);
-	return b;
+		return tl_fmt_dur_sig(v, 4, buf, n);
+	snprintf(buf, n, "%.4g", v);
+	return buf;
 }
 
 static void sweeps_text(FILE *f, const struct tl_results *r)
@@ -50,17 +49,18 @@ int tl_results_write_text(FILE *f, const struct tl_results *r)
 		const struct tl_results_point *p = &r->points[i];
 		char ci[80] = "-";
 		if (p->has_ci)
-			snprintf(ci, sizeof(ci), "[%s, %s]", val(r, p->ci_low, a, sizeof(a)),
-			         val(r, p->ci_high, b, sizeof(b)));
+			snprintf(ci, sizeof(ci), "[%s, %s]", tl_results_fmt(r, p->ci_low, a, sizeof(a)),
+			         tl_results_fmt(r, p->ci_high, b, sizeof(b)));
 		fprintf(f, "%12.12s %5" PRIu64 " %11s %11s %25s %11s %11s\n", p->value, p->n,
-		        val(r, p->mean, c, sizeof(c)), val(r, p->sd, d, sizeof(d)), ci, val(r, p->min, e, sizeof(e)),
-		        val(r, p->max, g, sizeof(g)));
+		        tl_results_fmt(r, p->mean, c, sizeof(c)), tl_results_fmt(r, p->sd, d, sizeof(d)), ci,
+		        tl_results_fmt(r, p->min, e, sizeof(e)), tl_results_fmt(r, p->max, g, sizeof(g)));
 	}
 	if (r->fit.valid)
 		fprintf(f, "least squares, %" PRIu64 " runs: %s = %s x %s %s %s; R^2 %.4f, %s (%s %.2f)\n", r->fit.n,
-		        r->metric, val(r, r->fit.slope, a, sizeof(a)), r->param, r->fit.intercept < 0 ? "-" : "+",
-		        val(r, fabs(r->fit.intercept), b, sizeof(b)), r->fit.r2,
-		        r->fit.linear ? "linear" : "not linear", r->fit.linear ? ">=" : "<", TL_RESULTS_LINEAR_R2);
+		        r->metric, tl_results_fmt(r, r->fit.slope, a, sizeof(a)), r->param,
+		        r->fit.intercept < 0 ? "-" : "+", tl_results_fmt(r, fabs(r->fit.intercept), b, sizeof(b)),
+		        r->fit.r2, r->fit.linear ? "linear" : "not linear", r->fit.linear ? ">=" : "<",
+		        TL_RESULTS_LINEAR_R2);
 	else
 		fprintf(f, "no least-squares line: %s\n",
 		        r->points[0].is_num ? "one value of the parameter only" : "the parameter is not a number");
