@@ -32,6 +32,7 @@ struct util_args {
 	size_t nspecs;
 	struct tl_cpuuse_opts o;
 	const char *db; /* --db: the admission test from a results database */
+	int admit_only; /* --admit: the admission test alone */
 	int64_t sweep;
 	struct tl_results_at at[TL_RESULTS_MAX_AT];
 	size_t nat;
@@ -50,6 +51,7 @@ enum {
 	OPT_DB,
 	OPT_SWEEP,
 	OPT_AT,
+	OPT_ADMIT,
 };
 
 static const struct option long_options[] = {
@@ -59,6 +61,8 @@ static const struct option long_options[] = {
 	{ "span", required_argument, NULL, OPT_SPAN },
 	{ "period", required_argument, NULL, OPT_PERIOD },
 	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "module", required_argument, NULL, OPT_RATE }, /* HeiPOET's word for it */
+	{ "admit", no_argument, NULL, OPT_ADMIT },
 	{ "worst", required_argument, NULL, OPT_WORST },
 	{ "instances", no_argument, NULL, OPT_INSTANCES },
 	{ "from", required_argument, NULL, OPT_FROM },
@@ -87,7 +91,9 @@ static void usage(FILE *out)
 	      "                         \"task:NAME\" or \"function:NAME\" restricts the kind\n"
 	      "                         (repeat for several modules, up to 64)\n"
 	      "      --rate NAME=HZ     module NAME runs HZ times a second: its period is 1/HZ\n"
-	      "                         and it joins the admission test (adds --span NAME)\n"
+	      "                         and it joins the admission test (adds --span NAME);\n"
+	      "                         also --module NAME=HZ\n"
+	      "      --admit            print the admission test alone (text output)\n"
 	      "      --period DURATION  the period of the spans without a --rate (33ms, 0.5s)\n"
 	      "      --worst P          the worst-case processing time of the admission test:\n"
 	      "                         'max' or a percentile like p99 (default) or p99.9\n"
@@ -114,7 +120,7 @@ static void usage(FILE *out)
 	      "  threadlens util --span decode --period 33.3ms --instances app.tl\n"
 	      "  threadlens util --rate decode=30 --rate mix=100 --rate encode=30 app.tl\n"
 	      "  threadlens util --rate function:compress=25 --worst max --json app.tl\n"
-	      "  threadlens util --db mcast.db --at outputs=4 --rate send=200 --rate mix=100\n",
+	      "  threadlens util --admit --db mcast.db --at outputs=4 --module send=200\n",
 	      out);
 }
 
@@ -267,6 +273,7 @@ static int parse_args(int argc, char **argv, struct util_args *a)
 			a->run.preempt_window_ns = (uint64_t)v;
 			break;
 		case OPT_DB: a->db = optarg; break;
+		case OPT_ADMIT: a->admit_only = 1; break;
 		case OPT_SWEEP: {
 			char *end;
 			a->sweep = strtoll(optarg, &end, 10);
@@ -388,7 +395,10 @@ int cmd_util(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	rc = cli_output_close(out, a.output, a.json ? tl_cpuuse_write_json(out, &r) : tl_cpuuse_write_text(out, &r));
+	rc = cli_output_close(out, a.output,
+	                      a.json         ? tl_cpuuse_write_json(out, &r)
+	                      : a.admit_only ? tl_cpuuse_write_admission_text(out, &r)
+	                                     : tl_cpuuse_write_text(out, &r));
 out:
 	tl_cpuuse_result_release(&r);
 	tl_run_release(&a.run);
