@@ -12,8 +12,10 @@
  */
 #include "analysis/predict/predict_int.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/errors.h"
 #include "base/grow.h"
@@ -283,9 +285,10 @@ static void heap_push(const struct sim *s, struct heap *h, int i)
 	h->id[k] = i;
 }
 
-static int heap_pop(const struct sim *s, struct heap *h)
+/* The top's clock moved on: move it down to its place (cheaper than a pop and a push). */
+static void heap_down(const struct sim *s, struct heap *h)
 {
-	int top = h->id[0], last = h->id[--h->n], k = 0;
+	int top = h->id[0], k = 0;
 
 	for (;;) {
 		int c = 2 * k + 1;
@@ -293,13 +296,21 @@ static int heap_pop(const struct sim *s, struct heap *h)
 			break;
 		if (c + 1 < h->n && before(s, h->id[c + 1], h->id[c]))
 			c++;
-		if (!before(s, h->id[c], last))
+		if (!before(s, h->id[c], top))
 			break;
 		h->id[k] = h->id[c];
 		k = c;
 	}
+	h->id[k] = top;
+}
+
+static int heap_pop(const struct sim *s, struct heap *h)
+{
+	int top = h->id[0];
+
+	h->id[0] = h->id[--h->n];
 	if (h->n)
-		h->id[k] = last;
+		heap_down(s, h);
 	return top;
 }
 
@@ -327,12 +338,14 @@ static void replicate(struct sim *s, int nthr, const struct pieces *ps)
 	for (int i = 0; i < nthr; i++)
 		heap_push(s, &h, i);
 	while (h.n) {
-		int i = heap_pop(s, &h);
+		int i = h.id[0];
 		do
 			run_piece(s, i, &ps->p[at[i]++], &lock_free);
 		while (at[i] < ps->n && ps->p[at[i]].kind != P_CRIT);
 		if (at[i] < ps->n)
-			heap_push(s, &h, i);
+			heap_down(s, &h);
+		else
+			heap_pop(s, &h);
 	}
 }
 
@@ -427,13 +440,13 @@ static void share_loop(struct sim *s, uint32_t k, int nthr)
 		heap_push(s, &h, i);
 	}
 	while (h.n) {
-		i = heap_pop(s, &h);
+		i = h.id[0]; /* the earliest thread: it stays on top of the heap until its clock moves */
 		if (cur[i] <
 		    stop[i]) { /* its next piece, and what follows up to the next lock: no other thread can matter */
 			do
 				run_piece(s, i, &P[cur[i]++], &lock_free);
 			while (cur[i] < stop[i] && P[cur[i]].kind != P_CRIT);
-			heap_push(s, &h, i);
+			heap_down(s, &h);
 			continue;
 		}
 		/* the thread's next chunk of iterations [a, b) */
@@ -457,6 +470,7 @@ static void share_loop(struct sim *s, uint32_t k, int nthr)
 		chunks[i]++;
 		if (a >= b) {
 			add(s, i, TL_PC_OVERHEAD, cost[TL_COST_FOR_EPILOGUE]);
+			heap_pop(s, &h);
 			continue; /* done: out of the heap */
 		}
 		s->worked[i] = 1;
@@ -466,7 +480,7 @@ static void share_loop(struct sim *s, uint32_t k, int nthr)
 		} else {
 			add(s, i, TL_PC_PARALLEL, IS[b] - IS[a]);
 		}
-		heap_push(s, &h, i);
+		heap_down(s, &h);
 	}
 	sync_all(s, nthr, TL_PC_IMBALANCE, 1);
 	for (i = 0; i < nthr; i++)
@@ -592,26 +606,34 @@ static uint64_t parallel_time(const struct node *nodes, uint32_t k)
 	return sum;
 }
 
-static int predict_all(struct tl_predict_result *r, const struct node *nodes, const struct tl_predict_opts *o)
-{
-	struct sim s = { .nodes = nodes, .pf = &r->pf };
-	double seq_share = r->seq_ns ? (double)(r->seq_ns - r->par_ns) / (double)r->seq_ns : 1;
-	int rc = -1;
+/*
+ * The core counts are independent simulations: up to PREDICT_THREADS
+ * workers (no more than the CPUs) take every step-th core count each,
+ * each with its own sim (its loops built anew), writing only its own
+ * entries of the result.  The results do not depend on the workers.
+ */
+#define PREDICT_THREADS 8
 
-	r->np = (size_t)o->max_cores;
-	r->p = calloc(r->np, sizeof(*r->p));
-	for (size_t j = 0; j < r->nregions; j++) {
-		r->regions[j].time_ns = calloc(r->np, sizeof(uint64_t));
-		r->regions[j].core_ns = calloc(r->np, sizeof(*r->regions[j].core_ns));
-		if (!r->regions[j].time_ns || !r->regions[j].core_ns)
-			goto out;
-	}
+struct worker {
+	struct tl_predict_result *r;
+	const struct node *nodes;
+	int first, step, max;
+	double seq_share;
+	int oom;
+	pthread_t th;
+};
+
+static void *simulate(void *arg)
+{
+	struct worker *w = arg;
+	struct tl_predict_result *r = w->r;
+	struct sim s = { .nodes = w->nodes, .pf = &r->pf };
+
 	s.loop_id = calloc(r->tasks + 1, sizeof(*s.loop_id));
 	s.rtime = calloc(r->nregions + 1, sizeof(*s.rtime));
 	s.rcat = calloc(r->nregions + 1, sizeof(*s.rcat));
-	if (!r->p || !s.rtime || !s.rcat || !s.loop_id)
-		goto out;
-	for (int n = 1; n <= o->max_cores; n++) {
+	w->oom = !s.rtime || !s.rcat || !s.loop_id;
+	for (int n = w->first; !w->oom && n <= w->max; n += w->step) {
 		struct tl_prediction *p = &r->p[n - 1];
 
 		s.n = n;
@@ -620,21 +642,17 @@ static int predict_all(struct tl_predict_result *r, const struct node *nodes, co
 		memset(s.rcat, 0, (r->nregions + 1) * sizeof(*s.rcat));
 		p->cores = n;
 		p->time_ns = sequential(&s, 0, 0);
-		if (s.oom)
-			goto out;
+		if ((w->oom = s.oom))
+			break;
 		memcpy(p->core_ns, s.cat, sizeof(s.cat));
 		p->speedup = p->time_ns ? (double)r->seq_ns / (double)p->time_ns : 0;
 		p->efficiency = p->speedup / n;
-		p->amdahl = 1.0 / (seq_share + (1.0 - seq_share) / n);
+		p->amdahl = 1.0 / (w->seq_share + (1.0 - w->seq_share) / n);
 		for (size_t j = 0; j < r->nregions; j++) {
 			r->regions[j].time_ns[n - 1] = s.rtime[j];
 			memcpy(r->regions[j].core_ns[n - 1], s.rcat[j], sizeof(s.rcat[j]));
 		}
 	}
-	rc = 0;
-out:
-	if (rc)
-		tl_error("out of memory");
 	free(s.rtime);
 	free(s.rcat);
 	free(s.buf.p);
@@ -643,7 +661,44 @@ out:
 	free(s.iter_sum);
 	free(s.loops);
 	free(s.loop_id);
-	return rc;
+	return NULL;
+}
+
+static int predict_all(struct tl_predict_result *r, const struct node *nodes, const struct tl_predict_opts *o)
+{
+	struct worker w[PREDICT_THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int nw = o->max_cores < 4 ? 1 : (int)(cpus < 1 ? 1 : cpus > PREDICT_THREADS ? PREDICT_THREADS : cpus);
+	int started = 1, oom = 0;
+
+	r->np = (size_t)o->max_cores;
+	if (!(r->p = calloc(r->np, sizeof(*r->p))))
+		return tl_error("out of memory");
+	for (size_t j = 0; j < r->nregions; j++) {
+		r->regions[j].time_ns = calloc(r->np, sizeof(uint64_t));
+		r->regions[j].core_ns = calloc(r->np, sizeof(*r->regions[j].core_ns));
+		if (!r->regions[j].time_ns || !r->regions[j].core_ns)
+			return tl_error("out of memory");
+	}
+	for (int k = 0; k < nw; k++)
+		w[k] = (struct worker){ .r = r,
+			                .nodes = nodes,
+			                .first = k + 1,
+			                .step = nw,
+			                .max = o->max_cores,
+			                .seq_share =
+			                        r->seq_ns ? (double)(r->seq_ns - r->par_ns) / (double)r->seq_ns : 1 };
+	for (int k = 1; k < nw && started == k; k++) /* a worker that cannot start: this thread does its share */
+		started += pthread_create(&w[k].th, NULL, simulate, &w[k]) == 0;
+	for (int k = started; k < nw; k++)
+		simulate(&w[k]);
+	simulate(&w[0]);
+	for (int k = 0; k < nw; k++) {
+		if (k && k < started)
+			pthread_join(w[k].th, NULL);
+		oom |= w[k].oom;
+	}
+	return oom ? tl_error("out of memory") : 0;
 }
 
 /* Instances and sequential time of each region. */
