@@ -44,9 +44,26 @@
 
 #define PF_KTHREAD 0x00200000
 #define TASK_STACK_MAX (32 << 10) /* THREAD_SIZE: 16 KiB on x86-64, 32 KiB with KASAN */
+/*
+ * The system calls a sleeping task is told by (its saved registers, at the
+ * switch): their numbers per architecture.  x86-64 has its own table;
+ * arm64 uses the generic one (include/uapi/asm-generic/unistd.h).  On
+ * another architecture the waits are not classified: a futex wait shows
+ * as SLEEPING, a yield as a quantum's end (docs/RECORD.md).
+ */
+#if defined(__TARGET_ARCH_x86)
 #define NR_FUTEX 202
 #define NR_SCHED_YIELD 24
 #define NR_FUTEX_WAITV 449
+#define SYSCALL_NR(regs) BPF_CORE_READ(regs, orig_ax)
+#define SYSCALL_ARG2(regs) BPF_CORE_READ(regs, si)
+#elif defined(__TARGET_ARCH_arm64)
+#define NR_FUTEX 98
+#define NR_SCHED_YIELD 124
+#define NR_FUTEX_WAITV 449
+#define SYSCALL_NR(regs) BPF_CORE_READ(regs, syscallno)
+#define SYSCALL_ARG2(regs) BPF_CORE_READ(regs, regs[1])
+#endif
 
 struct thread_info {
 	__u32 cpu;
@@ -401,12 +418,14 @@ int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 	}
 	/* current is prev here: its saved registers say what it waits in */
 	if (!preempt && ptid > 0 && !(BPF_CORE_READ(prev, flags) & PF_KTHREAD)) {
+#ifdef NR_FUTEX
 		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 
-		nr = BPF_CORE_READ(regs, orig_ax);
-		op = BPF_CORE_READ(regs, si);
+		nr = SYSCALL_NR(regs);
+		op = SYSCALL_ARG2(regs);
+#endif
 	}
-#ifdef __TARGET_ARCH_x86
+#ifdef NR_FUTEX
 	/* the syscall it sleeps in: a futex wait (of the ops that wait), or sched_yield */
 	if (classify_futex && state && nr == NR_FUTEX && futex_op_waits(op))
 		wait = TL_EVF_WAIT_FUTEX | (futex_op_locks(op) ? TL_EVF_WAIT_LOCK : 0);
