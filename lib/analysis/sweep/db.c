@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/errors.h"
 #include "timeline/states.h"
@@ -68,11 +69,27 @@ struct tl_sweep_db {
 	uint64_t stored;
 };
 
+int tl_sweep_db_fail(sqlite3 *db, const char *path, const char *what)
+{
+	if (db && sqlite3_errcode(db) == SQLITE_NOTADB)
+		return tl_error("results database %s: not an SQLite database", path);
+	return tl_error("results database %s: %s%s%s", path, what ? what : "", what ? ": " : "",
+	                db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+int tl_sweep_db_open_read(const char *path, sqlite3 **db)
+{
+	*db = NULL;
+	if (access(path, F_OK) != 0) /* sqlite would create it */
+		return tl_error_errno("cannot read the results database %s", path);
+	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		return tl_sweep_db_fail(*db, path, NULL);
+	return 0;
+}
+
 static int db_error(struct tl_sweep_db *d, const char *what)
 {
-	if (d->db && sqlite3_errcode(d->db) == SQLITE_NOTADB)
-		return tl_error("results database %s: not an SQLite database", d->path);
-	return tl_error("results database %s: %s: %s", d->path, what, d->db ? sqlite3_errmsg(d->db) : "out of memory");
+	return tl_sweep_db_fail(d->db, d->path, what);
 }
 
 static int exec(struct tl_sweep_db *d, const char *sql, const char *what)

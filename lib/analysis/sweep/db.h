@@ -64,4 +64,18 @@ int tl_sweep_db_add(struct tl_sweep_db *db, const struct tl_spec *s, const struc
 
 void tl_sweep_db_close(struct tl_sweep_db *db);
 
+/* ---- for the readers of a results database (results.c, results_admit.c) ---- */
+
+struct sqlite3;
+
+/*
+ * Set tl_error for an SQLite failure on the results database at path:
+ * "results database PATH: not an SQLite database", or SQLite's reason,
+ * after `what` when not NULL.  Returns -1.
+ */
+int tl_sweep_db_fail(struct sqlite3 *db, const char *path, const char *what);
+
+/* Open the results database at path read-only; it must exist (SQLite would make it).  0, or -1 with tl_error set; close *db either way. */
+int tl_sweep_db_open_read(const char *path, struct sqlite3 **db);
+
 #endif

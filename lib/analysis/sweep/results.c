@@ -13,9 +13,9 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis/cpuuse/cpuuse.h"
+#include "analysis/sweep/db.h"
 #include "base/errors.h"
 #include "base/grow.h"
 
@@ -71,13 +71,6 @@ void tl_results_fit(const double *x, const double *y, size_t n, struct tl_result
 	fit->linear = fit->r2 >= TL_RESULTS_LINEAR_R2;
 }
 
-static int db_fail(sqlite3 *db, const char *path)
-{
-	if (db && sqlite3_errcode(db) == SQLITE_NOTADB)
-		return tl_error("results database %s: not an SQLite database", path);
-	return tl_error("results database %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
-}
-
 static int read_sweeps(sqlite3 *db, struct tl_results *r)
 {
 	static const char sql[] = "SELECT s.id, s.name, s.spec_path, s.created, s.combinations, s.repeat,\n"
@@ -89,7 +82,7 @@ static int read_sweeps(sqlite3 *db, struct tl_results *r)
 	int rc;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_fail(db, r->path);
+		return tl_sweep_db_fail(db, r->path, NULL);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct tl_results_sweep *s;
 		if (TL_GROW_ZERO(r->sweeps, cap, r->nsweeps + 1) < 0) {
@@ -107,7 +100,7 @@ static int read_sweeps(sqlite3 *db, struct tl_results *r)
 		s->failed = (uint64_t)sqlite3_column_int64(st, 7);
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_fail(db, r->path);
+	return rc == SQLITE_DONE ? 0 : tl_sweep_db_fail(db, r->path, NULL);
 }
 
 /* The span when none is given: the sweep's only one. */
@@ -119,7 +112,7 @@ static int pick_span(sqlite3 *db, struct tl_results *r)
 	if (sqlite3_prepare_v2(db,
 	                       "SELECT DISTINCT m.span FROM modules m JOIN runs u ON u.id = m.run WHERE u.sweep = ?1",
 	                       -1, &st, NULL) != SQLITE_OK)
-		return db_fail(db, r->path);
+		return tl_sweep_db_fail(db, r->path, NULL);
 	sqlite3_bind_int64(st, 1, r->sweep->id);
 	while (sqlite3_step(st) == SQLITE_ROW)
 		if (n++ == 0)
@@ -182,7 +175,7 @@ static int read_points(sqlite3 *db, struct tl_results *r)
 	         "ORDER BY p.num IS NULL, p.num, p.value, u.id",
 	         r->metric, r->is_frames ? "frames" : "modules", r->metric, r->is_frames ? "" : " AND m.span = ?3");
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_fail(db, r->path);
+		return tl_sweep_db_fail(db, r->path, NULL);
 	sqlite3_bind_int64(st, 1, r->sweep->id);
 	sqlite3_bind_text(st, 2, r->param, -1, SQLITE_STATIC);
 	if (!r->is_frames)
@@ -213,7 +206,7 @@ static int read_points(sqlite3 *db, struct tl_results *r)
 	if (rc == -1)
 		return tl_error("out of memory");
 	if (rc != SQLITE_DONE)
-		return db_fail(db, r->path);
+		return tl_sweep_db_fail(db, r->path, NULL);
 	if (!r->npoints)
 		return tl_error("sweep %lld has no run done with a parameter '%s'%s%s", (long long)r->sweep->id,
 		                r->param, r->is_frames ? "" : " and the span ", r->is_frames ? "" : r->span);
@@ -239,12 +232,8 @@ int tl_results_read(const char *path, const struct tl_results_opts *o, struct tl
 		r->is_frames = metrics[m].frames;
 		r->is_ns = metrics[m].ns;
 	}
-	if (access(path, F_OK) != 0) /* sqlite would create it */
-		return tl_error_errno("cannot read the results database %s", path);
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		db_fail(db, path);
+	if (tl_sweep_db_open_read(path, &db) < 0)
 		goto out;
-	}
 	if (read_sweeps(db, r) < 0)
 		goto out;
 	for (size_t i = 0; i < r->nsweeps; i++)

@@ -14,9 +14,9 @@
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis/cpuuse/cpuuse.h"
+#include "analysis/sweep/db.h"
 #include "base/errors.h"
 #include "output/fmt.h"
 #include "output/json.h"
@@ -63,12 +63,10 @@ int tl_results_admission(const char *path, int64_t sweep, const struct tl_result
 	r->worst_pct = 99;
 	if (nat > TL_RESULTS_MAX_AT)
 		return tl_error("at most %d parameter values", TL_RESULTS_MAX_AT);
-	if (access(path, F_OK) != 0)
-		return tl_error_errno("cannot read the results database %s", path);
 	if (!(r->spans = calloc(nspecs ? nspecs : 1, sizeof(*r->spans))))
 		return tl_error("out of memory");
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		goto db_fail;
+	if (tl_sweep_db_open_read(path, &db) < 0)
+		goto out;
 	if (!sweep && newest_sweep(db, &sweep) < 0) {
 		tl_error("results database %s holds no sweep", path);
 		goto out;
@@ -118,10 +116,7 @@ int tl_results_admission(const char *path, int64_t sweep, const struct tl_result
 	rc = tl_cpuuse_admission_compute(r);
 	goto out;
 db_fail:
-	if (db && sqlite3_errcode(db) == SQLITE_NOTADB)
-		tl_error("results database %s: not an SQLite database", path);
-	else
-		tl_error("results database %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+	tl_sweep_db_fail(db, path, NULL);
 out:
 	sqlite3_finalize(st);
 	sqlite3_close(db);
