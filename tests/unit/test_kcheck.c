@@ -317,9 +317,51 @@ TEST(test_unknown_allowance)
 	}
 }
 
+/*
+ * Thread 7 sleeps 2000 times in 100 ms (20 us runs on CPU 0, which goes
+ * idle); the kernel dates each sleep before its dequeue and pick, so it
+ * charges less run time: up to 1.5 us a sleep is allowed, or as little as
+ * the time since a wakeup the thread sent just before (marks).
+ */
+static int sleeps(uint64_t short_ns, int marks)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+	int ok;
+
+	feed(kc, kstat(0, 7, TL_KSTAT_AT_START, 0, 0, 0));
+	for (uint64_t i = 0; i < 2000; i++) {
+		uint64_t t0 = i * 50000, out = t0 + 20000;
+		struct tl_event waking = { .ts = out - 300, .type = TL_EV_WAKING, .cpu = 0, .tid = 99 };
+
+		iv(kc, 7, t0, out, TL_ST_EXECUTING);
+		if (marks)
+			feed(kc, waking);
+		feed(kc, sw(out, 7, TL_PS_S));
+		iv(kc, 7, out, t0 + 50000, TL_ST_SLEEPING);
+	}
+	feed(kc, kstat(100 * MS, 7, TL_KSTAT_AT_END, (int64_t)(40 * MS - 2000 * short_ns), 0, 0));
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.threads[0].trace.run_ns, 40 * MS);
+	CHECK_EQ_INT(r.threads[0].lag_sleep_ns, marks ? 2000 * 300 : 2000 * TL_KCHECK_SLEEP_LAG_NS);
+	CHECK_EQ_INT(r.threads[0].lag_end_ns + r.threads[0].lag_out_ns, 0);
+	ok = r.threads[0].ok;
+	tl_kcheck_release(&r);
+	tl_kcheck_free(kc);
+	return ok;
+}
+
+TEST(test_sleep_dating)
+{
+	CHECK_EQ_INT(sleeps(1200, 0), 1); /* 2.4 ms off: beyond the 1 ms tolerance, within it + 3 ms */
+	CHECK_EQ_INT(sleeps(2200, 0), 0); /* 4.4 ms: beyond both */
+	CHECK_EQ_INT(sleeps(1200, 1), 0); /* a wakeup 300 ns before each sleep: 1 + 0.6 ms allowed */
+	CHECK_EQ_INT(sleeps(200, 1), 1);  /* 0.4 ms off */
+}
+
 int main(void)
 {
 	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances,
 	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance,
-	          test_impossible_blkio, test_unknown_allowance);
+	          test_impossible_blkio, test_unknown_allowance, test_sleep_dating);
 }

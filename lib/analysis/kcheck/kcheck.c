@@ -35,6 +35,7 @@ struct kth {
 	uint64_t exit_ts;         /* its EXIT event, 0 before: the kernel sent its exit totals just before it */
 	uint64_t lag_in, lag_out; /* clock lag at its switch-ins and preempted switch-outs (kcheck.h) */
 	uint64_t lag_end;         /* at switch-outs to sleep dated at an enqueue's clock (kcheck.h) */
+	uint64_t lag_sleep;       /* at the other switch-outs to sleep: the kernel's dequeue and pick (kcheck.h) */
 	uint64_t enq_ts;          /* its last WAKEUP: when it joined a run queue */
 	uint64_t unknown_ns;      /* UNKNOWN in the window: could be any state, so it may hide run or wait time */
 	uint64_t cpus_used;       /* bit c: it ran on CPU c (c < 64); bit 63 also stands for every CPU above */
@@ -220,7 +221,7 @@ static void switch_lag(struct tl_kcheck *kc, const struct tl_event *ev)
 {
 	struct cpu_marks *c = cpu_of(kc, ev->cpu);
 	struct kth *t;
-	uint64_t lag, mark;
+	uint64_t lag, mark, sleep;
 	int enq;
 
 	if (!c)
@@ -237,18 +238,22 @@ static void switch_lag(struct tl_kcheck *kc, const struct tl_event *ev)
 	lag = mark > c->switch_ts && ev->ts > mark ? ev->ts - mark : 0;
 	if (lag > TL_KCHECK_MAX_LAG_NS)
 		lag = TL_KCHECK_MAX_LAG_NS;
+	/* a switch to sleep the clock was updated for: dated before the dequeue, the pick and the idle balancing */
+	sleep = c->mark > c->switch_ts && ev->ts > c->mark ? ev->ts - c->mark : TL_KCHECK_SLEEP_LAG_NS;
+	if (sleep > TL_KCHECK_SLEEP_LAG_NS)
+		sleep = TL_KCHECK_SLEEP_LAG_NS;
 	c->switch_ts = ev->ts;
-	if (!lag)
-		return;
-	if ((t = get(kc, ev->arg, 0)) && t->status == OPEN && ev->ts >= t->from)
+	if (lag && (t = get(kc, ev->arg, 0)) && t->status == OPEN && ev->ts >= t->from)
 		t->lag_in += lag;
-	/* a thread still runnable is charged short; one that blocks only when the update was skipped */
+	/* a thread still runnable is charged short; one that blocks as above, or from the skipped update's clock */
 	if (!(t = get(kc, ev->tid, 0)) || t->status != OPEN || ev->ts < t->from)
 		return;
 	if ((ev->a & TL_PS_PREEMPT) || !(ev->a & ~TL_PS_PREEMPT))
 		t->lag_out += lag;
 	else if (enq)
 		t->lag_end += lag;
+	else
+		t->lag_sleep += sleep;
 }
 
 void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
@@ -419,6 +424,7 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 	o->lag_in_ns = t->lag_in;
 	o->lag_out_ns = t->lag_out;
 	o->lag_end_ns = t->lag_end;
+	o->lag_sleep_ns = t->lag_sleep;
 	o->steal_ns = steal_allowance(kc, t->cpus_used);
 	o->unknown_ns = t->unknown_ns;
 	o->run_diff = (int64_t)o->trace.run_ns - (int64_t)o->kernel.run_ns;
@@ -427,14 +433,16 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 	 * time out (steal); what the trace says it does not know (UNKNOWN) may
 	 * hide run or wait time, so the trace may show that much less.
 	 */
-	o->ok = within(o->run_diff, tol + t->lag_out + t->lag_end + o->steal_ns, tol + t->lag_in + t->unknown_ns);
+	o->ok = within(o->run_diff, tol + t->lag_out + t->lag_end + t->lag_sleep + o->steal_ns,
+	               tol + t->lag_in + t->unknown_ns);
 	if (pct(absdiff(o->run_diff), win) > r->max_run_pct)
 		r->max_run_pct = pct(absdiff(o->run_diff), win);
 	if (o->have & TL_KCHECK_WAIT) {
 		o->wait_diff = (int64_t)o->trace.wait_ns - (int64_t)o->kernel.wait_ns;
 		o->ok &= within(o->wait_diff, tol + t->lag_in, tol + t->lag_out + t->unknown_ns);
 		/* the sum does not depend on where a switch is dated; stolen time is in the trace's only */
-		o->ok &= within(o->run_diff + o->wait_diff, tol + o->steal_ns + t->lag_end, tol + t->unknown_ns);
+		o->ok &= within(o->run_diff + o->wait_diff, tol + o->steal_ns + t->lag_end + t->lag_sleep,
+		                tol + t->unknown_ns);
 		if (pct(absdiff(o->wait_diff), win) > r->max_wait_pct)
 			r->max_wait_pct = pct(absdiff(o->wait_diff), win);
 		r->have_wait = 1;
