@@ -59,6 +59,14 @@ int main(int argc, char **argv)
 		}
 		printf("\n");
 	}
+	for (int r = 0; r < 2; r++) {
+		struct kdating_bpf__bss *b = s->bss;
+
+		if (b->enq_n[r])
+			printf("%-18s %6llu wakeups, enqueue dated %5.0f ns before the WAKEUP on average\n",
+			       r ? "by another CPU" : "by the target CPU", (unsigned long long)b->enq_n[r],
+			       (double)b->enq_sum[r] / (double)b->enq_n[r] - (double)s->data->clock_min);
+	}
 	kdating_bpf__destroy(s);
 	return 0;
 }

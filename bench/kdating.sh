@@ -4,7 +4,8 @@
 # sleep of one thread of tests/live/wl_kernel, its run + run-queue wait as
 # the trace dates them (the tracepoints' times) minus the kernel's own
 # accounting of the same (sum_exec_runtime + run_delay), without any
-# recording: bench/kdating.bpf.c reads both in the kernel.
+# recording: bench/kdating.bpf.c reads both in the kernel.  Also where the
+# kernel dates each enqueue, before the WAKEUP event.
 #
 #   bench/kdating.sh BUILD_DIR      (after `make tests`; needs root)
 #
@@ -25,8 +26,17 @@ bpftool gen skeleton "$WORK/kdating.bpf.o" >"$WORK/kdating.skel.h"
 cc -O2 -Wall -I"$WORK" "$HERE/kdating.c" -o "$WORK/kdating" -lbpf
 
 echo "# $(date -u +%Y-%m-%d) $(uname -r), $(nproc) CPUs; trace - kernel per sleep (0 = the same dating)"
-for case in "dio reader" "dio writer" "pipeline filter" "pipeline consumer"; do
+# contend+: with two busy loops beside it, so that wakeups find their CPU busy
+for case in "dio reader" "dio writer" "pipeline filter" "pipeline consumer" "contend lockA" "contend+ lockA"; do
 	set -- $case
+	hogs=
+	if [ "$1" = contend+ ]; then
+		set -- contend "$2"
+		for i in 1 2; do
+			sh -c 'while :; do :; done' &
+			hogs="$hogs $!"
+		done
+	fi
 	"$WORK/kdating" "$2" >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
 	while ! grep -q ready "$WORK/err" 2>/dev/null; do
@@ -36,6 +46,7 @@ for case in "dio reader" "dio writer" "pipeline filter" "pipeline consumer"; do
 	"$WL" "$1" --truth "$WORK/truth.json" >/dev/null
 	kill -INT $pid
 	wait $pid
-	echo "wl_kernel $1, '$2':"
+	[ -z "$hogs" ] || kill $hogs
+	echo "wl_kernel $1, '$2'${hogs:+, two busy loops beside it}:"
 	sed 's/^/  /' "$WORK/out"
 done

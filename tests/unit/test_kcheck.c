@@ -359,9 +359,52 @@ TEST(test_sleep_dating)
 	CHECK_EQ_INT(sleeps(200, 1), 1);  /* 0.4 ms off */
 }
 
+/*
+ * Thread 5 is woken 1000 times in 100 ms: WAKING on CPU 1, its WAKEUP 8 us
+ * later on CPU 1 (enqueued by the waker onto busy CPU 0) or on CPU 0 (by
+ * CPU 0 itself), then 42 us runnable and 30 us on CPU 0.  The kernel dated
+ * each enqueue `early_ns` before the WAKEUP: up to the WAKING is allowed,
+ * only for an enqueue by another CPU.
+ */
+static int wakes(uint64_t early_ns, int remote)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+	int ok;
+
+	feed(kc, kstat(0, 5, TL_KSTAT_AT_START, 0, 0, 0));
+	for (uint64_t i = 0; i < 1000; i++) {
+		uint64_t t0 = i * 100000, enq = t0 + 28000;
+		struct tl_event waking = { .ts = t0 + 20000, .type = TL_EV_WAKING, .cpu = 1, .tid = 5, .a = 0 };
+		struct tl_event wakeup = { .ts = enq, .type = TL_EV_WAKEUP, .cpu = remote ? 1 : 0, .tid = 5, .a = 0 };
+
+		iv(kc, 5, t0, t0 + 20000, TL_ST_SLEEPING);
+		feed(kc, waking);
+		feed(kc, wakeup);
+		iv(kc, 5, t0 + 20000, t0 + 70000, TL_ST_RUNNABLE);
+		iv(kc, 5, t0 + 70000, t0 + 100000, TL_ST_EXECUTING);
+	}
+	feed(kc, kstat(100 * MS, 5, TL_KSTAT_AT_END, 30 * MS, (int64_t)(42 * MS + 1000 * early_ns), 0));
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.threads[0].trace.wait_ns, 42 * MS); /* from the WAKEUP */
+	CHECK_EQ_INT(r.threads[0].lag_wake_ns, remote ? 8 * MS : 0);
+	ok = r.threads[0].ok;
+	tl_kcheck_release(&r);
+	tl_kcheck_free(kc);
+	return ok;
+}
+
+TEST(test_remote_enqueue)
+{
+	CHECK_EQ_INT(wakes(6000, 1), 1);  /* 6 ms more wait in the kernel: within 1 ms + 8 ms */
+	CHECK_EQ_INT(wakes(10000, 1), 0); /* 10 ms: beyond */
+	CHECK_EQ_INT(wakes(6000, 0), 0);  /* enqueued by its own CPU: the clock is the WAKEUP's */
+	CHECK_EQ_INT(wakes(500, 0), 1);
+}
+
 int main(void)
 {
 	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances,
 	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance,
-	          test_impossible_blkio, test_unknown_allowance, test_sleep_dating);
+	          test_impossible_blkio, test_unknown_allowance, test_sleep_dating, test_remote_enqueue);
 }

@@ -37,6 +37,8 @@ struct kth {
 	uint64_t lag_end;         /* at switch-outs to sleep dated at an enqueue's clock (kcheck.h) */
 	uint64_t lag_sleep;       /* at the other switch-outs to sleep: the kernel's dequeue and pick (kcheck.h) */
 	uint64_t enq_ts;          /* its last WAKEUP: when it joined a run queue */
+	uint64_t waking_ts;       /* its WAKING since, 0 none */
+	uint64_t lag_wake;        /* at enqueues by another CPU: the kernel's wait starts up to this much earlier */
 	uint64_t unknown_ns;      /* UNKNOWN in the window: could be any state, so it may hide run or wait time */
 	uint64_t cpus_used;       /* bit c: it ran on CPU c (c < 64); bit 63 also stands for every CPU above */
 	struct reading start, end;
@@ -256,6 +258,34 @@ static void switch_lag(struct tl_kcheck *kc, const struct tl_event *ev)
 		t->lag_sleep += sleep;
 }
 
+/*
+ * A WAKEUP: the enqueue updates the clock of the target CPU, wherever the
+ * event fired.  Fired on another CPU than its target, the waker enqueued
+ * it holding the target's lock (the target was busy) and dated it there,
+ * before the enqueue and the preemption request (an IPI) that come before
+ * the event: up to the WAKING (kcheck.h, lag_wake).
+ */
+static void on_enqueue(struct tl_kcheck *kc, const struct tl_event *ev, struct kth *t)
+{
+	struct cpu_marks *c;
+	uint64_t at = ev->ts;
+
+	if (t && ev->a != ev->cpu && t->waking_ts && t->waking_ts <= ev->ts &&
+	    ev->ts - t->waking_ts <= TL_KCHECK_MAX_LAG_NS) {
+		at = t->waking_ts;
+		if (t->status == OPEN && at >= t->from)
+			t->lag_wake += ev->ts - at;
+	}
+	if (t) {
+		t->enq_ts = ev->ts;
+		t->waking_ts = 0;
+	}
+	if (ev->a >= 0 && ev->a < 4096 && (c = cpu_of(kc, (int)ev->a))) {
+		c->enq_mark = at;
+		c->enq_tid = ev->tid;
+	}
+}
+
 void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
 {
 	struct kth *t;
@@ -272,15 +302,11 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
 	case TL_EV_SOFTIRQ_EXIT:
 		if ((c = cpu_of(kc, ev->cpu)))
 			c->mark = ev->ts;
-		if (ev->type == TL_EV_WAKEUP || ev->type == TL_EV_WAKEUP_NEW) {
-			/* the enqueue updates the clock of the target CPU, wherever the event fired */
-			if (ev->a >= 0 && ev->a < 4096 && (c = cpu_of(kc, (int)ev->a))) {
-				c->enq_mark = ev->ts;
-				c->enq_tid = ev->tid;
-			}
-			if ((t = get(kc, ev->tid, 0)))
-				t->enq_ts = ev->ts;
-		}
+		t = ev->type == TL_EV_WAKING || ev->type == TL_EV_WAKEUP ? get(kc, ev->tid, 0) : NULL;
+		if (ev->type == TL_EV_WAKING && t)
+			t->waking_ts = ev->ts;
+		if (ev->type == TL_EV_WAKEUP || ev->type == TL_EV_WAKEUP_NEW)
+			on_enqueue(kc, ev, t);
 		break;
 	case TL_EV_KSTAT: on_kstat(kc, ev); break;
 	case TL_EV_KSTAT_CSW: on_csw(kc, ev); break;
@@ -425,12 +451,14 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 	o->lag_out_ns = t->lag_out;
 	o->lag_end_ns = t->lag_end;
 	o->lag_sleep_ns = t->lag_sleep;
+	o->lag_wake_ns = t->lag_wake;
 	o->steal_ns = steal_allowance(kc, t->cpus_used);
 	o->unknown_ns = t->unknown_ns;
 	o->run_diff = (int64_t)o->trace.run_ns - (int64_t)o->kernel.run_ns;
 	/*
-	 * The kernel dates switch-ins early (lag_in, lag_out) and leaves stolen
-	 * time out (steal); what the trace says it does not know (UNKNOWN) may
+	 * The kernel dates switch-ins early (lag_in, lag_out), sleeps early
+	 * (lag_end, lag_sleep), enqueues by another CPU early (lag_wake), and
+	 * leaves stolen time out (steal); what the trace says it does not know (UNKNOWN) may
 	 * hide run or wait time, so the trace may show that much less.
 	 */
 	o->ok = within(o->run_diff, tol + t->lag_out + t->lag_end + t->lag_sleep + o->steal_ns,
@@ -439,10 +467,10 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 		r->max_run_pct = pct(absdiff(o->run_diff), win);
 	if (o->have & TL_KCHECK_WAIT) {
 		o->wait_diff = (int64_t)o->trace.wait_ns - (int64_t)o->kernel.wait_ns;
-		o->ok &= within(o->wait_diff, tol + t->lag_in, tol + t->lag_out + t->unknown_ns);
-		/* the sum does not depend on where a switch is dated; stolen time is in the trace's only */
+		o->ok &= within(o->wait_diff, tol + t->lag_in, tol + t->lag_out + t->lag_wake + t->unknown_ns);
+		/* the sum depends only on where sleeps and enqueues are dated; stolen time is in the trace's only */
 		o->ok &= within(o->run_diff + o->wait_diff, tol + o->steal_ns + t->lag_end + t->lag_sleep,
-		                tol + t->unknown_ns);
+		                tol + t->lag_wake + t->unknown_ns);
 		if (pct(absdiff(o->wait_diff), win) > r->max_wait_pct)
 			r->max_wait_pct = pct(absdiff(o->wait_diff), win);
 		r->have_wait = 1;

@@ -71,7 +71,19 @@
  * A wakeup from another CPU first marks the thread waking (sched_waking,
  * where the trace's RUNNABLE begins) and enqueues it on its CPU later, at
  * sched_wakeup (an IPI: 15-20 us here); the kernel's run-queue wait starts
- * at the enqueue, so the check counts RUNNABLE from the WAKEUP.
+ * at the enqueue, so the check counts RUNNABLE from the WAKEUP.  But when
+ * the target CPU is busy, the waker enqueues the thread itself, holding
+ * the target's lock, and the WAKEUP fires on the waker's CPU after the
+ * enqueue and the request to preempt (an IPI, a VM exit on a guest): the
+ * kernel dated the enqueue at its clock update before all that.  Measured
+ * (bench/kdating.sh, a contended mutex beside two busy loops): 891 such
+ * wakeups dated 8.2 us before their WAKEUP on average, against 0.3-0.5 us
+ * for a WAKEUP on the target CPU; the thread's run+wait was 6.8 ms (1.4%
+ * of its window) short in the trace.  So a WAKEUP that fired on another
+ * CPU than its target may have been dated as early as its WAKING (capped
+ * at TL_KCHECK_MAX_LAG_NS): the kernel may show that much more wait, and
+ * more run time when the switch-in keeps the enqueue's clock (lag_wake;
+ * lag_in counts from the WAKING then).
  *
  * UNKNOWN: time the trace says it cannot account for (lost events, a
  * switch nobody reported) may hide run or wait time, so the trace may show
@@ -126,6 +138,7 @@ struct tl_kcheck_thread {
 	uint64_t lag_out_ns;         /* at its preempted switch-outs: that much less */
 	uint64_t lag_end_ns;         /* at switch-outs to sleep the kernel dated at an enqueue: less run time */
 	uint64_t lag_sleep_ns; /* at its other switch-outs to sleep: less run time (TL_KCHECK_SLEEP_LAG_NS each) */
+	uint64_t lag_wake_ns;  /* at enqueues by another CPU, WAKING to WAKEUP: the kernel may show more wait */
 	uint64_t steal_ns;     /* steal time of the CPUs it ran on (+1 tick each): the kernel may show less */
 	uint64_t unknown_ns;   /* UNKNOWN in the window: the trace may show that much less of both */
 	int64_t vol_diff, invol_diff;
