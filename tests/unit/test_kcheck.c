@@ -171,13 +171,13 @@ TEST(test_within_tolerance_and_verdict)
 	tl_kcheck_free(kc);
 }
 
-/* Thread 5 is woken 10 times on CPU 0 and preempts thread 6 200 us after its enqueue each time. */
-static void preemptions(struct tl_kcheck *kc, int marks)
+/* Thread 5 is woken 10 times on CPU 0 and preempts thread 6 `delay` ns (200 us) after its enqueue each time. */
+static void preemptions_after(struct tl_kcheck *kc, int marks, uint64_t delay)
 {
 	feed(kc, kstat(0, 5, TL_KSTAT_AT_START, 0, 0, 0));
 	feed(kc, kstat(0, 6, TL_KSTAT_AT_START, 0, 0, 0));
 	for (int i = 0; i < 10; i++) {
-		uint64_t t0 = (uint64_t)i * 10 * MS, wake = t0 + 5 * MS, enq = wake + 20000, sw_at = enq + 200000;
+		uint64_t t0 = (uint64_t)i * 10 * MS, wake = t0 + 5 * MS, enq = wake + 20000, sw_at = enq + delay;
 		struct tl_event waking = { .ts = wake, .type = TL_EV_WAKING, .cpu = 1, .tid = 5 };
 		struct tl_event wakeup = { .ts = enq, .type = TL_EV_WAKEUP, .cpu = 0, .tid = 5 };
 		struct tl_event s = sw(sw_at, 6, TL_PS_PREEMPT);
@@ -194,9 +194,14 @@ static void preemptions(struct tl_kcheck *kc, int marks)
 		iv(kc, 5, sw_at, t0 + 10 * MS, TL_ST_EXECUTING);
 		iv(kc, 6, sw_at, t0 + 10 * MS, TL_ST_READY_PREEMPT);
 	}
-	/* the kernel charged thread 5 from each enqueue: 10 x 200 us more on-CPU, that much less wait */
-	feed(kc, kstat(100 * MS, 5, TL_KSTAT_AT_END, 10 * 4780000 + 2 * MS, 0, 0));
-	feed(kc, kstat(100 * MS, 6, TL_KSTAT_AT_END, 10 * 5220000 - 2 * MS, 10 * 4780000 + 2 * MS, 0));
+	/* the kernel charged thread 5 from each enqueue: 10 x delay more on-CPU, that much less wait */
+	feed(kc, kstat(100 * MS, 5, TL_KSTAT_AT_END, 10 * 4980000, 0, 0));
+	feed(kc, kstat(100 * MS, 6, TL_KSTAT_AT_END, (int64_t)(10 * (5020000 + delay) - 10 * delay), 10 * 4980000, 0));
+}
+
+static void preemptions(struct tl_kcheck *kc, int marks)
+{
+	preemptions_after(kc, marks, 200000);
 }
 
 TEST(test_enqueue_and_clock_lag)
@@ -402,9 +407,27 @@ TEST(test_remote_enqueue)
 	CHECK_EQ_INT(wakes(500, 0), 1);
 }
 
+/* A preemption 2 ms after its wakeup (a kernel without preemption, in a system call): dated at the enqueue still. */
+TEST(test_late_preemption)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+
+	preemptions_after(kc, 1, 2 * MS);
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.threads[0].lag_in_ns, 20 * MS);
+	CHECK_EQ_INT(r.threads[1].lag_out_ns, 20 * MS);
+	CHECK_EQ_INT(r.threads[0].run_diff, -20 * (int64_t)MS);
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	CHECK_EQ_INT(r.threads[1].ok, 1);
+	tl_kcheck_release(&r);
+	tl_kcheck_free(kc);
+}
+
 int main(void)
 {
 	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances,
 	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance,
-	          test_impossible_blkio, test_unknown_allowance, test_sleep_dating, test_remote_enqueue);
+	          test_impossible_blkio, test_unknown_allowance, test_sleep_dating, test_remote_enqueue,
+	          test_late_preemption);
 }

@@ -271,7 +271,7 @@ static void on_enqueue(struct tl_kcheck *kc, const struct tl_event *ev, struct k
 	uint64_t at = ev->ts;
 
 	if (t && ev->a != ev->cpu && t->waking_ts && t->waking_ts <= ev->ts &&
-	    ev->ts - t->waking_ts <= TL_KCHECK_MAX_LAG_NS) {
+	    ev->ts - t->waking_ts <= TL_KCHECK_MAX_WAKE_NS) {
 		at = t->waking_ts;
 		if (t->status == OPEN && at >= t->from)
 			t->lag_wake += ev->ts - at;
