@@ -54,7 +54,7 @@ static __always_inline struct tlb_cpu *this_acct(void)
  */
 static __always_inline int is_tracked_in(struct task_struct *t, struct tlb_cpu *c)
 {
-	__u32 tgid = BPF_CORE_READ(t, tgid), gen = tracked_gen, yes, slot;
+	__u32 tgid = t->tgid, gen = tracked_gen, yes, slot;
 
 	if (!tgid)
 		return 0;
@@ -111,7 +111,7 @@ static __always_inline int in_stretch(void)
 		return 0;
 	if (cpu_occ[cpu] != TLB_OCC_UNKNOWN)
 		return 1;
-	return !is_tracked((struct task_struct *)bpf_get_current_task());
+	return !is_tracked(bpf_get_current_task_btf());
 }
 
 /* The occupant of a filtered stretch leaves at ts: its time, interrupts apart, goes to the sums. */
@@ -143,8 +143,8 @@ static __always_inline void open_other(__u32 cpu, struct task_struct *t, __u32 t
 /* A task of another process (or idle) holds the CPU from ts, in a filtered stretch. */
 static __always_inline void new_occupant(struct tlb_cpu *c, __u32 cpu, struct task_struct *t, __u64 ts)
 {
-	c->occ_pid = BPF_CORE_READ(t, pid);
-	c->occ_tgid = BPF_CORE_READ(t, tgid);
+	c->occ_pid = t->pid;
+	c->occ_tgid = t->tgid;
 	c->kind = c->occ_pid == 0 ? TLB_OCC_IDLE : TLB_OCC_OTHER;
 	c->since = c->seen = ts;
 	c->intr_ns = 0;
@@ -175,7 +175,7 @@ static __always_inline void check_occupant(struct tlb_cpu *c, __u32 cpu, struct 
 {
 	if (c->kind < TLB_OCC_OTHER)
 		return;
-	if (BPF_CORE_READ(t, pid) == c->occ_pid) {
+	if (t->pid == c->occ_pid) {
 		c->seen = ts;
 		return;
 	}
@@ -191,7 +191,7 @@ static __always_inline void check_occupant(struct tlb_cpu *c, __u32 cpu, struct 
  */
 static __always_inline int filter_switch(struct task_struct *prev, struct task_struct *next, __u64 ts)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), ntgid = BPF_CORE_READ(next, tgid);
+	__u32 cpu = bpf_get_smp_processor_id(), ntgid = next->tgid;
 	struct tlb_cpu *c = this_acct();
 	int ptr = is_tracked_in(prev, c), ntr = is_tracked_in(next, c), keep;
 
@@ -240,7 +240,7 @@ static __always_inline void sum_intr(int soft, int entry, __u64 ts)
 	if (!c || !c->since)
 		return;
 	if (entry) {
-		check_occupant(c, bpf_get_smp_processor_id(), (struct task_struct *)bpf_get_current_task(), ts);
+		check_occupant(c, bpf_get_smp_processor_id(), bpf_get_current_task_btf(), ts);
 		if (soft)
 			c->softirq_nested = 0;
 		*(soft ? &c->softirq_since : &c->irq_since) = ts;

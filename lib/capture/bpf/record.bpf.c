@@ -1,12 +1,16 @@
 /*
  * record.bpf.c - the eBPF recorder: scheduler, interrupt and block events
- * from raw tracepoints into one ring buffer, as struct tlb_hdr records
+ * from tracepoints into one ring buffer, as struct tlb_hdr records
  * (tlb.h) that capture/bpf_rec.c turns into trace events.
  *
- * Why raw tracepoints: they run from the tracepoint itself, before perf or
- * ftrace delivery, which on some kernels loses events (the switches out of
- * the idle task on a CPU; docs/RECORD.md, "Back ends").  Task fields are
- * read with CO-RE against the running kernel's BTF.
+ * Why raw and BTF-typed tracepoints: they run from the tracepoint itself,
+ * before perf or ftrace delivery, which on some kernels loses events (the
+ * switches out of the idle task on a CPU; docs/RECORD.md, "Back ends").
+ * Task fields are read with CO-RE against the running kernel's BTF.  The
+ * programs given a task are tp_btf programs, and the others take the
+ * current task from bpf_get_current_task_btf(): the verifier knows every
+ * task pointer, so a field is a plain load (p->pid), not a
+ * bpf_probe_read_kernel() call; a switch reads about ten.
  *
  * Waits without syscall tracing: when a task leaves the CPU asleep, its
  * saved user registers say which system call it sleeps in; a futex wait
@@ -55,14 +59,14 @@
 #define NR_FUTEX 202
 #define NR_SCHED_YIELD 24
 #define NR_FUTEX_WAITV 449
-#define SYSCALL_NR(regs) BPF_CORE_READ(regs, orig_ax)
-#define SYSCALL_ARG2(regs) BPF_CORE_READ(regs, si)
+#define SYSCALL_NR(regs) ((regs)->orig_ax)
+#define SYSCALL_ARG2(regs) ((regs)->si)
 #elif defined(__TARGET_ARCH_arm64)
 #define NR_FUTEX 98
 #define NR_SCHED_YIELD 124
 #define NR_FUTEX_WAITV 449
-#define SYSCALL_NR(regs) BPF_CORE_READ(regs, syscallno)
-#define SYSCALL_ARG2(regs) BPF_CORE_READ(regs, regs[1])
+#define SYSCALL_NR(regs) ((regs)->syscallno)
+#define SYSCALL_ARG2(regs) ((regs)->regs[1])
 #endif
 
 struct thread_info {
@@ -258,8 +262,8 @@ static __always_inline int in_ksoftirqd(void)
 
 static __always_inline __u16 context_flags(struct tlb_hdr *scratch)
 {
-	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
-	__u64 stack = (__u64)BPF_CORE_READ(cur, stack), here;
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u64 stack = (__u64)cur->stack, here;
 	__u32 k = 0, *depth = bpf_map_lookup_elem(&intr_depth, &k);
 
 	if (depth && *depth)
@@ -329,7 +333,7 @@ static __always_inline int comm_new(struct pending_drops *pd, __s32 tid)
 
 static __always_inline void comm_of(struct tlb_comm *c, struct task_struct *t)
 {
-	c->tid = BPF_CORE_READ(t, pid);
+	c->tid = t->pid;
 	BPF_CORE_READ_STR_INTO(&c->comm, t, comm);
 }
 
@@ -391,15 +395,15 @@ static __always_inline int futex_op_locks(long op)
 	}
 }
 
-SEC("raw_tp/sched_switch")
-int tl_switch(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/sched_switch")
+int tl_switch(__u64 *ctx)
 {
-	struct task_struct *prev = (struct task_struct *)ctx->args[1];
-	struct task_struct *next = (struct task_struct *)ctx->args[2];
-	unsigned int state = (unsigned int)ctx->args[3];
-	int preempt = (int)ctx->args[0];
+	struct task_struct *prev = (struct task_struct *)ctx[1];
+	struct task_struct *next = (struct task_struct *)ctx[2];
+	unsigned int state = (unsigned int)ctx[3];
+	int preempt = (int)ctx[0];
 	__u64 ts = bpf_ktime_get_ns();
-	__s32 ptid = BPF_CORE_READ(prev, pid);
+	__s32 ptid = prev->pid;
 	long nr = -1, op = 0;
 	__u16 wait = 0;
 	struct tlb_hdr *r;
@@ -416,10 +420,10 @@ int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 		count(TLB_STAT_FILTERED);
 		return 0;
 	}
-	/* current is prev here: its saved registers say what it waits in */
-	if (!preempt && ptid > 0 && !(BPF_CORE_READ(prev, flags) & PF_KTHREAD)) {
+	/* its saved registers say what it waits in */
+	if (!preempt && ptid > 0 && !(prev->flags & PF_KTHREAD)) {
 #ifdef NR_FUTEX
-		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 
 		nr = SYSCALL_NR(regs);
 		op = SYSCALL_ARG2(regs);
@@ -437,7 +441,7 @@ int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 	/* the names this CPU has not sent yet: most switches carry none */
 	pd = my_drops();
 	np = comm_new(pd, ptid);
-	nn = comm_new(pd, BPF_CORE_READ(next, pid));
+	nn = comm_new(pd, next->pid);
 	if (np && nn)
 		r = reserve(sizeof(*r) + 2 * sizeof(*cm));
 	else if (np || nn)
@@ -449,12 +453,11 @@ int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 	hdr(r, TL_EV_SWITCH, ts, 0);
 	r->flags |= wait | (__u16)other;
 	r->tid = ptid;
-	r->arg = BPF_CORE_READ(next, pid);
+	r->arg = next->pid;
 	/* raw: __state, exit_state << 16, preempt << 32; bpf_rec.c maps it to TL_PS_* */
-	r->a = (__s64)(state & 0xffff) | ((__s64)(BPF_CORE_READ(prev, exit_state) & 0xffff) << 16) |
-	       (preempt ? (1ll << 32) : 0);
-	r->b = BPF_CORE_READ(prev, prio);
-	r->c = BPF_CORE_READ(next, prio);
+	r->a = (__s64)(state & 0xffff) | ((__s64)(prev->exit_state & 0xffff) << 16) | (preempt ? (1ll << 32) : 0);
+	r->b = prev->prio;
+	r->c = next->prio;
 	cm = (struct tlb_comm *)(r + 1);
 	if (np && nn) {
 		r->ncomm = 2;
@@ -468,9 +471,9 @@ int tl_switch(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-static __always_inline int wake(struct bpf_raw_tracepoint_args *ctx, __u16 type)
+static __always_inline int wake(__u64 *ctx, __u16 type)
 {
-	struct task_struct *p = (struct task_struct *)ctx->args[0];
+	struct task_struct *p = (struct task_struct *)ctx[0];
 	struct tlb_hdr *r;
 	__u16 other = 0;
 	int named;
@@ -479,7 +482,7 @@ static __always_inline int wake(struct bpf_raw_tracepoint_args *ctx, __u16 type)
 		return 0;
 	if (filter && !is_tracked(p)) {
 		/* kept while a recorded thread holds its CPU: it may preempt that thread */
-		__u32 tcpu = BPF_CORE_READ(p, thread_info.cpu);
+		__u32 tcpu = p->thread_info.cpu;
 
 		if (tcpu >= TLB_MAX_CPUS || cpu_occ[tcpu] != TLB_OCC_RECORDED) {
 			count(TLB_STAT_FILTERED);
@@ -487,16 +490,16 @@ static __always_inline int wake(struct bpf_raw_tracepoint_args *ctx, __u16 type)
 		}
 		other = TL_EVF_OTHER_TID;
 	}
-	named = comm_new(my_drops(), BPF_CORE_READ(p, pid));
+	named = comm_new(my_drops(), p->pid);
 	r = named ? reserve(sizeof(*r) + sizeof(struct tlb_comm)) : reserve(sizeof(*r));
 	if (!r)
 		return 0;
 	hdr(r, type, bpf_ktime_get_ns(), CTX_ASK);
 	r->flags |= other;
-	r->tid = BPF_CORE_READ(p, pid);
+	r->tid = p->pid;
 	r->arg = r->cur_tid;
-	r->a = BPF_CORE_READ(p, thread_info.cpu);
-	r->b = BPF_CORE_READ(p, prio);
+	r->a = p->thread_info.cpu;
+	r->b = p->prio;
 	if (named) {
 		r->ncomm = 1;
 		comm_of((struct tlb_comm *)(r + 1), p);
@@ -505,38 +508,38 @@ static __always_inline int wake(struct bpf_raw_tracepoint_args *ctx, __u16 type)
 	return 0;
 }
 
-SEC("raw_tp/sched_waking")
-int tl_waking(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/sched_waking")
+int tl_waking(__u64 *ctx)
 {
 	return wake(ctx, TL_EV_WAKING);
 }
 
-SEC("raw_tp/sched_wakeup")
-int tl_wakeup(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/sched_wakeup")
+int tl_wakeup(__u64 *ctx)
 {
 	return wake(ctx, TL_EV_WAKEUP);
 }
 
-SEC("raw_tp/sched_wakeup_new")
-int tl_wakeup_new(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/sched_wakeup_new")
+int tl_wakeup_new(__u64 *ctx)
 {
 	return wake(ctx, TL_EV_WAKEUP_NEW);
 }
 
-SEC("raw_tp/sched_process_fork")
-int tl_fork(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/sched_process_fork")
+int tl_fork(__u64 *ctx)
 {
-	struct task_struct *parent = (struct task_struct *)ctx->args[0];
-	struct task_struct *child = (struct task_struct *)ctx->args[1];
+	struct task_struct *parent = (struct task_struct *)ctx[0];
+	struct task_struct *child = (struct task_struct *)ctx[1];
 	struct rec_comm1 *r;
 
 	if (!enabled)
 		return 0;
 	if (filter) {
 		/* a recorded process's child process is recorded too */
-		__u32 ctgid = BPF_CORE_READ(child, tgid);
+		__u32 ctgid = child->tgid;
 
-		if (ctgid != BPF_CORE_READ(parent, tgid) && is_tracked(parent))
+		if (ctgid != parent->tgid && is_tracked(parent))
 			track(ctgid, 1);
 		if (!about_recorded(child))
 			return 0;
@@ -546,19 +549,19 @@ int tl_fork(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	hdr(&r->h, TL_EV_FORK, bpf_ktime_get_ns(), 0);
 	r->h.ncomm = 1;
-	r->h.tid = BPF_CORE_READ(child, pid);
-	r->h.arg = BPF_CORE_READ(parent, pid);
-	r->h.a = BPF_CORE_READ(child, tgid); /* not an event field: the child's process, for the reader */
+	r->h.tid = child->pid;
+	r->h.arg = parent->pid;
+	r->h.a = child->tgid; /* not an event field: the child's process, for the reader */
 	comm_of(&r->c[0], child);
 	submit(r);
 	return 0;
 }
 
-SEC("raw_tp/sched_process_exec")
-int tl_exec(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/sched_process_exec")
+int tl_exec(__u64 *ctx)
 {
-	struct task_struct *p = (struct task_struct *)ctx->args[0];
-	struct linux_binprm *bprm = (struct linux_binprm *)ctx->args[2];
+	struct task_struct *p = (struct task_struct *)ctx[0];
+	struct linux_binprm *bprm = (struct linux_binprm *)ctx[2];
 	struct rec_comm1_name *r;
 	const char *fn;
 	long n;
@@ -569,8 +572,8 @@ int tl_exec(struct bpf_raw_tracepoint_args *ctx)
 	if (!r)
 		return 0;
 	hdr(&r->h, TL_EV_EXEC, bpf_ktime_get_ns(), 0);
-	r->h.tid = BPF_CORE_READ(p, pid);
-	r->h.arg = (__s32)ctx->args[1];
+	r->h.tid = p->pid;
+	r->h.arg = (__s32)ctx[1];
 	r->h.ncomm = 1;
 	comm_of(&r->c[0], p);
 	fn = BPF_CORE_READ(bprm, filename);
@@ -580,45 +583,44 @@ int tl_exec(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-SEC("raw_tp/sched_process_exit")
-int tl_exit(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/sched_process_exit")
+int tl_exit(__u64 *ctx)
 {
-	struct task_struct *p = (struct task_struct *)ctx->args[0];
+	struct task_struct *p = (struct task_struct *)ctx[0];
 
 	if (enabled && about_recorded(p))
-		plain(TL_EV_EXIT, bpf_ktime_get_ns(), 0, BPF_CORE_READ(p, pid), 0, 0, 0, 0);
+		plain(TL_EV_EXIT, bpf_ktime_get_ns(), 0, p->pid, 0, 0, 0, 0);
 	return 0;
 }
 
-SEC("raw_tp/sched_process_free")
-int tl_free(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/sched_process_free")
+int tl_free(__u64 *ctx)
 {
-	struct task_struct *p = (struct task_struct *)ctx->args[0];
-	__u32 pid = BPF_CORE_READ(p, pid);
+	struct task_struct *p = (struct task_struct *)ctx[0];
+	__u32 pid = p->pid;
 
 	if (!enabled || !about_recorded(p))
 		return 0;
 	plain(TL_EV_FREE, bpf_ktime_get_ns(), CTX_ASK, pid, 0, 0, 0, 0);
-	if (filter && pid == (__u32)BPF_CORE_READ(p, tgid))
+	if (filter && pid == (__u32)p->tgid)
 		track(pid, 0); /* the process is gone: its pid may come back as another */
 	return 0;
 }
 
-SEC("raw_tp/sched_migrate_task")
-int tl_migrate(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/sched_migrate_task")
+int tl_migrate(__u64 *ctx)
 {
-	struct task_struct *p = (struct task_struct *)ctx->args[0];
+	struct task_struct *p = (struct task_struct *)ctx[0];
 
 	if (enabled && about_recorded(p))
-		plain(TL_EV_MIGRATE, bpf_ktime_get_ns(), CTX_ASK, BPF_CORE_READ(p, pid), 0,
-		      BPF_CORE_READ(p, thread_info.cpu), (int)ctx->args[1], 0);
+		plain(TL_EV_MIGRATE, bpf_ktime_get_ns(), CTX_ASK, p->pid, 0, p->thread_info.cpu, (int)ctx[1], 0);
 	return 0;
 }
 
-SEC("raw_tp/task_rename")
-int tl_rename(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/task_rename")
+int tl_rename(__u64 *ctx)
 {
-	struct task_struct *p = (struct task_struct *)ctx->args[0];
+	struct task_struct *p = (struct task_struct *)ctx[0];
 	struct rec_comm1 *r;
 
 	if (!enabled || !about_recorded(p))
@@ -627,11 +629,11 @@ int tl_rename(struct bpf_raw_tracepoint_args *ctx)
 	if (!r)
 		return 0;
 	hdr(&r->h, TL_EV_RENAME, bpf_ktime_get_ns(), 0);
-	r->h.tid = BPF_CORE_READ(p, pid);
+	r->h.tid = p->pid;
 	/* the new name, as the thread's name (the reader makes it the event's name too) */
 	r->h.ncomm = 1;
 	r->c[0].tid = r->h.tid;
-	bpf_probe_read_kernel_str(r->c[0].comm, TLB_COMM_LEN, (const char *)ctx->args[1]);
+	bpf_probe_read_kernel_str(r->c[0].comm, TLB_COMM_LEN, (const char *)ctx[1]);
 	submit(r);
 	return 0;
 }
@@ -758,7 +760,7 @@ int tl_bio_queue(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct bio *bio = (struct bio *)ctx->args[0];
 
-	if (enabled && about_recorded((struct task_struct *)bpf_get_current_task()))
+	if (enabled && about_recorded(bpf_get_current_task_btf()))
 		plain(TL_EV_BLOCK_ISSUE, bpf_ktime_get_ns(), 0, (__s32)bpf_get_current_pid_tgid(), 0,
 		      BPF_CORE_READ(bio, bi_bdev, bd_dev), BPF_CORE_READ(bio, bi_iter.bi_sector),
 		      BPF_CORE_READ(bio, bi_iter.bi_size));

@@ -102,7 +102,7 @@ int tl_sample(struct tl_perf_ctx *ctx)
 
 	if (!enabled || !(__u32)id)
 		return 0;
-	if (filter && !is_tracked((struct task_struct *)bpf_get_current_task())) {
+	if (filter && !is_tracked(bpf_get_current_task_btf())) {
 		count(TLB_STAT_FILTERED);
 		return 0;
 	}
