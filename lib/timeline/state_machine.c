@@ -119,6 +119,7 @@ void tl_sm_set_state(struct tl_sched *s, struct thread *t, unsigned state, uint6
 	t->pub.state = (uint16_t)state;
 	t->pub.state_since = at;
 	t->by = 0;
+	t->gap_cpus = 0;
 	if (state == TL_ST_READY_PREEMPT)
 		tl_sm_pq_add(s, t, t->pub.cpu);
 }
@@ -244,6 +245,8 @@ void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *na
 		s->n.anomalies++;
 		return;
 	}
+	if (ev->cpu >= 0 && s->cpus[ev->cpu].gap_open && ev->type != TL_EV_LOST)
+		tl_sm_gap_end(s, ev->cpu, ev->ts);
 	if (ev->cpu >= 0) {
 		int32_t cur = context_tid(ev);
 		/* the common case, known, costs nothing; a filtered stretch's tasks are not followed */
@@ -435,6 +438,52 @@ void tl_sm_unknown_ready(struct tl_sched *s, uint64_t from, int asleep_too)
 		if (tl_state_is_ready(l->t->pub.state) || (asleep_too && tl_state_is_asleep(l->t->pub.state)))
 			tl_sm_set_state(s, l->t, TL_ST_UNKNOWN,
 			                from > l->t->pub.state_since ? from : l->t->pub.state_since, 0);
+}
+
+static uint64_t gap_bit(int cpu)
+{
+	return 1ull << (cpu < 63 ? cpu : 63);
+}
+
+/* CPU c lost events from `from`: its gap begins for every sleeper (and joins the open gaps of earlier losses). */
+void tl_sm_gap_begin(struct tl_sched *s, int c, uint64_t from)
+{
+	size_t pos = 0;
+	struct live *l;
+	int n = 0;
+
+	while ((l = tl_tidmap_next(&s->live, &pos))) {
+		struct thread *t = l->t;
+		unsigned was = t->pub.state;
+
+		if (tl_state_is_asleep(was)) {
+			tl_sm_set_state(s, t, TL_ST_UNKNOWN, from, 0);
+			t->gap_state = (uint16_t)was;
+		} else if (!t->gap_cpus || was != TL_ST_UNKNOWN) {
+			continue;
+		}
+		t->gap_cpus |= gap_bit(c);
+		n++;
+	}
+	s->cpus[c].gap_open = n > 0;
+}
+
+/* The first event on CPU c after its gap: a sleeper no gap covers any more is asleep again from ts. */
+void tl_sm_gap_end(struct tl_sched *s, int c, uint64_t ts)
+{
+	size_t pos = 0;
+	struct live *l;
+
+	s->cpus[c].gap_open = 0;
+	while ((l = tl_tidmap_next(&s->live, &pos))) {
+		struct thread *t = l->t;
+
+		if (!(t->gap_cpus & gap_bit(c)))
+			continue;
+		t->gap_cpus &= ~gap_bit(c);
+		if (!t->gap_cpus && t->pub.state == TL_ST_UNKNOWN)
+			tl_sm_set_state(s, t, t->gap_state, ts, 0);
+	}
 }
 
 const struct tl_sched_counters *tl_sched_counters(const struct tl_sched *s)

@@ -182,14 +182,17 @@ void tl_sm_reveal(struct tl_sched *s, int c, int32_t tid, uint64_t runtime, cons
 		woke = 1;
 	}
 	s->inferring = !exact;
-	if (!runtime && cpu->cur > 0 && at < ev->ts) {
+	if (!runtime && (cpu->cur > 0 || cpu->what == TL_CPU_FILTERED) && at < ev->ts) {
 		/*
 		 * The CPU had a real occupant whose switch-out was not reported: it
 		 * ran for a time we cannot know (seen here: a hypervisor agent's
-		 * threads whose switches no tracepoint reports).  Giving this thread
-		 * the CPU from the occupant's start would invent on-CPU time; from
-		 * then until now we do not know.  (An idle CPU that did not report
-		 * its switch out of idle gave it the CPU at once: the rule above.)
+		 * threads whose switches no tracepoint reports; other processes'
+		 * tasks whose switches stayed in the kernel, in a forced overrun
+		 * 2.5 ms of a waiting thread's run-queue wait taken for run time).
+		 * Giving this thread the CPU from the occupant's start would invent
+		 * on-CPU time; from then until now we do not know.  (An idle CPU
+		 * that did not report its switch out of idle gave it the CPU at
+		 * once: the rule above.)
 		 */
 		tl_sm_set_state(s, t, TL_ST_UNKNOWN, at, t->by);
 		tl_sm_cpu_set(s, c, TL_CPU_UNKNOWN, -1, 0, at);
@@ -578,6 +581,14 @@ void tl_sm_on_lost(struct tl_sched *s, const struct tl_event *ev)
 	 * once showed a 932 ms scheduling latency that never happened).
 	 */
 	tl_sm_unknown_ready(s, cpu->last_ts, 0);
+	/*
+	 * Nor whom it woke: any sleeper may have been woken in the gap, run and
+	 * slept again unseen (a thread waiting for its children, 24 switches
+	 * and 8 ms on a CPU missing in a forced overrun).  Sleepers are
+	 * UNKNOWN until the gap ends, then asleep again (tl_sm_gap_end).
+	 */
+	if (!(ev->flags & TL_EVF_DAMAGE))
+		tl_sm_gap_begin(s, ev->cpu, cpu->last_ts);
 	/*
 	 * A damaged block of the file (the reader's LOST, b = the gap's start)
 	 * held every CPU's events: any sleeper may have been woken in it.

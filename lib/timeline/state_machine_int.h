@@ -40,6 +40,8 @@ struct thread {
 	uint8_t exited;         /* its EXIT was seen */
 	uint8_t reaped;         /* its process's parent reaped it before its last switch-out */
 	int32_t reap_tid;       /* woken by this exited process: it reaps it when it next runs */
+	uint64_t gap_cpus;      /* UNKNOWN while these CPUs' lost events may hide its wakeup (bit 63: CPU 63 and up) */
+	uint16_t gap_state;     /* the sleep it returns to when their gaps end */
 	/* membership in its CPU's list of READY_PREEMPT threads (pq_cpu -1: not listed) */
 	struct thread *pq_next, *pq_prev;
 	int16_t pq_cpu;
@@ -54,6 +56,7 @@ struct cpu {
 	int softirq_depth;
 	uint64_t last_ts;         /* last event on this CPU */
 	uint8_t after_lost;       /* the occupant is unknown because events were lost (not because the trace began) */
+	uint8_t gap_open;         /* sleepers are UNKNOWN for this CPU's lost events: until its next event */
 	struct thread *preempted; /* threads waiting here in READY_PREEMPT */
 };
 
@@ -92,6 +95,9 @@ void tl_sm_end_life(struct tl_sched *s, struct thread *t);
  * CPU are gone) so is every sleeping thread.
  */
 void tl_sm_unknown_ready(struct tl_sched *s, uint64_t from, int asleep_too);
+/* Lost events on a CPU: sleepers are UNKNOWN from `from` until the CPU's next event (gap_end). */
+void tl_sm_gap_begin(struct tl_sched *s, int cpu, uint64_t from);
+void tl_sm_gap_end(struct tl_sched *s, int cpu, uint64_t ts);
 
 /* ---- state_machine_events.c: one handler per kind of event ---- */
 

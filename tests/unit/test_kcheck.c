@@ -424,10 +424,84 @@ TEST(test_late_preemption)
 	tl_kcheck_free(kc);
 }
 
+/* Events lost while thread 9 was UNKNOWN may have been its switches: the trace may count that many fewer. */
+static int lost_switches(int unknown, int64_t lost)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+	struct tl_event l = { .ts = 50 * MS, .type = TL_EV_LOST, .cpu = 0, .tid = 0, .a = lost };
+	int ok;
+
+	feed(kc, kstat(0, 9, TL_KSTAT_AT_START, 0, 0, 0));
+	feed(kc, csw(0, 9, TL_KSTAT_AT_START, 0, 0));
+	for (uint64_t i = 0; i < 100; i++)
+		feed(kc, sw(i * MS, 9, TL_PS_S));
+	feed(kc, l);
+	iv(kc, 9, 0, 40 * MS, TL_ST_EXECUTING);
+	iv(kc, 9, 40 * MS, 60 * MS, unknown ? TL_ST_UNKNOWN : TL_ST_SLEEPING);
+	feed(kc, kstat(100 * MS, 9, TL_KSTAT_AT_END, 40 * MS, 0, 0));
+	feed(kc, csw(100 * MS, 9, TL_KSTAT_AT_END, 120, 0));
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.threads[0].vol_diff, -20);
+	CHECK_EQ_INT(r.threads[0].lost_events, unknown ? (uint64_t)lost : 0);
+	ok = r.threads[0].ok;
+	tl_kcheck_release(&r);
+	tl_kcheck_free(kc);
+	return ok;
+}
+
+TEST(test_lost_switches)
+{
+	CHECK_EQ_INT(lost_switches(1, 30), 1); /* 20 missing, 30 lost while it was UNKNOWN */
+	CHECK_EQ_INT(lost_switches(1, 10), 0); /* 20 missing, 10 lost: more than 1 + 10 */
+	CHECK_EQ_INT(lost_switches(0, 30), 0); /* it was never UNKNOWN: none of them were its */
+}
+
+/*
+ * Thread 11, born at 0, runs 1.5 ms from 1 ms (or sleeps from 2.5 ms and
+ * comes back at `back`), and exits at 3 ms on CPU 0; its exit totals say
+ * 0 ns on a CPU: the kernel had not updated them since its switch-in.
+ */
+static int exit_totals(uint64_t back)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+	struct tl_event fork = { .ts = 0, .type = TL_EV_FORK, .cpu = 0, .tid = 11 };
+	struct tl_event in = sw(MS, 0, TL_PS_S), out = sw(2500000, 11, TL_PS_S), in2 = sw(back, 0, TL_PS_S);
+	struct tl_event ex = { .ts = 3 * MS, .type = TL_EV_EXIT, .cpu = 0, .tid = 11 };
+	int ok;
+
+	in.arg = 11;
+	in2.arg = 11;
+	feed(kc, fork);
+	feed(kc, in);
+	if (back < 3 * MS) {
+		feed(kc, out);
+		feed(kc, in2);
+		iv(kc, 11, back, 3 * MS, TL_ST_EXECUTING);
+	}
+	iv(kc, 11, MS, back < 3 * MS ? 2500000 : 3 * MS, TL_ST_EXECUTING);
+	feed(kc, ex);
+	feed(kc, kstat(3 * MS + 5000, 11, TL_KSTAT_AT_EXIT, 0, 0, 0));
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.threads[0].exited, 1);
+	CHECK_EQ_INT(r.threads[0].lag_exit_ns, 3 * MS - (back < 3 * MS ? back : MS));
+	ok = r.threads[0].ok;
+	tl_kcheck_release(&r);
+	tl_kcheck_free(kc);
+	return ok;
+}
+
+TEST(test_exit_totals)
+{
+	CHECK_EQ_INT(exit_totals(3 * MS), 1);  /* 2 ms on a CPU since its switch-in: all may be missing */
+	CHECK_EQ_INT(exit_totals(2900000), 0); /* 1.6 ms run, but only 0.1 ms since its last switch-in */
+}
+
 int main(void)
 {
 	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances,
 	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance,
 	          test_impossible_blkio, test_unknown_allowance, test_sleep_dating, test_remote_enqueue,
-	          test_late_preemption);
+	          test_late_preemption, test_lost_switches, test_exit_totals);
 }

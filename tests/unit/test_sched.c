@@ -503,8 +503,34 @@ TEST(lost_events_waiting_thread)
 	CHECK_EQ_INT(st(1111, 0, TL_ST_RUNNABLE), 0);       /* woken at 1010, after cpu1's last event (1006) */
 	CHECK_EQ_INT(st(1111, 0, TL_ST_UNKNOWN), 10 + 590); /* before its first event, and 1010 .. 1600 */
 	CHECK_EQ_INT(st(1111, 0, TL_ST_SLEEPING), 100);
-	CHECK_EQ_INT(st(1112, 0, TL_ST_SLEEPING), 691); /* asleep before the gap: not touched */
-	CHECK_EQ_INT(st(1110, 0, TL_ST_UNKNOWN), 0);    /* running on cpu0 throughout (its CPU lost nothing) */
+	CHECK_EQ_INT(st(1112, 0, TL_ST_SLEEPING), 100);    /* asleep before the gap, and after it (1600) */
+	CHECK_EQ_INT(st(1112, 0, TL_ST_UNKNOWN), 8 + 591); /* before its first event; 1009 .. 1600: woken in it? */
+	CHECK_EQ_INT(st(1110, 0, TL_ST_UNKNOWN), 0);       /* running on cpu0 throughout (its CPU lost nothing) */
+	CHECK_EQ_INT(tl_sched_counters(S)->lost, 7);
+	tl_sched_free(S);
+}
+
+/*
+ * A sleeper is UNKNOWN while any CPU's lost events may hide its wakeup: from
+ * the first gap's start until the last of the gaps it overlaps ends (the
+ * CPU's next event), then asleep again.
+ */
+TEST(lost_events_sleepers)
+{
+	start();
+	sw(1000, 0, 0, 0, 1110);                                  /* A runs on cpu0 */
+	sw(1001, 1, 0, 0, 1113);                                  /* D on cpu1 ... */
+	sw(1005, 1, 1113, TL_PS_S, 0);                            /* ... sleeps at 1005 */
+	ev(1100, 1, TL_EV_LOST, 0, 0, 3, 0, 0, 0, NULL);          /* cpu1's gap from 1005 */
+	ev(1150, 0, TL_EV_LOST, 0, 0, 4, 0, 0, 0, NULL);          /* cpu0's from 1000 */
+	ev(1200, 1, TL_EV_SOFTIRQ_ENTRY, 0, 0, 1, 0, 0, 0, NULL); /* cpu1's gap ends: cpu0's goes on */
+	ev(1201, 1, TL_EV_SOFTIRQ_EXIT, 0, 0, 1, 0, 0, 0, NULL);
+	sw(1300, 0, 1110, TL_PS_S, 0); /* cpu0's ends */
+	finish(1500);
+	CHECK_EQ_INT(st(1113, 0, TL_ST_EXECUTING), 4);
+	CHECK_EQ_INT(st(1113, 0, TL_ST_UNKNOWN), 1 + 295); /* before its first event; 1005 .. 1300 */
+	CHECK_EQ_INT(st(1113, 0, TL_ST_SLEEPING), 200);    /* 1300 .. 1500 */
+	CHECK_EQ_INT(st(1110, 0, TL_ST_UNKNOWN), 300);     /* cpu0's current from its last event, 1000 .. 1300 */
 	CHECK_EQ_INT(tl_sched_counters(S)->lost, 7);
 	tl_sched_free(S);
 }
@@ -835,11 +861,31 @@ TEST(sleep_in_exit_path)
 	tl_sched_free(S);
 }
 
+/*
+ * A thread waiting for a CPU that another process's tasks held (their
+ * switches stayed in the kernel) is seen leaving it: when it got the CPU
+ * is not known, so that time is UNKNOWN, not on-CPU time.
+ */
+TEST(switch_in_hidden_in_filtered_stretch)
+{
+	start();
+	sw(1000, 0, 0, 0, 1110);                                   /* A on cpu0 */
+	waking(1010, 0, 1111, 1110);                               /* B woken, waits */
+	sw_f(1020, 0, 1110, TL_PS_S, 900, TL_EVF_OTHER_ARG);       /* another process's task: filtered from here */
+	sw_f(1300, 0, 1111, TL_PS_PREEMPT, 901, TL_EVF_OTHER_ARG); /* B leaves cpu0: it ran there, since when? */
+	finish(1400);
+	CHECK_EQ_INT(st(1111, 0, TL_ST_RUNNABLE), 10);      /* 1010 .. 1020 */
+	CHECK_EQ_INT(st(1111, 0, TL_ST_UNKNOWN), 10 + 280); /* before its first event; 1020 .. 1300 */
+	CHECK_EQ_INT(st(1111, 0, TL_ST_EXECUTING), 0);
+	tl_sched_free(S);
+}
+
 int main(void)
 {
 	RUN_TESTS(life_cycle, zero_length_interval, running_before_trace, sync_wait, io_wait_and_blocked, ready_kinds,
 	          interrupted, stopped_and_zombie, migration_mid_run, lost_events, waking_before_switch_out, pid_reuse,
 	          snapshot_state, identity_before_fork, missing_switch_from_idle, preempt_then_turn, hidden_occupant,
-	          sleep_in_exit_path, lost_events_waiting_thread, damaged_block_gap, zombie_ends_at_reap,
-	          hidden_real_occupant, filtered_stretches, interrupt_wakers);
+	          sleep_in_exit_path, lost_events_waiting_thread, lost_events_sleepers, damaged_block_gap,
+	          zombie_ends_at_reap, hidden_real_occupant, filtered_stretches, switch_in_hidden_in_filtered_stretch,
+	          interrupt_wakers);
 }

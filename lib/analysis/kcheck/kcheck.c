@@ -39,8 +39,11 @@ struct kth {
 	uint64_t enq_ts;          /* its last WAKEUP: when it joined a run queue */
 	uint64_t waking_ts;       /* its WAKING since, 0 none */
 	uint64_t lag_wake;        /* at enqueues by another CPU: the kernel's wait starts up to this much earlier */
+	uint64_t lag_exit;        /* on a CPU at its EXIT since this long: its exit totals may lack that run time */
 	uint64_t unknown_ns;      /* UNKNOWN in the window: could be any state, so it may hide run or wait time */
-	uint64_t cpus_used;       /* bit c: it ran on CPU c (c < 64); bit 63 also stands for every CPU above */
+	uint64_t lost_from;       /* kc->lost when its window opened, and when it closed */
+	uint64_t lost_to;
+	uint64_t cpus_used; /* bit c: it ran on CPU c (c < 64); bit 63 also stands for every CPU above */
 	struct reading start, end;
 	struct tl_kcheck_side trace;
 };
@@ -50,6 +53,7 @@ struct cpu_marks {
 	uint64_t enq_mark;  /* the last enqueue onto it (a WAKEUP whose target it is) */
 	int32_t enq_tid;    /* the thread enqueued then */
 	uint64_t switch_ts; /* its last switch */
+	int32_t in_tid;     /* the thread it switched in */
 	int64_t steal[2];   /* KSTAT_CPU at the start and the end, -1 unknown */
 	uint64_t tick;      /* their unit */
 };
@@ -69,6 +73,7 @@ struct tl_kcheck {
 	struct cached cache[CACHE];
 	struct cpu_marks *cpus;
 	size_t ncpus;
+	uint64_t lost; /* events lost so far (LOST) */
 	int oom;
 };
 
@@ -141,6 +146,7 @@ static void on_kstat(struct tl_kcheck *kc, const struct tl_event *ev)
 		t->has_start = 1;
 		t->status = OPEN;
 		t->from = ev->ts;
+		t->lost_from = kc->lost;
 		memset(&t->trace, 0, sizeof(t->trace));
 	} else if (ev->arg == TL_KSTAT_AT_END || ev->arg == TL_KSTAT_AT_EXIT) {
 		if (t->status == CLOSED)
@@ -151,6 +157,7 @@ static void on_kstat(struct tl_kcheck *kc, const struct tl_event *ev)
 		if (t->status == PENDING)
 			t->from = ev->ts; /* nothing to compare from: finish() counts it unchecked */
 		t->status = CLOSED;
+		t->lost_to = kc->lost;
 	}
 }
 
@@ -245,6 +252,7 @@ static void switch_lag(struct tl_kcheck *kc, const struct tl_event *ev)
 	if (sleep > TL_KCHECK_SLEEP_LAG_NS)
 		sleep = TL_KCHECK_SLEEP_LAG_NS;
 	c->switch_ts = ev->ts;
+	c->in_tid = ev->arg;
 	if (lag && (t = get(kc, ev->arg, 0)) && t->status == OPEN && ev->ts >= t->from)
 		t->lag_in += lag;
 	/* a thread still runnable is charged short; one that blocks as above, or from the skipped update's clock */
@@ -309,6 +317,7 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
 			on_enqueue(kc, ev, t);
 		break;
 	case TL_EV_KSTAT: on_kstat(kc, ev); break;
+	case TL_EV_LOST: kc->lost += ev->a > 0 ? (uint64_t)ev->a : 0; break;
 	case TL_EV_KSTAT_CSW: on_csw(kc, ev); break;
 	case TL_EV_FORK:
 		/* a new thread: the kernel's counters start at zero now */
@@ -316,11 +325,17 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
 			t->status = OPEN;
 			t->born = 1;
 			t->from = ev->ts;
+			t->lost_from = kc->lost;
 		}
 		break;
 	case TL_EV_EXIT:
-		if ((t = get(kc, ev->tid, 0)) && t->status == OPEN && !t->exit_ts)
+		if ((t = get(kc, ev->tid, 0)) && t->status == OPEN && !t->exit_ts) {
 			t->exit_ts = ev->ts;
+			/* its run time in the exit totals is as of its switch-in or a tick since (kcheck.h) */
+			if ((c = cpu_of(kc, ev->cpu)) && c->in_tid == ev->tid && ev->ts > c->switch_ts)
+				t->lag_exit = ev->ts - c->switch_ts < TL_KCHECK_MAX_LAG_NS ? ev->ts - c->switch_ts
+				                                                           : TL_KCHECK_MAX_LAG_NS;
+		}
 		break;
 	case TL_EV_SWITCH:
 		switch_lag(kc, ev);
@@ -452,6 +467,7 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 	o->lag_end_ns = t->lag_end;
 	o->lag_sleep_ns = t->lag_sleep;
 	o->lag_wake_ns = t->lag_wake;
+	o->lag_exit_ns = t->lag_exit;
 	o->steal_ns = steal_allowance(kc, t->cpus_used);
 	o->unknown_ns = t->unknown_ns;
 	o->run_diff = (int64_t)o->trace.run_ns - (int64_t)o->kernel.run_ns;
@@ -461,7 +477,7 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 	 * leaves stolen time out (steal); what the trace says it does not know (UNKNOWN) may
 	 * hide run or wait time, so the trace may show that much less.
 	 */
-	o->ok = within(o->run_diff, tol + t->lag_out + t->lag_end + t->lag_sleep + o->steal_ns,
+	o->ok = within(o->run_diff, tol + t->lag_out + t->lag_end + t->lag_sleep + t->lag_exit + o->steal_ns,
 	               tol + t->lag_in + t->unknown_ns);
 	if (pct(absdiff(o->run_diff), win) > r->max_run_pct)
 		r->max_run_pct = pct(absdiff(o->run_diff), win);
@@ -469,7 +485,7 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 		o->wait_diff = (int64_t)o->trace.wait_ns - (int64_t)o->kernel.wait_ns;
 		o->ok &= within(o->wait_diff, tol + t->lag_in, tol + t->lag_out + t->lag_wake + t->unknown_ns);
 		/* the sum depends only on where sleeps and enqueues are dated; stolen time is in the trace's only */
-		o->ok &= within(o->run_diff + o->wait_diff, tol + o->steal_ns + t->lag_end + t->lag_sleep,
+		o->ok &= within(o->run_diff + o->wait_diff, tol + o->steal_ns + t->lag_end + t->lag_sleep + t->lag_exit,
 		                tol + t->lag_wake + t->unknown_ns);
 		if (pct(absdiff(o->wait_diff), win) > r->max_wait_pct)
 			r->max_wait_pct = pct(absdiff(o->wait_diff), win);
@@ -478,8 +494,12 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 	if (o->have & TL_KCHECK_SWITCHES) {
 		o->vol_diff = (int64_t)o->trace.vol - (int64_t)o->kernel.vol;
 		o->invol_diff = (int64_t)o->trace.invol - (int64_t)o->kernel.invol;
-		o->ok &= absdiff(o->vol_diff) <= tl_kcheck_count_tol(o->kernel.vol) &&
-		         absdiff(o->invol_diff) <= tl_kcheck_count_tol(o->kernel.invol);
+		/* events lost while it was UNKNOWN may have been its switches: the trace may count that many fewer */
+		o->lost_events = t->unknown_ns ? t->lost_to - t->lost_from : 0;
+		o->ok &= within(o->vol_diff, tl_kcheck_count_tol(o->kernel.vol),
+		                tl_kcheck_count_tol(o->kernel.vol) + o->lost_events) &&
+		         within(o->invol_diff, tl_kcheck_count_tol(o->kernel.invol),
+		                tl_kcheck_count_tol(o->kernel.invol) + o->lost_events);
 		if (pct(absdiff(o->vol_diff), o->kernel.vol) > r->max_switch_pct)
 			r->max_switch_pct = pct(absdiff(o->vol_diff), o->kernel.vol);
 		if (pct(absdiff(o->invol_diff), o->kernel.invol) > r->max_switch_pct)

@@ -21,6 +21,10 @@
  * part.  An exited thread is compared up to its EXIT event: the kernel
  * sends its exit totals (taskstats_exit) just before sched_process_exit,
  * so what follows (a last preemption, the final switch-out) is in neither.
+ * Its run time there is as of the last update of it (its switch-in, a
+ * tick, a wakeup on its CPU): a short-lived process that never left the
+ * CPU showed 0 ns for 1.03 ms of run.  The check allows the time from its
+ * switch-in to its EXIT (lag_exit, capped at TL_KCHECK_MAX_LAG_NS).
  *
  * The kernel dates a switch from its CPU's last clock update, not from the
  * switch.  Measured on this project's VM (a SCHED_FIFO thread woken by a
@@ -147,10 +151,12 @@ struct tl_kcheck_thread {
 	uint64_t lag_end_ns;         /* at switch-outs to sleep the kernel dated at an enqueue: less run time */
 	uint64_t lag_sleep_ns; /* at its other switch-outs to sleep: less run time (TL_KCHECK_SLEEP_LAG_NS each) */
 	uint64_t lag_wake_ns;  /* at enqueues by another CPU, WAKING to WAKEUP: the kernel may show more wait */
+	uint64_t lag_exit_ns;  /* on a CPU at its EXIT since that long: its exit totals may lack that run time */
 	uint64_t steal_ns;     /* steal time of the CPUs it ran on (+1 tick each): the kernel may show less */
 	uint64_t unknown_ns;   /* UNKNOWN in the window: the trace may show that much less of both */
 	int64_t vol_diff, invol_diff;
-	int ok; /* every judged quantity within its tolerance */
+	uint64_t lost_events; /* lost while it was UNKNOWN in its window: it may show that many fewer switches */
+	int ok;               /* every judged quantity within its tolerance */
 };
 
 struct tl_kcheck_result {

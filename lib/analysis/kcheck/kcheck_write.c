@@ -73,6 +73,8 @@ void tl_kcheck_write_json(struct tl_json *j, const struct tl_kcheck_result *r, u
 		tl_json_kv_uint(j, "clock_lag_end_ns", t->lag_end_ns);
 		tl_json_kv_uint(j, "clock_lag_sleep_ns", t->lag_sleep_ns);
 		tl_json_kv_uint(j, "clock_lag_wake_ns", t->lag_wake_ns);
+		tl_json_kv_uint(j, "clock_lag_exit_ns", t->lag_exit_ns);
+		tl_json_kv_uint(j, "lost_events", t->lost_events);
 		tl_json_kv_uint(j, "steal_ns", t->steal_ns);
 		tl_json_kv_uint(j, "unknown_ns", t->unknown_ns);
 		side(j, "trace", &t->trace, t->have);
