@@ -63,7 +63,7 @@ fi
 # 8 once the programs got cheaper, December 2026).  The loss must be
 # reported: in the summary line, as LOST events in the trace, and in the
 # report's header and JSON, with the same count.  Nothing may be invented
-# in the gaps (exactly: tests/unit/test_sched.c, lost_events_*): against the
+# in the gaps (exactly: tests/unit/test_sched_gaps.c): against the
 # kernel's accounting every thread must agree, what the gaps hid being
 # UNKNOWN (the fork loops' shells lost up to 53 switches and 8.7 ms on a CPU
 # in their sleeps before sleepers became UNKNOWN for a gap).
