@@ -310,11 +310,10 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
 	case TL_EV_SOFTIRQ_EXIT:
 		if ((c = cpu_of(kc, ev->cpu)))
 			c->mark = ev->ts;
-		t = ev->type == TL_EV_WAKING || ev->type == TL_EV_WAKEUP ? get(kc, ev->tid, 0) : NULL;
-		if (ev->type == TL_EV_WAKING && t)
+		if (ev->type == TL_EV_WAKING && (t = get(kc, ev->tid, 0)))
 			t->waking_ts = ev->ts;
 		if (ev->type == TL_EV_WAKEUP || ev->type == TL_EV_WAKEUP_NEW)
-			on_enqueue(kc, ev, t);
+			on_enqueue(kc, ev, get(kc, ev->tid, 0));
 		break;
 	case TL_EV_KSTAT: on_kstat(kc, ev); break;
 	case TL_EV_LOST: kc->lost += ev->a > 0 ? (uint64_t)ev->a : 0; break;
