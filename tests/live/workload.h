@@ -133,6 +133,15 @@ static inline int wl_set_name(const char *name)
  * That loses nothing real: leaving the CPU and coming back (two context
  * switches and whatever ran in between) takes longer than that.
  *
+ * The wall clock is read inside the CPU clock (c0, t0, call, t1, c1): the
+ * CPU clock is a system call, and a preemption on its way back to user
+ * space (the tick ended the slice) falls outside the wall bracket, so it
+ * is not counted as the call's.  Read the other way round, a sched_yield
+ * loop counted now and then a whole slice of its neighbour (~3 ms) as
+ * yield time that the thread spent preempted in clock_gettime().  The
+ * cost: the CPU clock's own system call time (well under 1 us) is inside
+ * cpu and not wall, so off-CPU calls read that much short.
+ *
  * Use from one thread only: wl_acct_init() opens that thread's schedstat.
  */
 #define WL_OFFCPU_MIN_NS 3000
@@ -180,14 +189,14 @@ static inline void wl_acct_begin(struct wl_acct *a)
 {
 	/* schedstat outside the clocks: its cost is not the call's */
 	a->w0 = wl_acct_runq(a);
-	a->t0 = wl_now_ns();
 	a->c0 = wl_cpu_ns();
+	a->t0 = wl_now_ns();
 }
 
 static inline void wl_acct_end(struct wl_acct *a)
 {
-	uint64_t c1 = wl_cpu_ns();
 	uint64_t t1 = wl_now_ns();
+	uint64_t c1 = wl_cpu_ns();
 	uint64_t w1 = wl_acct_runq(a);
 	uint64_t wall = t1 - a->t0, cpu = c1 - a->c0;
 
