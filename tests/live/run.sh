@@ -90,6 +90,17 @@ attempt() {
 	python3 "$HERE/check_truth.py" $VFLAG "$base.truth.json" "$base.report.json" >"$base.check" 2>&1
 	rc=$?
 	why=$(cat "$base.check")
+	if [ $rc -ne 0 ]; then
+		# what the trace itself says of lost or inferred data, and the
+		# attempt's files kept beside the next attempt's (a retry overwrites)
+		why="$why
+  record: $(tail -n 1 "$base.record.err")
+  report: $(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+print("lost_events %s, anomalies %s, inferred %s" % tuple(json.dumps(d.get(k)) for k in ("lost_events", "anomalies", "inferred")))' "$base.report.json" 2>&1 | head -c 600)"
+		for f in "$base".*; do
+			case $f in *.attempt*) ;; *) cp "$f" "${f%.*}.attempt$((n + 1)).${f##*.}" ;; esac
+		done
+	fi
 	return $rc
 }
 
