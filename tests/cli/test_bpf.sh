@@ -9,9 +9,12 @@
 #
 # The oracle is the idle task's own bookkeeping: on each CPU every switch
 # into idle is followed by one out of it, so in any window the two counts
-# differ by at most one per edge of the window (2 in all).  perf_event_open
+# differ by one per edge of the window (2 in all), and by the few switches
+# into idle that even a BPF program does not see under load (one in about
+# four 200 ms windows beside stress-ng; 83 out against 80 into once in a
+# full check): 2 + 5% of the larger count is allowed.  perf_event_open
 # delivery on some kernels misses every switch out of idle on a CPU (0
-# against thousands); a BPF program sees them.  Needs root.
+# against thousands), which this still fails.  Needs root.
 . "$(dirname "$0")/lib.sh"
 cli_init "$1"
 
@@ -29,7 +32,7 @@ if [ "$RC" != 0 ] || ! grep -q '^bpf       available' "$OUT"; then
 	fail bpf/list-events "exit $RC, want a 'bpf available' line:" "$(tail -n 8 "$OUT")" "$(cat "$ERR")"
 else
 	bad=$(awk '/^ +CPU [0-9]+: / { out = $3; into = $8; d = out - into; if (d < 0) d = -d;
-		n++; total += out; if (d > 2) printf "%s %s: %d out of idle, %d into idle; ", $1, $2, out, into }
+		n++; total += out; if (d > 2 + 0.05 * (out > into ? out : into)) printf "%s %s: %d out of idle, %d into idle; ", $1, $2, out, into }
 		END { if (!n) print "no CPU lines"; else if (!total) print "no switch out of idle at all" }' "$OUT")
 	if [ -z "$bad" ]; then
 		pass bpf/list-events

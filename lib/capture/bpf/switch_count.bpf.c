@@ -7,8 +7,13 @@
  * kernel runs CO-RE eBPF programs on sched_switch, and whether they see
  * what perf_event_open delivery misses: on some kernels the switches out of
  * the idle task on a CPU never reach perf or ftrace, while a program here
- * runs before that delivery and sees every one, so that on each CPU the
- * switches into idle and out of idle differ by at most one.
+ * runs before that delivery and sees them: on each CPU the switches into
+ * idle and out of idle agree to about one per edge of the window.  Not
+ * exactly: under load (stress-ng --cpu 2 --fork 1 --switch 1 beside it),
+ * about one 200 ms window in four on CPU 0 saw two switches out of idle
+ * (to ksoftirqd/0, rcu_preempt, a forked child) with no switch into idle
+ * between them, and no recursion miss; the recorder's state machine infers
+ * such a switch (TL_EV_SWITCH out of idle with the CPU believed busy).
  *
  * raw_tp/sched_switch arguments: (bool preempt, struct task_struct *prev,
  * struct task_struct *next, unsigned int prev_state).  task_struct is
