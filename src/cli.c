@@ -125,6 +125,34 @@ int cli_window_arg(const char *cmd, int is_to, const char *arg, struct tl_run *r
 	return 0;
 }
 
+int cli_ids_arg(const char *cmd, int is_tid, const char *arg, struct tl_run *run, struct cli_ids *ids)
+{
+	int *to = is_tid ? ids->tids : ids->pids;
+	int n = cli_parse_int_list(arg, to, CLI_MAX_IDS);
+
+	if (n < 0)
+		return cli_bad_value(cmd, is_tid ? "--tid list" : "--pid list", arg,
+		                     is_tid ? "thread ids separated by commas" : "process ids separated by commas");
+	if (is_tid) {
+		run->tids = to;
+		run->ntids = n;
+	} else {
+		run->pids = to;
+		run->npids = n;
+	}
+	return 0;
+}
+
+int cli_preempt_window_arg(const char *cmd, const char *arg, struct tl_run *run)
+{
+	int64_t v = cli_parse_duration_ns(arg);
+
+	if (v <= 0)
+		return cli_bad_value(cmd, "--preempt-window", arg, "a duration like 1ms or 500us");
+	run->preempt_window_ns = (uint64_t)v;
+	return 0;
+}
+
 int cli_trace_args(const char *cmd, int argc, char **argv, int first, int64_t from_ns, int64_t to_ns, const char **path)
 {
 	if (first >= argc) {

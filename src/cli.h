@@ -76,6 +76,19 @@ struct tl_run;
 int cli_window_arg(const char *cmd, int is_to, const char *arg, struct tl_run *run);
 
 /*
+ * The thread selection of the commands that read one trace: --pid (is_tid
+ * 0) or --tid (is_tid 1) LIST into ids, which run then points at (so ids
+ * lives as long as run); --preempt-window DURATION into run.  0, or 2
+ * after cli_bad_value()'s line.
+ */
+#define CLI_MAX_IDS 1024
+struct cli_ids {
+	int pids[CLI_MAX_IDS], tids[CLI_MAX_IDS];
+};
+int cli_ids_arg(const char *cmd, int is_tid, const char *arg, struct tl_run *run, struct cli_ids *ids);
+int cli_preempt_window_arg(const char *cmd, const char *arg, struct tl_run *run);
+
+/*
  * The commands that read one trace: after getopt, exactly one argument is
  * left.  0 with *path set, else the message and 2.  Also checks that the
  * window from --from/--to is not empty (to_ns < 0: no --to).

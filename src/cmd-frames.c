@@ -148,11 +148,8 @@ static int parse_args(int argc, char **argv, struct frames_args *a)
 			a->fo.steps = a->steps;
 			break;
 		case OPT_PREEMPT_WINDOW:
-			v = cli_parse_duration_ns(optarg);
-			if (v <= 0)
-				return cli_bad_value("frames", "--preempt-window", optarg,
-				                     "a duration like 1ms or 500us");
-			a->run.preempt_window_ns = (uint64_t)v;
+			if (cli_preempt_window_arg("frames", optarg, &a->run))
+				return 2;
 			break;
 		default: return cli_usage_error("frames");
 		}

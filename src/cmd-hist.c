@@ -20,8 +20,6 @@
 #include "analysis/hist/hist.h"
 #include "timeline/spans.h"
 
-#define MAX_IDS 1024
-
 enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
 
 struct hist_args {
@@ -29,7 +27,7 @@ struct hist_args {
 	const char *output;
 	const char *bins_in, *bins_out;
 	int format, csv_table, etp, mode_given;
-	int pids[MAX_IDS], tids[MAX_IDS];
+	struct cli_ids ids;
 	struct tl_hist_query q;
 };
 
@@ -224,26 +222,15 @@ static int parse_option(int c, struct hist_args *a)
 			return 2;
 		break;
 	case OPT_PID:
-		n = cli_parse_int_list(optarg, a->pids, MAX_IDS);
-		if (n < 0)
-			return cli_bad_value("hist", "--pid list", optarg, "process ids separated by commas");
-		a->run.pids = a->pids;
-		a->run.npids = n;
-		break;
 	case OPT_TID:
-		n = cli_parse_int_list(optarg, a->tids, MAX_IDS);
-		if (n < 0)
-			return cli_bad_value("hist", "--tid list", optarg, "thread ids separated by commas");
-		a->run.tids = a->tids;
-		a->run.ntids = n;
+		if (cli_ids_arg("hist", c == OPT_TID, optarg, &a->run, &a->ids))
+			return 2;
 		break;
 	case OPT_COMM: a->run.comm = optarg; break;
 	case OPT_ALL: a->run.all_threads = 1; break;
 	case OPT_PREEMPT_WINDOW:
-		v = cli_parse_duration_ns(optarg);
-		if (v <= 0)
-			return cli_bad_value("hist", "--preempt-window", optarg, "a duration like 1ms or 500us");
-		a->run.preempt_window_ns = (uint64_t)v;
+		if (cli_preempt_window_arg("hist", optarg, &a->run))
+			return 2;
 		break;
 	default: return cli_usage_error("hist");
 	}

@@ -19,14 +19,12 @@
 #include "analysis/profile/profile.h"
 #include "analysis/profile/profile_runs.h"
 
-#define MAX_IDS 64
-
 struct profile_args {
 	struct tl_run run;
 	struct tl_profile_opts o;
 	const char *output;
 	int json, folded;
-	int pids[MAX_IDS], tids[MAX_IDS];
+	struct cli_ids ids;
 	char **paths; /* several traces: runs of one command */
 	int npaths;
 };
@@ -93,7 +91,7 @@ static int parse_args(int argc, char **argv, struct profile_args *a)
 {
 	char *end;
 	long v;
-	int c, n;
+	int c;
 
 	a->run.to_ns = -1;
 	a->o.cpu = -1;
@@ -124,17 +122,8 @@ static int parse_args(int argc, char **argv, struct profile_args *a)
 			break;
 		case OPT_PID:
 		case OPT_TID:
-			n = cli_parse_int_list(optarg, c == OPT_PID ? a->pids : a->tids, MAX_IDS);
-			if (n < 0)
-				return cli_bad_value("profile", c == OPT_PID ? "--pid list" : "--tid list", optarg,
-				                     "ids separated by commas");
-			if (c == OPT_PID) {
-				a->run.pids = a->pids;
-				a->run.npids = n;
-			} else {
-				a->run.tids = a->tids;
-				a->run.ntids = n;
-			}
+			if (cli_ids_arg("profile", c == OPT_TID, optarg, &a->run, &a->ids))
+				return 2;
 			break;
 		case OPT_COMM: a->run.comm = optarg; break;
 		default: return cli_usage_error("profile");

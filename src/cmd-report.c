@@ -24,8 +24,6 @@
 #include "analysis/report/report.h"
 #include "export/export.h"
 
-#define MAX_IDS 1024
-
 enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
 
 struct report_args {
@@ -34,7 +32,7 @@ struct report_args {
 	int csv_table;
 	int intervals; /* --csv=intervals: every state interval, streamed (export/csv.c) */
 	int width;
-	int pids[MAX_IDS], tids[MAX_IDS];
+	struct cli_ids ids;
 	struct tl_run run;
 	struct tl_report_opts rep;
 };
@@ -121,7 +119,7 @@ static void usage(FILE *out)
 /* Returns 0 to go on, or the exit status (2 usage, 0 after --help). */
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
-	int c, n;
+	int c;
 	int64_t v;
 
 	a->run.to_ns = -1;
@@ -165,27 +163,15 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 				return 2;
 			break;
 		case OPT_PID:
-			n = cli_parse_int_list(optarg, a->pids, MAX_IDS);
-			if (n < 0)
-				return cli_bad_value("report", "--pid list", optarg, "process ids separated by commas");
-			a->run.pids = a->pids;
-			a->run.npids = n;
-			break;
 		case OPT_TID:
-			n = cli_parse_int_list(optarg, a->tids, MAX_IDS);
-			if (n < 0)
-				return cli_bad_value("report", "--tid list", optarg, "thread ids separated by commas");
-			a->run.tids = a->tids;
-			a->run.ntids = n;
+			if (cli_ids_arg("report", c == OPT_TID, optarg, &a->run, &a->ids))
+				return 2;
 			break;
 		case OPT_COMM: a->run.comm = optarg; break;
 		case OPT_ALL: a->run.all_threads = 1; break;
 		case OPT_PREEMPT_WINDOW:
-			v = cli_parse_duration_ns(optarg);
-			if (v <= 0)
-				return cli_bad_value("report", "--preempt-window", optarg,
-				                     "a duration like 1ms or 500us");
-			a->run.preempt_window_ns = (uint64_t)v;
+			if (cli_preempt_window_arg("report", optarg, &a->run))
+				return 2;
 			break;
 		default: return cli_usage_error("report");
 		}

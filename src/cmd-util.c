@@ -266,11 +266,8 @@ static int parse_args(int argc, char **argv, struct util_args *a)
 				return 2;
 			break;
 		case OPT_PREEMPT_WINDOW:
-			v = cli_parse_duration_ns(optarg);
-			if (v <= 0)
-				return cli_bad_value("util", "--preempt-window", optarg,
-				                     "a duration like 1ms or 500us");
-			a->run.preempt_window_ns = (uint64_t)v;
+			if (cli_preempt_window_arg("util", optarg, &a->run))
+				return 2;
 			break;
 		case OPT_DB: a->db = optarg; break;
 		case OPT_ADMIT: a->admit_only = 1; break;
