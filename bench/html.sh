@@ -20,19 +20,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d /tmp/tl-bench-html.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
-cc -O2 -pthread "$HERE/wl_pingpong.c" -o "$WORK/wl_pingpong"
-cc -O2 "$HERE/runstat.c" -o "$WORK/runstat"
-
-handoffs=$((EVENTS / 2))
-for attempt in 1 2 3; do
-	"$TL" record -m 8192 -o "$WORK/big.tl" -- "$WORK/wl_pingpong" --mode futex --handoffs $handoffs --spin 200 --hog 0 \
-		>/dev/null 2>"$WORK/rec.err"
-	events=$(sed -n 's/.*recorded \([0-9]*\) events (\([0-9]*\) lost).*/\1/p' "$WORK/rec.err")
-	lost=$(sed -n 's/.*recorded \([0-9]*\) events (\([0-9]*\) lost).*/\2/p' "$WORK/rec.err")
-	echo "trace: $events events, $lost lost, $(stat -c %s "$WORK/big.tl") bytes ($handoffs hand-offs)"
-	[ "$events" -ge "$EVENTS" ] && break
-	handoffs=$(awk -v h="$handoffs" -v e="$EVENTS" -v got="$events" 'BEGIN { print int(h * e * 1.03 / got) }')
-done
+. "$HERE/bigtrace.sh"
+big_trace
 
 "$WORK/runstat" "$WORK/html.rs" "$TL" html -o "$WORK/big.html" "$WORK/big.tl" 2>"$WORK/html.err"
 echo "html: $(cat "$WORK/html.rs") bytes=$(stat -c %s "$WORK/big.html") bytes_per_event=$(awk -v b="$(stat -c %s "$WORK/big.html")" -v e="$events" 'BEGIN { printf "%.2f", b / e }')"
