@@ -13,9 +13,11 @@
  * and another (a state interval closes: tl_load_interval(), from the
  * walk's on_interval); the machine closes intervals in time order, so the
  * levels integrate as they change.  Memory: a record per thread alive, and
- * per process its levels and a log of its last 1024 changes (16 kB), for
- * the first intervals of threads already running when the trace began,
- * which close late and date their change back (load.c).
+ * per process its levels and a log of its last changes (8 to 1024 of them,
+ * 16 bytes each, growing as needed), for the first intervals of threads
+ * already running when the trace began, which close late and date their
+ * change back (load.c).  Time: constant per interval, whatever the number
+ * of processes.
  */
 #ifndef TL_LOAD_H
 #define TL_LOAD_H

@@ -71,6 +71,34 @@ uint64_t tl_report_lifetime(const struct tl_thread_stats *t)
 	return t->end > t->start ? t->end - t->start : 0;
 }
 
+static int cmp_tid(const void *x, const void *y)
+{
+	const struct tl_report_tid *a = x, *b = y;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+void tl_report_tids_sort(struct tl_report_tid *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_tid);
+}
+
+const struct tl_report_tid *tl_report_tids_find(const struct tl_report_tid *v, size_t n, int32_t tid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the first entry whose tid is not below the one asked */
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].tid == tid ? &v[lo] : NULL;
+}
+
 struct order_ctx {
 	const struct tl_model *m;
 	int sort;

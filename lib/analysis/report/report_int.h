@@ -35,6 +35,19 @@ size_t tl_report_limit(const struct tl_report_opts *o, size_t avail, size_t dflt
 uint64_t tl_report_lifetime(const struct tl_thread_stats *t);
 
 /*
+ * Thread records by tid, for lookups in O(log n) where threads may be tens
+ * of thousands: fill v[k] = { tid of record k, k } for each record, sort
+ * with tl_report_tids_sort(), then tl_report_tids_find() gives the first
+ * record (lowest k) with a tid (a tid may be reused), or NULL.
+ */
+struct tl_report_tid {
+	int32_t tid;
+	size_t i;
+};
+void tl_report_tids_sort(struct tl_report_tid *v, size_t n);
+const struct tl_report_tid *tl_report_tids_find(const struct tl_report_tid *v, size_t n, int32_t tid);
+
+/*
  * A filtered recording's kernel totals (FILTERED events), per CPU, kept
  * during the walk and split over each CPU's filtered stretches at the end.
  * _new: NULL when out of memory.  _event: 0, or -1 out of memory.

@@ -30,7 +30,8 @@ struct text {
 	int width;
 	const size_t *order; /* thread rows shown, in order */
 	size_t nrows;
-	size_t nprocs; /* process rows shown */
+	size_t nprocs;                    /* process rows shown */
+	const struct tl_report_tid *tids; /* m's threads by tid (report_int.h) */
 };
 
 /* Print a cleaned name cut or padded to exactly w columns. */
@@ -584,12 +585,13 @@ static void process_table(struct text *t)
 
 /* ---- the self-check ---- */
 
-static const struct tl_thread_stats *thread_by_tid(const struct tl_model *m, int32_t tid)
+/* The first of m's threads with this tid, through tids (tl_report_tids_sort()); NULL if none. */
+static const struct tl_thread_stats *thread_by_tid(const struct tl_model *m, const struct tl_report_tid *tids,
+                                                   int32_t tid)
 {
-	for (size_t i = 0; i < m->nthreads; i++)
-		if (m->threads[i].tid == tid)
-			return &m->threads[i];
-	return NULL;
+	const struct tl_report_tid *x = tl_report_tids_find(tids, m->nthreads, tid);
+
+	return x ? &m->threads[x->i] : NULL;
 }
 
 /* Trace minus kernel, as a signed percentage of the window. */
@@ -612,7 +614,7 @@ static void kcheck_table(struct text *t)
 	        "DEV", "RUNQ", "KERNEL", "DEV", "VOL+-", "INVOL+-");
 	for (size_t i = 0; i < r->nthreads; i++) {
 		const struct tl_kcheck_thread *k = &r->threads[i];
-		const struct tl_thread_stats *th = thread_by_tid(m, k->tid);
+		const struct tl_thread_stats *th = thread_by_tid(m, t->tids, k->tid);
 		uint64_t win = k->to - k->from;
 		char b1[16], b2[16], b3[16], b4[16];
 
@@ -697,6 +699,7 @@ int tl_report_write_text(FILE *out, const struct tl_model *m, const struct tl_re
 	size_t dflt = is_wide(m) ? TL_REPORT_SYSTEM_TOP : SIZE_MAX;
 	int sort = o ? o->sort : TL_REPORT_SORT_DEFAULT;
 	size_t *order;
+	struct tl_report_tid *tids;
 
 	if (sort == TL_REPORT_SORT_DEFAULT)
 		sort = TL_ST_EXECUTING;
@@ -708,7 +711,15 @@ int tl_report_write_text(FILE *out, const struct tl_model *m, const struct tl_re
 	order = tl_report_thread_order(m, sort, tl_report_limit(o, m->nthreads, dflt), &t.nrows);
 	if (!order)
 		return -1;
+	if (!(tids = malloc((m->nthreads ? m->nthreads : 1) * sizeof(*tids)))) {
+		free(order);
+		return tl_error("out of memory");
+	}
+	for (size_t i = 0; i < m->nthreads; i++)
+		tids[i] = (struct tl_report_tid){ m->threads[i].tid, i };
+	tl_report_tids_sort(tids, m->nthreads);
 	t.order = order;
+	t.tids = tids;
 	t.nprocs = tl_report_limit(o, m->nprocs, dflt);
 
 	header(&t, o);
@@ -720,6 +731,7 @@ int tl_report_write_text(FILE *out, const struct tl_model *m, const struct tl_re
 	regions_table(&t);
 	kcheck_table(&t);
 	free(order);
+	free(tids);
 	if (fflush(out) || ferror(out))
 		return tl_error_errno("write error");
 	return 0;
