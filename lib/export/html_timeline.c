@@ -33,6 +33,8 @@ struct row {
 	int32_t tid; /* threads: the map's key; CPUs: the CPU */
 	struct bytes iv, lens, lod, blk;
 	uint32_t cur;      /* block being filled */
+	uint32_t first;    /* the row's first block written: the ones before it are empty, and not written */
+	int started;       /* a piece was added: from `first` on, every block up to cur - 1 is written */
 	uint64_t blk_last; /* end of the block's last record (absolute), or the block's start */
 	uint64_t n;        /* records */
 	uint64_t st_ns[TL_ST__COUNT];
@@ -134,6 +136,11 @@ static int by_ns(const void *pa, const void *pb)
 /* Close the blocks before `upto`: their records and summaries become final. */
 static void advance(struct tl_timeline *t, struct row *r, uint32_t upto, int is_cpu)
 {
+	if (!r->started) {
+		if (r->cur < upto)
+			r->cur = r->first = upto; /* nothing yet: the empty blocks before its first are not written */
+		return;
+	}
 	while (r->cur < upto) {
 		put_varint(t, &r->lens, r->blk.len);
 		put(t, &r->iv, r->blk.p, r->blk.len);
@@ -220,6 +227,7 @@ static void add(struct tl_timeline *t, struct row *r, int is_cpu, uint64_t start
 		if (blk >= TL_TIMELINE_BLOCKS)
 			break;
 		advance(t, r, blk, is_cpu);
+		r->started = 1;
 		if (is_cpu)
 			occupy(r, (int)kind, (int32_t)a, e - s);
 		else
@@ -376,10 +384,11 @@ struct tl_timeline *tl_timeline_build(struct tl_run *run, const struct tl_model 
 	wo.on_span = on_span;
 	if (!(t->walk = tl_walk_new(&wo, &run->info)) || tl_walk_run(t->walk, run->trace) < 0)
 		goto out;
+	/* each row's last block with data closes; the empty ones after it are not written */
 	for (size_t i = 0; i < t->nthreads; i++)
-		advance(t, &t->threads[i], TL_TIMELINE_BLOCKS, 0);
+		advance(t, &t->threads[i], t->threads[i].cur + 1, 0);
 	for (int c = 0; c < t->ncpus; c++)
-		advance(t, &t->cpus[c], TL_TIMELINE_BLOCKS, 1);
+		advance(t, &t->cpus[c], t->cpus[c].cur + 1, 1);
 	if (t->oom)
 		goto oom;
 	rc = 0;
@@ -517,6 +526,7 @@ int tl_timeline_write_json(FILE *out, const struct tl_timeline *t)
 		tl_json_kv_string(&j, "name", ts->name);
 		tl_json_kv_string(&j, "process", ts->process);
 		tl_json_kv_uint(&j, "records", r->n);
+		tl_json_kv_uint(&j, "b0", r->first);
 		kv_base64(&j, "lod", &r->lod, &oom);
 		kv_base64(&j, "lens", &r->lens, &oom);
 		snprintf(id, sizeof(id), "%s-t%zu", t->ids, k - 1);
@@ -530,6 +540,7 @@ int tl_timeline_write_json(FILE *out, const struct tl_timeline *t)
 		tl_json_begin_object(&j, TL_JSON_INLINE);
 		tl_json_kv_int(&j, "cpu", c);
 		tl_json_kv_uint(&j, "records", t->cpus[c].n);
+		tl_json_kv_uint(&j, "b0", t->cpus[c].first);
 		kv_base64(&j, "lod", &t->cpus[c].lod, &oom);
 		kv_base64(&j, "lens", &t->cpus[c].lens, &oom);
 		snprintf(id, sizeof(id), "%s-c%d", t->ids, c);

@@ -26,6 +26,10 @@
  *         byte(what), varint(tid), byte(share): its four largest occupants,
  *         the rest as what 255.
  *
+ * lens and lod start at the row's block "b0" and stop after its last block
+ * with data: the blocks outside are empty (a short-lived thread of a long
+ * trace writes a few blocks, not all TL_TIMELINE_BLOCKS).
+ *
  * So the page draws any zoom level with a bounded number of shapes: wide
  * views from the summaries, narrow ones from the few blocks they cover,
  * exactly.  Memory: the encoded data (about 6 bytes per interval) is kept

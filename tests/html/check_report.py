@@ -81,6 +81,30 @@ def demo(b, path, shot):
     check("html/demo/one-row-per-thread", st["threadRows"] == want and want > 0 and all(n > 0 for n in px),
           "%d thread rows for %d threads; drawn pixels per row %s" % (st["threadRows"], want, px))
 
+    # every row's blocks decode where they belong: a row's data starts at its block b0 and may stop
+    # early (html_timeline.h); each block's records lie inside it, and a block has a summary iff records
+    blocks = json.loads(page.eval("""JSON.stringify(window.threadlens.timeline.rows.filter(q => q.row).map(q => {
+        const r = q.row, m = r.m, lod = r.lod(), bad = [];
+        for (let b = 0; b < m.blocks; b++) {
+            const recs = r.block(b), lo = m.from + b * m.blockNs, hi = lo + m.blockNs;
+            if ((lod[b].length > 0) !== (recs.length > 0) || recs.some(x => x.s < lo || x.e > hi || x.e < x.s))
+                bad.push(b);
+        }
+        let first = null;
+        for (let b = r.j.b0 || 0; b < m.blocks && first === null; b++)
+            if (r.block(b).length)
+                first = r.block(b)[0].s;
+        return [r.j.b0 || 0, bad.length, r.kind === 'thread' ? r.j.tid : -1, first];
+    }))"""))
+    # and at the right time: a thread born in the trace has its first record at its birth (the report's start_ns)
+    born = {t["tid"]: t["start_ns"] for t in json.loads(page.eval(
+        "document.getElementById('tl-report').textContent"))["threads"] if t["start_ns"] > 0}
+    late = [(tid, b0, first, born[tid]) for b0, _, tid, first in blocks if b0 > 0 and tid in born]
+    check("html/demo/blocks", blocks and late and all(n == 0 for _, n, _, _ in blocks) and
+          all(first == start for _, _, first, start in late),
+          "rows [b0, blocks out of place, tid, first record]: %s; born late [tid, b0, first, start_ns]: %s" %
+          (blocks[:8], late[:8]))
+
     g = geometry(page)
     cx, cy = g["left"] + g["label"] + (g["width"] - g["label"]) / 2, g["top"] + g["axis"] + 60
     span0 = st["v1"] - st["v0"]

@@ -355,14 +355,14 @@ struct piece {
 	int64_t a, b;
 };
 
-/* A row's records, with their absolute times; pieces joined back into intervals. */
-static int decode_row(const uint8_t *p, size_t n, const uint8_t *lens, size_t nlens, uint64_t block_ns, int is_cpu,
-                      struct piece *iv, int max)
+/* A row's records from block b0 on, with their times from the window's start; pieces joined back into intervals. */
+static int decode_row(const uint8_t *p, size_t n, const uint8_t *lens, size_t nlens, uint64_t b0, uint64_t block_ns,
+                      int is_cpu, struct piece *iv, int max)
 {
 	const uint8_t *end = p + n, *lend = lens + nlens;
 	int k = 0;
 
-	for (uint64_t blk = 0; lens < lend; blk++) {
+	for (uint64_t blk = b0; lens < lend; blk++) {
 		const uint8_t *bend = p + get_varint(&lens, lend);
 		uint64_t pos = blk * block_ns;
 
@@ -398,6 +398,15 @@ static int decode_row(const uint8_t *p, size_t n, const uint8_t *lens, size_t nl
 	return k;
 }
 
+/* The row's first block written ("b0"), -1 if the row has none. */
+static long row_b0(const char *row)
+{
+	const char *q = strstr(row, "\"b0\":");
+
+	CHECK(q != NULL);
+	return q ? strtol(q + 5, NULL, 10) : -1;
+}
+
 /* Row `key` (e.g. "\"tid\":101,") of the JSON: its records, from the block its "iv" names. */
 static int decode_named(const char *json, const char *page, const char *key, int is_cpu, struct piece *iv, int max)
 {
@@ -418,12 +427,31 @@ static int decode_named(const char *json, const char *page, const char *key, int
 		if (q) {
 			q += strlen(want);
 			n = unbase64(q, strcspn(q, "<"), bytes);
-			k = decode_row(bytes, n, lens, nl, 98, is_cpu, iv, max);
+			k = decode_row(bytes, n, lens, nl, (uint64_t)row_b0(row), 98, is_cpu, iv, max);
 		}
 	}
 	free(bytes);
 	free(lens);
 	return k;
+}
+
+/* The timeline's JSON and its interval blocks, each in a string the caller frees. */
+static void write_timeline(const struct tl_timeline *t, char **json, char **blocks)
+{
+	size_t len;
+	FILE *f = open_memstream(json, &len);
+
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_EQ_INT(tl_timeline_write_json(f, t), 0);
+		fclose(f);
+	}
+	f = open_memstream(blocks, &len);
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_EQ_INT(tl_timeline_write_blocks(f, t), 0);
+		fclose(f);
+	}
 }
 
 TEST(timeline_encoding)
@@ -434,8 +462,7 @@ TEST(timeline_encoding)
 	struct piece iv[16];
 	uint8_t *bytes = malloc(1 << 20);
 	char *json = NULL, *blocks = NULL;
-	size_t len, n;
-	FILE *f;
+	size_t n;
 	const char *row;
 	static const struct {
 		uint64_t s, e;
@@ -452,12 +479,7 @@ TEST(timeline_encoding)
 	CHECK(t != NULL);
 	if (!t || !bytes)
 		return;
-	f = open_memstream(&json, &len);
-	CHECK_EQ_INT(tl_timeline_write_json(f, t), 0);
-	fclose(f);
-	f = open_memstream(&blocks, &len);
-	CHECK_EQ_INT(tl_timeline_write_blocks(f, t), 0);
-	fclose(f);
+	write_timeline(t, &json, &blocks);
 	/* 100 us in 1024 blocks: 98 ns each */
 	CHECK(strstr(json, "\"blocks\":1024,\"block_ns\":98,") != NULL);
 	n = (size_t)decode_named(json, blocks, "\"tid\":101,", 0, iv, 16);
@@ -497,8 +519,7 @@ TEST(timeline_truncated)
 	uint8_t lod[8192];
 	const char *row, *p;
 	struct piece iv[16];
-	size_t len, n;
-	FILE *f;
+	size_t n;
 	char *blocks = NULL;
 
 	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
@@ -507,12 +528,7 @@ TEST(timeline_truncated)
 	if (!t)
 		return;
 	CHECK_EQ_INT(tl_timeline_truncated(t), 1);
-	f = open_memstream(&json, &len);
-	CHECK_EQ_INT(tl_timeline_write_json(f, t), 0);
-	fclose(f);
-	f = open_memstream(&blocks, &len);
-	CHECK_EQ_INT(tl_timeline_write_blocks(f, t), 0);
-	fclose(f);
+	write_timeline(t, &json, &blocks);
 	p = strstr(json, "\"detail_until_ns\":");
 	CHECK(p != NULL);
 	/* thread A's records stop early: its first interval (0-10 us) is cut short */
@@ -532,11 +548,73 @@ TEST(timeline_truncated)
 	tl_run_release(&run);
 }
 
+/*
+ * A thread of 5 us in a 100 us trace (born at 60 us, runs 61-65 us; not its
+ * process's leader, so its life ends at its last switch-out, docs/STATES.md):
+ * its row starts at its first block ("b0": 60000 / 98 = 612) and stops
+ * after its last (65000 / 98: 663), instead of writing all 1024.
+ */
+TEST(timeline_short_thread)
+{
+	static char path2[] = "/tmp/tl-test-export-short-XXXXXX";
+	struct tl_run run = { .to_ns = -1, .path = path2 };
+	struct tl_model m = { 0 };
+	struct tl_timeline *t = NULL;
+	struct piece iv[8];
+	char *json = NULL, *blocks = NULL;
+	uint8_t lens[2048];
+	const char *row;
+	size_t n;
+
+	W = program_trace_open(path2, 100, 1000);
+	CHECK(W != NULL);
+	if (!W)
+		return;
+	ev(1000, -1, TL_EV_THREAD, 100, 100, 0, "app");
+	ev(1000, 0, TL_EV_SWITCH, 0, 100, 0, NULL);
+	ev(1060, 0, TL_EV_FORK, 103, 100, 0, "short");
+	ev(1060, 0, TL_EV_THREAD, 103, 100, 0, "short");
+	ev(1060, 0, TL_EV_WAKEUP_NEW, 103, 100, 1, NULL);
+	ev(1061, 1, TL_EV_SWITCH, 0, 103, 0, NULL);
+	ev(1065, 1, TL_EV_EXIT, 103, 0, 0, NULL);
+	ev(1065, 1, TL_EV_SWITCH, 103, 0, TL_PS_Z, NULL);
+	ev(1066, -1, TL_EV_FREE, 103, 0, 0, NULL);
+	CHECK(program_trace_close(W, 1100) == 0);
+	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+	if (m.nthreads)
+		t = tl_timeline_build(&run, &m, &(struct tl_timeline_opts){ .ids = "s" });
+	CHECK(t != NULL);
+	if (t) {
+		write_timeline(t, &json, &blocks);
+		row = strstr(json, "\"tid\":103,");
+		CHECK(row != NULL);
+		if (row) {
+			CHECK_EQ_INT(row_b0(row), 612);
+			/* one length per block from 612 to 663, each a byte */
+			CHECK_EQ_INT(field_bytes(row, "lens", lens), 663 - 612 + 1);
+		}
+		n = (size_t)decode_named(json, blocks, "\"tid\":103,", 0, iv, 8);
+		CHECK_EQ_INT(n, 2);
+		CHECK(n == 2 && iv[0].s == 60000 && iv[0].kind == TL_ST_RUNNABLE && iv[0].e == 61000 &&
+		      iv[1].kind == TL_ST_EXECUTING && iv[1].e == 65000);
+		/* the app's row spans the trace: from block 0 */
+		row = strstr(json, "\"tid\":100,");
+		CHECK(row && row_b0(row) == 0);
+	}
+	free(json);
+	free(blocks);
+	tl_timeline_free(t);
+	tl_report_release(&m);
+	tl_run_release(&run);
+	if (!getenv("TL_KEEP"))
+		unlink(path2);
+}
+
 int main(void)
 {
 	write_trace();
 	RUN_TESTS(pb_bytes, perfetto, chrome_names_are_data, csv_tables, csv_unwritable, timeline_encoding,
-	          timeline_truncated);
+	          timeline_truncated, timeline_short_thread);
 	if (!getenv("TL_KEEP"))
 		unlink(path);
 }

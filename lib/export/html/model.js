@@ -13,13 +13,16 @@ class Row {
 		this.m = model;
 		this.cache = new Map();
 	}
-	/* Per block: [[key, share 0..1], ...]; key: a state, or [what, tid] for a CPU. */
+	/*
+	 * Per block: [[key, share 0..1], ...]; key: a state, or [what, tid] for a CPU.
+	 * The row's data starts at block b0 and may stop before the last: the rest is empty.
+	 */
 	lod() {
 		if (this._lod)
 			return this._lod;
-		const r = new Reader(b64bytes(this.j.lod)), out = [];
+		const r = new Reader(b64bytes(this.j.lod)), out = [], b0 = this.j.b0 || 0;
 		for (let b = 0; b < this.m.blocks; b++) {
-			const n = r.byte() || 0, e = [];
+			const n = b < b0 ? 0 : r.byte() || 0, e = [];
 			for (let i = 0; i < n; i++) {
 				if (this.kind === 'thread') {
 					const st = r.byte();
@@ -41,8 +44,8 @@ class Row {
 			/* the blocks' byte offsets in iv, from their lengths */
 			const r = new Reader(b64bytes(this.j.lens));
 			this.off = [0];
-			for (let i = 0; i < this.m.blocks; i++)
-				this.off.push(this.off[i] + (r.p < r.b.length ? r.varint() : 0));
+			for (let i = 0, b0 = this.j.b0 || 0; i < this.m.blocks; i++)
+				this.off.push(this.off[i] + (i >= b0 && r.p < r.b.length ? r.varint() : 0));
 			this.text = document.getElementById(this.j.iv).textContent;
 		}
 		const recs = [];
