@@ -456,6 +456,11 @@ void tl_sm_gap_begin(struct tl_sched *s, int c, uint64_t from)
 		struct thread *t = l->t;
 		unsigned was = t->pub.state;
 
+		if (was == TL_ST_NEW) {
+			/* its wakeup (WAKEUP_NEW follows the fork at once) may be in the gap: unknown until it is seen */
+			tl_sm_set_state(s, t, TL_ST_UNKNOWN, from > t->pub.state_since ? from : t->pub.state_since, 0);
+			continue;
+		}
 		if (tl_state_is_asleep(was)) {
 			tl_sm_set_state(s, t, TL_ST_UNKNOWN, from, 0);
 			t->gap_state = (uint16_t)was;

@@ -80,6 +80,30 @@ TEST(lost_events_sleepers)
 }
 
 /*
+ * A thread forked just before its CPU loses events: its WAKEUP_NEW (which
+ * follows the fork at once) may be in the gap, so it is UNKNOWN from the
+ * gap's start until it is seen running, not NEW (the kernel counts that
+ * time as run-queue wait), and the gap's end does not make it NEW again.
+ */
+TEST(lost_events_new_thread)
+{
+	start();
+	sw(1000, 0, 0, 0, 1110);                                  /* A runs on cpu0 */
+	ev(1010, 0, TL_EV_FORK, 1120, 1110, 0, 0, 0, 0, "child"); /* A forks E */
+	ev(1020, 0, TL_EV_LOST, 0, 0, 5, 0, 0, 0, NULL);          /* cpu0's gap from 1010 */
+	ev(1025, 0, TL_EV_SOFTIRQ_ENTRY, 0, 0, 1, 0, 0, 0, NULL); /* cpu0's gap ends */
+	ev(1026, 0, TL_EV_SOFTIRQ_EXIT, 0, 0, 1, 0, 0, 0, NULL);
+	sw(1030, 1, 0, 0, 1120); /* E runs on cpu1 */
+	sw(1040, 1, 1120, TL_PS_S, 0);
+	finish(1100);
+	CHECK_EQ_INT(st(1120, 0, TL_ST_NEW), 0);
+	CHECK_EQ_INT(st(1120, 0, TL_ST_UNKNOWN), 20); /* 1010 .. 1030 */
+	CHECK_EQ_INT(st(1120, 0, TL_ST_EXECUTING), 10);
+	CHECK_EQ_INT(st(1120, 0, TL_ST_SLEEPING), 60);
+	tl_sched_free(S);
+}
+
+/*
  * A damaged block of the file (the reader's LOST with TL_EVF_DAMAGE, b =
  * the gap's start): it held every CPU's events, so a thread asleep before
  * the gap is UNKNOWN from its start too; the count stays 0 (not known).
@@ -232,7 +256,7 @@ TEST(switch_in_hidden_in_filtered_stretch)
 
 int main(void)
 {
-	RUN_TESTS(lost_events, lost_events_waiting_thread, lost_events_sleepers, damaged_block_gap,
-	          hidden_real_occupant, filtered_stretches, missing_switch_from_idle, hidden_occupant,
-	          switch_in_hidden_in_filtered_stretch);
+	RUN_TESTS(lost_events, lost_events_waiting_thread, lost_events_sleepers, lost_events_new_thread,
+	          damaged_block_gap, hidden_real_occupant, filtered_stretches, missing_switch_from_idle,
+	          hidden_occupant, switch_in_hidden_in_filtered_stretch);
 }
