@@ -341,14 +341,20 @@ def profile(b, path, shot):
     page.eval("(() => { const i = document.querySelector('.tl-profile input'); i.value = '';"
               " i.dispatchEvent(new Event('input')); })()")
     # a drag over the heatmap selects bins: the flame graph counts their samples; the timeline zooms to them
-    g = page.eval("""(() => { const v = window.threadlens.profile.cpus, b = v.heat.getBoundingClientRect();
-        return {left: b.left + 60, top: b.top, cw: v.cw, bins: v.p.nbins}; })()""")
-    b0, b1 = g["bins"] // 4, g["bins"] // 2
-    x0, x1, y = g["left"] + (b0 + 0.5) * g["cw"], g["left"] + (b1 + 0.5) * g["cw"], g["top"] + 8
+    heat = """(() => { const v = window.threadlens.profile.cpus, b = v.heat.getBoundingClientRect();
+        return {left: b.left + 60, top: b.top, cw: v.cw, bins: v.p.nbins}; })()"""
     for attempt in range(2):
-        # the search box's redraw may still be on its way: a drag that lands before it is undone
-        # by it (seen once under the sanitizers, sel [0, 63]), so wait a little, and drag again once
-        time.sleep(0.2)
+        # the heatmap in view, its place measured until it stays put: a drag aimed at a place it
+        # no longer has (or off the screen) misses (sel [0, 63], twice, under the sanitizers)
+        page.eval("window.threadlens.profile.cpus.heat.scrollIntoView({block: 'center'})")
+        g, prev = page.eval(heat), None
+        for _ in range(20):
+            if g == prev:
+                break
+            time.sleep(0.1)
+            g, prev = page.eval(heat), g
+        b0, b1 = g["bins"] // 4, g["bins"] // 2
+        x0, x1, y = g["left"] + (b0 + 0.5) * g["cw"], g["left"] + (b1 + 0.5) * g["cw"], g["top"] + 8
         page.mouse("mouseMoved", x0, y)
         page.mouse("mousePressed", x0, y, button="left", clicks=1)
         page.mouse("mouseMoved", x1, y, button="left")
