@@ -148,7 +148,7 @@ static int predict_block(struct tl_run *run, FILE *out, const char *side, const 
 static int write_side(struct tl_run *run, FILE *out, const char *side, struct tl_html_counts *n,
                       const struct tl_html_opts *o)
 {
-	struct tl_report_opts ro = { .top = -1 };
+	struct tl_report_opts ro = { .top = -1, .compact = 1 };
 	struct tl_model m = { 0 };
 	struct tl_findings f = { 0 };
 	struct tl_timeline *t = NULL;

@@ -276,6 +276,50 @@ TEST(test_json_document)
 	fixture_release(&fx);
 }
 
+/* The pretty document less its whitespace outside strings (the fixture's names hold spaces and a tab). */
+static void strip_layout(char *s)
+{
+	char *w = s;
+	int in_str = 0;
+
+	for (char *r = s; *r; r++) {
+		if (in_str && *r == '\\' && r[1]) {
+			*w++ = *r++;
+			*w++ = *r;
+			continue;
+		}
+		if (*r == '"')
+			in_str = !in_str;
+		if (in_str || (*r != ' ' && *r != '\n'))
+			*w++ = *r;
+	}
+	*w = 0;
+}
+
+/* --json's document in compact form (the HTML page's): the same members and values, no layout. */
+TEST(test_json_compact)
+{
+	struct fixture fx;
+	struct tl_report_opts o = { .sort = TL_REPORT_SORT_DEFAULT }, oc = o;
+	char *pretty, *compact;
+
+	fixture_init(&fx);
+	oc.compact = 1;
+	pretty = render(&fx.m, OUT_JSON, 0, &o);
+	compact = render(&fx.m, OUT_JSON, 0, &oc);
+	CHECK(pretty && compact);
+	if (pretty && compact) {
+		CHECK_EQ_INT(tl_json_check(compact, strlen(compact)), 0);
+		CHECK(!strchr(compact, '\n') || strchr(compact, '\n') == compact + strlen(compact) - 1);
+		CHECK(strlen(compact) < strlen(pretty));
+		strip_layout(pretty);
+		strip_layout(compact);
+		CHECK_EQ_STR(compact, pretty);
+	}
+	free(pretty);
+	free(compact);
+}
+
 TEST(test_json_window_sort_top)
 {
 	struct fixture fx;
@@ -534,6 +578,6 @@ TEST(test_empty_model)
 
 int main(void)
 {
-	RUN_TESTS(test_json_document, test_json_window_sort_top, test_csv_tables, test_text_report,
+	RUN_TESTS(test_json_document, test_json_compact, test_json_window_sort_top, test_csv_tables, test_text_report,
 	          test_text_warnings_and_top, test_text_wrap_long_word, test_helpers, test_empty_model);
 }

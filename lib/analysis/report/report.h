@@ -179,9 +179,10 @@ enum tl_report_csv_table {
 };
 
 struct tl_report_opts {
-	int sort;  /* enum tl_report_sort, or a state */
-	int top;   /* at most this many thread and process rows; 0 = default (see REPORT.md), <0 = all */
-	int width; /* text: terminal width to fit in; 0 = 100 */
+	int sort;    /* enum tl_report_sort, or a state */
+	int top;     /* at most this many thread and process rows; 0 = default (see REPORT.md), <0 = all */
+	int width;   /* text: terminal width to fit in; 0 = 100 */
+	int compact; /* JSON: no newlines nor indentation (for a machine: the HTML page embeds it) */
 };
 
 /* Parse a --sort key: a state name, "name", "tid", "pid" or "lifetime" (any case); -2 if unknown. */

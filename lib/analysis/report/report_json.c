@@ -202,7 +202,7 @@ int tl_report_write_json(FILE *out, const struct tl_model *m, const struct tl_re
 		return -1;
 	nprocs = tl_report_limit(o, m->nprocs, SIZE_MAX);
 
-	tl_json_init(&j, out, TL_JSON_PRETTY);
+	tl_json_init(&j, out, o && o->compact ? 0 : TL_JSON_PRETTY);
 	tl_json_begin_object(&j, TL_JSON_BLOCK);
 	tl_json_kv_string(&j, "schema", "threadlens-report");
 	tl_json_kv_int(&j, "version", 1);
