@@ -30,8 +30,7 @@ struct text {
 	int width;
 	const size_t *order; /* thread rows shown, in order */
 	size_t nrows;
-	size_t nprocs;                    /* process rows shown */
-	const struct tl_report_tid *tids; /* m's threads by tid (report_int.h) */
+	size_t nprocs; /* process rows shown */
 };
 
 /* Print a cleaned name cut or padded to exactly w columns. */
@@ -600,21 +599,29 @@ static void put_dev(FILE *f, int64_t diff, uint64_t window)
 	fprintf(f, " %+7.2f%%", window ? 100.0 * (double)diff / (double)window : 0.0);
 }
 
-static void kcheck_table(struct text *t)
+/* 0, or -1 with tl_error set (out of memory). */
+static int kcheck_table(struct text *t)
 {
 	const struct tl_model *m = t->m;
 	const struct tl_kcheck_result *r = &m->kcheck;
 	size_t shown = 0, kept = 0;
+	struct tl_report_tid *tids;
 
 	if (!r->nthreads)
-		return;
+		return 0;
+	/* the model's threads by tid, for the lookups: threads may be tens of thousands */
+	if (!(tids = malloc((m->nthreads ? m->nthreads : 1) * sizeof(*tids))))
+		return tl_error("out of memory");
+	for (size_t i = 0; i < m->nthreads; i++)
+		tids[i] = (struct tl_report_tid){ m->threads[i].tid, i };
+	tl_report_tids_sort(tids, m->nthreads);
 	section(t, "Self-check against the kernel",
 	        "trace vs the kernel's own accounting per thread; deviations in % of the thread's window");
 	fprintf(t->f, "   %-*s %7s %8s %8s %9s %8s %8s %9s %7s %7s\n", NAME_W, "THREAD", "TID", "ON-CPU", "KERNEL",
 	        "DEV", "RUNQ", "KERNEL", "DEV", "VOL+-", "INVOL+-");
 	for (size_t i = 0; i < r->nthreads; i++) {
 		const struct tl_kcheck_thread *k = &r->threads[i];
-		const struct tl_thread_stats *th = thread_by_tid(m, t->tids, k->tid);
+		const struct tl_thread_stats *th = thread_by_tid(m, tids, k->tid);
 		uint64_t win = k->to - k->from;
 		char b1[16], b2[16], b3[16], b4[16];
 
@@ -642,6 +649,8 @@ static void kcheck_table(struct text *t)
 	if (r->unchecked)
 		fprintf(t->f, "(%zu threads with kernel counters could not be compared: no reading at one end)\n",
 		        r->unchecked);
+	free(tids);
+	return 0;
 }
 
 /* The parallel regions of the markers (analysis/regions): those with parallel rounds. */
@@ -699,7 +708,7 @@ int tl_report_write_text(FILE *out, const struct tl_model *m, const struct tl_re
 	size_t dflt = is_wide(m) ? TL_REPORT_SYSTEM_TOP : SIZE_MAX;
 	int sort = o ? o->sort : TL_REPORT_SORT_DEFAULT;
 	size_t *order;
-	struct tl_report_tid *tids;
+	int rc;
 
 	if (sort == TL_REPORT_SORT_DEFAULT)
 		sort = TL_ST_EXECUTING;
@@ -711,15 +720,7 @@ int tl_report_write_text(FILE *out, const struct tl_model *m, const struct tl_re
 	order = tl_report_thread_order(m, sort, tl_report_limit(o, m->nthreads, dflt), &t.nrows);
 	if (!order)
 		return -1;
-	if (!(tids = malloc((m->nthreads ? m->nthreads : 1) * sizeof(*tids)))) {
-		free(order);
-		return tl_error("out of memory");
-	}
-	for (size_t i = 0; i < m->nthreads; i++)
-		tids[i] = (struct tl_report_tid){ m->threads[i].tid, i };
-	tl_report_tids_sort(tids, m->nthreads);
 	t.order = order;
-	t.tids = tids;
 	t.nprocs = tl_report_limit(o, m->nprocs, dflt);
 
 	header(&t, o);
@@ -729,9 +730,10 @@ int tl_report_write_text(FILE *out, const struct tl_model *m, const struct tl_re
 	cpu_table(&t);
 	process_table(&t);
 	regions_table(&t);
-	kcheck_table(&t);
+	rc = kcheck_table(&t);
 	free(order);
-	free(tids);
+	if (rc < 0)
+		return -1;
 	if (fflush(out) || ferror(out))
 		return tl_error_errno("write error");
 	return 0;
