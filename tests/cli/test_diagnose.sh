@@ -160,6 +160,13 @@ else
 	else
 		fail diagnose/text "exit $RC" "$(head -n 12 "$OUT")"
 	fi
+	# the oversubscribed process alternates: the title says for how long each way
+	tl diagnose "$TMP/oversubscription.tl"
+	if [ "$RC" = 0 ] && grep -Eq '^   [^ ].* \([0-9]+\) wants more than its [0-9]+ CPUs for [0-9]+% of its active time, and leaves some unused for [0-9]+%$' "$OUT"; then
+		pass diagnose/oversubscription-title
+	else
+		fail diagnose/oversubscription-title "exit $RC" "$(grep -m 1 -A 1 '^1\.' "$OUT")"
+	fi
 	# a threshold option moves the line: the waiter waits ~95% of its life, not 99.9%
 	tl diagnose --lock-wait 99.9 --json "$TMP/lock-contention.tl"
 	if [ "$RC" = 0 ] && python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["findings"]))' "$OUT"; then
