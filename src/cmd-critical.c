@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ struct crit_args {
 	struct tl_crit_opts o;
 };
 
-enum { OPT_JSON = 256, OPT_FROM, OPT_TO, OPT_FRAME, OPT_WORST };
+enum { OPT_JSON = 256, OPT_FROM, OPT_TO, OPT_FRAME, OPT_WORST, OPT_TID };
 
 static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -33,6 +34,7 @@ static const struct option long_options[] = {
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "frame", required_argument, NULL, OPT_FRAME },
 	{ "worst", required_argument, NULL, OPT_WORST },
+	{ "tid", required_argument, NULL, OPT_TID },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -44,11 +46,14 @@ static void usage(FILE *out)
 	      "it, back to its start; a wait another thread's wakeup ended is what that\n"
 	      "thread did until the wakeup (the critical path).  Every nanosecond of the\n"
 	      "frame goes to one thread and state; waits for a CPU name who had it.\n"
-	      "Frames come from the markers (tl_frame_begin/tl_frame_end).\n"
+	      "Frames come from the markers (tl_frame_begin/tl_frame_end); a trace without\n"
+	      "them gets the path of the recorded command's main thread over its life.\n"
 	      "\n"
 	      "which frames:\n"
 	      "      --frame N            frame N\n"
 	      "      --worst K            the K longest complete frames [3]\n"
+	      "      --tid TID            thread TID's life in the window instead, back from\n"
+	      "                           its exit (or the window's end)\n"
 	      "      --from TIME, --to TIME\n"
 	      "                           the window, from the trace start (1.5, 250ms)\n"
 	      "\n"
@@ -59,7 +64,8 @@ static void usage(FILE *out)
 	      "examples:\n"
 	      "  threadlens critical demo.tl\n"
 	      "  threadlens critical --frame 812 app.tl\n"
-	      "  threadlens critical --worst 10 --json app.tl\n",
+	      "  threadlens critical --worst 10 --json app.tl\n"
+	      "  threadlens critical --tid 4242 app.tl\n",
 	      out);
 }
 
@@ -96,6 +102,16 @@ static int parse_args(int argc, char **argv, struct crit_args *a)
 			if (errno || end == optarg || *end || k < 1 || k > 10000 || optarg[0] == '-')
 				return cli_bad_value("critical", "--worst", optarg, "a count from 1 to 10000");
 			a->o.worst = k;
+			break;
+		}
+		case OPT_TID: {
+			long t;
+
+			errno = 0;
+			t = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || t < 1 || t > INT32_MAX)
+				return cli_bad_value("critical", "--tid", optarg, "a thread id, 1 or more");
+			a->o.tid = (int32_t)t;
 			break;
 		}
 		default: return cli_usage_error("critical");

@@ -4,8 +4,10 @@
 # path sum exactly to each frame's latency, the path runs without a gap or
 # an overlap from the frame's end back to its start, it begins on the
 # thread that ended the frame ('output'), and it crosses other stages'
-# threads.  Then the errors: no such frame, a trace without frames, a bad
-# option.
+# threads.  A trace without frames: the recorded command's main thread,
+# over its life (a shell that waits for a 50 ms sleep: the path crosses
+# into the sleep, woken by its timer), and --tid.  Then the errors: no
+# such frame or thread, a bad option.
 #
 #   tests/cli/test_critical.sh BUILD_DIR
 #
@@ -64,9 +66,47 @@ PY
 		fi
 		tl critical --frame 999 "$TMP/demo.tl"
 		expect_err critical/no-such-frame 1 "no complete frame 999"
-		record_short "$TMP/plain.tl"
-		tl critical "$TMP/plain.tl"
-		expect_err critical/no-frames 1 "no complete frames"
+		tl critical --tid 999999 "$TMP/demo.tl"
+		expect_err critical/no-such-thread 1 "no thread 999999"
+	fi
+	timeout -k 5 60 "$TL" record -o "$TMP/sh.tl" -- sh -c 'sleep 0.05; :' >"$TMP/rec.out" 2>"$TMP/rec.err"
+	if [ $? != 0 ]; then
+		fail critical/main-thread "record failed" "$(tail -n 2 "$TMP/rec.err")"
+	else
+		tl critical --json "$TMP/sh.tl"
+		got=$(python3 - "$OUT" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+if d["scope"] != "thread" or len(d["frames"]) != 1:
+    bad.append("want one thread's life, got scope %s, %d" % (d["scope"], len(d["frames"])))
+else:
+    f = d["frames"][0]
+    if f["ended_by"]["name"] != "sh" or f["frame"] != -1:
+        bad.append("the path is of %s, not the shell" % f["ended_by"]["name"])
+    if sum(p["ns"] for p in f["parts"]) != f["latency_ns"]:
+        bad.append("parts sum to %d, life %d" % (sum(p["ns"] for p in f["parts"]), f["latency_ns"]))
+    path = f["path"]
+    if any(a["from_ns"] != b["to_ns"] for a, b in zip(path, path[1:])):
+        bad.append("a gap or overlap in the path")
+    # the shell waits for its child: that wait is the child's 50 ms sleep (its own clock: sleep(1))
+    slept = sum(p["ns"] for p in f["parts"] if p["name"] == "sleep" and p["state"] == "SLEEPING")
+    if not 49.5e6 <= slept < 60e6:  # its switch-out comes a few us after the call
+        bad.append("the sleep's SLEEPING on the path %.1f ms, want 49.5-60" % (slept / 1e6))
+print("; ".join(bad))
+PY
+)
+		if [ "$RC" = 0 ] && [ -z "$got" ]; then
+			pass critical/main-thread
+		else
+			fail critical/main-thread "exit $RC" "$got" "$(head -n 3 "$ERR")"
+		fi
+		tl critical "$TMP/sh.tl"
+		if [ "$RC" = 0 ] && grep -Eq '^thread sh \([0-9]+\): ' "$OUT" && grep -Eq '^  sleep +[0-9]+  SLEEPING ' "$OUT"; then
+			pass critical/main-thread-text
+		else
+			fail critical/main-thread-text "exit $RC" "$(head -n 8 "$OUT")"
+		fi
 	fi
 fi
 

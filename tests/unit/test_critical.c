@@ -3,7 +3,8 @@
  * hand-written three-thread chain, exact: the ending thread's own time,
  * its sleep given to the thread whose wakeup ended it, that thread's wait
  * for a CPU named with the thread that had it, and the parts summing to
- * the frame's latency.
+ * the frame's latency.  And a thread's life instead of a frame (--tid), and
+ * the recorded command's main thread when the window holds no frame.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -137,10 +138,92 @@ TEST(worst_and_missing)
 	tl_crit_release(&r);
 	tl_run_release(&run);
 
+	/* a window from 45 us: frame 7 began before it, so only frame 8 is the window's */
+	run = (struct tl_run){ .from_ns = 45 * US, .to_ns = -1, .path = path };
+	o = (struct tl_crit_opts){ .frame = -1 };
+	CHECK_EQ_INT(tl_crit_analyze(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.frames_seen, 1);
+	CHECK(r.n == 1 && r.frames[0].id == 8);
+	tl_crit_release(&r);
+	tl_run_release(&run);
+
 	run = (struct tl_run){ .to_ns = -1, .path = path };
 	o = (struct tl_crit_opts){ .frame = 9 };
 	CHECK_EQ_INT(tl_crit_analyze(&run, &o, &r), -1);
 	CHECK(strstr(tl_error_msg(), "no complete frame 9") != NULL);
+	tl_run_release(&run);
+}
+
+/*
+ * B's life, back from the trace's end (1100): asleep 1070-1100 (no waker),
+ * running 1020-1070 but for nothing, its quantum lost to C 1010-1020, and
+ * running 1000-1010: B's alone, 100 us.  A's: its sleep 1000-1030 is B's.
+ */
+TEST(thread_life)
+{
+	struct tl_run run = { .to_ns = -1, .path = path };
+	struct tl_crit_opts o = { .frame = -1, .tid = B };
+	struct tl_crit_result r;
+	const struct tl_crit_frame *f;
+	const struct tl_crit_part *x;
+	uint64_t sum = 0;
+
+	CHECK_EQ_INT(tl_crit_analyze(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.thread_scope, 1);
+	CHECK_EQ_INT(r.n, 1);
+	CHECK_EQ_INT(r.frames_seen, 2);
+	if (r.n == 1) {
+		f = &r.frames[0];
+		CHECK_EQ_INT(f->id, -1);
+		CHECK_EQ_INT(f->ended_by, B);
+		CHECK_EQ_INT(f->begin, 1000 * US);
+		CHECK_EQ_INT(f->end, 1100 * US);
+		x = part(f, B, TL_ST_EXECUTING);
+		CHECK(x && x->ns == 60 * US);
+		x = part(f, B, TL_ST_READY_QUANTUM);
+		CHECK(x && x->ns == 10 * US && x->by == C);
+		for (size_t i = 0; i < f->nparts; i++)
+			sum += f->parts[i].ns;
+		CHECK_EQ_INT(sum, 100 * US);
+		CHECK_EQ_INT(f->nparts, 3); /* and its sleep at the end */
+	}
+	tl_crit_release(&r);
+	tl_run_release(&run);
+
+	/* A: its first sleep is what B did until it woke A */
+	run = (struct tl_run){ .to_ns = -1, .path = path };
+	o = (struct tl_crit_opts){ .frame = -1, .tid = A };
+	CHECK_EQ_INT(tl_crit_analyze(&run, &o, &r), 0);
+	if (r.n == 1) {
+		x = part(&r.frames[0], B, TL_ST_EXECUTING);
+		CHECK(x && x->ns == 20 * US);
+		x = part(&r.frames[0], A, TL_ST_EXECUTING);
+		CHECK(x && x->ns == 39 * US);
+	}
+	tl_crit_release(&r);
+	tl_run_release(&run);
+
+	/* no frame in the window (after 65 us): the command's main thread, 100, never seen running */
+	run = (struct tl_run){ .from_ns = 65 * US, .to_ns = -1, .path = path };
+	o = (struct tl_crit_opts){ .frame = -1 };
+	CHECK_EQ_INT(tl_crit_analyze(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.frames_seen, 0);
+	CHECK_EQ_INT(r.thread_scope, 1);
+	if (r.n == 1) {
+		CHECK_EQ_INT(r.frames[0].ended_by, 100);
+		CHECK_EQ_STR(r.frames[0].ended_by_name, "app");
+		CHECK_EQ_INT(r.frames[0].begin, 1065 * US);
+		CHECK_EQ_INT(r.frames[0].end, 1100 * US);
+		CHECK_EQ_INT(r.frames[0].nparts, 1);
+		CHECK_EQ_INT(r.frames[0].parts[0].state, TL_ST_UNKNOWN);
+	}
+	tl_crit_release(&r);
+	tl_run_release(&run);
+
+	run = (struct tl_run){ .to_ns = -1, .path = path };
+	o = (struct tl_crit_opts){ .frame = -1, .tid = 4242 };
+	CHECK_EQ_INT(tl_crit_analyze(&run, &o, &r), -1);
+	CHECK(strstr(tl_error_msg(), "no thread 4242") != NULL);
 	tl_run_release(&run);
 }
 
@@ -153,5 +236,5 @@ int main(void)
 {
 	write_trace();
 	atexit(remove_trace);
-	RUN_TESTS(chain, worst_and_missing);
+	RUN_TESTS(chain, worst_and_missing, thread_life);
 }

@@ -20,6 +20,7 @@ struct frame_rec {
 	int64_t id;
 	uint64_t begin, end;
 	int32_t ended_by;
+	int before; /* began before the window: not one of its frames (frames.h does the same) */
 };
 
 struct kept {
@@ -33,9 +34,14 @@ struct name_rec {
 };
 
 struct pass {
+	const struct tl_walk_result *win; /* the walk's window (win_start, win_end) */
 	/* first pass */
 	struct frame_rec *frames;
 	size_t nframes, cap;
+	int32_t life_tid;     /* the thread whose life may be the path, 0 none */
+	uint32_t life_serial; /* its first instance in the trace */
+	uint64_t life_begin, life_end;
+	int life_seen, life_over; /* an interval of it seen; it exited (ZOMBIE) */
 	/* second pass */
 	const struct tl_crit_frame *want;
 	size_t nwant;
@@ -61,7 +67,7 @@ static void on_frame_event(void *ctx, struct tl_thread *th, const struct tl_even
 			p->oom = 1;
 			return;
 		}
-		p->frames[p->nframes++] = (struct frame_rec){ ev->a, ev->ts, 0, 0 };
+		p->frames[p->nframes++] = (struct frame_rec){ ev->a, ev->ts, 0, 0, ev->ts < p->win->win_start };
 	} else if (ev->type == TL_EV_FRAME_END) {
 		for (size_t i = p->nframes; i-- > 0;) /* frames end near where they began: search from the newest */
 			if (p->frames[i].id == ev->a) {
@@ -71,6 +77,29 @@ static void on_frame_event(void *ctx, struct tl_thread *th, const struct tl_even
 				}
 				return;
 			}
+	}
+}
+
+/* The life of p->life_tid: from its first interval to its exit or its last instant. */
+static void on_life_interval(void *ctx, struct tl_thread *th, const struct tl_interval *iv)
+{
+	struct pass *p = ctx;
+	uint64_t from = iv->start > p->win->win_start ? iv->start : p->win->win_start;
+	uint64_t to = iv->end < p->win->win_end ? iv->end : p->win->win_end;
+
+	/* intervals come unclipped (walk.h) */
+	if (th->tid != p->life_tid || p->life_over || to <= from || (p->life_seen && th->serial != p->life_serial))
+		return;
+	if (!p->life_seen) {
+		p->life_seen = 1;
+		p->life_serial = th->serial;
+		p->life_begin = from;
+	}
+	if (iv->state == TL_ST_ZOMBIE) {
+		p->life_end = from;
+		p->life_over = 1;
+	} else {
+		p->life_end = to;
 	}
 }
 
@@ -259,12 +288,15 @@ static int walk(struct tl_run *run, struct pass *p, int second)
 
 	tl_run_walk_opts(run, &wo);
 	wo.ctx = p;
-	if (second)
+	if (second) {
 		wo.on_interval = on_keep_interval;
-	else
+	} else {
 		wo.on_event = on_frame_event;
+		wo.on_interval = p->life_tid ? on_life_interval : NULL;
+	}
 	if (!(w = tl_walk_new(&wo, &run->info)))
 		return -1;
+	p->win = tl_walk_result(w);
 	rc = tl_walk_run(w, run->trace);
 	if (rc == 0 && !second)
 		rc = tl_run_keep(run, tl_walk_result(w));
@@ -280,9 +312,24 @@ static int choose(struct pass *p, const struct tl_crit_opts *o, struct tl_crit_r
 	size_t n = 0, want = o->worst ? o->worst : 3;
 
 	for (size_t i = 0; i < p->nframes; i++)
-		if (p->frames[i].end)
+		if (p->frames[i].end && !p->frames[i].before)
 			p->frames[n++] = p->frames[i];
 	out->frames_seen = n;
+	if (o->tid > 0 || (o->frame < 0 && !n && p->life_tid)) {
+		if (!p->life_seen || p->life_end <= p->life_begin)
+			return o->tid > 0
+			               ? tl_error("no thread %d in the trace's window", (int)o->tid)
+			               : tl_error(
+			                         "no complete frames in the trace's window, and the recorded command's "
+			                         "thread %d is not in it (--tid TID: a thread's critical path)",
+			                         (int)p->life_tid);
+		if (TL_GROW(p->frames, p->cap, 1) < 0)
+			return tl_error("out of memory");
+		p->frames[0] = (struct frame_rec){ -1, p->life_begin, p->life_end, p->life_tid, 0 };
+		out->thread_scope = 1;
+		n = 1;
+		goto found;
+	}
 	if (o->frame >= 0) {
 		for (size_t i = 0; i < n; i++)
 			if (p->frames[i].id == o->frame) {
@@ -294,7 +341,8 @@ static int choose(struct pass *p, const struct tl_crit_opts *o, struct tl_crit_r
 		                (long long)o->frame, n);
 	}
 	if (!n)
-		return tl_error("no complete frames in the trace's window (mark them with tl_frame_begin/end)");
+		return tl_error("no complete frames in the trace's window (mark them with tl_frame_begin/end, "
+		                "or --tid TID: a thread's critical path)");
 	qsort(p->frames, n, sizeof(*p->frames), cmp_latency);
 	n = n < want ? n : want;
 found:
@@ -317,7 +365,14 @@ int tl_crit_analyze(struct tl_run *run, const struct tl_crit_opts *o, struct tl_
 
 	memset(out, 0, sizeof(*out));
 	out->run = run;
-	if (tl_run_start(run) < 0 || walk(run, &p, 0) < 0 || choose(&p, o, out) < 0)
+	if (tl_run_start(run) < 0)
+		goto done;
+	/* without frames, the recorded command's main thread */
+	p.life_tid = o->tid > 0 ? o->tid
+	             : o->frame < 0 && run->info.target_mode == TL_TARGET_COMMAND && run->info.ntargets
+	                     ? run->info.targets[0]
+	                     : 0;
+	if (walk(run, &p, 0) < 0 || choose(&p, o, out) < 0)
 		goto done;
 	p.want = out->frames;
 	p.nwant = out->n;

@@ -18,6 +18,14 @@
  * ended each; the second keeps the state intervals of every thread that
  * overlap the chosen frames, and the walk runs on them.  Memory: the
  * intervals inside the chosen frames.
+ *
+ * A thread instead of frames (Trace Compass's critical path of a thread):
+ * its life in the window, from its first interval to its exit (the start
+ * of its ZOMBIE interval) or its last instant, walked back the same way
+ * from that end.  That is what a trace without frame markers gets: the
+ * main thread of the recorded command (`record -- CMD`), so the path of a
+ * whole run, through the joins and hand-offs that held it back.  A tid the
+ * trace reuses counts as its first thread only.
  */
 #ifndef TL_CRITICAL_H
 #define TL_CRITICAL_H
@@ -50,7 +58,7 @@ struct tl_crit_part {
 };
 
 struct tl_crit_frame {
-	int64_t id;
+	int64_t id;          /* -1: a thread's life (tl_crit_result.thread_scope) */
 	uint64_t begin, end; /* absolute ns */
 	int32_t ended_by;    /* the thread that called tl_frame_end */
 	char ended_by_name[TL_NAME_MAX];
@@ -63,12 +71,14 @@ struct tl_crit_frame {
 struct tl_crit_opts {
 	int64_t frame; /* this frame id, or -1 */
 	size_t worst;  /* else the `worst` longest complete frames (0: 3) */
+	int32_t tid; /* > 0: this thread's life instead of frames; 0: frames, or with none the command's main thread */
 };
 
 struct tl_crit_result {
 	const struct tl_run *run;
-	struct tl_crit_frame *frames; /* the asked frame, or the worst ones longest first */
+	struct tl_crit_frame *frames; /* the asked frame, or the worst ones longest first, or the thread */
 	size_t n;
+	int thread_scope;     /* 1: frames[0] is a thread's life in the window (id -1), not a frame */
 	uint64_t frames_seen; /* complete frames in the window */
 };
 

@@ -34,10 +34,18 @@ static void text_frame(FILE *out, const struct tl_crit_result *r, const struct t
 	size_t shown = 0;
 	char b[3][32];
 
-	fprintf(out, "\nframe %lld: %s (from %s), ended by ", (long long)f->id, tl_fmt_dur(lat, b[0], sizeof(b[0])),
-	        tl_fmt_dur(rel(r, f->begin), b[1], sizeof(b[1])));
-	put_name(out, f->ended_by_name);
-	fprintf(out, " (%d)\n", (int)f->ended_by);
+	if (r->thread_scope) {
+		fputs("\nthread ", out);
+		put_name(out, f->ended_by_name);
+		fprintf(out, " (%d): %s, from %s to %s\n", (int)f->ended_by, tl_fmt_dur(lat, b[0], sizeof(b[0])),
+		        tl_fmt_dur(rel(r, f->begin), b[1], sizeof(b[1])),
+		        tl_fmt_dur(rel(r, f->end), b[2], sizeof(b[2])));
+	} else {
+		fprintf(out, "\nframe %lld: %s (from %s), ended by ", (long long)f->id,
+		        tl_fmt_dur(lat, b[0], sizeof(b[0])), tl_fmt_dur(rel(r, f->begin), b[1], sizeof(b[1])));
+		put_name(out, f->ended_by_name);
+		fprintf(out, " (%d)\n", (int)f->ended_by);
+	}
 	fprintf(out, "  %-18s %7s  %-14s %9s %6s\n", "thread", "tid", "state", "time", "share");
 	for (size_t i = 0; i < f->nparts; i++) {
 		const struct tl_crit_part *x = &f->parts[i];
@@ -89,10 +97,16 @@ static void text_frame(FILE *out, const struct tl_crit_result *r, const struct t
 int tl_crit_write_text(FILE *out, const struct tl_crit_result *r)
 {
 	fprintf(out, "threadlens critical: %s\n", r->run && r->run->path ? r->run->path : "");
-	fprintf(out,
-	        "%zu of %llu complete frames; each frame's latency along its critical path (the thread that\n"
-	        "ended it, back through the wakeups that let it go on), by thread and state\n",
-	        r->n, (unsigned long long)r->frames_seen);
+	if (r->thread_scope)
+		fprintf(out,
+		        "a thread's life along its critical path (the thread, back through the wakeups that let it\n"
+		        "go on), by thread and state; %llu complete frames in the window\n",
+		        (unsigned long long)r->frames_seen);
+	else
+		fprintf(out,
+		        "%zu of %llu complete frames; each frame's latency along its critical path (the thread that\n"
+		        "ended it, back through the wakeups that let it go on), by thread and state\n",
+		        r->n, (unsigned long long)r->frames_seen);
 	for (size_t i = 0; i < r->n; i++)
 		text_frame(out, r, &r->frames[i]);
 	if (ferror(out))
@@ -153,6 +167,7 @@ int tl_crit_write_json(FILE *out, const struct tl_crit_result *r)
 	tl_json_kv_int(&j, "version", 1);
 	tl_json_trace(&j, r->run);
 	tl_json_window(&j, r->run);
+	tl_json_kv_string(&j, "scope", r->thread_scope ? "thread" : "frames");
 	tl_json_kv_uint(&j, "frames_seen", r->frames_seen);
 	tl_json_key(&j, "frames");
 	tl_json_begin_array(&j, TL_JSON_BLOCK);

@@ -555,7 +555,8 @@ static int oversubscription(struct tl_dg_ctx *c, const struct tl_process_stats *
 		return -1;
 	if (alternating)
 		snprintf(f->title, sizeof(f->title),
-		         "%s (%d) wants more than its %d CPUs for %.0f%% of its active time, and leaves some unused for %.0f%%",
+		         "%s (%d) wants more than its %d CPUs for %.0f%% of its active time, and leaves some unused "
+		         "for %.0f%%",
 		         p->name, p->pid, n, tl_dg_pct(over, active), tl_dg_pct(under, active));
 	else
 		snprintf(f->title, sizeof(f->title),
