@@ -294,6 +294,8 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 	case TL_EV_YIELD_EXIT:
 	default: print_tid(t, nm, "tid", e->tid); break;
 	}
+	if (e->lag) /* the kernel dates the event that long before it (trace/event.h) */
+		printf(" clock_lag=%" PRIu64 "ns", tl_event_lag_ns(e));
 	if (e->flags & (TL_EVF_WAIT_FUTEX | TL_EVF_WAIT_YIELD))
 		printf(" wait=%s",
 		       e->flags & TL_EVF_WAIT_FUTEX ? (e->flags & TL_EVF_WAIT_LOCK ? "futex-lock" : "futex") : "yield");

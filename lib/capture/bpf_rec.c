@@ -156,7 +156,15 @@ int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out)
 		out->d.ev.a = 0; /* the stack id, once interned */
 		break;
 	}
-	case TL_EV_SWITCH: out->d.ev.a = tl_bpf_prev_state((uint32_t)h.a, (h.a >> 32) & 1); break;
+	case TL_EV_SWITCH:
+		out->d.ev.a = tl_bpf_prev_state((uint32_t)h.a, (h.a >> 32) & 1);
+		out->d.ev.lag = tl_lag_units((uint32_t)((uint64_t)h.a >> 33)); /* record.bpf.c, kclock_lag() */
+		break;
+	case TL_EV_WAKEUP:
+	case TL_EV_WAKEUP_NEW:
+		out->d.ev.lag = tl_lag_units((uint32_t)h.c);
+		out->d.ev.c = 0;
+		break;
 	case TL_EV_FORK:
 		/* the child's name is the event's name; its process rides in a */
 		out->child_tgid = (int32_t)h.a;

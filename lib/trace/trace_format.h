@@ -18,7 +18,7 @@
 #define TLF_MAGIC "TLTRACE\0"
 #define TLF_MAGIC_LEN 8
 #define TLF_MAJOR 1 /* readers reject a newer major */
-#define TLF_MINOR 5 /* readers accept any minor */
+#define TLF_MINOR 6 /* readers accept any minor */
 #define TLF_HEADER_SIZE 32
 #define TLF_HEADER_MAX 4096 /* header_len beyond this is damage, not a future header */
 
@@ -61,7 +61,7 @@ enum tlf_block_flags {
  *   name  varint string id
  *   a b c zigzag(v - bias)        bias 120 (the default nice-0 priority)
  *                                       for priority fields, else 0
- *   res   varint reserved, varint reserved2
+ *   res   varint reserved, varint lag (reserved2 before 1.6)
  * Without an explicit mask a type uses tlf_default_mask[type].
  */
 #define TLF_EV_TYPE_MASK 0x1f

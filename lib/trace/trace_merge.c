@@ -103,7 +103,7 @@ static int decode_event(struct section *s, struct tl_event *ev, uint32_t nstring
 	ev->flags = 0;
 	ev->reserved = 0;
 	ev->tid = ev->arg = 0;
-	ev->name = ev->reserved2 = 0;
+	ev->name = ev->lag = 0;
 	ev->a = ev->b = ev->c = 0;
 	if (b0 & TLF_EV_HAS_FLAGS) {
 		if (tl_varint_get(&p, end, &v) < 0 || v > UINT16_MAX)
@@ -154,7 +154,7 @@ static int decode_event(struct section *s, struct tl_event *ev, uint32_t nstring
 		ev->reserved = (uint16_t)v;
 		if (tl_varint_get(&p, end, &v) < 0 || v > UINT32_MAX)
 			return -1;
-		ev->reserved2 = (uint32_t)v;
+		ev->lag = (uint32_t)v;
 	}
 	if (type == TL_EV_SWITCH)
 		s->cur = ev->arg;

@@ -53,12 +53,36 @@ else
 	fail bpf/default-backend "exit $RC" "$(grep -E '"backend"|"checked"' "$OUT" | head -n 3)" "$(head -n 3 "$ERR")"
 fi
 
+# The kernel's clock lag rides on every switch and enqueue of an eBPF trace
+# (format 1.6): at its median, schedule()'s time from its clock update to
+# the switch, 0.3-6 us here (10th to 90th percentile); an offset estimate
+# gone wrong reads 0 or milliseconds.  The perf back end has none.
+tl dump "$TMP/bpf.tl"
+n=$(awk '$3 == "switch" || $3 == "wakeup" || $3 == "wakeup_new"' "$OUT" | wc -l)
+m=$(awk '$3 == "switch" || $3 == "wakeup" || $3 == "wakeup_new"' "$OUT" | grep -c ' clock_lag=[0-9]*ns')
+med=$(sed -n 's/.* clock_lag=\([0-9]*\)ns.*/\1/p' "$OUT" | sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : -1 }')
+got=
+if [ "$n" -lt 10 ] || [ "$m" != "$n" ] || [ "$med" -lt 64 ] || [ "$med" -gt 20000 ]; then
+	got="$m of $n switches and wakeups with a lag, median $med ns"
+fi
+if [ "$RC" = 0 ] && [ -z "$got" ]; then
+	pass bpf/clock-lag
+else
+	fail bpf/clock-lag "exit $RC" "$got"
+fi
+
 # --backend perf records through perf_event_open, and says so.
 tl record --backend perf -o "$TMP/perf.tl" -- "$WL" mutex --truth "$TMP/perf.json"
 if [ "$RC" = 0 ] && tl report --json "$TMP/perf.tl" && grep -q '"backend": "perf"' "$OUT"; then
 	pass bpf/perf-backend
 else
 	fail bpf/perf-backend "exit $RC" "$(grep '"backend"' "$OUT" | head -n 2)" "$(head -n 3 "$ERR")"
+fi
+tl dump "$TMP/perf.tl"
+if [ "$RC" = 0 ] && grep -q ' switch ' "$OUT" && ! grep -q 'clock_lag=' "$OUT"; then
+	pass bpf/perf-no-clock-lag
+else
+	fail bpf/perf-no-clock-lag "exit $RC" "$(grep -m 2 'clock_lag=' "$OUT")"
 fi
 
 # A forced overrun through the real path: an 8 KiB ring (-m 1) under four

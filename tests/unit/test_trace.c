@@ -214,6 +214,24 @@ static void roundtrip_level(int level)
 	free(buf);
 }
 
+/* The kernel's clock lag (format 1.6): ns + 1 from the recorder, 64 ns units rounded, + 1; 0 unknown. */
+TEST(clock_lag_units)
+{
+	struct tl_event e = { .type = TL_EV_SWITCH };
+
+	CHECK_EQ_INT(tl_lag_units(0), 0);  /* unknown stays unknown */
+	CHECK_EQ_INT(tl_lag_units(1), 1);  /* 0 ns */
+	CHECK_EQ_INT(tl_lag_units(32), 1); /* 31 ns rounds down */
+	CHECK_EQ_INT(tl_lag_units(33), 2); /* 32 ns rounds up */
+	CHECK_EQ_INT(tl_lag_units(827), 14);
+	CHECK_EQ_INT(tl_lag_units(0x7fffffff), 33554433);
+	CHECK_EQ_INT(tl_event_lag_ns(&e), 0);
+	e.lag = tl_lag_units(827); /* 826 ns */
+	CHECK_EQ_INT(tl_event_lag_ns(&e), 832);
+	e.lag = 1;
+	CHECK_EQ_INT(tl_event_lag_ns(&e), 0);
+}
+
 TEST(roundtrip_every_type)
 {
 	roundtrip_level(3);
@@ -763,7 +781,7 @@ int main(int argc, char **argv)
 		return bench(argc >= 3 ? atoi(argv[2]) : 5000000);
 	if (argc >= 3 && !strcmp(argv[1], "--write-seeds"))
 		return write_seeds(argv[2]);
-	RUN_TESTS(crc32c_vectors, varint_roundtrip, strtab_intern, event_names, roundtrip_every_type,
+	RUN_TESTS(crc32c_vectors, varint_roundtrip, strtab_intern, event_names, clock_lag_units, roundtrip_every_type,
 	          roundtrip_uncompressed, writer_rejects_bad_events, order_across_chunks, order_ties_clean,
 	          late_events_counted, backwards_within_cpu, strings_across_blocks, stacks_across_blocks,
 	          auto_flush_large, bounded_memory_through_pipe);

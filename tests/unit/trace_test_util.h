@@ -84,7 +84,7 @@ static inline int ev_equal(const struct tl_event *a, const struct tl_event *b)
 {
 	return a->ts == b->ts && a->type == b->type && a->cpu == b->cpu && a->flags == b->flags &&
 	       a->reserved == b->reserved && a->tid == b->tid && a->arg == b->arg && a->name == b->name &&
-	       a->reserved2 == b->reserved2 && a->a == b->a && a->b == b->b && a->c == b->c;
+	       a->lag == b->lag && a->a == b->a && a->b == b->b && a->c == b->c;
 }
 
 /* Read every event of a trace in memory; returns the count (-1 if open failed). */
@@ -156,7 +156,7 @@ static inline int all_types(struct tl_trace_writer *w, struct tl_event *evs)
 	odd.b = -1;
 	odd.c = 42;
 	odd.reserved = 7;
-	odd.reserved2 = 0xdeadbeef;
+	odd.lag = 0xdeadbeef;
 	odd.flags = 0xffff;
 	evs[n++] = odd;
 	for (int i = 0; i < n; i++)
