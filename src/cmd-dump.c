@@ -296,6 +296,8 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 	}
 	if (e->lag) /* the kernel dates the event that long before it (trace/event.h) */
 		printf(" clock_lag=%" PRIu64 "ns", tl_event_lag_ns(e));
+	if (e->lag_end) /* and prev's run ended that much earlier still */
+		printf(" clock_lag_end=%" PRIu64 "ns", tl_event_lag_end_ns(e));
 	if (e->flags & (TL_EVF_WAIT_FUTEX | TL_EVF_WAIT_YIELD))
 		printf(" wait=%s",
 		       e->flags & TL_EVF_WAIT_FUTEX ? (e->flags & TL_EVF_WAIT_LOCK ? "futex-lock" : "futex") : "yield");

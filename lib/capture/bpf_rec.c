@@ -156,12 +156,19 @@ int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out)
 		out->d.ev.a = 0; /* the stack id, once interned */
 		break;
 	}
-	case TL_EV_SWITCH:
+	case TL_EV_SWITCH: {
+		uint64_t end_ns = ((uint64_t)h.b >> 16) & 0xffffff; /* above prev's prio: kclock_end_lag() */
+
 		out->d.ev.a = tl_bpf_prev_state((uint32_t)h.a, (h.a >> 32) & 1);
 		out->d.ev.lag = tl_lag_units((uint32_t)((uint64_t)h.a >> 33)); /* record.bpf.c, kclock_lag() */
+		out->d.ev.b = (int16_t)(h.b & 0xffff);
+		end_ns = (end_ns + TL_LAG_UNIT_NS / 2) / TL_LAG_UNIT_NS; /* now in units */
+		out->d.ev.lag_end = (uint16_t)(end_ns < 0xffff ? end_ns : 0xffff);
 		break;
+	}
 	case TL_EV_WAKEUP:
 	case TL_EV_WAKEUP_NEW:
+	case TL_EV_EXIT:
 		out->d.ev.lag = tl_lag_units((uint32_t)h.c);
 		out->d.ev.c = 0;
 		break;

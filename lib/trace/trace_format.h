@@ -61,7 +61,7 @@ enum tlf_block_flags {
  *   name  varint string id
  *   a b c zigzag(v - bias)        bias 120 (the default nice-0 priority)
  *                                       for priority fields, else 0
- *   res   varint reserved, varint lag (reserved2 before 1.6)
+ *   res   varint lag_end, varint lag (reserved, reserved2 before 1.6)
  * Without an explicit mask a type uses tlf_default_mask[type].
  */
 #define TLF_EV_TYPE_MASK 0x1f

@@ -101,7 +101,7 @@ static int decode_event(struct section *s, struct tl_event *ev, uint32_t nstring
 	ev->type = (uint16_t)(type < TL_EV__COUNT ? type : 0);
 	ev->cpu = s->cpu;
 	ev->flags = 0;
-	ev->reserved = 0;
+	ev->lag_end = 0;
 	ev->tid = ev->arg = 0;
 	ev->name = ev->lag = 0;
 	ev->a = ev->b = ev->c = 0;
@@ -151,7 +151,7 @@ static int decode_event(struct section *s, struct tl_event *ev, uint32_t nstring
 	if (mask & TLF_F_RES) {
 		if (tl_varint_get(&p, end, &v) < 0 || v > UINT16_MAX)
 			return -1;
-		ev->reserved = (uint16_t)v;
+		ev->lag_end = (uint16_t)v;
 		if (tl_varint_get(&p, end, &v) < 0 || v > UINT32_MAX)
 			return -1;
 		ev->lag = (uint32_t)v;

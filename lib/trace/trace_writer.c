@@ -357,7 +357,7 @@ int tl_trace_writer_add(struct tl_trace_writer *w, const struct tl_event *ev)
 	/* Fields the type does not use are stored only when set (explicit mask). */
 	mask = tlf_default_mask[type];
 	have = (ev->tid != 0) | (ev->arg != 0) << 1 | (ev->name != 0) << 2 | (ev->a != 0) << 3 | (ev->b != 0) << 4 |
-	       (ev->c != 0) << 5 | (ev->reserved != 0 || ev->lag != 0) << 6;
+	       (ev->c != 0) << 5 | (ev->lag_end != 0 || ev->lag != 0) << 6;
 	b0 = type < TLF_EV_TYPE_ESCAPE ? type : TLF_EV_TYPE_ESCAPE; /* larger types follow as a varint */
 	if ((have & ~mask) || type >= TLF_EV_FIRST_1_1) {
 		mask |= have;
@@ -395,7 +395,7 @@ int tl_trace_writer_add(struct tl_trace_writer *w, const struct tl_event *ev)
 	if (mask & TLF_F_C)
 		p = put_zz(p, unbias(ev->c, TLF_F_C, tlf_prio_mask[type]));
 	if (mask & TLF_F_RES) {
-		p += tl_varint_put(p, ev->reserved);
+		p += tl_varint_put(p, ev->lag_end);
 		p += tl_varint_put(p, ev->lag);
 	}
 	if (type == TL_EV_SWITCH)

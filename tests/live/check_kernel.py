@@ -14,7 +14,9 @@ record; docs/REPORT.md, "Self-check").  The checks, per truth thread:
   * it was checked (the trace holds both readings);
   * on-CPU time and run-queue wait within max(1% of its window, 1 ms),
     switch counts within max(1%, 1): the targets of the "Numbers you can
-    trust" issue, the same rule as the report's verdict ("ok").
+    trust" issue, the same rule as the report's verdict ("ok"): dated as
+    the kernel dates when the trace has the recorded clock lags (format
+    1.6; dated_run_ns, dated_wait_ns), else with the estimated allowances.
 
 With --all (no truth: a recorded shell pipeline), every thread the report
 could check is held to the rule, and there must be at least one.
@@ -40,6 +42,11 @@ def describe(t):
     if k.get("wait_ns") is not None:
         parts.append("run-queue wait %.3f ms vs %.3f ms (%+.2f%%)" %
                      (tr["wait_ns"] / MS, k["wait_ns"] / MS, pct(tr["wait_ns"] - k["wait_ns"], w)))
+    if t.get("dated_run_ns") is not None:
+        # the recorded clock lags: what the report judged, dated as the kernel dates
+        parts.append("dated on-CPU %+.2f%%" % pct(tr["run_ns"] + t["dated_run_ns"] - k["run_ns"], w))
+        if t.get("dated_wait_ns") is not None:
+            parts.append("dated wait %+.2f%%" % pct(tr["wait_ns"] + t["dated_wait_ns"] - k["wait_ns"], w))
     if k.get("voluntary") is not None:
         parts.append("switches vol %d vs %d, invol %d vs %d" %
                      (tr["voluntary"], k["voluntary"], tr["involuntary"], k["involuntary"]))

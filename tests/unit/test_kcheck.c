@@ -498,10 +498,98 @@ TEST(test_exit_totals)
 	CHECK_EQ_INT(exit_totals(2900000), 0); /* 1.6 ms run, but only 0.1 ms since its last switch-in */
 }
 
+/*
+ * The recorded clock lags (format 1.6): ten rounds of 10 ms on CPU 0.  At
+ * t0 + 5 ms thread 5 is woken (its enqueue dated LW before the WAKEUP);
+ * 200 us later it preempts thread 6 (the switch dated LS early); at t0 +
+ * 9 ms it sleeps and 6 runs again (dated L2 early).  The kernel's numbers
+ * are the trace's with each event moved by its lag, plus `off` ns of run
+ * time for thread 5; with `unqueued`, 6 is preempted on its way to sleep
+ * (state S), and the kernel counts none of its waits.
+ */
+#define LW 3008ull
+#define LS 1600ull
+#define L2 640ull
+
+static struct tl_kcheck_result dated(int64_t off, int unqueued)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+
+	feed(kc, kstat(0, 5, TL_KSTAT_AT_START, 0, 0, 0));
+	feed(kc, kstat(0, 6, TL_KSTAT_AT_START, 0, 0, 0));
+	for (uint64_t i = 0; i < 10; i++) {
+		uint64_t t0 = i * 10 * MS, wake = t0 + 5 * MS, sw1 = wake + 200000, sw2 = t0 + 9 * MS;
+		struct tl_event wakeup = { .ts = wake, .type = TL_EV_WAKEUP, .cpu = 0, .tid = 5 };
+		struct tl_event in = sw(sw1, 6, TL_PS_PREEMPT | (unqueued ? TL_PS_S : 0)), out = sw(sw2, 5, TL_PS_S);
+
+		wakeup.lag = tl_lag_units(LW + 1);
+		in.arg = 5;
+		in.lag = tl_lag_units(LS + 1);
+		out.arg = 6;
+		out.lag = tl_lag_units(L2 + 1);
+		iv(kc, 5, i ? t0 - MS : 0, wake, TL_ST_SLEEPING);
+		feed(kc, wakeup);
+		iv(kc, 6, i ? sw2 - 10 * MS : 0, sw1, TL_ST_EXECUTING);
+		iv(kc, 5, wake, sw1, TL_ST_RUNNABLE);
+		feed(kc, in);
+		iv(kc, 5, sw1, sw2, TL_ST_EXECUTING);
+		iv(kc, 6, sw1, sw2, TL_ST_READY_PREEMPT);
+		feed(kc, out);
+	}
+	iv(kc, 6, 99 * MS, 100 * MS, TL_ST_EXECUTING);
+	/* per round: 5 runs 3.8 ms - L2 + LS and waits 0.2 ms - LS + LW; 6 waits 3.8 ms - L2 + LS */
+	feed(kc, kstat(100 * MS, 5, TL_KSTAT_AT_END, (int64_t)(10 * (3800000 - L2 + LS)) + off,
+	               (int64_t)(10 * (200000 - LS + LW)), 0));
+	feed(kc, kstat(100 * MS, 6, TL_KSTAT_AT_END, (int64_t)(62 * MS - 10 * (LS - L2)),
+	               unqueued ? 0 : (int64_t)(10 * (3800000 - L2 + LS)), 0));
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	tl_kcheck_free(kc);
+	return r;
+}
+
+TEST(test_recorded_clock_lags)
+{
+	struct tl_kcheck_result r = dated(0, 0);
+
+	CHECK_EQ_INT(r.lags, 1);
+	CHECK_EQ_INT(r.nthreads, 2);
+	CHECK_EQ_INT(r.threads[0].trace.run_ns, 38 * MS);
+	CHECK_EQ_INT(r.threads[0].trace.wait_ns, 2 * MS);
+	CHECK_EQ_INT(r.threads[0].lag_run_ns, (int64_t)(10 * (LS - L2)));
+	CHECK_EQ_INT(r.threads[0].lag_wait_ns, (int64_t)(10 * LW) - (int64_t)(10 * LS));
+	CHECK_EQ_INT(r.threads[1].lag_run_ns, -(int64_t)(10 * (LS - L2)));
+	CHECK_EQ_INT(r.threads[1].lag_wait_ns, (int64_t)(10 * (LS - L2)));
+	/* dated, both agree exactly */
+	CHECK_EQ_INT(r.threads[0].run_diff + r.threads[0].lag_run_ns, 0);
+	CHECK_EQ_INT(r.threads[0].wait_diff + r.threads[0].lag_wait_ns, 0);
+	CHECK_EQ_INT(r.threads[1].run_diff + r.threads[1].lag_run_ns, 0);
+	CHECK_EQ_INT(r.threads[1].wait_diff + r.threads[1].lag_wait_ns, 0);
+	CHECK(r.max_run_dated_pct == 0 && r.max_wait_dated_pct == 0);
+	CHECK_EQ_INT(r.bad, 0);
+	tl_kcheck_release(&r);
+
+	/* 1.1 ms more run in the kernel: beyond the 1 ms tolerance, and no estimated lag is allowed */
+	r = dated(1100000, 0);
+	CHECK_EQ_INT(r.threads[0].ok, 0);
+	CHECK_EQ_INT(r.threads[1].ok, 1);
+	tl_kcheck_release(&r);
+	r = dated(900000, 0);
+	CHECK_EQ_INT(r.bad, 0);
+	tl_kcheck_release(&r);
+
+	/* preempted on its way to sleep: the kernel counts none of those waits, and neither does the dated check */
+	r = dated(0, 1);
+	CHECK_EQ_INT(r.threads[1].trace.wait_ns, 38 * MS);
+	CHECK_EQ_INT(r.threads[1].lag_wait_ns, -(int64_t)(38 * MS));
+	CHECK_EQ_INT(r.threads[1].ok, 1);
+	tl_kcheck_release(&r);
+}
+
 int main(void)
 {
 	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances,
 	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance,
 	          test_impossible_blkio, test_unknown_allowance, test_sleep_dating, test_remote_enqueue,
-	          test_late_preemption, test_lost_switches, test_exit_totals);
+	          test_late_preemption, test_lost_switches, test_exit_totals, test_recorded_clock_lags);
 }

@@ -258,7 +258,7 @@ TEST(test_decode_switch)
 	CHECK_EQ_INT(d.ev.a, TL_PS_PREEMPT);
 	CHECK_EQ_INT(d.ev.b, 120);
 	CHECK_EQ_INT(d.ev.c, -51);
-	CHECK_EQ_INT(d.ev.reserved, 0);
+	CHECK_EQ_INT(d.ev.lag_end, 0);
 	CHECK_EQ_INT(d.name.len, 0);
 	CHECK_EQ_INT(d.nids, 2);
 	CHECK_EQ_INT(d.ids[0].tid, 1234);

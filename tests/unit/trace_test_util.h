@@ -83,7 +83,7 @@ static inline struct tl_event mk(uint64_t ts, int cpu, int type, int tid)
 static inline int ev_equal(const struct tl_event *a, const struct tl_event *b)
 {
 	return a->ts == b->ts && a->type == b->type && a->cpu == b->cpu && a->flags == b->flags &&
-	       a->reserved == b->reserved && a->tid == b->tid && a->arg == b->arg && a->name == b->name &&
+	       a->lag_end == b->lag_end && a->tid == b->tid && a->arg == b->arg && a->name == b->name &&
 	       a->lag == b->lag && a->a == b->a && a->b == b->b && a->c == b->c;
 }
 
@@ -155,7 +155,7 @@ static inline int all_types(struct tl_trace_writer *w, struct tl_event *evs)
 	odd.a = 1;
 	odd.b = -1;
 	odd.c = 42;
-	odd.reserved = 7;
+	odd.lag_end = 7;
 	odd.lag = 0xdeadbeef;
 	odd.flags = 0xffff;
 	evs[n++] = odd;

@@ -44,6 +44,11 @@ struct kth {
 	uint64_t lost_from;       /* kc->lost when its window opened, and when it closed */
 	uint64_t lost_to;
 	uint64_t cpus_used; /* bit c: it ran on CPU c (c < 64); bit 63 also stands for every CPU above */
+	/* the recorded clock lags (format 1.6): the kernel's dating minus the trace's, of its run and its wait */
+	int64_t kd_run, kd_wait;
+	uint64_t enq_lag; /* its last WAKEUP's, until the RUNNABLE it begins is counted */
+	int unqueued;     /* preempted while not running (state S/D): the kernel does not count that wait */
+	int exit_dated;   /* its EXIT has the lag of its exit totals: kd_run has it, lag_exit is not needed */
 	struct reading start, end;
 	struct tl_kcheck_side trace;
 };
@@ -74,6 +79,7 @@ struct tl_kcheck {
 	struct cpu_marks *cpus;
 	size_t ncpus;
 	uint64_t lost; /* events lost so far (LOST) */
+	int lags;      /* the trace has the kernel's clock lags (format 1.6): the check dates as the kernel */
 	int oom;
 };
 
@@ -267,6 +273,37 @@ static void switch_lag(struct tl_kcheck *kc, const struct tl_event *ev)
 }
 
 /*
+ * A switch the recorder dated as the kernel does (its lag, format 1.6):
+ * the kernel ends prev's run (lag_end earlier still: its last accounting
+ * came before an idle balance's clock update) and starts next's that long
+ * before the event; a prev still runnable starts waiting then (sched_info_depart()),
+ * and next stops waiting then (sched_info_arrive()).  A prev preempted
+ * while it was not running (on its way to sleep, state S or D) is not
+ * queued in the kernel's accounting: its wait until it runs again is in
+ * no run_delay (unqueued).
+ */
+static void switch_dated(struct tl_kcheck *kc, const struct tl_event *ev)
+{
+	int64_t lag = (int64_t)tl_event_lag_ns(ev);
+	struct kth *t;
+
+	kc->lags = 1;
+	if ((t = get(kc, ev->tid, 0)) && t->status == OPEN && ev->ts >= t->from &&
+	    !(t->exit_ts && ev->ts > t->exit_ts)) {
+		t->kd_run -= lag + (int64_t)tl_event_lag_end_ns(ev);
+		if (!(ev->a & ~TL_PS_PREEMPT))
+			t->kd_wait += lag;
+		t->unqueued = (ev->a & TL_PS_PREEMPT) && (ev->a & ~TL_PS_PREEMPT);
+	}
+	if ((t = get(kc, ev->arg, 0)) && t->status == OPEN && ev->ts >= t->from) {
+		t->kd_run += lag;
+		if (!t->unqueued)
+			t->kd_wait -= lag;
+		t->unqueued = 0;
+	}
+}
+
+/*
  * A WAKEUP: the enqueue updates the clock of the target CPU, wherever the
  * event fired.  Fired on another CPU than its target, the waker enqueued
  * it holding the target's lock (the target was busy) and dated it there,
@@ -287,6 +324,7 @@ static void on_enqueue(struct tl_kcheck *kc, const struct tl_event *ev, struct k
 	if (t) {
 		t->enq_ts = ev->ts;
 		t->waking_ts = 0;
+		t->enq_lag = tl_event_lag_ns(ev);
 	}
 	if (ev->a >= 0 && ev->a < 4096 && (c = cpu_of(kc, (int)ev->a))) {
 		c->enq_mark = at;
@@ -330,6 +368,10 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
 	case TL_EV_EXIT:
 		if ((t = get(kc, ev->tid, 0)) && t->status == OPEN && !t->exit_ts) {
 			t->exit_ts = ev->ts;
+			if (ev->lag) { /* its exit totals end that long before the EXIT (trace/event.h) */
+				t->kd_run -= (int64_t)tl_event_lag_ns(ev);
+				t->exit_dated = 1;
+			}
 			/* its run time in the exit totals is as of its switch-in or a tick since (kcheck.h) */
 			if ((c = cpu_of(kc, ev->cpu)) && c->in_tid == ev->tid && ev->ts > c->switch_ts)
 				t->lag_exit = ev->ts - c->switch_ts < TL_KCHECK_MAX_LAG_NS ? ev->ts - c->switch_ts
@@ -338,6 +380,8 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
 		break;
 	case TL_EV_SWITCH:
 		switch_lag(kc, ev);
+		if (ev->lag)
+			switch_dated(kc, ev);
 		if (!(t = get(kc, ev->tid, 0)) || t->status != OPEN || ev->ts < t->from ||
 		    (t->exit_ts && ev->ts > t->exit_ts))
 			break;
@@ -371,10 +415,16 @@ void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_inter
 	if (t->exit_ts && e > t->exit_ts)
 		e = t->exit_ts;
 	/* the kernel's wait starts at the enqueue (WAKEUP), the trace's RUNNABLE at WAKING */
-	if (iv->state == TL_ST_RUNNABLE && t->enq_ts > s && t->enq_ts <= e)
+	if (iv->state == TL_ST_RUNNABLE && t->enq_ts >= s && t->enq_ts <= e) {
 		s = t->enq_ts;
+		t->kd_wait += (int64_t)t->enq_lag; /* dated by the kernel that much earlier */
+		t->enq_lag = 0;
+	}
 	if (e <= s)
 		return;
+	/* a wait after a preemption on the way to sleep: in the trace's, not in the kernel's */
+	if (t->unqueued && tl_state_is_ready(iv->state))
+		t->kd_wait -= (int64_t)(e - s);
 	if (tl_state_is_oncpu(iv->state)) {
 		t->trace.run_ns += e - s;
 		if (iv->cpu >= 0)
@@ -470,26 +520,56 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 	o->steal_ns = steal_allowance(kc, t->cpus_used);
 	o->unknown_ns = t->unknown_ns;
 	o->run_diff = (int64_t)o->trace.run_ns - (int64_t)o->kernel.run_ns;
-	/*
-	 * The kernel dates switch-ins early (lag_in, lag_out), sleeps early
-	 * (lag_end, lag_sleep), enqueues by another CPU early (lag_wake), and
-	 * leaves stolen time out (steal); what the trace says it does not know (UNKNOWN) may
-	 * hide run or wait time, so the trace may show that much less.
-	 */
-	o->ok = within(o->run_diff, tol + t->lag_out + t->lag_end + t->lag_sleep + t->lag_exit + o->steal_ns,
-	               tol + t->lag_in + t->unknown_ns);
+	if (o->have & TL_KCHECK_WAIT)
+		o->wait_diff = (int64_t)o->trace.wait_ns - (int64_t)o->kernel.wait_ns;
+	if (kc->lags) {
+		/*
+		 * Dated as the kernel dates (the recorded clock lags): nothing is
+		 * allowed for but what no lag explains: stolen time, UNKNOWN time,
+		 * and the run since the last update before an exit when the EXIT
+		 * does not say it (a trace of format 1.6 before it did).
+		 */
+		uint64_t exit = t->exit_dated ? 0 : t->lag_exit;
+
+		o->lags = 1;
+		o->lag_run_ns = t->kd_run;
+		o->lag_wait_ns = t->kd_wait;
+		o->ok = within(o->run_diff + t->kd_run, tol + exit + o->steal_ns, tol + t->unknown_ns);
+		if (o->have & TL_KCHECK_WAIT) {
+			o->ok &= within(o->wait_diff + t->kd_wait, tol, tol + t->unknown_ns);
+			o->ok &= within(o->run_diff + t->kd_run + o->wait_diff + t->kd_wait, tol + exit + o->steal_ns,
+			                tol + t->unknown_ns);
+		}
+	} else {
+		/*
+		 * The kernel dates switch-ins early (lag_in, lag_out), sleeps
+		 * early (lag_end, lag_sleep), enqueues by another CPU early
+		 * (lag_wake), and leaves stolen time out (steal); what the trace
+		 * says it does not know (UNKNOWN) may hide run or wait time, so
+		 * the trace may show that much less.
+		 */
+		o->ok = within(o->run_diff, tol + t->lag_out + t->lag_end + t->lag_sleep + t->lag_exit + o->steal_ns,
+		               tol + t->lag_in + t->unknown_ns);
+		if (o->have & TL_KCHECK_WAIT) {
+			o->ok &= within(o->wait_diff, tol + t->lag_in, tol + t->lag_out + t->lag_wake + t->unknown_ns);
+			/* the sum depends only on where sleeps and enqueues are dated; stolen time is in the trace's only */
+			o->ok &= within(o->run_diff + o->wait_diff,
+			                tol + o->steal_ns + t->lag_end + t->lag_sleep + t->lag_exit,
+			                tol + t->lag_wake + t->unknown_ns);
+		}
+	}
 	if (pct(absdiff(o->run_diff), win) > r->max_run_pct)
 		r->max_run_pct = pct(absdiff(o->run_diff), win);
+	if (pct(absdiff(o->run_diff + o->lag_run_ns), win) > r->max_run_dated_pct)
+		r->max_run_dated_pct = pct(absdiff(o->run_diff + o->lag_run_ns), win);
 	if (o->have & TL_KCHECK_WAIT) {
-		o->wait_diff = (int64_t)o->trace.wait_ns - (int64_t)o->kernel.wait_ns;
-		o->ok &= within(o->wait_diff, tol + t->lag_in, tol + t->lag_out + t->lag_wake + t->unknown_ns);
-		/* the sum depends only on where sleeps and enqueues are dated; stolen time is in the trace's only */
-		o->ok &= within(o->run_diff + o->wait_diff, tol + o->steal_ns + t->lag_end + t->lag_sleep + t->lag_exit,
-		                tol + t->lag_wake + t->unknown_ns);
 		if (pct(absdiff(o->wait_diff), win) > r->max_wait_pct)
 			r->max_wait_pct = pct(absdiff(o->wait_diff), win);
+		if (pct(absdiff(o->wait_diff + o->lag_wait_ns), win) > r->max_wait_dated_pct)
+			r->max_wait_dated_pct = pct(absdiff(o->wait_diff + o->lag_wait_ns), win);
 		r->have_wait = 1;
 	}
+	r->lags = kc->lags;
 	if (o->have & TL_KCHECK_SWITCHES) {
 		o->vol_diff = (int64_t)o->trace.vol - (int64_t)o->kernel.vol;
 		o->invol_diff = (int64_t)o->trace.invol - (int64_t)o->kernel.invol;

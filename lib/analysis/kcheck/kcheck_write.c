@@ -56,6 +56,17 @@ void tl_kcheck_write_json(struct tl_json *j, const struct tl_kcheck_result *r, u
 	else
 		tl_json_null(j);
 	tl_json_kv_double(j, "max_switch_pct", r->max_switch_pct, 3);
+	tl_json_kv_bool(j, "clock_lags", r->lags); /* recorded: the verdicts are on the dated differences */
+	tl_json_key(j, "max_run_dated_pct");
+	if (r->lags)
+		tl_json_double(j, r->max_run_dated_pct, 3);
+	else
+		tl_json_null(j);
+	tl_json_key(j, "max_wait_dated_pct");
+	if (r->lags && r->have_wait)
+		tl_json_double(j, r->max_wait_dated_pct, 3);
+	else
+		tl_json_null(j);
 	tl_json_key(j, "threads");
 	tl_json_begin_array(j, TL_JSON_BLOCK);
 	for (size_t i = 0; i < r->nthreads; i++) {
@@ -74,6 +85,16 @@ void tl_kcheck_write_json(struct tl_json *j, const struct tl_kcheck_result *r, u
 		tl_json_kv_uint(j, "clock_lag_sleep_ns", t->lag_sleep_ns);
 		tl_json_kv_uint(j, "clock_lag_wake_ns", t->lag_wake_ns);
 		tl_json_kv_uint(j, "clock_lag_exit_ns", t->lag_exit_ns);
+		tl_json_key(j, "dated_run_ns"); /* the kernel's dating minus the trace's, from the recorded lags */
+		if (t->lags)
+			tl_json_int(j, t->lag_run_ns);
+		else
+			tl_json_null(j);
+		tl_json_key(j, "dated_wait_ns");
+		if (t->lags && (t->have & TL_KCHECK_WAIT))
+			tl_json_int(j, t->lag_wait_ns);
+		else
+			tl_json_null(j);
 		tl_json_kv_uint(j, "lost_events", t->lost_events);
 		tl_json_kv_uint(j, "steal_ns", t->steal_ns);
 		tl_json_kv_uint(j, "unknown_ns", t->unknown_ns);
@@ -87,7 +108,10 @@ void tl_kcheck_write_json(struct tl_json *j, const struct tl_kcheck_result *r, u
 
 void tl_kcheck_verdict(const struct tl_kcheck_result *r, char *buf, size_t len)
 {
-	char wait[64] = "";
+	/* with the recorded clock lags, the judged differences are the dated ones; the trace's own follow */
+	double run = r->lags ? r->max_run_dated_pct : r->max_run_pct;
+	double wait_pct = r->lags ? r->max_wait_dated_pct : r->max_wait_pct;
+	char wait[64] = "", raw[96] = "";
 
 	if (!r->nthreads) {
 		if (len)
@@ -95,18 +119,24 @@ void tl_kcheck_verdict(const struct tl_kcheck_result *r, char *buf, size_t len)
 		return;
 	}
 	if (r->have_wait)
-		snprintf(wait, sizeof(wait), ", run-queue wait %s %.2f%%", r->bad ? "by up to" : "within",
-		         r->max_wait_pct);
+		snprintf(wait, sizeof(wait), ", run-queue wait %s %.2f%%", r->bad ? "by up to" : "within", wait_pct);
+	if (r->lags && r->have_wait)
+		snprintf(raw, sizeof(raw),
+		         " (dated as the kernel dates, from the recorded clock lags; undated %.2f%% and %.2f%%)",
+		         r->max_run_pct, r->max_wait_pct);
+	else if (r->lags)
+		snprintf(raw, sizeof(raw), " (dated as the kernel dates, from the recorded clock lags; undated %.2f%%)",
+		         r->max_run_pct);
 	if (!r->bad)
 		snprintf(buf, len,
 		         "%zu thread%s checked against the kernel's accounting: on-CPU time within %.2f%% of the "
-		         "window%s, switch counts within %.1f%%",
-		         r->nthreads, r->nthreads == 1 ? "" : "s", r->max_run_pct, wait, r->max_switch_pct);
+		         "window%s, switch counts within %.1f%%%s",
+		         r->nthreads, r->nthreads == 1 ? "" : "s", run, wait, r->max_switch_pct, raw);
 	else
 		snprintf(buf, len,
 		         "THE KERNEL DISAGREES on %zu of %zu threads (beyond %.0f%% of the window or %.0f ms, or "
 		         "%.0f%% of the switches): on-CPU time off by up to %.2f%% of the window%s, switch counts "
-		         "by %.1f%%; these states are not to be trusted (docs/REPORT.md, \"Self-check\")",
-		         r->bad, r->nthreads, TL_KCHECK_TOL_PCT, TL_KCHECK_MIN_TOL_NS / 1e6, TL_KCHECK_TOL_PCT,
-		         r->max_run_pct, wait, r->max_switch_pct);
+		         "by %.1f%%%s; these states are not to be trusted (docs/REPORT.md, \"Self-check\")",
+		         r->bad, r->nthreads, TL_KCHECK_TOL_PCT, TL_KCHECK_MIN_TOL_NS / 1e6, TL_KCHECK_TOL_PCT, run,
+		         wait, r->max_switch_pct, raw);
 }

@@ -617,8 +617,9 @@ static int kcheck_table(struct text *t)
 	tl_report_tids_sort(tids, m->nthreads);
 	section(t, "Self-check against the kernel",
 	        "trace vs the kernel's own accounting per thread; deviations in % of the thread's window");
+	/* with the recorded clock lags, the deviations judged are the dated ones (kcheck.h) */
 	fprintf(t->f, "   %-*s %7s %8s %8s %9s %8s %8s %9s %7s %7s\n", NAME_W, "THREAD", "TID", "ON-CPU", "KERNEL",
-	        "DEV", "RUNQ", "KERNEL", "DEV", "VOL+-", "INVOL+-");
+	        r->lags ? "DATED" : "DEV", "RUNQ", "KERNEL", r->lags ? "DATED" : "DEV", "VOL+-", "INVOL+-");
 	for (size_t i = 0; i < r->nthreads; i++) {
 		const struct tl_kcheck_thread *k = &r->threads[i];
 		const struct tl_thread_stats *th = thread_by_tid(m, tids, k->tid);
@@ -633,10 +634,10 @@ static int kcheck_table(struct text *t)
 		fputs(k->ok ? "   " : "!! ", t->f);
 		put_name(t->f, th->name, NAME_W);
 		fprintf(t->f, " %7d %8s %8s", (int)k->tid, fmt_dur(k->trace.run_ns, b1), fmt_dur(k->kernel.run_ns, b2));
-		put_dev(t->f, k->run_diff, win);
+		put_dev(t->f, k->run_diff + k->lag_run_ns, win);
 		if (k->have & TL_KCHECK_WAIT) {
 			fprintf(t->f, " %8s %8s", fmt_dur(k->trace.wait_ns, b3), fmt_dur(k->kernel.wait_ns, b4));
-			put_dev(t->f, k->wait_diff, win);
+			put_dev(t->f, k->wait_diff + k->lag_wait_ns, win);
 		} else {
 			fprintf(t->f, " %8s %8s %9s", "-", "-", "-");
 		}
@@ -646,6 +647,13 @@ static int kcheck_table(struct text *t)
 			fprintf(t->f, " %7s %7s\n", "-", "-");
 	}
 	more_rows(t, shown, kept, "threads");
+	if (r->lags)
+		fprintf(t->f,
+		        "(DATED: trace - kernel, with the trace's switches and enqueues dated where the kernel dates "
+		        "them,\n"
+		        " by the clock lags the recorder read; as recorded, up to %.2f%% on-CPU and %.2f%% run-queue "
+		        "wait)\n",
+		        r->max_run_pct, r->max_wait_pct);
 	if (r->unchecked)
 		fprintf(t->f, "(%zu threads with kernel counters could not be compared: no reading at one end)\n",
 		        r->unchecked);

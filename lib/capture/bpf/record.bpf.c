@@ -75,6 +75,7 @@ struct thread_info {
 
 struct rq {
 	__u64 clock;
+	__u64 clock_task;
 } __attribute__((preserve_access_index));
 
 struct cfs_rq {
@@ -83,6 +84,7 @@ struct cfs_rq {
 
 struct sched_entity {
 	struct cfs_rq *cfs_rq;
+	__u64 exec_start;
 } __attribute__((preserve_access_index));
 
 struct task_struct {
@@ -345,6 +347,49 @@ static __always_inline __u32 kclock_lag(struct task_struct *p, __u64 now)
 	return d - e < 0x7ffffffe ? (__u32)(d - e) + 1 : 0x7fffffff;
 }
 
+/*
+ * An exiting task's exit totals (taskstats, sent just before this
+ * tracepoint) hold its run time as of its last accounting (se.exec_start,
+ * in the task clock: the clock less the steal and interrupt time the run
+ * queue has taken out of it).  How long before `now` that was, + 1, in ns
+ * (trace/event.h, an EXIT's lag); 0 unknown.
+ */
+static __always_inline __u32 kclock_exit_lag(struct task_struct *p, __u64 now)
+{
+	struct rq *rq;
+	__s64 d;
+
+	if (!bpf_core_field_exists(p->se.cfs_rq) || !bpf_core_field_exists(struct cfs_rq, rq) ||
+	    kclock_est == 0x7fffffffffffffffLL)
+		return 0;
+	rq = p->se.cfs_rq->rq;
+	if (!rq)
+		return 0;
+	d = (__s64)(now - p->se.exec_start - (rq->clock - rq->clock_task)) - kclock_est;
+	return d <= 0 ? 1 : d < 0x7ffffffe ? (__u32)d + 1 : 0x7fffffff;
+}
+
+/*
+ * How much before its run queue's last clock update the kernel last
+ * accounted prev's run (se.exec_start, in the task clock that moves with
+ * the clock): schedule() updates the clock again after the dequeue when it
+ * balances load for a CPU about to go idle (trace/event.h, lag_end).  In
+ * ns, at most 2^24 - 1; 0 for the idle task, or without the fields.
+ */
+static __always_inline __u32 kclock_end_lag(struct task_struct *prev, struct task_struct *next)
+{
+	struct rq *rq;
+	__s64 d;
+
+	if (!prev->pid || !bpf_core_field_exists(prev->se.cfs_rq) || !bpf_core_field_exists(struct cfs_rq, rq))
+		return 0;
+	rq = next->se.cfs_rq->rq;
+	if (!rq)
+		return 0;
+	d = (__s64)(rq->clock_task - prev->se.exec_start);
+	return d <= 0 ? 0 : d < 0xffffff ? (__u32)d : 0xffffff;
+}
+
 static __always_inline void hdr(struct tlb_hdr *h, __u16 type, __u64 ts, __u16 flags)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -514,7 +559,7 @@ int tl_switch(__u64 *ctx)
 	/* raw: __state, exit_state << 16, preempt << 32, clock lag + 1 << 33; bpf_rec.c maps it to TL_PS_* */
 	r->a = (__s64)(state & 0xffff) | ((__s64)(prev->exit_state & 0xffff) << 16) | (preempt ? (1ll << 32) : 0) |
 	       ((__s64)lag << 33);
-	r->b = prev->prio;
+	r->b = prev->prio | ((__s64)kclock_end_lag(prev, next) << 16); /* bpf_rec.c splits it */
 	r->c = next->prio;
 	cm = (struct tlb_comm *)(r + 1);
 	if (np && nn) {
@@ -649,9 +694,10 @@ SEC("tp_btf/sched_process_exit")
 int tl_exit(__u64 *ctx)
 {
 	struct task_struct *p = (struct task_struct *)ctx[0];
+	__u64 now = bpf_ktime_get_ns();
 
 	if (enabled && about_recorded(p))
-		plain(TL_EV_EXIT, bpf_ktime_get_ns(), 0, p->pid, 0, 0, 0, 0);
+		plain(TL_EV_EXIT, now, 0, p->pid, 0, 0, 0, kclock_exit_lag(p, now));
 	return 0;
 }
 
