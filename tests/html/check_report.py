@@ -202,6 +202,22 @@ def demo(b, path, shot):
         ["chart %d" % i for i, v in enumerate(views["charts"]) if v < 200]
     check("html/demo/every-view-draws", not blank and views["bars"] == want and len(views["charts"]) == 7,
           "blank: %s; %d bars for %d threads; %d charts (want 5 frames + 2 spans)" % (blank, views["bars"], want, len(views["charts"])))
+    # the self-check: a row per thread checked against the kernel, dated when the trace has the clock lags
+    kc = page.eval("""(() => {
+        const k = window.threadlens.model.report.kernel_check, s = document.querySelector('.tl-kcheck');
+        if (!s) return null;
+        const rows = Array.from(s.querySelectorAll('tr')).slice(1);
+        return { checked: k.checked, lags: !!k.clock_lags, disagree: k.disagree,
+                 rows: rows.map(r => Number(r.dataset.tid)), tids: k.threads.map(t => t.tid),
+                 head: Array.from(s.querySelectorAll('th')).map(h => h.textContent),
+                 flagged: rows.filter(r => r.classList.contains('tl-flagged')).length,
+                 devs: rows.map(r => parseFloat(r.children[4].textContent)),
+                 text: s.querySelector('p').textContent };
+    })()""")
+    check("html/demo/kernel-check", kc is not None and kc["checked"] > 0 and kc["rows"] == kc["tids"][:50] and
+          kc["lags"] and kc["head"][4] == "dated" and kc["flagged"] == kc["disagree"] == 0 and
+          all(abs(d) <= 1 for d in kc["devs"]) and kc["text"].startswith("%d threads agree" % kc["checked"]),
+          json.dumps(kc)[:400])
     check("html/demo/no-errors-after", not page.errors(), str(page.errors()[:3]))
 
 

@@ -2,7 +2,7 @@
  * views.js - the report's other views, linked to the timeline: the header,
  * the legend, the occupation bars (one stacked bar per thread, as in the
  * Extended Thread State Analysis), the findings (each links to its place
- * on the timeline), and the tooltip.
+ * on the timeline), the self-check against the kernel, and the tooltip.
  */
 
 function headerView(m) {
@@ -20,6 +20,10 @@ function headerView(m) {
 			'; after it the timeline shows summaries. Use threadlens html --from/--to for a detailed window.');
 	if (m.spansDropped)
 		warn.push(m.spansDropped + ' markers were left out (too many to draw): use --from/--to.');
+	const k = m.report.kernel_check;
+	if (k && k.disagree)
+		warn.push('The kernel disagrees with the trace on ' + k.disagree + ' of ' + k.checked +
+			' threads: their states are not to be trusted (below: Checked against the kernel).');
 	for (const w of warn)
 		box.append(el('div', 'tl-warn', w));
 	return box;
@@ -68,6 +72,53 @@ function barsView(m, ui) {
 		for (const r of list.children)
 			r.classList.toggle('tl-selected', Number(r.dataset.tid) === tid);
 	};
+	return box;
+}
+
+/*
+ * The self-check (the report's kernel_check, docs/REPORT.md): per thread,
+ * the trace's on-CPU time and run-queue wait next to the kernel's own
+ * accounting, the difference in % of the thread's window (dated as the
+ * kernel dates when the trace has the clock lags), flagged beyond the
+ * tolerance.  Null when nothing was checked (an import, the perf back end
+ * without the kernel's counters).
+ */
+const KCHECK_ROWS = 50;
+
+function kcheckView(m) {
+	const k = m.report.kernel_check;
+	if (!k || !k.checked)
+		return null;
+	const dated = !!k.clock_lags, pct = (v) => (v === null || v === undefined ? '–' : v.toFixed(2) + '%');
+	const run = dated ? k.max_run_dated_pct : k.max_run_pct, wait = dated ? k.max_wait_dated_pct : k.max_wait_pct;
+	const names = new Map((m.report.threads || []).map((t) => [t.tid, t.name]));
+	const box = el('section', 'tl-kcheck');
+	box.append(el('h2', null, 'Checked against the kernel'),
+		el('p', k.disagree ? 'tl-warn' : 'tl-meta', k.disagree
+			? 'The kernel disagrees on ' + k.disagree + ' of ' + k.checked + ' threads (beyond 1% of the window or 1 ms): their states are not to be trusted.'
+			: k.checked + ' threads agree with the kernel\'s own accounting: on-CPU time within ' + pct(run) + ' of each thread\'s window' +
+				(wait === null ? '' : ', run-queue wait within ' + pct(wait)) +
+				(dated ? ', dated as the kernel dates (the recorded clock lags; as recorded ' + pct(k.max_run_pct) + ' and ' + pct(k.max_wait_pct) + ')' : '') + '.'));
+	const t = el('table', 'tl-table');
+	const diff = dated ? 'dated' : 'trace − kernel';
+	t.append(el('tr', null, null, ...['thread', 'tid', 'on-CPU', 'kernel', diff, 'run-queue wait', 'kernel', diff, 'switches ± (vol / invol)']
+		.map((h) => el('th', null, h))));
+	const dev = (d, w) => (w ? (d >= 0 ? '+' : '') + ((100 * d) / w).toFixed(2) + '%' : '–');
+	for (const x of k.threads.slice(0, KCHECK_ROWS)) {
+		const w = x.to_ns - x.from_ns, tr = x.trace, kn = x.kernel, hasWait = kn.wait_ns !== null;
+		const rd = tr.run_ns - kn.run_ns + (dated ? x.dated_run_ns || 0 : 0);
+		const wd = hasWait ? tr.wait_ns - kn.wait_ns + (dated ? x.dated_wait_ns || 0 : 0) : 0;
+		const row = el('tr', x.ok ? null : 'tl-flagged', null, el('td', null, names.get(x.tid) || '?'), el('td', null, String(x.tid)),
+			el('td', null, fmtNs(tr.run_ns)), el('td', null, fmtNs(kn.run_ns)), el('td', null, dev(rd, w)),
+			el('td', null, hasWait ? fmtNs(tr.wait_ns) : '–'), el('td', null, hasWait ? fmtNs(kn.wait_ns) : '–'),
+			el('td', null, hasWait ? dev(wd, w) : '–'),
+			el('td', null, kn.voluntary === null ? '–' : (tr.voluntary - kn.voluntary) + ' / ' + (tr.involuntary - kn.involuntary)));
+		row.dataset.tid = x.tid;
+		t.append(row);
+	}
+	box.append(t);
+	if (k.threads.length > KCHECK_ROWS)
+		box.append(el('div', 'tl-meta', (k.threads.length - KCHECK_ROWS) + ' more threads: threadlens report FILE'));
 	return box;
 }
 
