@@ -232,10 +232,10 @@ static uint64_t steal_allowance(const struct tl_kcheck *kc, uint64_t used)
 }
 
 /* A switch on its CPU: the lag between the CPU's last clock update and it, to both threads. */
-static void switch_lag(struct tl_kcheck *kc, const struct tl_event *ev)
+static void switch_lag(struct tl_kcheck *kc, const struct tl_event *ev, struct kth *prev, struct kth *next)
 {
 	struct cpu_marks *c = cpu_of(kc, ev->cpu);
-	struct kth *t;
+	struct kth *t = prev;
 	uint64_t lag, mark, sleep;
 	int enq;
 
@@ -259,10 +259,10 @@ static void switch_lag(struct tl_kcheck *kc, const struct tl_event *ev)
 		sleep = TL_KCHECK_SLEEP_LAG_NS;
 	c->switch_ts = ev->ts;
 	c->in_tid = ev->arg;
-	if (lag && (t = get(kc, ev->arg, 0)) && t->status == OPEN && ev->ts >= t->from)
-		t->lag_in += lag;
+	if (lag && next && next->status == OPEN && ev->ts >= next->from)
+		next->lag_in += lag;
 	/* a thread still runnable is charged short; one that blocks as above, or from the skipped update's clock */
-	if (!(t = get(kc, ev->tid, 0)) || t->status != OPEN || ev->ts < t->from)
+	if (!t || t->status != OPEN || ev->ts < t->from)
 		return;
 	if ((ev->a & TL_PS_PREEMPT) || !(ev->a & ~TL_PS_PREEMPT))
 		t->lag_out += lag;
@@ -282,20 +282,19 @@ static void switch_lag(struct tl_kcheck *kc, const struct tl_event *ev)
  * queued in the kernel's accounting: its wait until it runs again is in
  * no run_delay (unqueued).
  */
-static void switch_dated(struct tl_kcheck *kc, const struct tl_event *ev)
+static void switch_dated(struct tl_kcheck *kc, const struct tl_event *ev, struct kth *prev, struct kth *next)
 {
 	int64_t lag = (int64_t)tl_event_lag_ns(ev);
-	struct kth *t;
+	struct kth *t = prev;
 
 	kc->lags = 1;
-	if ((t = get(kc, ev->tid, 0)) && t->status == OPEN && ev->ts >= t->from &&
-	    !(t->exit_ts && ev->ts > t->exit_ts)) {
+	if (t && t->status == OPEN && ev->ts >= t->from && !(t->exit_ts && ev->ts > t->exit_ts)) {
 		t->kd_run -= lag + (int64_t)tl_event_lag_end_ns(ev);
 		if (!(ev->a & ~TL_PS_PREEMPT))
 			t->kd_wait += lag;
 		t->unqueued = (ev->a & TL_PS_PREEMPT) && (ev->a & ~TL_PS_PREEMPT);
 	}
-	if ((t = get(kc, ev->arg, 0)) && t->status == OPEN && ev->ts >= t->from) {
+	if ((t = next) && t->status == OPEN && ev->ts >= t->from) {
 		t->kd_run += lag;
 		if (!t->unqueued)
 			t->kd_wait -= lag;
@@ -378,12 +377,15 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
 				                                                           : TL_KCHECK_MAX_LAG_NS;
 		}
 		break;
-	case TL_EV_SWITCH:
-		switch_lag(kc, ev);
+	case TL_EV_SWITCH: {
+		/* looked up once: no insertion moves them before the next event */
+		struct kth *next = get(kc, ev->arg, 0);
+
+		t = get(kc, ev->tid, 0);
+		switch_lag(kc, ev, t, next);
 		if (ev->lag)
-			switch_dated(kc, ev);
-		if (!(t = get(kc, ev->tid, 0)) || t->status != OPEN || ev->ts < t->from ||
-		    (t->exit_ts && ev->ts > t->exit_ts))
+			switch_dated(kc, ev, t, next);
+		if (!t || t->status != OPEN || ev->ts < t->from || (t->exit_ts && ev->ts > t->exit_ts))
 			break;
 		if (ev->a & (TL_PS_X | TL_PS_Z))
 			break; /* the last switch of an exiting thread: after its exit totals */
@@ -392,6 +394,7 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev)
 		else
 			t->trace.vol++;
 		break;
+	}
 	default: break;
 	}
 }
