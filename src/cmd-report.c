@@ -269,6 +269,17 @@ int cmd_report(int argc, char **argv)
 
 	/* the text report shows lost events in its header; other outputs need a word here */
 	cli_run_warnings(&a.run, a.format != FMT_TEXT || a.output ? "states near the gaps are uncertain" : NULL);
+	if ((a.run.npids || a.run.ntids || a.run.comm) && !m.nthreads) {
+		char what[64];
+
+		if (a.run.ntids)
+			snprintf(what, sizeof(what), "--tid %d%s", a.run.tids[0], a.run.ntids > 1 ? ",..." : "");
+		else if (a.run.npids)
+			snprintf(what, sizeof(what), "--pid %d%s", a.run.pids[0], a.run.npids > 1 ? ",..." : "");
+		else
+			snprintf(what, sizeof(what), "--comm '%.40s'", a.run.comm);
+		cli_warn("no thread in the window matches %s: the tables are empty", what);
+	}
 
 	a.rep.width = a.width ? a.width : terminal_width(a.output);
 	out = cli_output_open(a.output);

@@ -27,6 +27,23 @@ done
 tl report "$TMP/empty.tl"
 expect_err report-empty-file 1 "'$TMP/empty.tl'"
 
+# a filter that matches no thread: one line that says so, and the (empty) report
+V16=$(dirname "$0")/../data/traces/v1.6-frames.tl
+tl report --tid 99999 "$V16"
+if [ "$RC" = 0 ] && [ "$(wc -l <"$ERR")" = 1 ] &&
+	grep -q "^threadlens: warning: no thread in the window matches --tid 99999: the tables are empty$" "$ERR" &&
+	grep -q "(no threads in the window)" "$OUT"; then
+	pass report-filter-matches-nothing
+else
+	fail report-filter-matches-nothing "exit $RC" "$(cat "$ERR")"
+fi
+tl report --comm worker "$V16"
+if [ "$RC" = 0 ] && [ ! -s "$ERR" ] && grep -q "^worker " "$OUT"; then
+	pass report-filter-matches
+else
+	fail report-filter-matches "exit $RC" "$(cat "$ERR")" "$(grep -A3 '^THREAD STATES' "$OUT")"
+fi
+
 mkdir "$TMP/dir.tl"
 tl report "$TMP/dir.tl"
 expect_err report-directory 1 "'$TMP/dir.tl'"
