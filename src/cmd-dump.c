@@ -168,7 +168,8 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 	case TL_EV_IRQ_EXIT:
 		print_tid(t, nm, "tid", e->tid);
 		if (e->flags & TL_EVF_VECTOR)
-			printf(" vector=%" PRId64 " kind=%s", e->a, tl_vector_name(e->c));
+			printf(" vector=%" PRId64 " kind=%s%s", e->a, tl_vector_name(e->c),
+			       e->b == 1 ? " tick" : ""); /* the scheduler tick ran in it (1.6) */
 		else
 			printf(" irq=%" PRId64 " ret=%" PRId64, e->a, e->b);
 		break;

@@ -149,7 +149,10 @@
  * inter-processor interrupts (x86's irq_vectors tracepoints).  Then `a` is
  * the CPU vector, `c` the kind (enum tl_vector_kind, portable where vector
  * numbers are not), the entry's name the kind's name ("local_timer");
- * IRQ_EXIT's ret is 0.  An older reader takes them for IRQ line `a`.
+ * IRQ_EXIT's ret is 0, or (format 1.6, eBPF) 1 on a local timer
+ * interrupt in which the scheduler tick ran, which updates the run time
+ * of the CPU's task (analysis/kcheck: stale readings).  An older reader
+ * takes them for IRQ line `a`.
  *
  * RUNTIME is kept by the recorder only where it shows a task running that
  * no recorded switch put on the CPU: some kernels (seen on a 6.18 VM) drop

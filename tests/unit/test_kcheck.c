@@ -48,7 +48,7 @@ static void iv(struct tl_kcheck *kc, int32_t tid, uint64_t s, uint64_t e, unsign
 
 static void feed(struct tl_kcheck *kc, struct tl_event e)
 {
-	tl_kcheck_event(kc, &e);
+	tl_kcheck_event(kc, &e, NULL);
 }
 
 TEST(test_clipped_to_the_readings)
@@ -586,10 +586,76 @@ TEST(test_recorded_clock_lags)
 	tl_kcheck_release(&r);
 }
 
+/*
+ * A thread on CPU 0 through both readings (a `record -p` of a spinning
+ * thread): the kernel's readings hold its run time as of the CPU's last
+ * tick (the end of the local timer interrupt), 3 ms before the start
+ * reading and 1 ms before the end one: its delta is 2 ms longer than the
+ * 100 ms the trace saw, beyond the 1 ms tolerance, unless the readings
+ * are taken as of their update.
+ */
+static struct tl_kcheck_result spinning(int ticks)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_thread th = { .tid = 7, .state = TL_ST_EXECUTING, .cpu = 0 };
+	struct tl_event tick = { .type = TL_EV_IRQ_EXIT,
+		                 .cpu = 0,
+		                 .tid = 7,
+		                 .flags = TL_EVF_VECTOR | TL_EVF_HARDIRQ,
+		                 .c = TL_VEC_LOCAL_TIMER };
+	struct tl_event start = kstat(10 * MS, 7, TL_KSTAT_AT_START, 1000 * MS, 0, 0);
+	struct tl_event end = kstat(110 * MS, 7, TL_KSTAT_AT_END, 1102 * MS, 0, 0);
+	struct tl_kcheck_result r;
+
+	tick.ts = 7 * MS;
+	tick.b = ticks == 2; /* 2: the recorder tells the tick (1.6), and another timer follows it */
+	if (ticks)
+		feed(kc, tick);
+	if (ticks == 2) {
+		struct tl_event other = tick;
+
+		other.ts = 9 * MS + 500000;
+		other.b = 0;
+		feed(kc, other); /* a timer that is not the tick: the reading stays as of 7 ms */
+	}
+	tl_kcheck_event(kc, &start, &th);
+	tick.ts = 109 * MS;
+	if (ticks)
+		feed(kc, tick);
+	tl_kcheck_event(kc, &end, &th);
+	iv(kc, 7, 0, 120 * MS, TL_ST_EXECUTING);
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	tl_kcheck_free(kc);
+	return r;
+}
+
+TEST(test_stale_readings)
+{
+	struct tl_kcheck_result r = spinning(1);
+
+	CHECK_EQ_INT(r.nthreads, 1);
+	CHECK_EQ_INT(r.threads[0].trace.run_ns, 100 * MS);
+	CHECK_EQ_INT(r.threads[0].run_diff, -2 * (int64_t)MS);
+	CHECK_EQ_INT(r.threads[0].stale_run_ns, 1 * (int64_t)MS - 3 * (int64_t)MS); /* end's 1 ms less start's 3 */
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	tl_kcheck_release(&r);
+	/* the tick told apart from another timer 0.5 ms before the start reading: the same */
+	r = spinning(2);
+	CHECK_EQ_INT(r.threads[0].stale_run_ns, -2 * (int64_t)MS);
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	tl_kcheck_release(&r);
+	/* no tick in the trace: nothing to date the readings by, and 2 ms is beyond the tolerance */
+	r = spinning(0);
+	CHECK_EQ_INT(r.threads[0].stale_run_ns, 0);
+	CHECK_EQ_INT(r.threads[0].ok, 0);
+	tl_kcheck_release(&r);
+}
+
 int main(void)
 {
 	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances,
 	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance,
 	          test_impossible_blkio, test_unknown_allowance, test_sleep_dating, test_remote_enqueue,
-	          test_late_preemption, test_lost_switches, test_exit_totals, test_recorded_clock_lags);
+	          test_late_preemption, test_lost_switches, test_exit_totals, test_recorded_clock_lags,
+	          test_stale_readings);
 }

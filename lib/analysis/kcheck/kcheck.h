@@ -175,6 +175,8 @@ struct tl_kcheck_thread {
 	int lags;              /* dated by the recorded clock lags (format 1.6): the lag_*_ns above are not allowed */
 	int64_t lag_run_ns;    /* the kernel's dating minus the trace's, of its run time (lags) */
 	int64_t lag_wait_ns;   /* and of its run-queue wait: run_diff + lag_run_ns is the dated difference */
+	int64_t stale_run_ns;  /* the kernel's run delta short by this: its readings as of their last update */
+	int64_t stale_wait_ns; /* the same for the wait (both in lag_*_ns when lags) */
 	int64_t vol_diff, invol_diff;
 	uint64_t lost_events; /* lost while it was UNKNOWN in its window: it may show that many fewer switches */
 	int ok;               /* every judged quantity within its tolerance */
@@ -198,8 +200,12 @@ struct tl_kcheck;
 /* NULL with tl_error set. */
 struct tl_kcheck *tl_kcheck_new(void);
 
-/* Every event of the walk, in time order (KSTAT, KSTAT_CSW, FORK and SWITCH are used). */
-void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev);
+/*
+ * Every event of the walk, in time order (KSTAT, KSTAT_CSW, FORK, SWITCH,
+ * the wakeups and interrupts are used), with the thread it is about as
+ * the walk has it (its state at a KSTAT reading; NULL when unknown).
+ */
+void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const struct tl_thread *th);
 
 /* Every state interval of thread tid. */
 void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_interval *iv);

@@ -73,6 +73,10 @@ struct thread_info {
 	__u32 cpu;
 } __attribute__((preserve_access_index));
 
+struct hrtimer {
+	void *function;
+} __attribute__((preserve_access_index));
+
 struct rq {
 	__u64 clock;
 	__u64 clock_task;
@@ -816,14 +820,38 @@ int tl_softirq_exit(struct bpf_raw_tracepoint_args *ctx)
  * x86's own interrupts (irq_vectors: the local timer, IPIs), as IRQ_ENTRY/
  * EXIT with TL_EVF_VECTOR (trace/event.h); user space names them after c.
  */
+/*
+ * The scheduler tick: the hrtimer whose function is tick_nohz_handler (the
+ * name since 6.10; a kernel without it has 0 here and no tick is told).
+ * It updates the run time of the CPU's task, which the kernel's readings
+ * of a running thread are as of (analysis/kcheck: stale readings); other
+ * timers that expire in the same local timer interrupt do not.  Set when
+ * it expires, told on that interrupt's IRQ_EXIT (b = 1), then cleared.
+ */
+extern const void tick_nohz_handler __ksym __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} ticked SEC(".maps");
+
 static __always_inline int vector_event(int entry, int vector, int kind)
 {
+	__u32 k = 0, *tick = bpf_map_lookup_elem(&ticked, &k);
+	__s64 b = 0;
+
+	if (!entry && tick) {
+		b = *tick;
+		*tick = 0;
+	}
 	intr_enter(entry ? 1 : -1);
 	if (enabled && in_stretch())
 		sum_intr(0, entry, bpf_ktime_get_ns());
 	else if (enabled)
 		plain(entry ? TL_EV_IRQ_ENTRY : TL_EV_IRQ_EXIT, bpf_ktime_get_ns(), TL_EVF_HARDIRQ | TL_EVF_VECTOR,
-		      (__s32)bpf_get_current_pid_tgid(), 0, vector, 0, kind);
+		      (__s32)bpf_get_current_pid_tgid(), 0, vector, b, kind);
 	return 0;
 }
 
@@ -850,7 +878,13 @@ VECTOR_PROGS(x86_platform_ipi, TL_VEC_PLATFORM_IPI)
 SEC("raw_tp/hrtimer_expire_entry")
 int tl_hrtimer_entry(struct bpf_raw_tracepoint_args *ctx)
 {
+	struct hrtimer *t = (struct hrtimer *)ctx->args[0];
+	__u32 k = 0, *tick;
+
 	intr_enter(1);
+	if (&tick_nohz_handler && BPF_CORE_READ(t, function) == &tick_nohz_handler &&
+	    (tick = bpf_map_lookup_elem(&ticked, &k)))
+		*tick = 1;
 	return 0;
 }
 
