@@ -214,10 +214,12 @@ def demo(b, path, shot):
                  devs: rows.map(r => parseFloat(r.children[4].textContent)),
                  text: s.querySelector('p').textContent };
     })()""")
+    # (whether the kernel agrees is the live tier's business; here, that the page says what the JSON says)
+    verdict = ("%d threads agree" % kc["checked"] if not kc["disagree"] else
+               "The kernel disagrees on %d of %d threads" % (kc["disagree"], kc["checked"])) if kc else None
     check("html/demo/kernel-check", kc is not None and kc["checked"] > 0 and kc["rows"] == kc["tids"][:50] and
-          kc["lags"] and kc["head"][4] == "dated" and kc["flagged"] == kc["disagree"] == 0 and
-          all(abs(d) <= 1 for d in kc["devs"]) and kc["text"].startswith("%d threads agree" % kc["checked"]),
-          json.dumps(kc)[:400])
+          kc["lags"] and kc["head"][4] == "dated" and kc["flagged"] == kc["disagree"] and
+          kc["text"].startswith(verdict), json.dumps(kc)[:400])
     check("html/demo/no-errors-after", not page.errors(), str(page.errors()[:3]))
 
 
