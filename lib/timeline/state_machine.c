@@ -232,6 +232,17 @@ static int32_t context_tid(const struct tl_event *ev)
 	}
 }
 
+/* An interrupt event whose interrupted task is a recorded thread (not an outsider of a filtered trace). */
+static int interrupted_recorded(struct tl_sched *s, const struct tl_event *ev, int32_t tid)
+{
+	const struct tl_thread *t;
+
+	if (ev->type < TL_EV_IRQ_ENTRY || ev->type > TL_EV_SOFTIRQ_EXIT)
+		return 0;
+	t = tl_sched_thread(s, tid);
+	return t && !t->outsider;
+}
+
 void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *name)
 {
 	struct thread *t = NULL;
@@ -249,8 +260,14 @@ void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *na
 		tl_sm_gap_end(s, ev->cpu, ev->ts);
 	if (ev->cpu >= 0) {
 		int32_t cur = context_tid(ev);
-		/* the common case, known, costs nothing; a filtered stretch's tasks are not followed */
-		if (cur > 0 && cur != s->cpus[ev->cpu].cur && s->cpus[ev->cpu].what != TL_CPU_FILTERED)
+		/*
+		 * The common case, known, costs nothing.  A filtered stretch's tasks
+		 * are not followed, but an interrupt in it is a recorded thread's
+		 * (the eBPF filter records one only then): the switch back to it
+		 * was not reported, and the stretch is over.
+		 */
+		if (cur > 0 && cur != s->cpus[ev->cpu].cur &&
+		    (s->cpus[ev->cpu].what != TL_CPU_FILTERED || interrupted_recorded(s, ev, cur)))
 			tl_sm_reveal(s, ev->cpu, cur, ev->type == TL_EV_RUNTIME ? (uint64_t)ev->a : 0, ev);
 	}
 	switch (ev->type) {

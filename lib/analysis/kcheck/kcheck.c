@@ -51,6 +51,16 @@ struct kth {
 	int exit_dated;   /* its EXIT has the lag of its exit totals: kd_run has it, lag_exit is not needed */
 	/* how much the kernel's delta between its readings is short, each reading being as of its last update */
 	int64_t stale_run, stale_wait;
+	struct stale_mark {
+		uint64_t at;   /* the reading, [0] start and [1] end, until the interval holding it comes */
+		uint64_t tick; /* its CPU's last tick then */
+		int cpu;       /* the CPU the walk had it on then, -1 none */
+		int set;
+	} mark[2];
+	/* the stay on a CPU, and the wait for one, that its last intervals make up */
+	uint64_t run_from, run_to, wait_from, wait_to;
+	int run_inferred, wait_inferred; /* they began where a switch-in nobody reported was guessed */
+	uint64_t inferred_at;            /* the end of its last interval that ended at such a guess */
 	struct reading start, end;
 	struct tl_kcheck_side trace;
 };
@@ -146,34 +156,54 @@ static void reading_times(struct reading *r, const struct tl_event *ev)
 static struct cpu_marks *cpu_of(struct tl_kcheck *kc, int cpu);
 
 /*
- * A reading (start: sign -1, end: +1) of a thread that is on a CPU or in
- * a run queue holds the kernel's numbers as of their last update: its run
- * time as of the CPU's last tick or its switch-in, its run-queue wait
- * without the wait in progress (run_delay grows at the switch-in).  th is
- * the thread as the walk has it at the reading.  A 100 ms `record -p` of a
+ * A reading of a thread that is on a CPU or in a run queue holds the
+ * kernel's numbers as of their last update: its run time as of the CPU's
+ * last tick or its switch-in, its run-queue wait without the wait in
+ * progress (run_delay grows at the switch-in).  A 100 ms `record -p` of a
  * spinning thread was 1.5-2.5 ms off (both readings up to a 4 ms tick
  * old), beyond the 1 ms tolerance, in 5 runs of 6.  The tick is the local
  * timer interrupt the eBPF recorder marks (IRQ_EXIT b = 1); other timers
- * (the recorder's own, ending a `-d` recording) update nothing.  Without
- * the mark, any local timer interrupt: then a reading may be older than
- * this says, never newer, so the correction is short, never wrong-way.
+ * (the recorder's own, ending a `-d` recording) update nothing; without
+ * the mark, any local timer interrupt (then a reading may be older than
+ * this says, never newer).
+ *
+ * The reading is marked here (k: 0 start, 1 end) with its CPU's last tick,
+ * and settled by the interval that holds it (stale_settle()): the state
+ * the walk has at the reading may still be revised (a switch-in nobody
+ * reported, found later, makes the time before it UNKNOWN).
  */
-static void stale_reading(struct tl_kcheck *kc, struct kth *t, const struct tl_event *ev, const struct tl_thread *th,
-                          int sign)
+static void stale_mark(struct tl_kcheck *kc, struct kth *t, const struct tl_event *ev, const struct tl_thread *th,
+                       int k)
 {
-	struct cpu_marks *c;
-	uint64_t upd;
+	struct cpu_marks *c = th && th->tid == t->tid && th->cpu >= 0 ? cpu_of(kc, th->cpu) : NULL;
 
-	if (!th || th->tid != t->tid)
-		return;
-	if (tl_state_is_oncpu(th->state) && th->cpu >= 0 && (c = cpu_of(kc, th->cpu))) {
-		upd = c->in_tid == t->tid && c->switch_ts > c->timer ? c->switch_ts : c->timer;
-		if (upd && ev->ts > upd)
-			t->stale_run += sign * (int64_t)(ev->ts - upd);
-	} else if (tl_state_is_ready(th->state)) {
-		upd = th->state == TL_ST_RUNNABLE && t->enq_ts > th->state_since ? t->enq_ts : th->state_since;
-		if (ev->ts > upd)
-			t->stale_wait += sign * (int64_t)(ev->ts - upd);
+	t->mark[k] = (struct stale_mark){ ev->ts, c ? c->timer : 0, c ? th->cpu : -1, 1 };
+}
+
+/*
+ * The interval iv of t (before it is clipped) holds a marked reading: on
+ * a CPU since a known switch-in, the kernel's run time is as of the later
+ * of that and the CPU's last tick; waiting since a known enqueue, the wait
+ * so far is not in run_delay yet.  Nothing when the stay or the wait began
+ * at a guess (UNKNOWN before it is allowed for anyway).
+ */
+static void stale_settle(struct kth *t, const struct tl_interval *iv)
+{
+	for (int k = 0; k < 2; k++) {
+		struct stale_mark *m = &t->mark[k];
+		int64_t sign = k ? 1 : -1;
+		uint64_t upd;
+
+		if (!m->set || m->at <= iv->start || m->at > iv->end)
+			continue;
+		m->set = 0;
+		if (tl_state_is_oncpu(iv->state) && iv->cpu == m->cpu && !t->run_inferred) {
+			upd = m->tick > t->run_from ? m->tick : t->run_from;
+			if (upd && m->at > upd)
+				t->stale_run += sign * (int64_t)(m->at - upd);
+		} else if (tl_state_is_ready(iv->state) && !t->wait_inferred && m->at > t->wait_from) {
+			t->stale_wait += sign * (int64_t)(m->at - t->wait_from);
+		}
 	}
 }
 
@@ -192,7 +222,7 @@ static void on_kstat(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 		t->from = ev->ts;
 		t->lost_from = kc->lost;
 		memset(&t->trace, 0, sizeof(t->trace));
-		stale_reading(kc, t, ev, th, -1);
+		stale_mark(kc, t, ev, th, 0);
 	} else if (ev->arg == TL_KSTAT_AT_END || ev->arg == TL_KSTAT_AT_EXIT) {
 		if (t->status == CLOSED)
 			return; /* an exit after the end reading: the end stands */
@@ -202,7 +232,7 @@ static void on_kstat(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 		if (t->status == PENDING)
 			t->from = ev->ts; /* nothing to compare from: finish() counts it unchecked */
 		else if (!t->exited)
-			stale_reading(kc, t, ev, th, 1); /* exit totals: the EXIT's lag, or lag_exit */
+			stale_mark(kc, t, ev, th, 1); /* exit totals: the EXIT's lag, or lag_exit */
 		t->status = CLOSED;
 		t->lost_to = kc->lost;
 	}
@@ -454,11 +484,30 @@ void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_inter
 
 	/* only these are compared or allowed for: no lookup for the rest (sleeps are half of all intervals) */
 	if (!tl_state_is_oncpu(iv->state) && !tl_state_is_ready(iv->state) && iv->state != TL_ST_IO_WAIT &&
-	    iv->state != TL_ST_UNKNOWN)
+	    iv->state != TL_ST_UNKNOWN) {
+		if (iv->inferred_end && (t = get(kc, tid, 0)))
+			t->inferred_at = iv->end; /* a sleep ended by a guessed switch-in */
 		return;
+	}
 	t = get(kc, tid, 0);
 	if (!t || t->status == PENDING)
 		return;
+	/* the stay and the wait this interval continues, or begins (at a guess when the last one ended at one) */
+	if (tl_state_is_oncpu(iv->state) && t->run_to != iv->start) {
+		t->run_from = iv->start;
+		t->run_inferred = t->inferred_at == iv->start;
+	} else if (tl_state_is_ready(iv->state) && t->wait_to != iv->start) {
+		t->wait_from = iv->state == TL_ST_RUNNABLE && t->enq_ts > iv->start && t->enq_ts <= iv->end ? t->enq_ts
+		                                                                                            : iv->start;
+		t->wait_inferred = t->inferred_at == iv->start;
+	}
+	if (tl_state_is_oncpu(iv->state))
+		t->run_to = iv->end;
+	else if (tl_state_is_ready(iv->state))
+		t->wait_to = iv->end;
+	if (iv->inferred_end)
+		t->inferred_at = iv->end;
+	stale_settle(t, iv);
 	s = iv->start > t->from ? iv->start : t->from;
 	e = iv->end;
 	if (t->status == CLOSED && e > t->to)
