@@ -115,22 +115,29 @@ fi
 # reading holds its run time as of the CPU's last tick (up to 4 ms old),
 # so the kernel's delta over 100 ms was 1.5-2.5 ms off in 5 runs of 6 and
 # the self-check cried foul; taken as of their update, every run agrees.
-sh -c 'while :; do :; done' &
-spin=$!
-bad=
-for i in 1 2 3; do
-	tl record -p "$spin" -d 0.1s -o "$TMP/spin.tl"
-	[ "$RC" = 0 ] || { bad="record exit $RC: $(tail -n 1 "$ERR")"; break; }
-	tl report --json "$TMP/spin.tl"
-	python3 "$(dirname "$0")/../live/check_kernel.py" --all "$OUT" >"$TMP/spin.why" ||
-		{ bad="run $i: $(head -n 2 "$TMP/spin.why")"; break; }
-done
-kill "$spin" 2>/dev/null
-wait "$spin" 2>/dev/null
+# A live timing test: a failed attempt gets one more, reported as flaky
+# (scripts/check.sh counts it), as tests/live does.
+spinning_p() {
+	local spin i
+	sh -c 'while :; do :; done' &
+	spin=$!
+	for i in 1 2 3; do
+		tl record -p "$spin" -d 0.1s -o "$TMP/spin.tl"
+		[ "$RC" = 0 ] || { echo "record exit $RC: $(tail -n 1 "$ERR")"; break; }
+		tl report --json "$TMP/spin.tl"
+		python3 "$(dirname "$0")/../live/check_kernel.py" --all "$OUT" >"$TMP/spin.why" ||
+			{ echo "run $i: $(head -n 1 "$TMP/spin.why")"; break; }
+	done
+	kill "$spin" 2>/dev/null
+	wait "$spin" 2>/dev/null
+}
+bad=$(spinning_p)
 if [ -z "$bad" ]; then
 	pass bpf/self-check-spinning-p
+elif again=$(spinning_p) && [ -z "$again" ]; then
+	pass "bpf/self-check-spinning-p (flaky: passed on attempt 2; attempt 1: $bad)"
 else
-	fail bpf/self-check-spinning-p "$bad"
+	fail bpf/self-check-spinning-p "$bad" "attempt 2: $again"
 fi
 
 # An unknown back end, and --func with eBPF (uprobes are perf's): one line, exit 2 / 1.
