@@ -623,7 +623,7 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 	o->run_diff = (int64_t)o->trace.run_ns - (int64_t)o->kernel.run_ns;
 	if (o->have & TL_KCHECK_WAIT)
 		o->wait_diff = (int64_t)o->trace.wait_ns - (int64_t)o->kernel.wait_ns;
-	/* the kernel's readings as of their last update (stale_reading()): judged as if taken at their time */
+	/* the kernel's readings as of their last update (stale_mark(), stale_settle()): judged as of their time */
 	o->stale_run_ns = t->stale_run;
 	o->stale_wait_ns = (o->have & TL_KCHECK_WAIT) ? t->stale_wait : 0;
 	run = o->run_diff - o->stale_run_ns;
@@ -640,11 +640,12 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 		o->lags = 1;
 		o->lag_run_ns = t->kd_run - o->stale_run_ns;
 		o->lag_wait_ns = t->kd_wait - o->stale_wait_ns;
-		o->ok = within(o->run_diff + o->lag_run_ns, tol + exit + o->steal_ns, tol + t->unknown_ns);
+		run += t->kd_run; /* = run_diff + lag_run_ns */
+		wait += t->kd_wait;
+		o->ok = within(run, tol + exit + o->steal_ns, tol + t->unknown_ns);
 		if (o->have & TL_KCHECK_WAIT) {
-			o->ok &= within(o->wait_diff + o->lag_wait_ns, tol, tol + t->unknown_ns);
-			o->ok &= within(o->run_diff + o->lag_run_ns + o->wait_diff + o->lag_wait_ns,
-			                tol + exit + o->steal_ns, tol + t->unknown_ns);
+			o->ok &= within(wait, tol, tol + t->unknown_ns);
+			o->ok &= within(run + wait, tol + exit + o->steal_ns, tol + t->unknown_ns);
 		}
 	} else {
 		/*
@@ -674,7 +675,6 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 			r->max_wait_dated_pct = pct(absdiff(o->wait_diff + o->lag_wait_ns), win);
 		r->have_wait = 1;
 	}
-	r->lags = kc->lags;
 	if (o->have & TL_KCHECK_SWITCHES) {
 		o->vol_diff = (int64_t)o->trace.vol - (int64_t)o->kernel.vol;
 		o->invol_diff = (int64_t)o->trace.invol - (int64_t)o->kernel.invol;
@@ -707,6 +707,7 @@ int tl_kcheck_finish(struct tl_kcheck *kc, struct tl_kcheck_result *r)
 	memset(r, 0, sizeof(*r));
 	if (kc->oom)
 		return tl_error("out of memory in the self-check");
+	r->lags = kc->lags;
 	while ((t = tl_tidmap_next(&kc->m, &pos))) {
 		int had_reading = t->has_start || t->status == CLOSED;
 

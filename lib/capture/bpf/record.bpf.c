@@ -324,19 +324,29 @@ static __always_inline __u16 context_flags(struct tlb_hdr *scratch)
  * 5497 switches: -0.19 to +0.09 us (10th to 90th percentile).  The two
  * globals are written only on a new least value, by any CPU: a torn pair
  * is off by nanoseconds.  Returns the lag + 1 in ns (at most 2^31 - 1),
- * 0 when this kernel has no such fields (no CONFIG_FAIR_GROUP_SCHED).
+ * 0 when this kernel has no such fields (rq NULL: rq_of_task()).
  */
 __s64 kclock_est = 0x7fffffffffffffffLL;
 __u64 kclock_at;
 
-static __always_inline __u32 kclock_lag(struct task_struct *p, __u64 now)
+/* p's run queue (its CPU's), or NULL on a kernel without the fields (no CONFIG_FAIR_GROUP_SCHED). */
+static __always_inline struct rq *rq_of_task(struct task_struct *p)
 {
-	struct rq *rq;
+	if (!bpf_core_field_exists(p->se.cfs_rq) || !bpf_core_field_exists(struct cfs_rq, rq))
+		return NULL;
+	return p->se.cfs_rq->rq; /* plain loads of BTF pointers, as the task's fields (a faulting one reads 0) */
+}
+
+/* A lag of d ns as the records carry it: d + 1 (0 is unknown), at most 2^31 - 1. */
+static __always_inline __u32 lag_plus_1(__s64 d)
+{
+	return d <= 0 ? 1 : d < 0x7ffffffe ? (__u32)d + 1 : 0x7fffffff;
+}
+
+static __always_inline __u32 kclock_lag(struct rq *rq, __u64 now)
+{
 	__s64 d, e;
 
-	if (!bpf_core_field_exists(p->se.cfs_rq) || !bpf_core_field_exists(struct cfs_rq, rq))
-		return 0;
-	rq = p->se.cfs_rq->rq; /* plain loads of BTF pointers, as the task's fields (a faulting one reads 0) */
 	if (!rq)
 		return 0;
 	d = (__s64)(now - rq->clock);
@@ -346,9 +356,9 @@ static __always_inline __u32 kclock_lag(struct task_struct *p, __u64 now)
 	if (d <= e) {
 		kclock_est = d;
 		kclock_at = now;
-		return 1;
+		return lag_plus_1(0);
 	}
-	return d - e < 0x7ffffffe ? (__u32)(d - e) + 1 : 0x7fffffff;
+	return lag_plus_1(d - e);
 }
 
 /*
@@ -360,17 +370,11 @@ static __always_inline __u32 kclock_lag(struct task_struct *p, __u64 now)
  */
 static __always_inline __u32 kclock_exit_lag(struct task_struct *p, __u64 now)
 {
-	struct rq *rq;
-	__s64 d;
+	struct rq *rq = rq_of_task(p);
 
-	if (!bpf_core_field_exists(p->se.cfs_rq) || !bpf_core_field_exists(struct cfs_rq, rq) ||
-	    kclock_est == 0x7fffffffffffffffLL)
+	if (!rq || kclock_est == 0x7fffffffffffffffLL)
 		return 0;
-	rq = p->se.cfs_rq->rq;
-	if (!rq)
-		return 0;
-	d = (__s64)(now - p->se.exec_start - (rq->clock - rq->clock_task)) - kclock_est;
-	return d <= 0 ? 1 : d < 0x7ffffffe ? (__u32)d + 1 : 0x7fffffff;
+	return lag_plus_1((__s64)(now - p->se.exec_start - (rq->clock - rq->clock_task)) - kclock_est);
 }
 
 /*
@@ -378,17 +382,14 @@ static __always_inline __u32 kclock_exit_lag(struct task_struct *p, __u64 now)
  * accounted prev's run (se.exec_start, in the task clock that moves with
  * the clock): schedule() updates the clock again after the dequeue when it
  * balances load for a CPU about to go idle (trace/event.h, lag_end).  In
- * ns, at most 2^24 - 1; 0 for the idle task, or without the fields.
+ * ns, at most 2^24 - 1; 0 for the idle task, or without the fields (rq
+ * NULL).  rq is this CPU's, the switch's.
  */
-static __always_inline __u32 kclock_end_lag(struct task_struct *prev, struct task_struct *next)
+static __always_inline __u32 kclock_end_lag(struct task_struct *prev, struct rq *rq)
 {
-	struct rq *rq;
 	__s64 d;
 
-	if (!prev->pid || !bpf_core_field_exists(prev->se.cfs_rq) || !bpf_core_field_exists(struct cfs_rq, rq))
-		return 0;
-	rq = next->se.cfs_rq->rq;
-	if (!rq)
+	if (!prev->pid || !rq)
 		return 0;
 	d = (__s64)(rq->clock_task - prev->se.exec_start);
 	return d <= 0 ? 0 : d < 0xffffff ? (__u32)d : 0xffffff;
@@ -516,7 +517,8 @@ int tl_switch(__u64 *ctx)
 	int other = 0, np, nn;
 	__u32 zero = 0, *depth = bpf_map_lookup_elem(&intr_depth, &zero);
 
-	__u32 lag = kclock_lag(next, ts); /* the next task's run queue is this CPU's */
+	struct rq *rq = rq_of_task(next); /* the next task's run queue is this CPU's */
+	__u32 lag = kclock_lag(rq, ts);
 
 	if (depth)
 		*depth = 0; /* no switch happens inside a handler: an exit this program missed ends here */
@@ -563,7 +565,7 @@ int tl_switch(__u64 *ctx)
 	/* raw: __state, exit_state << 16, preempt << 32, clock lag + 1 << 33; bpf_rec.c maps it to TL_PS_* */
 	r->a = (__s64)(state & 0xffff) | ((__s64)(prev->exit_state & 0xffff) << 16) | (preempt ? (1ll << 32) : 0) |
 	       ((__s64)lag << 33);
-	r->b = prev->prio | ((__s64)kclock_end_lag(prev, next) << 16); /* bpf_rec.c splits it */
+	r->b = prev->prio | ((__s64)kclock_end_lag(prev, rq) << 16); /* bpf_rec.c splits it */
 	r->c = next->prio;
 	cm = (struct tlb_comm *)(r + 1);
 	if (np && nn) {
@@ -586,7 +588,7 @@ static __always_inline int wake(__u64 *ctx, __u16 type)
 	int named;
 	__u64 now = bpf_ktime_get_ns();
 	/* an enqueue (not sched_waking): p's run queue is locked, its clock updated for it */
-	__u32 lag = type != TL_EV_WAKING ? kclock_lag(p, now) : 0;
+	__u32 lag = type != TL_EV_WAKING ? kclock_lag(rq_of_task(p), now) : 0;
 
 	if (!enabled)
 		return 0;
