@@ -69,80 +69,7 @@
 #define SYSCALL_ARG2(regs) ((regs)->regs[1])
 #endif
 
-struct thread_info {
-	__u32 cpu;
-} __attribute__((preserve_access_index));
-
-struct hrtimer {
-	void *function;
-} __attribute__((preserve_access_index));
-
-struct rq {
-	__u64 clock;
-	__u64 clock_task;
-} __attribute__((preserve_access_index));
-
-struct cfs_rq {
-	struct rq *rq;
-} __attribute__((preserve_access_index));
-
-struct sched_entity {
-	struct cfs_rq *cfs_rq;
-	__u64 exec_start;
-} __attribute__((preserve_access_index));
-
-struct task_struct {
-	struct thread_info thread_info;
-	struct sched_entity se;
-	struct task_struct *group_leader;
-	unsigned int flags;
-	int exit_state;
-	int prio;
-	int pid;
-	int tgid;
-	char comm[16];
-	void *stack;
-} __attribute__((preserve_access_index));
-
-struct pt_regs {
-	unsigned long di, si, orig_ax, ip, sp, bp;
-} __attribute__((preserve_access_index));
-
-struct irqaction {
-	const char *name;
-} __attribute__((preserve_access_index));
-
-struct linux_binprm {
-	const char *filename;
-} __attribute__((preserve_access_index));
-
-struct block_device {
-	__u32 bd_dev;
-} __attribute__((preserve_access_index));
-
-struct bvec_iter {
-	__u64 bi_sector;
-	unsigned int bi_size;
-} __attribute__((preserve_access_index));
-
-struct bio {
-	struct block_device *bi_bdev;
-	struct bvec_iter bi_iter;
-} __attribute__((preserve_access_index));
-
-struct gendisk {
-	int major;
-	int first_minor;
-} __attribute__((preserve_access_index));
-
-struct request_queue {
-	struct gendisk *disk;
-} __attribute__((preserve_access_index));
-
-struct request {
-	struct request_queue *q;
-	__u64 __sector;
-} __attribute__((preserve_access_index));
+#include "capture/bpf/kstruct.h"
 
 const volatile __u64 wake_bytes = 1 << 20; /* set before load */
 const volatile int classify_futex = 1;     /* TL_EVF_WAIT_FUTEX on a switch out of a futex wait */
@@ -303,98 +230,14 @@ static __always_inline __u16 context_flags(struct tlb_hdr *scratch)
 
 #define CTX_ASK 0xffff /* hdr(): find the context out (context_flags) */
 
+#include "capture/bpf/kclock.h"
+
 /*
  * The header every record starts with: the time, the CPU, the context, the
  * current task.  flags: the context when the caller knows it (a switch is
  * never in an interrupt, an IRQ handler always is), or CTX_ASK where it
  * matters and varies (a wakeup's waker is the interrupt, not the task).
  */
-/*
- * The kernel's clock lag of an event (tlb.h): how long before it the run
- * queue's clock (rq->clock, which the kernel's accounting dates a switch
- * or an enqueue by) was last updated.  That clock is sched_clock(), not
- * CLOCK_MONOTONIC: the two differ by an offset that drifts (6 ppm measured
- * on this project's VM), so the offset is estimated as the least
- * difference (ktime - rq->clock) seen, which an enqueue gives within about
- * 0.15 us of the truth (its WAKEUP comes right after the clock update),
- * let rise by 15 ppm of the time since (1/65536) so that it follows a
- * drift either way.  Every switch and enqueue of the machine is an
- * observation, recorded or not, and from before the recording starts.
- * Measured against the least difference within 50 ms either side, over
- * 5497 switches: -0.19 to +0.09 us (10th to 90th percentile).  The two
- * globals are written only on a new least value, by any CPU: a torn pair
- * is off by nanoseconds.  Returns the lag + 1 in ns (at most 2^31 - 1),
- * 0 when this kernel has no such fields (rq NULL: rq_of_task()).
- */
-__s64 kclock_est = 0x7fffffffffffffffLL;
-__u64 kclock_at;
-
-/* p's run queue (its CPU's), or NULL on a kernel without the fields (no CONFIG_FAIR_GROUP_SCHED). */
-static __always_inline struct rq *rq_of_task(struct task_struct *p)
-{
-	if (!bpf_core_field_exists(p->se.cfs_rq) || !bpf_core_field_exists(struct cfs_rq, rq))
-		return NULL;
-	return p->se.cfs_rq->rq; /* plain loads of BTF pointers, as the task's fields (a faulting one reads 0) */
-}
-
-/* A lag of d ns as the records carry it: d + 1 (0 is unknown), at most 2^31 - 1. */
-static __always_inline __u32 lag_plus_1(__s64 d)
-{
-	return d <= 0 ? 1 : d < 0x7ffffffe ? (__u32)d + 1 : 0x7fffffff;
-}
-
-static __always_inline __u32 kclock_lag(struct rq *rq, __u64 now)
-{
-	__s64 d, e;
-
-	if (!rq)
-		return 0;
-	d = (__s64)(now - rq->clock);
-	e = kclock_est;
-	if (e != 0x7fffffffffffffffLL && now > kclock_at)
-		e += (__s64)((now - kclock_at) >> 16);
-	if (d <= e) {
-		kclock_est = d;
-		kclock_at = now;
-		return lag_plus_1(0);
-	}
-	return lag_plus_1(d - e);
-}
-
-/*
- * An exiting task's exit totals (taskstats, sent just before this
- * tracepoint) hold its run time as of its last accounting (se.exec_start,
- * in the task clock: the clock less the steal and interrupt time the run
- * queue has taken out of it).  How long before `now` that was, + 1, in ns
- * (trace/event.h, an EXIT's lag); 0 unknown.
- */
-static __always_inline __u32 kclock_exit_lag(struct task_struct *p, __u64 now)
-{
-	struct rq *rq = rq_of_task(p);
-
-	if (!rq || kclock_est == 0x7fffffffffffffffLL)
-		return 0;
-	return lag_plus_1((__s64)(now - p->se.exec_start - (rq->clock - rq->clock_task)) - kclock_est);
-}
-
-/*
- * How much before its run queue's last clock update the kernel last
- * accounted prev's run (se.exec_start, in the task clock that moves with
- * the clock): schedule() updates the clock again after the dequeue when it
- * balances load for a CPU about to go idle (trace/event.h, lag_end).  In
- * ns, at most 2^24 - 1; 0 for the idle task, or without the fields (rq
- * NULL).  rq is this CPU's, the switch's.
- */
-static __always_inline __u32 kclock_end_lag(struct task_struct *prev, struct rq *rq)
-{
-	__s64 d;
-
-	if (!prev->pid || !rq)
-		return 0;
-	d = (__s64)(rq->clock_task - prev->se.exec_start);
-	return d <= 0 ? 0 : d < 0xffffff ? (__u32)d : 0xffffff;
-}
-
 static __always_inline void hdr(struct tlb_hdr *h, __u16 type, __u64 ts, __u16 flags)
 {
 	__u64 id = bpf_get_current_pid_tgid();
