@@ -302,9 +302,13 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 	if (e->flags & (TL_EVF_WAIT_FUTEX | TL_EVF_WAIT_YIELD))
 		printf(" wait=%s",
 		       e->flags & TL_EVF_WAIT_FUTEX ? (e->flags & TL_EVF_WAIT_LOCK ? "futex-lock" : "futex") : "yield");
-	if (e->flags & (TL_EVF_OTHER_TID | TL_EVF_OTHER_ARG)) /* a filtered recording: not recorded threads */
-		printf(" other=%s%s", e->flags & TL_EVF_OTHER_TID ? (e->type == TL_EV_SWITCH ? "prev" : "tid") : "",
-		       e->flags & TL_EVF_OTHER_ARG ? (e->flags & TL_EVF_OTHER_TID ? "|next" : "next") : "");
+	if (e->flags & (TL_EVF_OTHER_TID | TL_EVF_OTHER_ARG)) { /* a filtered recording: not recorded threads */
+		int sw = e->type == TL_EV_SWITCH;
+
+		printf(" other=%s%s%s", e->flags & TL_EVF_OTHER_TID ? (sw ? "prev" : "tid") : "",
+		       (e->flags & TL_EVF_OTHER_TID) && (e->flags & TL_EVF_OTHER_ARG) ? "|" : "",
+		       e->flags & TL_EVF_OTHER_ARG ? (sw ? "next" : "waker") : "");
+	}
 	if (e->flags & TL_EVF_CTX)
 		printf(" ctx=%s%s%s", e->flags & TL_EVF_HARDIRQ ? "hardirq" : "",
 		       e->flags & TL_EVF_SOFTIRQ ? (e->flags & TL_EVF_HARDIRQ ? "|softirq" : "softirq") : "",

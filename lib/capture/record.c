@@ -251,6 +251,7 @@ static int first_threads(struct rec *rc)
 		struct tl_tp_str comm = { self, 0 };
 		prctl(PR_GET_NAME, self);
 		comm.len = (uint32_t)strnlen(self, 16);
+		ev.tid = rc->tg.child; /* named by the event: its mask is written (tl_rec_learn) */
 		if (tl_rec_learn(rc, &ev, rc->tg.child, rc->tg.child, &comm) || tl_rec_stage_flush(rc))
 			return -1;
 		return 0;

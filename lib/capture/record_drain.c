@@ -109,8 +109,15 @@ int tl_rec_learn(struct rec *rc, const struct tl_event *at, int32_t tid, int32_t
 		return r;
 	if (stage_push(rc, &th))
 		return -1;
-	/* a thread seen for the first time: its mask too, unless a filtered recording left it out */
-	if ((at->flags & TL_EVF_OTHER_TID && tid == at->tid) || (at->flags & TL_EVF_OTHER_ARG && tid == at->arg)) {
+	/*
+	 * A thread seen for the first time: its mask too, unless a filtered
+	 * recording left it out: flagged as not recorded, or the task on the
+	 * CPU that the event does not name (a migration's or a reaping's: a
+	 * recorded thread is known before its first event, from the snapshot
+	 * or its FORK).
+	 */
+	if ((at->flags & TL_EVF_OTHER_TID && tid == at->tid) || (at->flags & TL_EVF_OTHER_ARG && tid == at->arg) ||
+	    (rc->info.filter[0] && tid != at->tid && tid != at->arg)) {
 		struct tl_thread_id *e = tl_threads_get(rc->threads, tid, 0, NULL);
 		if (e)
 			e->aff = 0; /* and no rechecks */

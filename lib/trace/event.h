@@ -259,9 +259,10 @@ enum tl_event_flags {
 	TL_EVF_WAIT_YIELD = 1 << 4,
 	/*
 	 * Format 1.2, a filtered eBPF recording: the thread in `tid` (SWITCH:
-	 * prev; WAKING/WAKEUP: the woken) or in `arg` (SWITCH: next) is not a
-	 * recorded thread (the idle task included): its other events were left
-	 * in the kernel, so it has no states.  A SWITCH with OTHER_ARG starts a
+	 * prev; WAKING/WAKEUP: the woken) or in `arg` (SWITCH: next; from
+	 * format 1.7, WAKING/WAKEUP/WAKEUP_NEW: the waker) is not a recorded
+	 * thread (the idle task included): its other events were left in the
+	 * kernel, so it has no states.  A SWITCH with OTHER_ARG starts a
 	 * filtered stretch of its CPU, which the next SWITCH (with OTHER_TID)
 	 * ends; FILTERED events give the stretches' totals.
 	 */

@@ -222,4 +222,22 @@ else
 	fail bpf/filter-neighbour "record exit $rec_rc; ${verdict:-}" "$(echo "$rec_err" | tail -n 2)"
 fi
 
+# A recorded thread woken by a process that is not recorded (format 1.7): the wakeup names its waker,
+# flagged other=waker, and the waker's mask stays in the kernel (no AFFINITY).  The writer, a shell of
+# this script's, wakes the recorded shell by opening the fifo it waits on.
+mkfifo "$TMP/wfifo"
+(sleep 0.3; echo x >"$TMP/wfifo") &
+writer=$!
+tl record -o "$TMP/waker.tl" -- sh -c "read x <'$TMP/wfifo'"
+wrc=$RC
+wait "$writer"
+tl dump "$TMP/waker.tl"
+wake=$(grep -E "^ *[0-9.]+ \[[0-9]+\] wakeup +woken=[0-9]+\(sh\) waker=$writer[( ]" "$OUT" | head -n 1)
+if [ "$wrc" = 0 ] && echo "$wake" | grep -q ' other=waker' && ! grep -Eq "affinity +tid=$writer\(" "$OUT"; then
+	pass bpf/filter-other-waker
+else
+	fail bpf/filter-other-waker "record exit $wrc; want a wakeup by $writer flagged other=waker and no AFFINITY of it:" \
+		"${wake:-no wakeup by $writer}" "$(grep -E "affinity +tid=$writer\(" "$OUT")"
+fi
+
 cli_done

@@ -32,8 +32,9 @@
  * or next is recorded, or when it is the CPU's first (it names the CPU's
  * occupant); the role that is not recorded is flagged TL_EVF_OTHER_*.  A
  * wakeup of another process's thread is kept only while a recorded thread
- * holds its CPU (the state machine needs it to tell a preemption); an
- * interrupt only while a recorded thread holds the CPU.  What is left out
+ * holds its CPU (the state machine needs it to tell a preemption), and a
+ * wakeup's waker (the current task) that is not recorded is flagged
+ * TL_EVF_OTHER_ARG, as a switch's next is; an interrupt only while a recorded thread holds the CPU.  What is left out
  * is summed per CPU and per process.  Forks of recorded processes add the
  * child's process; the reaping of a recorded process's leader removes it,
  * so that a reused pid is not recorded.
@@ -445,6 +446,9 @@ static __always_inline int wake(__u64 *ctx, __u16 type)
 		}
 		other = TL_EVF_OTHER_TID;
 	}
+	/* the waker (the current task, or what it was doing when interrupted): its other events stay in the kernel */
+	if (filter && !is_tracked(bpf_get_current_task_btf()))
+		other |= TL_EVF_OTHER_ARG;
 	named = comm_new(my_drops(), p->pid);
 	r = named ? reserve(sizeof(*r) + sizeof(struct tlb_comm)) : reserve(sizeof(*r));
 	if (!r)
