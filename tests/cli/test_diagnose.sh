@@ -26,7 +26,8 @@
 #                    holds while 'medium' runs (SCHED_FIFO 30, 10, 20)
 #   oversubscription wl_kernel oversub: four workers compute at once on the
 #                    CPUs, then one merges alone (the waiting thread named
-#                    first varies: "kind:*")
+#                    first varies: "kind:*"); beside a busy process of the
+#                    same command, no oversubscription (no CPU left idle)
 #   healthy          wl_states spin and quantum (two threads sharing a CPU
 #                    take turns: READY_QUANTUM, not preemption), wl_frames
 #                    (a pipeline of condition variables: waiting for work is
@@ -131,6 +132,10 @@ else
 		"$BUILD/tests/wl_kernel" tiny
 	diag healthy-balanced "" "$BUILD/tests/wl_kernel" balanced
 	diag oversubscription "oversubscription:*" "$BUILD/tests/wl_kernel" oversub
+	# the same beside a busy process of the same program: when it under-uses the CPUs the other one
+	# keeps them busy, so no CPU is idle and spreading the work in time would recover nothing
+	ONLY=oversubscription diag oversub-busy-sibling "" sh -c \
+		'(while :; do :; done) & s=$!; "$1" oversub >/dev/null; kill $s' sh "$BUILD/tests/wl_kernel"
 	diag healthy-fit "" "$BUILD/tests/wl_kernel" fit
 	# the waiter also waits on a lock, and low is preempted: those findings are true, and not tested here
 	ONLY=priority-inversion diag priority-inversion "priority-inversion:high:low:medium" \
@@ -162,7 +167,7 @@ else
 	fi
 	# the oversubscribed process alternates: the title says for how long each way
 	tl diagnose "$TMP/oversubscription.tl"
-	if [ "$RC" = 0 ] && grep -Eq '^   [^ ].* \([0-9]+\) wants more than its [0-9]+ CPUs for [0-9]+% of its active time, and leaves some unused for [0-9]+%$' "$OUT"; then
+	if [ "$RC" = 0 ] && grep -Eq '^   [^ ].* \([0-9]+\) wants more than its [0-9]+ CPUs for [0-9]+% of its active time, and leaves some idle for [0-9]+%$' "$OUT"; then
 		pass diagnose/oversubscription-title
 	else
 		fail diagnose/oversubscription-title "exit $RC" "$(grep -m 1 -A 1 '^1\.' "$OUT")"

@@ -3,7 +3,8 @@
  * thousands of processes (each looked up in constant time, found again by
  * tl_load_find()), and a change dated back past many others, within the
  * log as it grows and beyond its last LOG_CAP (1024) entries, where the
- * time is counted as approximate.
+ * time is counted as approximate; and the idle CPUs beside a process's
+ * under-use.
  */
 #include <string.h>
 
@@ -138,7 +139,46 @@ TEST(late_change_beyond_log)
 	tl_load_release(&out);
 }
 
+/*
+ * Idle CPUs on a 3-CPU machine: process 10's thread 11 runs 100-900,
+ * process 20's thread 21 runs 300-600.  10 at level 1 has 2 CPUs idle,
+ * then 1 while 21 runs: idle_under 800, idle_spare 200*2 + 300*1 + 300*2;
+ * 20 at level 1 has 1 idle: 300 and 300.  Both sleep the rest of the window.
+ */
+TEST(idle_cpus)
+{
+	struct tl_walk_result r = win(1000);
+	struct tl_load *l;
+	struct tl_thread a = thr(11, 10), b = thr(21, 20);
+	struct tl_load_result out = { 0 };
+	const struct tl_load_proc *x, *y;
+
+	r.ncpus = 3;
+	l = tl_load_new(&r);
+	CHECK(l != NULL);
+	if (!l)
+		return;
+	iv(l, &a, 0, 100, TL_ST_SLEEPING, TL_ST_EXECUTING);
+	iv(l, &b, 0, 300, TL_ST_SLEEPING, TL_ST_EXECUTING);
+	iv(l, &b, 300, 600, TL_ST_EXECUTING, TL_ST_SLEEPING);
+	iv(l, &a, 100, 900, TL_ST_EXECUTING, TL_ST_SLEEPING);
+	CHECK_EQ_INT(tl_load_finish(l, &out), 0);
+	tl_load_free(l);
+	x = tl_load_find(&out, 10);
+	y = tl_load_find(&out, 20);
+	CHECK(x != NULL && y != NULL);
+	if (x && y) {
+		CHECK_EQ_INT(x->at_level[1], 800);
+		CHECK_EQ_INT(x->idle_under_ns, 800);
+		CHECK_EQ_INT(x->idle_spare_ns, 400 + 300 + 600);
+		CHECK_EQ_INT(y->at_level[1], 300);
+		CHECK_EQ_INT(y->idle_under_ns, 300);
+		CHECK_EQ_INT(y->idle_spare_ns, 300);
+	}
+	tl_load_release(&out);
+}
+
 int main(void)
 {
-	RUN_TESTS(many_processes, late_change_in_grown_log, late_change_beyond_log);
+	RUN_TESTS(many_processes, late_change_in_grown_log, late_change_beyond_log, idle_cpus);
 }

@@ -497,10 +497,11 @@ static int bottleneck(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
  * Oversubscription, in two forms.  Alternating with idle CPUs: a process
  * has more threads wanting a CPU than the CPUs it may use at least
  * oversub_pct of the time it is active (some thread wants a CPU), and
- * fewer (but some) at least oversub_pct of it too; cost, the smaller of
- * the thread time spent waiting while oversubscribed and the CPU time left
- * unused while under-using: what spreading the same work in time could
- * recover.  Sustained: its threads wait for a CPU, in thread time, at
+ * fewer (but some) while a CPU is idle at least oversub_pct of it too;
+ * cost, the smaller of the thread time spent waiting while oversubscribed
+ * and the idle CPU time while under-using: what spreading the same work in
+ * time could recover.  Idle: no thread of the trace on the CPU (load.h),
+ * so the CPUs the program's other processes kept busy are not counted.  Sustained: its threads wait for a CPU, in thread time, at
  * least as long as they run (OVERSUB_QUEUE_PCT: on average a thread queued
  * behind each running one); cost, the time it was oversubscribed times
  * the share of its threads' time spent queued then (a wall time, not more
@@ -529,6 +530,11 @@ static int oversubscription(struct tl_dg_ctx *c, const struct tl_process_stats *
 			spare += (uint64_t)(n - k) * l->at_level[k];
 		}
 	}
+	/* unused CPUs that nothing else of the trace used: exact when n is the machine's, a bound when less */
+	if (l->idle_under_ns < under)
+		under = l->idle_under_ns;
+	if (l->idle_spare_ns < spare)
+		spare = l->idle_spare_ns;
 	alternating = tl_dg_pct(over, active) >= c->o->oversub_pct && tl_dg_pct(under, active) >= c->o->oversub_pct &&
 	              (wait < spare ? wait : spare) >= c->o->min_cost_ns;
 	cost = alternating ? (wait < spare ? wait : spare)
@@ -555,7 +561,7 @@ static int oversubscription(struct tl_dg_ctx *c, const struct tl_process_stats *
 		return -1;
 	if (alternating)
 		snprintf(f->title, sizeof(f->title),
-		         "%s (%d) wants more than its %d CPUs for %.0f%% of its active time, and leaves some unused "
+		         "%s (%d) wants more than its %d CPUs for %.0f%% of its active time, and leaves some idle "
 		         "for %.0f%%",
 		         p->name, p->pid, n, tl_dg_pct(over, active), tl_dg_pct(under, active));
 	else
@@ -566,12 +572,12 @@ static int oversubscription(struct tl_dg_ctx *c, const struct tl_process_stats *
 		tl_dg_add_thread(f, top[k]->tid, top[k]->pid, top[k]->name, "waiting");
 	tl_dg_add_evidence(f, "time with more threads wanting a CPU than CPUs", tl_dg_pct(over, active),
 	                   alternating ? c->o->oversub_pct : NAN, "%", 1);
-	tl_dg_add_evidence(f, "time with CPUs unused (some thread running)", tl_dg_pct(under, active),
+	tl_dg_add_evidence(f, "time with CPUs idle (some thread running)", tl_dg_pct(under, active),
 	                   alternating ? c->o->oversub_pct : NAN, "%", 1);
 	tl_dg_add_evidence(f, "thread time waiting for a CPU, per running", tl_dg_pct(wait, run),
 	                   alternating ? NAN : OVERSUB_QUEUE_PCT, "%", 1);
 	tl_dg_add_evidence(f, "thread time waiting for a CPU then", (double)wait, NAN, "ns", 1);
-	tl_dg_add_evidence(f, "CPU time unused then", (double)spare, NAN, "ns", 1);
+	tl_dg_add_evidence(f, "CPU time idle then", (double)spare, NAN, "ns", 1);
 	tl_dg_add_evidence(f,
 	                   alternating ? "the smaller: what spreading could recover" : "time over, times share queued",
 	                   (double)cost, (double)c->o->min_cost_ns, "ns", 1);

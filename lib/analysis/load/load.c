@@ -18,6 +18,17 @@
  *
  * Lookups are constant time, for traces of many processes: a thread
  * remembers its process's index, and a pid map finds the rest.
+ *
+ * Idle CPUs: the machine keeps the number of threads on a CPU (`oncpu`,
+ * from the same intervals; `idle` is N less it, at least 0) and, for j =
+ * 1..N-1, idle_int[j], the integral of min(j, idle) over the window up to
+ * mach_since (mach_at: it clipped to the window); the value at any later
+ * instant follows from `idle` since then (idle_integral()).  A
+ * process at level k in 1..N-1 marks idle_integral(1) and (N - k) when
+ * its level changes and adds the growth to idle_under_ns and
+ * idle_spare_ns when it changes again: exact in time order.  A change
+ * dated before mach_since (a thread on a CPU when the trace began) counts
+ * from mach_since; a rewritten stretch keeps the idle time it was given.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +43,7 @@ struct thr {
 	uint32_t serial;
 	int32_t pid;
 	int wants;
+	int oncpu;
 	uint32_t proc; /* its process's index in procs, + 1; 0 until looked up */
 };
 
@@ -50,6 +62,7 @@ struct proc {
 	uint64_t since;
 	struct seg *log; /* a ring of lcap: the last `nlog` stretches, the newest at head - 1 */
 	size_t lcap, head, nlog;
+	uint64_t mark_under, mark_spare; /* idle_integral(1) and (N - level) at since */
 };
 
 struct tl_load {
@@ -59,6 +72,10 @@ struct tl_load {
 	struct proc *procs;
 	size_t n, cap;
 	int oom;
+	/* the machine: threads on a CPU since mach_since; idle_int[1..ncpus - 1] (NULL: no CPUs known) */
+	int ncpus, oncpu, idle;
+	uint64_t mach_since, mach_at;
+	uint64_t *idle_int;
 };
 
 struct pidx {
@@ -131,6 +148,46 @@ oom:
 	return NULL;
 }
 
+static uint64_t clip(const struct tl_load *l, uint64_t t)
+{
+	return t < l->r->win_start ? l->r->win_start : t > l->r->win_end ? l->r->win_end : t;
+}
+
+/* The integral of min(j, idle CPUs), 1 <= j < ncpus, over the window up to `at` (before mach_since: to it). */
+static inline uint64_t idle_integral(const struct tl_load *l, int j, uint64_t at)
+{
+	uint64_t b = clip(l, at);
+
+	return l->idle_int[j] + (b > l->mach_at ? (uint64_t)(j < l->idle ? j : l->idle) * (b - l->mach_at) : 0);
+}
+
+/* One thread more (+1) or less (-1) on a CPU, at `at`. */
+static void machine_change(struct tl_load *l, uint64_t at, int delta)
+{
+	if (!l->idle_int) {
+		if (l->r->ncpus < 2)
+			return; /* one CPU: never a level in 1..N-1 */
+		if (!(l->idle_int = calloc((size_t)l->r->ncpus, sizeof(*l->idle_int)))) {
+			l->oom = 1;
+			return;
+		}
+		l->ncpus = l->idle = l->r->ncpus;
+		l->mach_since = at;
+		l->mach_at = clip(l, at);
+	}
+	if (at > l->mach_since) {
+		uint64_t b = clip(l, at);
+
+		if (b > l->mach_at)
+			for (int j = 1; j < l->ncpus; j++)
+				l->idle_int[j] += (uint64_t)(j < l->idle ? j : l->idle) * (b - l->mach_at);
+		l->mach_since = at;
+		l->mach_at = b;
+	}
+	l->oncpu += delta; /* dated earlier: from now on */
+	l->idle = l->oncpu <= 0 ? l->ncpus : l->oncpu >= l->ncpus ? 0 : l->ncpus - l->oncpu;
+}
+
 /* Room for one more stretch: a full log below LOG_CAP doubles, oldest first; at LOG_CAP the oldest goes. */
 static int log_room(struct proc *p)
 {
@@ -167,6 +224,10 @@ static void advance(struct tl_load *l, struct proc *p, uint64_t at)
 		b = l->r->win_end;
 	if (b > a)
 		p->st.at_level[bucket(p->level)] += b - a;
+	if (p->level >= 1 && p->level < l->ncpus) {
+		p->st.idle_under_ns += idle_integral(l, 1, at) - p->mark_under;
+		p->st.idle_spare_ns += idle_integral(l, l->ncpus - p->level, at) - p->mark_spare;
+	}
 	p->since = at;
 }
 
@@ -219,6 +280,10 @@ static void change(struct tl_load *l, struct thr *t, uint64_t at, int delta)
 		rewrite(l, p, at, delta);
 	advance(l, p, at);
 	p->level += delta;
+	if (p->level >= 1 && p->level < l->ncpus) {
+		p->mark_under = idle_integral(l, 1, p->since);
+		p->mark_spare = idle_integral(l, l->ncpus - p->level, p->since);
+	}
 	if (p->level > p->st.max_level)
 		p->st.max_level = p->level;
 	if (log_room(p) < 0) {
@@ -234,7 +299,7 @@ static void change(struct tl_load *l, struct thr *t, uint64_t at, int delta)
 void tl_load_interval(struct tl_load *l, const struct tl_thread *th, const struct tl_interval *iv)
 {
 	struct thr *t;
-	int created, was, now;
+	int created, was, now, on;
 
 	if (th->outsider || th->tid <= 0)
 		return;
@@ -246,13 +311,27 @@ void tl_load_interval(struct tl_load *l, const struct tl_thread *th, const struc
 		/* a new thread with a reused tid, or one whose process became known: leave the old count */
 		if (t->wants)
 			change(l, t, iv->start, -1);
+		if (t->oncpu)
+			machine_change(l, iv->start, -1);
 		created = 1;
 	}
 	if (created) {
 		t->serial = th->serial;
 		t->pid = th->tgid;
 		t->wants = 0;
+		t->oncpu = 0;
 		t->proc = 0;
+	}
+	/* the machine first: a process's change at the same instant reads its idle CPUs up to then */
+	on = tl_state_is_oncpu(iv->state);
+	if (on != t->oncpu) {
+		machine_change(l, iv->start, on ? 1 : -1);
+		t->oncpu = on;
+	}
+	on = iv->next < TL_ST__COUNT && tl_state_is_oncpu(iv->next);
+	if (on != t->oncpu) {
+		machine_change(l, iv->end, on ? 1 : -1);
+		t->oncpu = on;
 	}
 	/* the interval's own state: it may be the first seen of this thread */
 	was = wants(iv->state);
@@ -310,6 +389,7 @@ void tl_load_free(struct tl_load *l)
 	for (size_t i = 0; i < l->n; i++)
 		free(l->procs[i].log);
 	free(l->procs);
+	free(l->idle_int);
 	free(l);
 }
 

@@ -17,7 +17,12 @@
  * 16 bytes each, growing as needed), for the first intervals of threads
  * already running when the trace began, which close late and date their
  * change back (load.c).  Time: constant per interval, whatever the number
- * of processes.
+ * of processes, plus N per change of the number of threads on a CPU.
+ *
+ * Idle CPUs: the machine's N CPUs less the threads of the trace on one
+ * (EXECUTING, INTERRUPTED).  In a filtered recording the CPUs that other
+ * programs held count as idle (the trace does not say when they did); in
+ * a system-wide one idle is the idle task.
  */
 #ifndef TL_LOAD_H
 #define TL_LOAD_H
@@ -35,6 +40,13 @@ struct tl_load_proc {
 	uint64_t at_level[TL_LOAD_LEVELS]; /* ns at each level, inside the window */
 	int max_level;                     /* the highest level seen */
 	uint64_t approx_ns;                /* time whose level is approximate (load.c) */
+	/*
+	 * Against the machine's N CPUs and those idle (no thread of the trace
+	 * on them), over the time at levels 1..N-1: idle_under_ns, the time at
+	 * least one CPU was idle; idle_spare_ns, the integral of min(N - k,
+	 * idle CPUs).  What the process left unused that nothing else used.
+	 */
+	uint64_t idle_under_ns, idle_spare_ns;
 };
 
 struct tl_load_result {

@@ -187,6 +187,8 @@ static void write_process(struct tl_json *j, const struct tl_model *m, const str
 	for (int k = 0; lp && k <= lp->max_level && k < TL_LOAD_LEVELS; k++)
 		tl_json_uint(j, lp->at_level[k]);
 	tl_json_end_array(j);
+	tl_json_kv_uint(j, "idle_under_ns", lp ? lp->idle_under_ns : 0); /* with a CPU idle (load.h) */
+	tl_json_kv_uint(j, "idle_spare_ns", lp ? lp->idle_spare_ns : 0);
 	tl_json_end_object(j);
 }
 
