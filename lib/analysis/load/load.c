@@ -16,8 +16,9 @@
  * for a few changes: a fixed log of LOG_CAP was 16 kB each, 150 MB for the
  * 5,400 short processes of a 2 s recording of 200 shell loops).
  *
- * Lookups are constant time, for traces of many processes: a thread
- * remembers its process's index, and a pid map finds the rest.
+ * Lookups are constant time, for traces of many processes: a thread's
+ * record is at its serial, it remembers its process's index, and a pid
+ * map finds the rest.
  *
  * Idle CPUs: the machine keeps the number of threads on a CPU (`oncpu`,
  * from the same intervals; `idle` is N less it, at least 0) and, for j =
@@ -38,13 +39,11 @@
 #include "base/grow.h"
 #include "base/tidmap.h"
 
+/* A thread instance, at its serial (state_machine.h: dense from 1, a reused tid gets a new one). */
 struct thr {
-	int32_t tid; /* the tidmap key: first */
-	uint32_t serial;
 	int32_t pid;
-	int wants;
-	int oncpu;
 	uint32_t proc; /* its process's index in procs, + 1; 0 until looked up */
+	uint8_t seen, wants, oncpu;
 };
 
 #define LOG_CAP 1024 /* a power of two, as is every size of the log */
@@ -67,7 +66,8 @@ struct proc {
 
 struct tl_load {
 	const struct tl_walk_result *r;
-	struct tl_tidmap threads;
+	struct thr *thr; /* by serial */
+	size_t thr_cap;
 	struct tl_tidmap pids; /* pid (> 0) -> struct pidx */
 	struct proc *procs;
 	size_t n, cap;
@@ -97,12 +97,7 @@ struct tl_load *tl_load_new(const struct tl_walk_result *r)
 		return NULL;
 	}
 	l->r = r;
-	if (tl_tidmap_init(&l->threads, sizeof(struct thr)) < 0) {
-		free(l);
-		return NULL;
-	}
 	if (tl_tidmap_init(&l->pids, sizeof(struct pidx)) < 0) {
-		tl_tidmap_release(&l->threads);
 		free(l);
 		return NULL;
 	}
@@ -299,28 +294,25 @@ static void change(struct tl_load *l, struct thr *t, uint64_t at, int delta)
 void tl_load_interval(struct tl_load *l, const struct tl_thread *th, const struct tl_interval *iv)
 {
 	struct thr *t;
-	int created, was, now, on;
+	int was, now, on;
 
 	if (th->outsider || th->tid <= 0)
 		return;
-	if (!(t = tl_tidmap_put(&l->threads, th->tid, &created))) {
+	if (th->serial >= l->thr_cap && TL_GROW_ZERO(l->thr, l->thr_cap, (size_t)th->serial + 1) < 0) {
 		l->oom = 1;
 		return;
 	}
-	if (!created && (t->serial != th->serial || t->pid != th->tgid)) {
-		/* a new thread with a reused tid, or one whose process became known: leave the old count */
+	t = &l->thr[th->serial];
+	if (!t->seen) {
+		t->seen = 1;
+		t->pid = th->tgid;
+	} else if (t->pid != th->tgid) {
+		/* its process became known: its count moves there */
 		if (t->wants)
 			change(l, t, iv->start, -1);
-		if (t->oncpu)
-			machine_change(l, iv->start, -1);
-		created = 1;
-	}
-	if (created) {
-		t->serial = th->serial;
-		t->pid = th->tgid;
 		t->wants = 0;
-		t->oncpu = 0;
 		t->proc = 0;
+		t->pid = th->tgid;
 	}
 	/* the machine first: a process's change at the same instant reads its idle CPUs up to then */
 	on = tl_state_is_oncpu(iv->state);
@@ -344,8 +336,6 @@ void tl_load_interval(struct tl_load *l, const struct tl_thread *th, const struc
 		change(l, t, iv->end, now ? 1 : -1);
 		t->wants = now;
 	}
-	if (iv->next >= TL_ST__COUNT)
-		tl_tidmap_remove(&l->threads, th->tid); /* its life ended */
 }
 
 static int cmp_pid(const void *x, const void *y)
@@ -384,7 +374,7 @@ void tl_load_free(struct tl_load *l)
 {
 	if (!l)
 		return;
-	tl_tidmap_release(&l->threads);
+	free(l->thr);
 	tl_tidmap_release(&l->pids);
 	for (size_t i = 0; i < l->n; i++)
 		free(l->procs[i].log);

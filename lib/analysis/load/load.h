@@ -12,7 +12,7 @@
  * The level changes when one of its threads moves between a wanting state
  * and another (a state interval closes: tl_load_interval(), from the
  * walk's on_interval); the machine closes intervals in time order, so the
- * levels integrate as they change.  Memory: a record per thread alive, and
+ * levels integrate as they change.  Memory: 12 bytes per thread of the trace, and
  * per process its levels and a log of its last changes (8 to 1024 of them,
  * 16 bytes each, growing as needed), for the first intervals of threads
  * already running when the trace began, which close late and date their
