@@ -91,8 +91,8 @@ static void usage(FILE *out)
 	      "      --sort KEY         order threads by time in a state (EXECUTING, SYNC_WAIT,\n"
 	      "                         ... or the column labels EXEC, SYNC, ...; the default),\n"
 	      "                         or by name, tid, pid, lifetime\n"
-	      "      --top N            at most N threads and processes (default: all threads\n"
-	      "                         of the program; 30 for system-wide traces and --all)\n"
+	      "      --top N|all        at most N threads and processes (default: 30 in the text,\n"
+	      "                         all in --json and --csv; a line says what is left out)\n"
 	      "      --width COLS       fit the tables in COLS columns (default: the terminal's, or 100)\n"
 	      "\n"
 	      "what to analyse:\n"
@@ -146,9 +146,13 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 				                     "a state name, name, tid, pid or lifetime");
 			break;
 		case OPT_TOP:
+			if (!strcmp(optarg, "all")) {
+				a->rep.top = -1;
+				break;
+			}
 			v = strtoll(optarg, NULL, 10);
 			if (!*optarg || strspn(optarg, "0123456789") != strlen(optarg) || v < 1 || v > 1000000000)
-				return cli_bad_value("report", "--top", optarg, "a number of rows, at least 1");
+				return cli_bad_value("report", "--top", optarg, "a number of rows, at least 1, or all");
 			a->rep.top = (int)v;
 			break;
 		case OPT_WIDTH:

@@ -44,6 +44,25 @@ else
 	fail report-filter-matches "exit $RC" "$(cat "$ERR")" "$(grep -A3 '^THREAD STATES' "$OUT")"
 fi
 
+# --top: a line says how many rows were left out and how to see them; `all` shows every one
+tl report --top 2 "$V16"
+top2=$(grep -c '^(.* more threads not shown; --top all shows them)$' "$OUT")
+tl report --top all "$V16"
+rows=$(sed -n '/^THREAD STATES/,/^$/p' "$OUT" | grep -c '^wl_frames\|^source\|^worker\|^sink')
+if [ "$top2" -ge 3 ] && [ "$RC" = 0 ] && ! grep -q 'more threads not shown' "$OUT" && [ "$rows" -ge 4 ]; then
+	pass report-top-all
+else
+	fail report-top-all "--top 2: $top2 'more threads' lines (want one per table); --top all: exit $RC, $rows rows" \
+		"$(grep 'not shown' "$OUT")"
+fi
+tl report --top 0 "$V16"
+if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q "^threadlens: invalid --top '0' (a number of rows, at least 1, or all)$" &&
+	[ "$(wc -l <"$ERR")" -le 2 ]; then
+	pass report-top-zero
+else
+	fail report-top-zero "exit $RC (want 2)" "stderr: $(head -c 300 "$ERR")"
+fi
+
 mkdir "$TMP/dir.tl"
 tl report "$TMP/dir.tl"
 expect_err report-directory 1 "'$TMP/dir.tl'"

@@ -481,14 +481,55 @@ TEST(test_text_warnings_and_top)
 	             "   incomplete and were not read at all\n");
 	CHECK_HAS(s, "note: 3 events contradicted the state model");
 	/* sorted by name: the hostile name starts with '"', before "main" */
-	CHECK_HAS(s, "(2 more threads not shown; --top N shows more)\n");
-	CHECK_HAS(s, "(1 more processes not shown; --top N shows more)\n");
+	CHECK_HAS(s, "(2 more threads not shown; --top all shows them)\n");
+	CHECK_HAS(s, "(1 more processes not shown; --top all shows them)\n");
 	CHECK_LACKS(s, "\nmain ");
 	free(s);
 	fixture_release(&fx);
 }
 
 /* A warning with a word longer than the line is cut, not lost, at any width. */
+/*
+ * The self-check's table keeps to --top's rows, but a thread in
+ * disagreement is always shown, first: 201 (the third by tid) with --top 1.
+ */
+TEST(test_text_kcheck_flagged_first)
+{
+	struct fixture fx;
+	struct tl_report_opts o = { .top = 1 };
+	struct tl_kcheck_thread k[3];
+	char *s, *sec;
+
+	fixture_init(&fx);
+	memset(k, 0, sizeof(k));
+	for (int i = 0; i < 3; i++) {
+		k[i].tid = fx.th[i].tid;
+		k[i].from = T0;
+		k[i].to = T0 + 1000 * MS;
+		k[i].trace.run_ns = k[i].kernel.run_ns = fx.th[i].state_ns[TL_ST_EXECUTING];
+		k[i].ok = 1;
+	}
+	k[2].kernel.run_ns += 30 * MS;
+	k[2].run_diff = -30 * (int64_t)MS;
+	k[2].ok = 0;
+	fx.m.kcheck.threads = k;
+	fx.m.kcheck.nthreads = 3;
+	fx.m.kcheck.bad = 1;
+	fx.m.kcheck.max_run_pct = fx.m.kcheck.max_run_dated_pct = 3.0;
+	s = render(&fx.m, OUT_TEXT, 0, &o);
+	CHECK(s != NULL);
+	sec = s ? strstr(s, "Self-check against the kernel") : NULL;
+	CHECK(sec != NULL);
+	if (sec) {
+		CHECK_HAS(sec, "!! ");
+		CHECK_HAS(sec, "     201    100ms    130ms   -3.00%");
+		CHECK_LACKS(sec, "main ");
+		CHECK_HAS(sec, "(2 more threads not shown; --top all shows them)\n");
+	}
+	free(s);
+	fixture_release(&fx);
+}
+
 TEST(test_text_wrap_long_word)
 {
 	struct fixture fx;
@@ -579,5 +620,6 @@ TEST(test_empty_model)
 int main(void)
 {
 	RUN_TESTS(test_json_document, test_json_compact, test_json_window_sort_top, test_csv_tables, test_text_report,
-	          test_text_warnings_and_top, test_text_wrap_long_word, test_helpers, test_empty_model);
+	          test_text_kcheck_flagged_first, test_text_warnings_and_top, test_text_wrap_long_word, test_helpers,
+	          test_empty_model);
 }

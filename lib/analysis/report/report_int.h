@@ -14,8 +14,8 @@
 #include "output/fmt.h"
 #include "analysis/report/report.h"
 
-/* Thread and process rows of the text report on a system-wide trace, by default. */
-#define TL_REPORT_SYSTEM_TOP 30
+/* Thread and process rows of the text report, by default: a screenful; --top all shows every one. */
+#define TL_REPORT_TEXT_TOP 30
 
 /*
  * Indices into m->threads in the order of `sort` (enum tl_report_sort or a

@@ -162,7 +162,7 @@ static void section(struct text *t, const char *title, const char *note)
 static void more_rows(struct text *t, size_t shown, size_t total, const char *what)
 {
 	if (total > shown)
-		fprintf(t->f, "(%zu more %s not shown; --top N shows more)\n", total - shown, what);
+		fprintf(t->f, "(%zu more %s not shown; --top all shows them)\n", total - shown, what);
 }
 
 /* ---- header ---- */
@@ -599,6 +599,28 @@ static void put_dev(FILE *f, int64_t diff, uint64_t window)
 	fprintf(f, " %+7.2f%%", window ? 100.0 * (double)diff / (double)window : 0.0);
 }
 
+/* One thread's row of the self-check. */
+static void kcheck_row(struct text *t, const struct tl_kcheck_thread *k, const struct tl_thread_stats *th)
+{
+	uint64_t win = k->to - k->from;
+	char b1[16], b2[16], b3[16], b4[16];
+
+	fputs(k->ok ? "   " : "!! ", t->f);
+	put_name(t->f, th->name, NAME_W);
+	fprintf(t->f, " %7d %8s %8s", (int)k->tid, fmt_dur(k->trace.run_ns, b1), fmt_dur(k->kernel.run_ns, b2));
+	put_dev(t->f, k->run_diff + k->lag_run_ns, win);
+	if (k->have & TL_KCHECK_WAIT) {
+		fprintf(t->f, " %8s %8s", fmt_dur(k->trace.wait_ns, b3), fmt_dur(k->kernel.wait_ns, b4));
+		put_dev(t->f, k->wait_diff + k->lag_wait_ns, win);
+	} else {
+		fprintf(t->f, " %8s %8s %9s", "-", "-", "-");
+	}
+	if (k->have & TL_KCHECK_SWITCHES)
+		fprintf(t->f, " %+7lld %+7lld\n", (long long)k->vol_diff, (long long)k->invol_diff);
+	else
+		fprintf(t->f, " %7s %7s\n", "-", "-");
+}
+
 /* 0, or -1 with tl_error set (out of memory). */
 static int kcheck_table(struct text *t)
 {
@@ -620,32 +642,19 @@ static int kcheck_table(struct text *t)
 	/* with the recorded clock lags, the deviations judged are the dated ones (kcheck.h) */
 	fprintf(t->f, "   %-*s %7s %8s %8s %9s %8s %8s %9s %7s %7s\n", NAME_W, "THREAD", "TID", "ON-CPU", "KERNEL",
 	        r->lags ? "DATED" : "DEV", "RUNQ", "KERNEL", r->lags ? "DATED" : "DEV", "VOL+-", "INVOL+-");
-	for (size_t i = 0; i < r->nthreads; i++) {
-		const struct tl_kcheck_thread *k = &r->threads[i];
-		const struct tl_thread_stats *th = thread_by_tid(m, tids, k->tid);
-		uint64_t win = k->to - k->from;
-		char b1[16], b2[16], b3[16], b4[16];
+	/* the threads in disagreement first, all of them; then the others, up to the rows of the tables */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < r->nthreads; i++) {
+			const struct tl_kcheck_thread *k = &r->threads[i];
+			const struct tl_thread_stats *th;
 
-		if (!th)
-			continue; /* a thread the report's filters leave out */
-		if (kept++ >= t->nrows)
-			continue;
-		shown++;
-		fputs(k->ok ? "   " : "!! ", t->f);
-		put_name(t->f, th->name, NAME_W);
-		fprintf(t->f, " %7d %8s %8s", (int)k->tid, fmt_dur(k->trace.run_ns, b1), fmt_dur(k->kernel.run_ns, b2));
-		put_dev(t->f, k->run_diff + k->lag_run_ns, win);
-		if (k->have & TL_KCHECK_WAIT) {
-			fprintf(t->f, " %8s %8s", fmt_dur(k->trace.wait_ns, b3), fmt_dur(k->kernel.wait_ns, b4));
-			put_dev(t->f, k->wait_diff + k->lag_wait_ns, win);
-		} else {
-			fprintf(t->f, " %8s %8s %9s", "-", "-", "-");
+			if (k->ok != pass || !(th = thread_by_tid(m, tids, k->tid)))
+				continue; /* the other pass's, or a thread the report's filters leave out */
+			if (kept++ >= t->nrows && pass)
+				continue;
+			shown++;
+			kcheck_row(t, k, th);
 		}
-		if (k->have & TL_KCHECK_SWITCHES)
-			fprintf(t->f, " %+7lld %+7lld\n", (long long)k->vol_diff, (long long)k->invol_diff);
-		else
-			fprintf(t->f, " %7s %7s\n", "-", "-");
-	}
 	more_rows(t, shown, kept, "threads");
 	if (r->lags)
 		fprintf(t->f,
@@ -699,21 +708,10 @@ static void regions_table(struct text *t)
 		      t->f);
 }
 
-/* A trace of the whole system, or one that also holds threads of other programs. */
-static int is_wide(const struct tl_model *m)
-{
-	if (m->run->info.target_mode == TL_TARGET_SYSTEM)
-		return 1;
-	for (size_t i = 0; i < m->nthreads; i++)
-		if (!m->threads[i].is_target)
-			return 1;
-	return 0;
-}
-
 int tl_report_write_text(FILE *out, const struct tl_model *m, const struct tl_report_opts *o)
 {
 	struct text t = { .f = out, .m = m };
-	size_t dflt = is_wide(m) ? TL_REPORT_SYSTEM_TOP : SIZE_MAX;
+	size_t dflt = TL_REPORT_TEXT_TOP;
 	int sort = o ? o->sort : TL_REPORT_SORT_DEFAULT;
 	size_t *order;
 	int rc;
