@@ -243,6 +243,19 @@ static int interrupted_recorded(struct tl_sched *s, const struct tl_event *ev, i
 	return t && !t->outsider;
 }
 
+/*
+ * An interrupt's entry that names the idle task as the interrupted one, on
+ * a CPU we believe a thread holds, outside any interrupt we follow: the
+ * thread's switch to idle was not reported (this VM's agent threads).
+ */
+static int idle_interrupted(const struct tl_sched *s, const struct tl_event *ev)
+{
+	const struct cpu *cpu = &s->cpus[ev->cpu];
+
+	return (ev->type == TL_EV_IRQ_ENTRY || ev->type == TL_EV_SOFTIRQ_ENTRY) && cpu->what != TL_CPU_FILTERED &&
+	       !cpu->irq_depth && !cpu->softirq_depth;
+}
+
 void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *name)
 {
 	struct thread *t = NULL;
@@ -269,6 +282,8 @@ void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *na
 		if (cur > 0 && cur != s->cpus[ev->cpu].cur &&
 		    (s->cpus[ev->cpu].what != TL_CPU_FILTERED || interrupted_recorded(s, ev, cur)))
 			tl_sm_reveal(s, ev->cpu, cur, ev->type == TL_EV_RUNTIME ? (uint64_t)ev->a : 0, ev);
+		else if (!cur && s->cpus[ev->cpu].cur > 0 && idle_interrupted(s, ev))
+			tl_sm_left_for_idle(s, ev->cpu);
 	}
 	switch (ev->type) {
 	case TL_EV_SWITCH:

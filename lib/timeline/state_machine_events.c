@@ -210,6 +210,17 @@ void tl_sm_reveal(struct tl_sched *s, int c, int32_t tid, uint64_t runtime, cons
 	s->n.inferred_switches++;
 }
 
+void tl_sm_left_for_idle(struct tl_sched *s, int c)
+{
+	struct cpu *cpu = &s->cpus[c];
+	struct tl_thread *was = cpu->cur > 0 ? tl_sched_thread(s, cpu->cur) : NULL;
+
+	s->n.inferred_switches++;
+	if (was && tl_state_is_oncpu(was->state) && was->cpu == c)
+		tl_sm_set_state(s, (struct thread *)was, TL_ST_UNKNOWN, cpu->last_ts, 0);
+	tl_sm_cpu_set(s, c, TL_CPU_IDLE, 0, 0, cpu->last_ts);
+}
+
 /*
  * A thread stays READY_PREEMPT while preempting tasks (freshly woken ones, or
  * more urgent ones) hold the CPU it waits on.  When the CPU goes to a task
@@ -275,15 +286,14 @@ void tl_sm_on_switch(struct tl_sched *s, const struct tl_event *ev)
 		 * occupant's own switch to idle was not reported (see tl_sm_reveal()); any
 		 * other case contradicts the model.
 		 */
-		struct tl_thread *was = cpu->cur ? tl_sched_thread(s, cpu->cur) : NULL;
-		if (ev->tid == 0)
-			s->n.inferred_switches++;
-		else
+		if (ev->tid == 0) {
+			tl_sm_left_for_idle(s, ev->cpu);
+		} else {
+			struct tl_thread *was = cpu->cur ? tl_sched_thread(s, cpu->cur) : NULL;
 			s->n.anomalies++;
-		if (was && tl_state_is_oncpu(was->state) && was->cpu == ev->cpu)
-			tl_sm_set_state(s, (struct thread *)was, TL_ST_UNKNOWN, cpu->last_ts, 0);
-		if (ev->tid == 0)
-			tl_sm_cpu_set(s, ev->cpu, TL_CPU_IDLE, 0, 0, cpu->last_ts);
+			if (was && tl_state_is_oncpu(was->state) && was->cpu == ev->cpu)
+				tl_sm_set_state(s, (struct thread *)was, TL_ST_UNKNOWN, cpu->last_ts, 0);
+		}
 	}
 	if (cpu->cur < 0 && cpu->what == TL_CPU_UNKNOWN && !cpu->after_lost && ev->tid >= 0) {
 		/* the first switch on this CPU names who ran since the trace began (filtered: in the totals) */

@@ -102,6 +102,12 @@ void tl_sm_gap_end(struct tl_sched *s, int cpu, uint64_t ts);
 /* ---- state_machine_events.c: one handler per kind of event ---- */
 
 void tl_sm_reveal(struct tl_sched *s, int c, int32_t tid, uint64_t runtime, const struct tl_event *ev);
+/*
+ * CPU c is idle, and the thread believed on it left unseen: UNKNOWN from
+ * the CPU's last event, which is when the CPU goes idle too (a switch out
+ * of idle, or an interrupt of the idle task, shows it).
+ */
+void tl_sm_left_for_idle(struct tl_sched *s, int c);
 void tl_sm_on_switch(struct tl_sched *s, const struct tl_event *ev);
 void tl_sm_on_wakeup(struct tl_sched *s, const struct tl_event *ev);
 void tl_sm_on_fork(struct tl_sched *s, const struct tl_event *ev, const char *name);

@@ -111,12 +111,27 @@ else
 	fail bpf/forced-overrun-kernel "the self-check disagrees on a lossy trace (lost ${lost:-?})" "$(head -n 3 "$TMP/over.why")"
 fi
 
+# retry_once NAME FN: FN prints what failed, nothing when it passed.  A live timing test: a failed
+# attempt gets one more, reported as flaky (scripts/check.sh counts it), as tests/live does.
+retry_once() {
+	local bad again
+	bad=$("$2")
+	if [ -z "$bad" ]; then
+		pass "$1"
+		return
+	fi
+	again=$("$2")
+	if [ -z "$again" ]; then
+		pass "$1 (flaky: passed on attempt 2; attempt 1: $bad)"
+	else
+		fail "$1" "$bad" "attempt 2: $again"
+	fi
+}
+
 # A short `record -p` of a thread that spins through both readings: each
 # reading holds its run time as of the CPU's last tick (up to 4 ms old),
 # so the kernel's delta over 100 ms was 1.5-2.5 ms off in 5 runs of 6 and
 # the self-check cried foul; taken as of their update, every run agrees.
-# A live timing test: a failed attempt gets one more, reported as flaky
-# (scripts/check.sh counts it), as tests/live does.
 spinning_p() {
 	local spin i
 	sh -c 'while :; do :; done' &
@@ -131,16 +146,19 @@ spinning_p() {
 	kill "$spin" 2>/dev/null
 	wait "$spin" 2>/dev/null
 }
-bad=$(spinning_p)
-again=
-[ -z "$bad" ] || again=$(spinning_p)
-if [ -z "$bad" ]; then
-	pass bpf/self-check-spinning-p
-elif [ -z "$again" ]; then
-	pass "bpf/self-check-spinning-p (flaky: passed on attempt 2; attempt 1: $bad)"
-else
-	fail bpf/self-check-spinning-p "$bad" "attempt 2: $again"
-fi
+retry_once bpf/self-check-spinning-p spinning_p
+
+# A system-wide recording agrees with the kernel on every thread.  On this project's VM no switch out
+# of the agent's threads (PID 1) is ever reported, and their stays ran on to the CPU's next switch
+# (17-29 ms against the kernel's 0.3-0.4 ms in 1 s, THE KERNEL DISAGREES in 3 of 3) until an interrupt
+# of the idle task ended them (docs/STATES.md).
+system_check() {
+	tl record -a -d 0.5s -o "$TMP/sys.tl"
+	[ "$RC" = 0 ] || { echo "record exit $RC: $(tail -n 1 "$ERR")"; return; }
+	tl report --json "$TMP/sys.tl"
+	python3 "$(dirname "$0")/../live/check_kernel.py" --all "$OUT" >"$TMP/sys.why" || head -n 2 "$TMP/sys.why"
+}
+retry_once bpf/self-check-system-wide system_check
 
 # An unknown back end, and --func with eBPF (uprobes are perf's): one line, exit 2 / 1.
 tl record --backend dtrace -o "$TMP/x.tl" -- true
@@ -224,11 +242,12 @@ fi
 
 # A recorded thread woken by a process that is not recorded (format 1.7): the wakeup names its waker,
 # flagged other=waker, and the waker's mask stays in the kernel (no AFFINITY).  The writer, a shell of
-# this script's, wakes the recorded shell by opening the fifo it waits on.
+# this script's, wakes the recorded shell by opening the fifo it waits on (once the shell is there:
+# the recording may take longer to start than the writer to open, which the reader then wakes).
 mkfifo "$TMP/wfifo"
-(sleep 0.3; echo x >"$TMP/wfifo") &
+(while [ ! -e "$TMP/wready" ]; do sleep 0.01; done; sleep 0.2; echo x >"$TMP/wfifo") &
 writer=$!
-tl record -o "$TMP/waker.tl" -- sh -c "read x <'$TMP/wfifo'"
+tl record -o "$TMP/waker.tl" -- sh -c ": >'$TMP/wready'; read x <'$TMP/wfifo'"
 wrc=$RC
 wait "$writer"
 tl dump "$TMP/waker.tl"

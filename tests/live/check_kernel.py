@@ -48,8 +48,9 @@ def describe(t):
         if t.get("dated_wait_ns") is not None:
             parts.append("dated wait %+.2f%%" % pct(tr["wait_ns"] + t["dated_wait_ns"] - k["wait_ns"], w))
     if k.get("voluntary") is not None:
-        parts.append("switches vol %d vs %d, invol %d vs %d" %
-                     (tr["voluntary"], k["voluntary"], tr["involuntary"], k["involuntary"]))
+        parts.append("switches vol %d vs %d, invol %d vs %d (%d unseen)" %
+                     (tr["voluntary"], k["voluntary"], tr["involuntary"], k["involuntary"],
+                      t.get("unseen_switches", 0)))
     return "; ".join(parts)
 
 

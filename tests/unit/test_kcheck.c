@@ -458,6 +458,45 @@ TEST(test_lost_switches)
 }
 
 /*
+ * Thread 9's stays on a CPU end `unseen` times with no switch (UNKNOWN
+ * after them: docs/STATES.md, this VM's agent threads); the kernel counts
+ * 3 voluntary switches, the trace none.
+ */
+static int unseen_switches(int unseen)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+	int ok;
+
+	feed(kc, kstat(0, 9, TL_KSTAT_AT_START, 0, 0, 0));
+	feed(kc, csw(0, 9, TL_KSTAT_AT_START, 0, 0));
+	for (int i = 0; i < 3; i++) {
+		struct tl_interval v = { .start = (uint64_t)(30 * i) * MS,
+			                 .end = (uint64_t)(30 * i + 1) * MS,
+			                 .state = TL_ST_EXECUTING,
+			                 .cpu = 0,
+			                 .next = i < unseen ? TL_ST_UNKNOWN : TL_ST_SLEEPING };
+		tl_kcheck_interval(kc, 9, &v);
+	}
+	feed(kc, kstat(100 * MS, 9, TL_KSTAT_AT_END, 3 * MS, 0, 0));
+	feed(kc, csw(100 * MS, 9, TL_KSTAT_AT_END, 3, 0));
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.threads[0].vol_diff, -3);
+	CHECK_EQ_INT(r.threads[0].unseen_switches, (uint64_t)unseen);
+	ok = r.threads[0].ok;
+	tl_kcheck_release(&r);
+	tl_kcheck_free(kc);
+	return ok;
+}
+
+TEST(test_unseen_switches)
+{
+	CHECK_EQ_INT(unseen_switches(3), 1); /* 3 missing, 3 stays ended unseen */
+	CHECK_EQ_INT(unseen_switches(2), 1); /* 3 missing: 2 unseen + the tolerance of 1 */
+	CHECK_EQ_INT(unseen_switches(1), 0); /* 3 missing: more than 1 + 1 */
+}
+
+/*
  * Thread 11, born at 0, runs 1.5 ms from 1 ms (or sleeps from 2.5 ms and
  * comes back at `back`), and exits at 3 ms on CPU 0; its exit totals say
  * 0 ns on a CPU: the kernel had not updated them since its switch-in.
@@ -656,6 +695,6 @@ int main(void)
 	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances,
 	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance,
 	          test_impossible_blkio, test_unknown_allowance, test_sleep_dating, test_remote_enqueue,
-	          test_late_preemption, test_lost_switches, test_exit_totals, test_recorded_clock_lags,
-	          test_stale_readings);
+	          test_late_preemption, test_lost_switches, test_unseen_switches, test_exit_totals,
+	          test_recorded_clock_lags, test_stale_readings);
 }

@@ -254,9 +254,34 @@ TEST(switch_in_hidden_in_filtered_stretch)
 	tl_sched_free(S);
 }
 
+/*
+ * An interrupt of the idle task shows that the CPU's believed occupant left
+ * it unseen (no switch out of this VM's agent threads is ever reported):
+ * its stay ends at its last event, not at the next switch.
+ */
+TEST(idle_interrupted_after_hidden_switch)
+{
+	start();
+	sw(1000, 0, 0, 0, 1900);     /* A on cpu0 */
+	waking(1100, 0, 1901, 1900); /* A wakes B: A runs then */
+	/* A's switch to idle is not reported; then an interrupt of the idle task */
+	ev(2000, 0, TL_EV_IRQ_ENTRY, 0, 0, 11, 0, 0, TL_EVF_HARDIRQ, NULL);
+	ev(2010, 0, TL_EV_IRQ_EXIT, 0, 0, 11, 1, 0, TL_EVF_HARDIRQ, NULL);
+	sw(3000, 0, 0, 0, 1901); /* idle to B */
+	finish(3100);
+	CHECK_EQ_INT(st(1900, 0, TL_ST_EXECUTING), 100); /* 1000 .. 1100, its last event */
+	CHECK_EQ_INT(st(1900, 0, TL_ST_INTERRUPTED), 0);
+	CHECK_EQ_INT(st(1900, 0, TL_ST_UNKNOWN), 2000); /* 1100 .. 3100 */
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_IDLE] / US, 900 + 990);
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_IRQ] / US, 10);
+	CHECK_EQ_INT(tl_sched_counters(S)->inferred_switches, 1);
+	CHECK_EQ_INT(tl_sched_counters(S)->anomalies, 0);
+	tl_sched_free(S);
+}
+
 int main(void)
 {
 	RUN_TESTS(lost_events, lost_events_waiting_thread, lost_events_sleepers, lost_events_new_thread,
 	          damaged_block_gap, hidden_real_occupant, filtered_stretches, missing_switch_from_idle,
-	          hidden_occupant, switch_in_hidden_in_filtered_stretch);
+	          hidden_occupant, switch_in_hidden_in_filtered_stretch, idle_interrupted_after_hidden_switch);
 }

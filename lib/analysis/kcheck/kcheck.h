@@ -178,8 +178,9 @@ struct tl_kcheck_thread {
 	int64_t stale_run_ns;  /* the kernel's run delta short by this: its readings as of their last update */
 	int64_t stale_wait_ns; /* the same for the wait (both in lag_*_ns when lags) */
 	int64_t vol_diff, invol_diff;
-	uint64_t lost_events; /* lost while it was UNKNOWN in its window: it may show that many fewer switches */
-	int ok;               /* every judged quantity within its tolerance */
+	uint64_t lost_events;     /* lost while it was UNKNOWN in its window: it may show that many fewer switches */
+	uint64_t unseen_switches; /* its stays on a CPU that ended unseen (to UNKNOWN): that many fewer too */
+	int ok;                   /* every judged quantity within its tolerance */
 };
 
 struct tl_kcheck_result {
