@@ -200,16 +200,39 @@ static uint32_t stored_len(uint32_t off)
 	return len;
 }
 
-/* The table slot of (s, n) in t: its entry, or the empty slot where it goes.  Safe without the lock. */
-static uint32_t *lookup(struct tl_instr_names *t, const char *s, size_t n, uint32_t h)
+/*
+ * Where (s, n) is in t: the index of its entry, or of the empty slot where
+ * it goes, with the value read there (*off: the entry, or 0).  Safe without
+ * the lock, as long as the caller keeps *off: an empty slot may be filled
+ * with another name at any moment (reading the slot again gave a marker
+ * that name, which the race test names_looked_up_while_the_table_grows caught).
+ */
+static uint32_t probe(struct tl_instr_names *t, const char *s, size_t n, uint32_t h, uint32_t *off)
 {
 	uint32_t mask = t->cap - 1;
 
 	for (uint32_t i = h & mask;; i = (i + 1) & mask) {
-		uint32_t off = __atomic_load_n(&t->slot[i], __ATOMIC_ACQUIRE);
-		if (!off || (stored_len(off) == n && !memcmp(tl_instr_g.strings + off + 4, s, n)))
-			return &t->slot[i];
+		*off = __atomic_load_n(&t->slot[i], __ATOMIC_ACQUIRE);
+		if (!*off || (stored_len(*off) == n && !memcmp(tl_instr_g.strings + *off + 4, s, n)))
+			return i;
 	}
+}
+
+/* The entry of (s, n) in t, 0 when it is not there.  Without the lock. */
+static uint32_t find(struct tl_instr_names *t, const char *s, size_t n, uint32_t h)
+{
+	uint32_t off;
+
+	probe(t, s, n, h, &off);
+	return off;
+}
+
+/* The table slot of (s, n) in t: its entry, or the empty slot where it goes.  Under the lock (the writers'). */
+static uint32_t *lookup(struct tl_instr_names *t, const char *s, size_t n, uint32_t h)
+{
+	uint32_t off;
+
+	return &t->slot[probe(t, s, n, h, &off)];
 }
 
 /* Under the lock: a table twice as big, filled, then published; the old one stays for its readers. */
@@ -268,7 +291,7 @@ uint32_t tl_instr_intern(struct tl_instr_cache *c, const char *name)
 	h = hash_name(name, n);
 	/* Known names, the common case, without the lock. */
 	t = __atomic_load_n(&g->names, __ATOMIC_ACQUIRE);
-	if (t && (id = __atomic_load_n(lookup(t, name, n, h), __ATOMIC_ACQUIRE))) {
+	if (t && (id = find(t, name, n, h))) {
 		cache_put(c, name, n, id);
 		return id;
 	}
