@@ -43,7 +43,7 @@ struct kth {
 	uint64_t unknown_ns;      /* UNKNOWN in the window: could be any state, so it may hide run or wait time */
 	uint64_t lost_from;       /* kc->lost when its window opened, and when it closed */
 	uint64_t lost_to;
-	uint64_t unseen;    /* stays on a CPU in its window that ended unseen (to UNKNOWN): switches not in the trace */
+	uint64_t ins;       /* switches into it in its window: more than out of it are switches not in the trace */
 	uint64_t cpus_used; /* bit c: it ran on CPU c (c < 64); bit 63 also stands for every CPU above */
 	/* the recorded clock lags (format 1.6): the kernel's dating minus the trace's, of its run and its wait */
 	int64_t kd_run, kd_wait;
@@ -464,6 +464,8 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 		switch_lag(kc, ev, t, next);
 		if (ev->lag)
 			switch_dated(kc, ev, t, next);
+		if (next && next->status == OPEN && ev->ts >= next->from)
+			next->ins++; /* a switch out of it may never be reported (docs/STATES.md) */
 		if (!t || t->status != OPEN || ev->ts < t->from || (t->exit_ts && ev->ts > t->exit_ts))
 			break;
 		if (ev->a & (TL_PS_X | TL_PS_Z))
@@ -506,8 +508,6 @@ void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_inter
 		t->run_to = iv->end;
 	else if (tl_state_is_ready(iv->state))
 		t->wait_to = iv->end;
-	if (tl_state_is_oncpu(iv->state) && iv->next == TL_ST_UNKNOWN && t->status == OPEN && iv->end >= t->from)
-		t->unseen++; /* it left the CPU and no switch said so (docs/STATES.md) */
 	if (iv->inferred_end)
 		t->inferred_at = iv->end;
 	stale_settle(t, iv);
@@ -683,15 +683,24 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 		o->invol_diff = (int64_t)o->trace.invol - (int64_t)o->kernel.invol;
 		/* events lost while it was UNKNOWN may have been its switches: the trace may count that many fewer */
 		o->lost_events = t->unknown_ns ? t->lost_to - t->lost_from : 0;
-		o->unseen_switches = t->unseen;
-		o->ok &= within(o->vol_diff, tl_kcheck_count_tol(o->kernel.vol),
-		                tl_kcheck_count_tol(o->kernel.vol) + o->lost_events + o->unseen_switches) &&
-		         within(o->invol_diff, tl_kcheck_count_tol(o->kernel.invol),
-		                tl_kcheck_count_tol(o->kernel.invol) + o->lost_events + o->unseen_switches);
-		if (pct(absdiff(o->vol_diff), o->kernel.vol) > r->max_switch_pct)
-			r->max_switch_pct = pct(absdiff(o->vol_diff), o->kernel.vol);
-		if (pct(absdiff(o->invol_diff), o->kernel.invol) > r->max_switch_pct)
-			r->max_switch_pct = pct(absdiff(o->invol_diff), o->kernel.invol);
+		/*
+		 * Switched in more often than out: switches out of it were not
+		 * reported (docs/STATES.md), and whole stays may be missing with
+		 * them (seen: 1 switch in, 3 out by the kernel's count).  Its counts
+		 * are shown, not judged; its times still are.
+		 */
+		o->unseen_switches =
+		        t->ins > o->trace.vol + o->trace.invol ? t->ins - o->trace.vol - o->trace.invol : 0;
+		if (!o->unseen_switches) {
+			o->ok &= within(o->vol_diff, tl_kcheck_count_tol(o->kernel.vol),
+			                tl_kcheck_count_tol(o->kernel.vol) + o->lost_events) &&
+			         within(o->invol_diff, tl_kcheck_count_tol(o->kernel.invol),
+			                tl_kcheck_count_tol(o->kernel.invol) + o->lost_events);
+			if (pct(absdiff(o->vol_diff), o->kernel.vol) > r->max_switch_pct)
+				r->max_switch_pct = pct(absdiff(o->vol_diff), o->kernel.vol);
+			if (pct(absdiff(o->invol_diff), o->kernel.invol) > r->max_switch_pct)
+				r->max_switch_pct = pct(absdiff(o->invol_diff), o->kernel.invol);
+		}
 	}
 	return 1;
 }

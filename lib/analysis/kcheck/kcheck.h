@@ -179,7 +179,7 @@ struct tl_kcheck_thread {
 	int64_t stale_wait_ns; /* the same for the wait (both in lag_*_ns when lags) */
 	int64_t vol_diff, invol_diff;
 	uint64_t lost_events;     /* lost while it was UNKNOWN in its window: it may show that many fewer switches */
-	uint64_t unseen_switches; /* its stays on a CPU that ended unseen (to UNKNOWN): that many fewer too */
+	uint64_t unseen_switches; /* switches into it beyond those out of it: its counts are not judged */
 	int ok;                   /* every judged quantity within its tolerance */
 };
 
