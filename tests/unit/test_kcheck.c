@@ -491,6 +491,45 @@ static int unseen_switches(int unseen, int kvol)
 	return ok;
 }
 
+/*
+ * Thread 12 existed before the trace.  Not seen yet at the start reading
+ * (1 ms), it is switched in at 2 ms and runs to the end: it may have been
+ * waiting since before the trace, and the kernel's wait delta holds 8 ms of
+ * such a wait (added to run_delay when it ended), which the trace cannot
+ * date: its wait is not judged, its run is.  Seen running at the reading,
+ * the same 8 ms are judged, and too much.
+ */
+static int open_wait(int seen_running, int64_t kernel_run)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+	struct tl_interval u = { .start = 0, .end = 2 * MS, .state = TL_ST_UNKNOWN, .cpu = 0, .next = TL_ST_EXECUTING };
+	int ok;
+
+	feed(kc, kstat(MS, 12, TL_KSTAT_AT_START, 0, 0, 0));
+	if (seen_running) {
+		iv(kc, 12, 0, 100 * MS, TL_ST_EXECUTING);
+	} else {
+		tl_kcheck_interval(kc, 12, &u);
+		iv(kc, 12, 2 * MS, 100 * MS, TL_ST_EXECUTING);
+	}
+	feed(kc, kstat(100 * MS, 12, TL_KSTAT_AT_END, kernel_run, 8 * (int64_t)MS, 0));
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.threads[0].wait_open, !seen_running);
+	CHECK_EQ_INT(r.threads[0].wait_diff, -8 * (int64_t)MS);
+	ok = r.threads[0].ok;
+	tl_kcheck_release(&r);
+	tl_kcheck_free(kc);
+	return ok;
+}
+
+TEST(test_wait_open_at_start)
+{
+	CHECK_EQ_INT(open_wait(0, 98 * MS), 1); /* the run agrees, the wait is not judged */
+	CHECK_EQ_INT(open_wait(0, 94 * MS), 0); /* the run still is: 4 ms off */
+	CHECK_EQ_INT(open_wait(1, 99 * MS), 0); /* on a CPU at the reading: no wait was in progress */
+}
+
 TEST(test_unseen_switches)
 {
 	CHECK_EQ_INT(unseen_switches(3, 3), 1); /* 3 switch-ins without a switch-out: counts not judged */
@@ -698,6 +737,6 @@ int main(void)
 	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances,
 	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance,
 	          test_impossible_blkio, test_unknown_allowance, test_sleep_dating, test_remote_enqueue,
-	          test_late_preemption, test_lost_switches, test_unseen_switches, test_exit_totals,
-	          test_recorded_clock_lags, test_stale_readings);
+	          test_late_preemption, test_lost_switches, test_unseen_switches, test_wait_open_at_start,
+	          test_exit_totals, test_recorded_clock_lags, test_stale_readings);
 }

@@ -52,6 +52,7 @@ struct kth {
 	int exit_dated;   /* its EXIT has the lag of its exit totals: kd_run has it, lag_exit is not needed */
 	/* how much the kernel's delta between its readings is short, each reading being as of its last update */
 	int64_t stale_run, stale_wait;
+	int wait_open; /* maybe waiting for a CPU since before the trace at the start reading: its wait is not judged */
 	struct stale_mark {
 		uint64_t at;   /* the reading, [0] start and [1] end, until the interval holding it comes */
 		uint64_t tick; /* its CPU's last tick then */
@@ -198,6 +199,15 @@ static void stale_settle(struct kth *t, const struct tl_interval *iv)
 		if (!m->set || m->at <= iv->start || m->at > iv->end)
 			continue;
 		m->set = 0;
+		/*
+		 * Not seen yet at the start reading, then switched in (or queued):
+		 * it may have been waiting since before the trace, and the kernel
+		 * adds a wait to run_delay when it ends, so its delta holds the
+		 * part before the reading too, which no event dates.
+		 */
+		if (!k && iv->state == TL_ST_UNKNOWN && iv->next < TL_ST__COUNT &&
+		    (tl_state_is_oncpu(iv->next) || tl_state_is_ready(iv->next)))
+			t->wait_open = 1;
 		if (tl_state_is_oncpu(iv->state) && iv->cpu == m->cpu && !t->run_inferred) {
 			upd = m->tick > t->run_from ? m->tick : t->run_from;
 			if (upd && m->at > upd)
@@ -583,6 +593,7 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 	const struct reading *e = &t->end;
 	uint64_t win, tol;
 	int64_t run, wait;
+	int judge_wait;
 
 	if (t->status != CLOSED || (!t->born && !t->has_start) || !e->have_times || !s.have_times || e->run < 0 ||
 	    s.run < 0 || t->to <= t->from)
@@ -628,6 +639,8 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 		o->wait_diff = (int64_t)o->trace.wait_ns - (int64_t)o->kernel.wait_ns;
 	/* the kernel's readings as of their last update (stale_mark(), stale_settle()): judged as of their time */
 	o->stale_run_ns = t->stale_run;
+	o->wait_open = t->wait_open;
+	judge_wait = (o->have & TL_KCHECK_WAIT) && !t->wait_open; /* run + wait holds the unknown part too */
 	o->stale_wait_ns = (o->have & TL_KCHECK_WAIT) ? t->stale_wait : 0;
 	run = o->run_diff - o->stale_run_ns;
 	wait = o->wait_diff - o->stale_wait_ns;
@@ -646,7 +659,7 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 		run += t->kd_run; /* = run_diff + lag_run_ns */
 		wait += t->kd_wait;
 		o->ok = within(run, tol + exit + o->steal_ns, tol + t->unknown_ns);
-		if (o->have & TL_KCHECK_WAIT) {
+		if (judge_wait) {
 			o->ok &= within(wait, tol, tol + t->unknown_ns);
 			o->ok &= within(run + wait, tol + exit + o->steal_ns, tol + t->unknown_ns);
 		}
@@ -660,7 +673,7 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 		 */
 		o->ok = within(run, tol + t->lag_out + t->lag_end + t->lag_sleep + t->lag_exit + o->steal_ns,
 		               tol + t->lag_in + t->unknown_ns);
-		if (o->have & TL_KCHECK_WAIT) {
+		if (judge_wait) {
 			o->ok &= within(wait, tol + t->lag_in, tol + t->lag_out + t->lag_wake + t->unknown_ns);
 			/* the sum depends only on where sleeps and enqueues are dated; stolen time is in the trace's only */
 			o->ok &= within(run + wait, tol + o->steal_ns + t->lag_end + t->lag_sleep + t->lag_exit,
@@ -671,7 +684,7 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 		r->max_run_pct = pct(absdiff(o->run_diff), win);
 	if (pct(absdiff(o->run_diff + o->lag_run_ns), win) > r->max_run_dated_pct)
 		r->max_run_dated_pct = pct(absdiff(o->run_diff + o->lag_run_ns), win);
-	if (o->have & TL_KCHECK_WAIT) {
+	if (judge_wait) {
 		if (pct(absdiff(o->wait_diff), win) > r->max_wait_pct)
 			r->max_wait_pct = pct(absdiff(o->wait_diff), win);
 		if (pct(absdiff(o->wait_diff + o->lag_wait_ns), win) > r->max_wait_dated_pct)

@@ -177,6 +177,7 @@ struct tl_kcheck_thread {
 	int64_t lag_wait_ns;   /* and of its run-queue wait: run_diff + lag_run_ns is the dated difference */
 	int64_t stale_run_ns;  /* the kernel's run delta short by this: its readings as of their last update */
 	int64_t stale_wait_ns; /* the same for the wait (both in lag_*_ns when lags) */
+	int wait_open;         /* maybe waiting since before the trace at the start reading: the wait is not judged */
 	int64_t vol_diff, invol_diff;
 	uint64_t lost_events;     /* lost while it was UNKNOWN in its window: it may show that many fewer switches */
 	uint64_t unseen_switches; /* switches into it beyond those out of it: its counts are not judged */
