@@ -178,7 +178,40 @@ TEST(idle_cpus)
 	tl_load_release(&out);
 }
 
+/*
+ * The first level change comes before any thread is on a CPU: thread 31
+ * (3 CPUs) wakes at 50, waits to 60, runs to 70.  Level 1 from 50 to 70;
+ * idle CPUs 3 then 2: idle_under 20, idle_spare 10 * 2 + 10 * 2.
+ */
+TEST(idle_before_any_cpu)
+{
+	struct tl_walk_result r = win(100);
+	struct tl_load *l;
+	struct tl_thread t = thr(31, 30);
+	struct tl_load_result out = { 0 };
+	const struct tl_load_proc *x;
+
+	r.ncpus = 3;
+	l = tl_load_new(&r);
+	CHECK(l != NULL);
+	if (!l)
+		return;
+	iv(l, &t, 0, 50, TL_ST_SLEEPING, TL_ST_RUNNABLE);
+	iv(l, &t, 50, 60, TL_ST_RUNNABLE, TL_ST_EXECUTING);
+	iv(l, &t, 60, 70, TL_ST_EXECUTING, TL_ST_SLEEPING);
+	CHECK_EQ_INT(tl_load_finish(l, &out), 0);
+	tl_load_free(l);
+	x = tl_load_find(&out, 30);
+	CHECK(x != NULL);
+	if (x) {
+		CHECK_EQ_INT(x->at_level[1], 20);
+		CHECK_EQ_INT(x->idle_under_ns, 20);
+		CHECK_EQ_INT(x->idle_spare_ns, 40);
+	}
+	tl_load_release(&out);
+}
+
 int main(void)
 {
-	RUN_TESTS(many_processes, late_change_in_grown_log, late_change_beyond_log, idle_cpus);
+	RUN_TESTS(many_processes, late_change_in_grown_log, late_change_beyond_log, idle_cpus, idle_before_any_cpu);
 }

@@ -156,20 +156,25 @@ static inline uint64_t idle_integral(const struct tl_load *l, int j, uint64_t at
 	return l->idle_int[j] + (b > l->mach_at ? (uint64_t)(j < l->idle ? j : l->idle) * (b - l->mach_at) : 0);
 }
 
+/* The machine's count from `at` (the first interval's start), before any process's level changes. */
+static void machine_start(struct tl_load *l, uint64_t at)
+{
+	if (l->r->ncpus < 2)
+		return; /* one CPU: never a level in 1..N-1 */
+	if (!(l->idle_int = calloc((size_t)l->r->ncpus, sizeof(*l->idle_int)))) {
+		l->oom = 1;
+		return;
+	}
+	l->ncpus = l->idle = l->r->ncpus;
+	l->mach_since = at;
+	l->mach_at = clip(l, at);
+}
+
 /* One thread more (+1) or less (-1) on a CPU, at `at`. */
 static void machine_change(struct tl_load *l, uint64_t at, int delta)
 {
-	if (!l->idle_int) {
-		if (l->r->ncpus < 2)
-			return; /* one CPU: never a level in 1..N-1 */
-		if (!(l->idle_int = calloc((size_t)l->r->ncpus, sizeof(*l->idle_int)))) {
-			l->oom = 1;
-			return;
-		}
-		l->ncpus = l->idle = l->r->ncpus;
-		l->mach_since = at;
-		l->mach_at = clip(l, at);
-	}
+	if (!l->idle_int)
+		return;
 	if (at > l->mach_since) {
 		uint64_t b = clip(l, at);
 
@@ -298,6 +303,8 @@ void tl_load_interval(struct tl_load *l, const struct tl_thread *th, const struc
 
 	if (th->outsider || th->tid <= 0)
 		return;
+	if (!l->idle_int && !l->ncpus && !l->oom)
+		machine_start(l, iv->start);
 	if (th->serial >= l->thr_cap && TL_GROW_ZERO(l->thr, l->thr_cap, (size_t)th->serial + 1) < 0) {
 		l->oom = 1;
 		return;
