@@ -232,12 +232,19 @@ static int32_t context_tid(const struct tl_event *ev)
 	}
 }
 
-/* An interrupt event whose interrupted task is a recorded thread (not an outsider of a filtered trace). */
-static int interrupted_recorded(struct tl_sched *s, const struct tl_event *ev, int32_t tid)
+/*
+ * An event that the eBPF filter writes in a recorded thread's context only
+ * (an interrupt of it, its exit, exec or block I/O), whose thread is
+ * recorded (not an outsider of a filtered trace): it holds the CPU.  Not
+ * the wakeups: before format 1.7 a waker that is not recorded is not
+ * flagged, so it cannot be told from a recorded one.
+ */
+static int recorded_context(struct tl_sched *s, const struct tl_event *ev, int32_t tid)
 {
 	const struct tl_thread *t;
 
-	if (ev->type < TL_EV_IRQ_ENTRY || ev->type > TL_EV_SOFTIRQ_EXIT)
+	if ((ev->type < TL_EV_IRQ_ENTRY || ev->type > TL_EV_SOFTIRQ_EXIT) && ev->type != TL_EV_EXIT &&
+	    ev->type != TL_EV_EXEC && ev->type != TL_EV_BLOCK_ISSUE)
 		return 0;
 	t = tl_sched_thread(s, tid);
 	return t && !t->outsider;
@@ -275,12 +282,12 @@ void tl_sched_feed(struct tl_sched *s, const struct tl_event *ev, const char *na
 		int32_t cur = context_tid(ev);
 		/*
 		 * The common case, known, costs nothing.  A filtered stretch's tasks
-		 * are not followed, but an interrupt in it is a recorded thread's
-		 * (the eBPF filter records one only then): the switch back to it
-		 * was not reported, and the stretch is over.
+		 * are not followed, but an interrupt, exit, exec or block I/O of a
+		 * recorded thread in it (recorded_context()) shows that the switch
+		 * back to it was not reported, and the stretch is over.
 		 */
 		if (cur > 0 && cur != s->cpus[ev->cpu].cur &&
-		    (s->cpus[ev->cpu].what != TL_CPU_FILTERED || interrupted_recorded(s, ev, cur)))
+		    (s->cpus[ev->cpu].what != TL_CPU_FILTERED || recorded_context(s, ev, cur)))
 			tl_sm_reveal(s, ev->cpu, cur, ev->type == TL_EV_RUNTIME ? (uint64_t)ev->a : 0, ev);
 		else if (!cur && s->cpus[ev->cpu].cur > 0 && idle_interrupted(s, ev))
 			tl_sm_left_for_idle(s, ev->cpu);

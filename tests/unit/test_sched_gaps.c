@@ -279,9 +279,31 @@ TEST(idle_interrupted_after_hidden_switch)
 	tl_sched_free(S);
 }
 
+/*
+ * A recorded thread preempted by another process's task (its switch back
+ * not reported, a filtered stretch) is seen again by its exit, an event
+ * in its own context: it ran from some time we do not know, not waited
+ * preempted until it exited (a compiler's cc1 showed 3.9 ms of
+ * READY_PREEMPT where the kernel said it ran).
+ */
+TEST(exit_in_filtered_stretch)
+{
+	start();
+	sw(1000, 0, 0, 0, 1120);                                   /* A on cpu0 */
+	sw_f(1100, 0, 1120, TL_PS_PREEMPT, 900, TL_EVF_OTHER_ARG); /* another process's task: filtered */
+	ev(1500, 0, TL_EV_EXIT, 1120, 0, 0, 0, 0, 0, NULL);        /* the switch back was not reported */
+	sw(1600, 0, 1120, TL_PS_Z, 0);
+	finish(1700);
+	CHECK_EQ_INT(st(1120, 0, TL_ST_READY_PREEMPT), 0);
+	CHECK_EQ_INT(st(1120, 0, TL_ST_UNKNOWN), 400);         /* 1100 .. 1500 */
+	CHECK_EQ_INT(st(1120, 0, TL_ST_EXECUTING), 100 + 100); /* 1000 .. 1100, 1500 .. 1600 */
+	tl_sched_free(S);
+}
+
 int main(void)
 {
 	RUN_TESTS(lost_events, lost_events_waiting_thread, lost_events_sleepers, lost_events_new_thread,
 	          damaged_block_gap, hidden_real_occupant, filtered_stretches, missing_switch_from_idle,
-	          hidden_occupant, switch_in_hidden_in_filtered_stretch, idle_interrupted_after_hidden_switch);
+	          hidden_occupant, switch_in_hidden_in_filtered_stretch, idle_interrupted_after_hidden_switch,
+	          exit_in_filtered_stretch);
 }
