@@ -323,6 +323,41 @@ TEST(test_unknown_allowance)
 }
 
 /*
+ * With the recorded clock lags (a lagged switch of another thread), thread
+ * 6 agrees only because its UNKNOWN time is allowed for, thread 8 without
+ * it: the verdict's largest difference (25%) is before allowances, so it
+ * says that one of them needed them.
+ */
+TEST(test_allowed_in_verdict)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+	struct tl_event lagged = { .ts = MS, .type = TL_EV_SWITCH, .cpu = 1, .tid = 99, .arg = 0, .lag = 1 };
+	char v[512];
+
+	feed(kc, kstat(0, 6, TL_KSTAT_AT_START, 0, 0, 0));
+	feed(kc, kstat(0, 8, TL_KSTAT_AT_START, 0, 0, 0));
+	feed(kc, lagged);
+	iv(kc, 6, 0, 60 * MS, TL_ST_EXECUTING);
+	iv(kc, 6, 60 * MS, 90 * MS, TL_ST_UNKNOWN);
+	iv(kc, 8, 0, 50 * MS, TL_ST_EXECUTING);
+	feed(kc, kstat(100 * MS, 6, TL_KSTAT_AT_END, 85 * MS, 0, 0));
+	feed(kc, kstat(100 * MS, 8, TL_KSTAT_AT_END, 50 * MS, 0, 0));
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.lags, 1);
+	CHECK_EQ_INT(r.nthreads, 2);
+	CHECK_EQ_INT(r.bad, 0);
+	CHECK_EQ_INT(r.threads[0].allowed, 1);
+	CHECK_EQ_INT(r.threads[1].allowed, 0);
+	CHECK_EQ_INT(r.allowed, 1);
+	tl_kcheck_verdict(&r, v, sizeof(v));
+	CHECK(strstr(v, "on-CPU time within 25.00% of the window") != NULL);
+	CHECK(strstr(v, "; 1 of them agree only with their UNKNOWN or stolen time allowed for") != NULL);
+	tl_kcheck_release(&r);
+	tl_kcheck_free(kc);
+}
+
+/*
  * Thread 7 sleeps 2000 times in 100 ms (20 us runs on CPU 0, which goes
  * idle); the kernel dates each sleep before its dequeue and pick, so it
  * charges less run time: up to 1.5 us a sleep is allowed, or as little as
@@ -736,7 +771,7 @@ int main(void)
 {
 	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances,
 	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance,
-	          test_impossible_blkio, test_unknown_allowance, test_sleep_dating, test_remote_enqueue,
-	          test_late_preemption, test_lost_switches, test_unseen_switches, test_wait_open_at_start,
-	          test_exit_totals, test_recorded_clock_lags, test_stale_readings);
+	          test_impossible_blkio, test_unknown_allowance, test_allowed_in_verdict, test_sleep_dating,
+	          test_remote_enqueue, test_late_preemption, test_lost_switches, test_unseen_switches,
+	          test_wait_open_at_start, test_exit_totals, test_recorded_clock_lags, test_stale_readings);
 }

@@ -663,6 +663,9 @@ static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kc
 			o->ok &= within(wait, tol, tol + t->unknown_ns);
 			o->ok &= within(run + wait, tol + exit + o->steal_ns, tol + t->unknown_ns);
 		}
+		/* within only thanks to what the trace does not know: the verdict says how many */
+		o->allowed = o->ok && !(within(run, tol, tol) &&
+		                        (!judge_wait || (within(wait, tol, tol) && within(run + wait, tol, tol))));
 	} else {
 		/*
 		 * The kernel dates switch-ins early (lag_in, lag_out), sleeps
@@ -743,6 +746,7 @@ int tl_kcheck_finish(struct tl_kcheck *kc, struct tl_kcheck_result *r)
 		}
 		if (compare(kc, t, &r->threads[r->nthreads], r)) {
 			r->bad += !r->threads[r->nthreads].ok;
+			r->allowed += r->threads[r->nthreads].allowed;
 			r->nthreads++;
 		} else if (had_reading) {
 			r->unchecked++;

@@ -182,12 +182,14 @@ struct tl_kcheck_thread {
 	uint64_t lost_events;     /* lost while it was UNKNOWN in its window: it may show that many fewer switches */
 	uint64_t unseen_switches; /* switches into it beyond those out of it: its counts are not judged */
 	int ok;                   /* every judged quantity within its tolerance */
+	int allowed;              /* lags: ok only with its UNKNOWN, stolen or undated exit time allowed for */
 };
 
 struct tl_kcheck_result {
 	struct tl_kcheck_thread *threads; /* sorted by tid */
 	size_t nthreads;
 	size_t bad;       /* threads not ok */
+	size_t allowed;   /* threads ok only with what the trace does not know allowed for (lags) */
 	size_t unchecked; /* threads with a reading but no pair to compare (no start, or no end) */
 	/* the worst of the checked threads, as a percentage of their window / of the kernel's count */
 	double max_run_pct, max_wait_pct, max_switch_pct;

@@ -43,6 +43,7 @@ void tl_kcheck_write_json(struct tl_json *j, const struct tl_kcheck_result *r, u
 	tl_json_kv_uint(j, "checked", r->nthreads);
 	tl_json_kv_uint(j, "disagree", r->bad);
 	tl_json_kv_uint(j, "unchecked", r->unchecked);
+	tl_json_kv_uint(j, "allowed", r->allowed); /* ok only with what the trace does not know allowed for */
 	tl_json_key(j, "tolerance");
 	tl_json_begin_object(j, TL_JSON_INLINE);
 	tl_json_kv_double(j, "time_pct_of_window", TL_KCHECK_TOL_PCT, 1);
@@ -79,6 +80,7 @@ void tl_kcheck_write_json(struct tl_json *j, const struct tl_kcheck_result *r, u
 		tl_json_kv_bool(j, "born", t->born);
 		tl_json_kv_bool(j, "exited", t->exited);
 		tl_json_kv_bool(j, "ok", t->ok);
+		tl_json_kv_bool(j, "allowed", t->allowed);
 		tl_json_kv_uint(j, "clock_lag_in_ns", t->lag_in_ns);
 		tl_json_kv_uint(j, "clock_lag_out_ns", t->lag_out_ns);
 		tl_json_kv_uint(j, "clock_lag_end_ns", t->lag_end_ns);
@@ -116,7 +118,7 @@ void tl_kcheck_verdict(const struct tl_kcheck_result *r, char *buf, size_t len)
 	/* with the recorded clock lags, the judged differences are the dated ones; the trace's own follow */
 	double run = r->lags ? r->max_run_dated_pct : r->max_run_pct;
 	double wait_pct = r->lags ? r->max_wait_dated_pct : r->max_wait_pct;
-	char wait[64] = "", raw[96] = "";
+	char wait[64] = "", raw[96] = "", allowed[96] = "";
 
 	if (!r->nthreads) {
 		if (len)
@@ -132,11 +134,15 @@ void tl_kcheck_verdict(const struct tl_kcheck_result *r, char *buf, size_t len)
 	else if (r->lags)
 		snprintf(raw, sizeof(raw), " (dated as the kernel dates, from the recorded clock lags; undated %.2f%%)",
 		         r->max_run_pct);
+	/* the largest differences are before allowances: say when some agree only with them */
+	if (r->allowed)
+		snprintf(allowed, sizeof(allowed),
+		         "; %zu of them agree only with their UNKNOWN or stolen time allowed for", r->allowed);
 	if (!r->bad)
 		snprintf(buf, len,
 		         "%zu thread%s checked against the kernel's accounting: on-CPU time within %.2f%% of the "
-		         "window%s, switch counts within %.1f%%%s",
-		         r->nthreads, r->nthreads == 1 ? "" : "s", run, wait, r->max_switch_pct, raw);
+		         "window%s, switch counts within %.1f%%%s%s",
+		         r->nthreads, r->nthreads == 1 ? "" : "s", run, wait, r->max_switch_pct, raw, allowed);
 	else
 		snprintf(buf, len,
 		         "THE KERNEL DISAGREES on %zu of %zu threads (beyond %.0f%% of the window or %.0f ms, or "
