@@ -25,6 +25,13 @@
 #include "symbols/elfsym.h"
 
 #define MAX_DEPTH 64
+#define MAX_SPANS 128
+
+/* A section's data as libdw reads it (after decompression). */
+struct span {
+	const char *p;
+	size_t n;
+};
 
 struct find {
 	const char *name;
@@ -32,21 +39,54 @@ struct find {
 	struct tl_inline_sites *out;
 	size_t cap;
 	int oom;
+	struct span spans[MAX_SPANS];
+	int nspans;
 };
 
+/* The sections' data, once libdw has them: where its strings may point. */
+static void collect_spans(struct find *f)
+{
+	Elf_Scn *scn = NULL;
+
+	f->nspans = 0;
+	while (f->nspans < MAX_SPANS && (scn = elf_nextscn(f->elf, scn))) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (d && d->d_buf && d->d_size)
+			f->spans[f->nspans++] = (struct span){ d->d_buf, d->d_size };
+	}
+}
+
+/*
+ * s, or NULL if it points into a section's data and does not end there.
+ * libdw hands out strings as pointers into that data without checking
+ * that a damaged file's end there (fuzz_dwinline found a strcmp that ran
+ * past a section's end); the ones it builds itself (file paths) are its
+ * own, and whole.
+ */
+static const char *whole(const struct find *f, const char *s)
+{
+	for (int i = 0; s && i < f->nspans; i++)
+		if (s >= f->spans[i].p && s < f->spans[i].p + f->spans[i].n)
+			return memchr(s, 0, (size_t)(f->spans[i].p + f->spans[i].n - s)) ? s : NULL;
+	for (int i = 0; s && i < f->nspans; i++)
+		if (s == f->spans[i].p + f->spans[i].n)
+			return NULL; /* just past a section's end (seen: a DW_FORM_string as the last bytes) */
+	return s;
+}
+
 /* 1 if the copy's origin is the function asked for (dwinline.h: how names match). */
-static int matches(Dwarf_Die *die, const char *name)
+static int matches(const struct find *f, Dwarf_Die *die)
 {
 	Dwarf_Attribute am;
-	const char *link, *plain;
+	const char *link, *plain, *name = f->name;
 	char dm[256];
 
-	link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &am));
+	link = whole(f, dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &am)));
 	if (!link)
-		link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &am));
+		link = whole(f, dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &am)));
 	if (link)
 		return !strcmp(link, name) || (!tl_demangle_name(link, dm, sizeof(dm)) && !strcmp(dm, name));
-	plain = dwarf_diename(die);
+	plain = whole(f, dwarf_diename(die));
 	return plain && !strcmp(plain, name);
 }
 
@@ -65,7 +105,7 @@ static int entry_of(Dwarf_Die *die, Dwarf_Addr *at)
 }
 
 /* Where the copy was put: the base name of DW_AT_call_file, and DW_AT_call_line. */
-static void call_site(Dwarf_Die *die, struct tl_inline_site *site)
+static void call_site(const struct find *f, Dwarf_Die *die, struct tl_inline_site *site)
 {
 	Dwarf_Attribute am;
 	Dwarf_Word fileno, line;
@@ -78,7 +118,7 @@ static void call_site(Dwarf_Die *die, struct tl_inline_site *site)
 		site->line = (int)line;
 	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &am), &fileno) || !dwarf_diecu(die, &cu, NULL, NULL) ||
 	    dwarf_getsrcfiles(&cu, &files, &nfiles) || fileno >= nfiles ||
-	    !(path = dwarf_filesrc(files, fileno, NULL, NULL)))
+	    !(path = whole(f, dwarf_filesrc(files, fileno, NULL, NULL))))
 		return;
 	base = strrchr(path, '/');
 	snprintf(site->file, sizeof(site->file), "%s", base ? base + 1 : path);
@@ -105,7 +145,7 @@ static void add_site(struct find *f, Dwarf_Die *die)
 		f->oom = 1;
 		return;
 	}
-	call_site(die, &site);
+	call_site(f, die, &site);
 	memmove(&o->v[i + 1], &o->v[i], (o->n - i) * sizeof(o->v[0]));
 	o->v[i] = site;
 	o->n++;
@@ -120,7 +160,7 @@ static void walk(struct find *f, Dwarf_Die *die, int depth)
 	do {
 		int tag = dwarf_tag(&child);
 
-		if (tag == DW_TAG_inlined_subroutine && matches(&child, f->name))
+		if (tag == DW_TAG_inlined_subroutine && matches(f, &child))
 			add_site(f, &child);
 		/* code lives in functions, lexical blocks, inlined copies, namespaces and classes */
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine ||
@@ -144,6 +184,7 @@ static int find_elf(Elf *e, const char *label, void *ctx)
 	if (!dw)
 		return 0; /* no DWARF: nothing inlined that we can see */
 	f->out->dwarf = 1;
+	collect_spans(f);
 	while (!f->oom && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
 
@@ -160,7 +201,7 @@ static int find_elf(Elf *e, const char *label, void *ctx)
 static int find(const char *path, const void *image, size_t size, const char *label, const char *name,
                 struct tl_inline_sites *out)
 {
-	struct find f = { name, NULL, out, 0, 0 };
+	struct find f = { .name = name, .out = out };
 	int ret;
 
 	memset(out, 0, sizeof(*out));
