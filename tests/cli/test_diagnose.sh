@@ -35,7 +35,7 @@
 #                    switches as often as a poller, but is woken by its
 #                    partner), wl_kernel balanced (the imbalance workload
 #                    with 2 ms each), wl_kernel fit (oversub's work on two
-#                    workers), wl_kernel inherit (inversion with a priority-
+#                    workers: no oversubscription), wl_kernel inherit (inversion with a priority-
 #                    inheritance mutex: no inversion; its other findings
 #                    are not judged)
 # The demo (build/demo/tl-demo): each of its five bugs alone gives its
@@ -136,7 +136,10 @@ else
 	# keeps them busy, so no CPU is idle and spreading the work in time would recover nothing
 	ONLY=oversubscription diag oversub-busy-sibling "" sh -c \
 		'(while :; do :; done) & s=$!; "$1" oversub >/dev/null; kill $s' sh "$BUILD/tests/wl_kernel"
-	diag healthy-fit "" "$BUILD/tests/wl_kernel" fit
+	# oversub's work on two workers: not oversubscribed.  Only that is judged: w1 waits for w0's serial
+	# merge 48-50% of its life, right at the bottleneck detector's half (found in 1 of 6 runs, and
+	# in both attempts of one full check), and that finding is true of a serial merge
+	ONLY=oversubscription diag healthy-fit "" "$BUILD/tests/wl_kernel" fit
 	# the waiter also waits on a lock, and low is preempted: those findings are true, and not tested here
 	ONLY=priority-inversion diag priority-inversion "priority-inversion:high:low:medium" \
 		"$BUILD/tests/wl_kernel" inversion
