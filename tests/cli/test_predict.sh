@@ -68,7 +68,9 @@ else
 	skip predict-live "needs root, python3 and $BUILD/tests/wl_tasks"
 fi
 
-# calibrate (no root needed): every figure measured and plausible on any machine; the memory
+# calibrate (no root needed): every figure measured and plausible on any machine, its median
+# between its min and max (derived costs too: a half of a difference has the range its parts'
+# extremes allow); the memory
 # latencies grow from the first cache level to memory; then predict with those costs: on one
 # core the loop costs exactly what the model adds (docs/PREDICT.md: open, join, prologues,
 # a chunk each of 8 iterations, epilogues, barrier, close).
@@ -81,9 +83,14 @@ bad = []
 if d["schema"] != "threadlens-platform" or d["machine"]["ncpus"] < 1 or not d["machine"]["openmp"]:
     bad.append("machine %s" % d.get("machine"))
 folded = {"thr_create", "launch_master", "thr_prologue", "thr_epilogue"}   # inside the region figures: 0, not measured alone
+if d["machine"]["ncpus"] == 1:
+    folded |= {"thr_launch", "thr_free"}   # no second thread to measure
 for k, v in c.items():
-    if not (0 <= v["median"] < 1e7 and v["min"] <= v["max"] and (v["reps"] == 3 or (k in folded and v == {"median": 0, "min": 0, "max": 0, "reps": 0}))):
+    if not (0 <= v["median"] < 1e7 and v["min"] <= v["median"] <= v["max"] and (v["reps"] == 3 or (k in folded and v == {"median": 0, "min": 0, "max": 0, "reps": 0}))):
         bad.append("%s %s" % (k, v))
+for f in d["region_ns"] + [d["context_switch_ns"], d["minor_fault_ns"]] + [l["latency"] for l in d["memory_latency_ns"]]:
+    if not f["min"] <= f["median"] <= f["max"]:
+        bad.append("figure %s" % f)
 if not 0 < d["context_switch_ns"]["median"] < 1e6 or not 0 < d["minor_fault_ns"]["median"] < 1e6:
     bad.append("switch %s, fault %s" % (d["context_switch_ns"], d["minor_fault_ns"]))
 m = d["memory_latency_ns"]

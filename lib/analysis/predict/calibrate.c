@@ -159,35 +159,47 @@ static struct tl_figure overhead(enum bench b, int nthr, int reps)
 	return figure(v, reps);
 }
 
+/*
+ * (a - b) * k: a cost split from two measurements.  The median is from
+ * theirs (what predict uses); min and max are the widest the parts'
+ * extremes allow, so min <= median <= max holds; none is below 0.  b with
+ * reps 0 is no measurement (a cost that is a share of a alone).
+ */
+static struct tl_figure derive(struct tl_figure a, struct tl_figure b, double k)
+{
+	struct tl_figure f;
+
+	f.median = (a.median - b.median) * k;
+	f.min = (a.min - b.max) * k;
+	f.max = (a.max - b.min) * k;
+	f.median = f.median > 0 ? f.median : 0;
+	f.min = f.min > 0 ? f.min : 0;
+	f.max = f.max > 0 ? f.max : 0;
+	f.reps = b.reps && b.reps < a.reps ? b.reps : a.reps;
+	return f;
+}
+
 static int omp_costs(struct tl_calibration *c, int reps)
 {
 	int n = c->ncpus < TL_CALIBRATE_MAX_THREADS ? c->ncpus : TL_CALIBRATE_MAX_THREADS;
-	struct tl_figure r1, rn, bar, fr, s1, d1;
-	double per_region, per_thread;
+	struct tl_figure none = { 0 }, r1, rn, bar, fr, s1, d1;
 
 	for (int k = 1; k <= n; k++)
 		c->region[k - 1] = overhead(B_REGION, k, reps);
 	c->nregion = n;
 	r1 = c->region[0];
 	rn = c->region[c->nregion - 1];
-	per_thread = c->nregion > 1 ? (rn.median - r1.median) / (c->nregion - 1) : 0;
-	if (per_thread < 0)
-		per_thread = 0;
-	per_region = r1.median;
 	bar = overhead(B_BARRIER, n, reps);
 	fr = overhead(B_FOR, n, reps);
 	s1 = overhead(B_STATIC1, n, reps);
 	d1 = overhead(B_DYNAMIC1, n, reps);
-	c->figures[TL_COST_PAR_OPEN] = c->figures[TL_COST_PAR_CLOSE] = r1;
-	c->figures[TL_COST_PAR_OPEN].median = c->figures[TL_COST_PAR_CLOSE].median = per_region / 2;
-	c->figures[TL_COST_THR_LAUNCH] = c->figures[TL_COST_THR_FREE] = rn;
-	c->figures[TL_COST_THR_LAUNCH].median = c->figures[TL_COST_THR_FREE].median = per_thread / 2;
+	c->figures[TL_COST_PAR_OPEN] = c->figures[TL_COST_PAR_CLOSE] = derive(r1, none, 0.5);
+	/* one CPU: no extra thread to measure, so 0 and not measured (reps 0) */
+	c->figures[TL_COST_THR_LAUNCH] = c->figures[TL_COST_THR_FREE] =
+	        c->nregion > 1 ? derive(rn, r1, 0.5 / (c->nregion - 1)) : none;
 	c->figures[TL_COST_BARRIER] = bar;
-	c->figures[TL_COST_FOR_PROLOGUE] = c->figures[TL_COST_FOR_EPILOGUE] = fr;
-	c->figures[TL_COST_FOR_PROLOGUE].median = c->figures[TL_COST_FOR_EPILOGUE].median =
-	        fr.median > bar.median ? (fr.median - bar.median) / 2 : 0;
-	c->figures[TL_COST_NEXT_CHUNK] = d1;
-	c->figures[TL_COST_NEXT_CHUNK].median = d1.median > s1.median ? d1.median - s1.median : 0;
+	c->figures[TL_COST_FOR_PROLOGUE] = c->figures[TL_COST_FOR_EPILOGUE] = derive(fr, bar, 0.5);
+	c->figures[TL_COST_NEXT_CHUNK] = derive(d1, s1, 1);
 	c->figures[TL_COST_CRITICAL] = overhead(B_CRITICAL, 1, reps);
 	c->omp_version = _OPENMP;
 	return 0;
