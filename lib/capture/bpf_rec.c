@@ -23,6 +23,7 @@
 
 #include "base/errors.h"
 #include "capture/bpf_msg.h"
+#include "capture/umarks.h"
 #include "capture/sample_events.h"
 #include "capture/bpf/record.skel.h" /* generated: bpftool gen skeleton */
 #include "capture/bpf/tlb.h"
@@ -38,6 +39,8 @@ struct tl_bpf_rec {
 	char skipped[TL_SAMPLE_MAX_EVENTS][256]; /* why an event is not sampled; "" if it is */
 	int *sample_fds;
 	struct bpf_link **sample_links;
+	struct bpf_link **mark_links; /* record -p: the marker library's uprobes */
+	int nmark_links;
 	/* during a drain */
 	int (*fn)(void *ctx, const struct tl_bpf_event *ev);
 	void *ctx;
@@ -96,7 +99,8 @@ int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out)
 		return 0;
 	memcpy(&h, p, sizeof(h));
 	need = sizeof(h) + (size_t)h.ncomm * sizeof(struct tlb_comm) + h.name_len;
-	if (h.type == TL_EV_NONE || h.type >= TL_EV__COUNT || h.ncomm > 2 || h.name_len > TLB_NAME_MAX || need > size)
+	if (h.type == TL_EV_NONE || h.type >= TL_EV__COUNT || h.ncomm > 2 || need > size ||
+	    h.name_len > (tl_bpf_is_marker(h.type) ? TLB_MARK_NAME_MAX : TLB_NAME_MAX))
 		return 0;
 	memset(out, 0, offsetof(struct tl_bpf_event, frames)); /* frames: only nframes of them count */
 	out->cur_tid = h.cur_tid;
@@ -121,6 +125,21 @@ int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out)
 	if (h.name_len) {
 		out->d.name.s = p + sizeof(h) + (size_t)h.ncomm * sizeof(struct tlb_comm);
 		out->d.name.len = strn(out->d.name.s, h.name_len);
+	}
+	if (tl_bpf_is_marker(h.type)) {
+		/*
+		 * A marker call seen by a uprobe (umarks.h): as the marker library's own
+		 * would be (marks.c), but on the CPU it ran on (theirs has none), so
+		 * that CPU's stream keeps its time order.
+		 */
+		if (h.ncomm || (h.type <= TL_EV_FRAME_END && h.name_len))
+			return 0;
+		out->d.ev.b = 0;
+		if (h.b && !h.name_len) {
+			out->d.name.s = TL_BPF_NAME_LOST;
+			out->d.name.len = sizeof(TL_BPF_NAME_LOST) - 1;
+		}
+		return 1;
 	}
 	switch (h.type) {
 	case TL_EV_SAMPLE: {
@@ -308,7 +327,63 @@ const char *tl_bpf_rec_sample_skipped(const struct tl_bpf_rec *r, int i)
 	return i >= 0 && i < TL_SAMPLE_MAX_EVENTS && r->skipped[i][0] ? r->skipped[i] : NULL;
 }
 
-struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter, const struct tl_bpf_sample *sample)
+/* The uprobe programs by enum tl_umark_fn (capture/umarks.h). */
+static struct bpf_program *mark_prog(struct record *skel, int fn)
+{
+	struct bpf_program *v[TL_UMARK__COUNT] = {
+		[TL_UMARK_FRAME_BEGIN] = skel->progs.tl_u_frame_begin,
+		[TL_UMARK_FRAME_END] = skel->progs.tl_u_frame_end,
+		[TL_UMARK_FRAME_JOIN] = skel->progs.tl_u_frame_join,
+		[TL_UMARK_REGION_BEGIN] = skel->progs.tl_u_region_begin,
+		[TL_UMARK_REGION_END] = skel->progs.tl_u_region_end,
+		[TL_UMARK_TASK_BEGIN] = skel->progs.tl_u_task_begin,
+		[TL_UMARK_TASK_END] = skel->progs.tl_u_task_end,
+		[TL_UMARK_INSTANT] = skel->progs.tl_u_instant,
+	};
+
+	return v[fn];
+}
+
+int tl_bpf_rec_attach_marks(struct tl_bpf_rec *r, const struct tl_umarks_file *f)
+{
+	libbpf_print_fn_t old;
+	int ret = 0;
+
+#if !defined(__x86_64__)
+	return tl_error("markers of a running process (uprobes) are read on x86-64 only");
+#endif
+	if (bpf_program__fd(mark_prog(r->skel, 0)) < 0)
+		return tl_error("eBPF: the marker programs were not loaded");
+	old = tl_bpf_msg_begin();
+	for (int i = 0; i < TL_UMARK__COUNT && !ret; i++) {
+		struct bpf_link **l, *link;
+
+		if (!(f->have & (1u << i)))
+			continue;
+		/* every process that maps the file (-1): the filter keeps the recorded ones */
+		link = bpf_program__attach_uprobe(mark_prog(r->skel, i), false, -1, f->path, (size_t)f->offset[i]);
+		if (!link) {
+			char what[sizeof(f->path) + 96];
+
+			snprintf(what, sizeof(what), "eBPF: cannot put a uprobe on %s in '%s'", tl_umark_symbols[i],
+			         f->path);
+			ret = tl_bpf_fail(what, -errno);
+			break;
+		}
+		if (!(l = realloc(r->mark_links, (size_t)(r->nmark_links + 1) * sizeof(*l)))) {
+			bpf_link__destroy(link);
+			ret = tl_error("out of memory");
+			break;
+		}
+		r->mark_links = l;
+		l[r->nmark_links++] = link;
+	}
+	tl_bpf_msg_end(old);
+	return ret;
+}
+
+struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter, const struct tl_bpf_sample *sample,
+                                   int umarks)
 {
 	libbpf_print_fn_t old = tl_bpf_msg_begin();
 	struct tl_bpf_rec *r = calloc(1, sizeof(*r));
@@ -358,6 +433,8 @@ struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filte
 		                                                                  : sample->frames;
 	else
 		bpf_program__set_autoload(r->skel->progs.tl_sample, false);
+	for (int i = 0; i < TL_UMARK__COUNT; i++)
+		bpf_program__set_autoload(mark_prog(r->skel, i), !!umarks);
 	if ((err = record__load(r->skel))) {
 		tl_bpf_fail("eBPF: the kernel did not load the recorder program", err);
 		goto fail;
@@ -559,6 +636,9 @@ void tl_bpf_rec_close(struct tl_bpf_rec *r)
 	if (!r)
 		return;
 	ring_buffer__free(r->rb);
+	for (int i = 0; i < r->nmark_links; i++)
+		bpf_link__destroy(r->mark_links[i]);
+	free(r->mark_links);
 	for (int i = 0; i < r->nsample; i++) {
 		bpf_link__destroy(r->sample_links[i]);
 		close(r->sample_fds[i]);

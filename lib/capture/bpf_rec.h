@@ -40,10 +40,29 @@ struct tl_bpf_sample {
  * the processes given to tl_bpf_rec_track() leave the kernel (tlb.h);
  * sample: also sample (one perf event per event and CPU runs
  * capture/bpf/sample.h), or NULL; an event the machine lacks is skipped
- * (tl_bpf_rec_sample_skipped), unless it lacks them all.  NULL with
- * tl_error set.
+ * (tl_bpf_rec_sample_skipped), unless it lacks them all; umarks: see
+ * below.  NULL with tl_error set.
  */
-struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter, const struct tl_bpf_sample *sample);
+struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter, const struct tl_bpf_sample *sample,
+                                   int umarks);
+
+/*
+ * umarks (tl_bpf_rec_open): load the marker library's uprobe programs
+ * (capture/bpf/umarks.h), for record -p.  Then attach them to a file that
+ * holds the library (capture/umarks.h), for every process that maps it;
+ * the filter keeps the recorded ones' calls.  0, or -1 with tl_error set.
+ */
+struct tl_umarks_file;
+int tl_bpf_rec_attach_marks(struct tl_bpf_rec *r, const struct tl_umarks_file *f);
+
+/* 1 for the event types of the marker library, which a uprobe record may carry. */
+static inline int tl_bpf_is_marker(unsigned type)
+{
+	return type >= TL_EV_FRAME_BEGIN && type <= TL_EV_INSTANT;
+}
+
+/* The name of a marker whose name could not be read from the process (as capture/marks.c names it). */
+#define TL_BPF_NAME_LOST "(name lost)"
 
 /* Why sampled event i (its index in tl_bpf_sample.events) is not sampled, or NULL if it is. */
 const char *tl_bpf_rec_sample_skipped(const struct tl_bpf_rec *r, int i);

@@ -53,6 +53,7 @@
 #include "capture/kallsyms.h"
 #include "capture/procmaps.h"
 #include "capture/sample_events.h"
+#include "capture/umarks.h"
 
 #define POLL_MS 100
 #define EXIT_GRACE_MS 10   /* after the command exits: its last switch-out */
@@ -316,7 +317,8 @@ static int open_bpf(struct rec *rc)
 		while (ring < want && ring < (1u << 30))
 			ring <<= 1;
 	}
-	rc->bpf = tl_bpf_rec_open(rc->groups, ring, !o->system_wide, o->sample ? &smp : NULL);
+	/* -p: the marker library's calls through uprobes (a command's come through shared memory) */
+	rc->bpf = tl_bpf_rec_open(rc->groups, ring, !o->system_wide, o->sample ? &smp : NULL, o->npids > 0 && !o->argv);
 	if (!rc->bpf) {
 		if (o->backend == TL_BACKEND_BPF || o->sample)
 			return -1;
@@ -373,6 +375,24 @@ static int track_targets(struct rec *rc)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * record -p: the marker library's calls in the attached processes, through
+ * uprobes on the files that hold it (capture/umarks.h).  A process that
+ * cannot be read or probed costs its markers only: one warning.
+ */
+static void attach_umarks(struct rec *rc)
+{
+	struct tl_umarks_file files[8];
+	int n = 0;
+
+	for (int i = 0; i < rc->nfilter_tgids; i++)
+		if (tl_umarks_find(rc->filter_tgids[i], files, &n, (int)(sizeof(files) / sizeof(files[0]))))
+			tl_rec_warn(rc->res, "markers are not recorded: %s", tl_error_msg());
+	for (int i = 0; i < n; i++)
+		if (tl_bpf_rec_attach_marks(rc->bpf, &files[i]))
+			tl_rec_warn(rc->res, "markers are not recorded: %s", tl_error_msg());
 }
 
 /*
@@ -539,7 +559,7 @@ static int finish(struct rec *rc, int ok)
 	rc->res->kstat_threads = ks.threads;
 	rc->res->kstat_reads = ks.reads;
 	tl_marks_get_stats(rc->marks, &ms);
-	rc->res->marks = ms.markers;
+	rc->res->marks = ms.markers + rc->umarks;
 	rc->res->samples = rc->samples;
 	rc->res->marks_lost = ms.lost;
 	if (!ret)
@@ -635,6 +655,8 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	res->child_ran = rc->tg.child > 0;
 	if (rc->bpf && track_targets(rc))
 		goto out;
+	if (rc->bpf && opts->npids > 0 && !opts->argv)
+		attach_umarks(rc);
 	fill_info(rc);
 	/* Before the start: delay accounting must be on when the first counters are read. */
 	if (!(rc->kw = tl_kwatch_new(opts->system_wide, warn_cb, res)))

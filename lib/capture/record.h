@@ -69,7 +69,7 @@ struct tl_record_result {
 	double recorder_cpu_s;  /* CPU time the recorder itself used (user + sys) */
 	int child_status;       /* wait status of the command, if one was run */
 	int child_ran;          /* 1 if a command was started */
-	uint64_t marks;         /* user markers recorded (include/threadlens.h; command mode only) */
+	uint64_t marks;         /* user markers recorded (include/threadlens.h; -p: through uprobes) */
 	uint64_t marks_lost;    /* markers the program dropped: its buffers were full */
 	uint64_t kstat_threads; /* threads whose kernel counters were recorded (capture/kwatch.h) */
 	uint64_t kstat_reads;   /* readings of them stored (start, exit, end) */

@@ -56,6 +56,7 @@ struct rec {
 	uint64_t *kips;             /* kernel addresses of samples without a stack, to name */
 	size_t nkips, capkips;
 	uint64_t samples;                           /* SAMPLE events staged */
+	uint64_t umarks;                            /* markers seen by uprobes (record -p, capture/umarks.h) */
 	uint64_t *bpf_dropped;                      /* per CPU: drops reported as LOST so far */
 	int32_t filter_tgids[TL_TRACE_MAX_TARGETS]; /* -p processes the eBPF filter starts with */
 	int nfilter_tgids;

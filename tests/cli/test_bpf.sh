@@ -116,23 +116,6 @@ else
 	fail bpf/forced-overrun-kernel "the self-check disagrees on a lossy trace (lost ${lost:-?})" "$(head -n 3 "$TMP/over.why")"
 fi
 
-# retry_once NAME FN: FN prints what failed, nothing when it passed.  A live timing test: a failed
-# attempt gets one more, reported as flaky (scripts/check.sh counts it), as tests/live does.
-retry_once() {
-	local bad again
-	bad=$("$2")
-	if [ -z "$bad" ]; then
-		pass "$1"
-		return
-	fi
-	again=$("$2")
-	if [ -z "$again" ]; then
-		pass "$1 (flaky: passed on attempt 2; attempt 1: $bad)"
-	else
-		fail "$1" "$bad" "attempt 2: $again"
-	fi
-}
-
 # A short `record -p` of a thread that spins through both readings: each
 # reading holds its run time as of the CPU's last tick (up to 4 ms old),
 # so the kernel's delta over 100 ms was 1.5-2.5 ms off in 5 runs of 6 and

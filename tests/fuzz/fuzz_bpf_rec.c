@@ -1,7 +1,8 @@
 /*
  * fuzz_bpf_rec.c - libFuzzer target: arbitrary bytes as one record of the
  * eBPF back end's ring buffer into tl_bpf_parse() must never crash or read
- * out of bounds, and every name it returns must lie inside the record.
+ * out of bounds, and every name it returns must lie inside the record (or
+ * be the reader's own, a marker's "(name lost)").
  * The record sits in an exact-size heap buffer so that AddressSanitizer
  * sees any read past its end.
  */

@@ -16,8 +16,9 @@
  *
  * Truth: each step's wall time measured around its marker calls, per frame
  * (summed over its occurrences), each frame's latency from just before
- * tl_frame_begin to just after tl_frame_end, and the rate between the first
- * and the last completion.  Times are CLOCK_MONOTONIC, the recorder's clock.
+ * tl_frame_begin to just after tl_frame_end (and each frame's two times,
+ * "frame_ns"), and the rate between the first and the last completion.
+ * Times are CLOCK_MONOTONIC, the recorder's clock.
  * --kill-after K: once sink has completed K frames and source has begun
  * frame K (so that one frame is in flight), sink writes the truth and kills
  * the whole process with SIGKILL, to show that the markers of a killed
@@ -229,7 +230,12 @@ static int write_truth(struct run *r, int completed)
 		        s ? "," : "", step_names[s], (unsigned long long)(sum / (uint64_t)completed), step_count[s],
 		        step_threads[s]);
 	}
-	fputs("\n }\n}\n", out);
+	/* each completed frame's [begin, end] (CLOCK_MONOTONIC ns), by id: for a recording of part of the run (-p) */
+	fputs("\n },\n \"frame_ns\": [", out);
+	for (int i = 0; i < completed; i++)
+		fprintf(out, "%s[%llu, %llu]", i ? ", " : "", (unsigned long long)r->f[i].begin,
+		        (unsigned long long)r->f[i].end);
+	fputs("]\n}\n", out);
 	err = ferror(out);
 	err |= out == stdout ? fflush(out) : fclose(out);
 	return err ? -1 : 0;

@@ -207,8 +207,71 @@ TEST(test_sample_dwarf_record)
 	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 0);
 }
 
+/* A marker call seen by a uprobe (capture/bpf/umarks.h): the marker library's event, on the CPU it ran on. */
+TEST(test_marker_records)
+{
+	struct {
+		struct tlb_hdr h;
+		char name[TLB_MARK_NAME_MAX + 1];
+	} r;
+	struct tl_bpf_event ev;
+
+	memset(&r, 0, sizeof(r));
+	r.h.ts = 1000;
+	r.h.type = TL_EV_REGION_BEGIN;
+	r.h.cpu = 1;
+	r.h.cur_tid = r.h.tid = 77;
+	r.h.cur_tgid = 70;
+	r.h.a = 12; /* the thread's frame */
+	r.h.name_len = 6;
+	memcpy(r.name, "filter", 6);
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 1);
+	CHECK_EQ_INT(ev.d.ev.type, TL_EV_REGION_BEGIN);
+	CHECK_EQ_INT(ev.d.ev.cpu, 1);
+	CHECK_EQ_INT(ev.d.ev.tid, 77);
+	CHECK_EQ_INT(ev.d.ev.a, 12);
+	CHECK_EQ_INT(ev.d.name.len, 6);
+	CHECK(!memcmp(ev.d.name.s, "filter", 6));
+	CHECK_EQ_INT(ev.cur_pid, 70);
+
+	/* names longer than other records' (TLB_NAME_MAX), up to TLB_MARK_NAME_MAX */
+	memset(r.name, 'x', sizeof(r.name));
+	r.h.name_len = TLB_MARK_NAME_MAX;
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 1);
+	CHECK_EQ_INT(ev.d.name.len, TLB_MARK_NAME_MAX);
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r.h) + TLB_MARK_NAME_MAX - 1, &ev), 0);
+	r.h.type = TL_EV_IRQ_ENTRY; /* not for the others */
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 0);
+
+	/* a name the program could not read: said so, as the marker library's reader does */
+	r.h.type = TL_EV_INSTANT;
+	r.h.name_len = 0;
+	r.h.a = -5;
+	r.h.b = 1;
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 1);
+	CHECK_EQ_INT(ev.d.ev.a, -5);
+	CHECK_EQ_INT(ev.d.ev.b, 0);
+	CHECK_EQ_INT(ev.d.name.len, strlen("(name lost)"));
+	CHECK(!memcmp(ev.d.name.s, "(name lost)", ev.d.name.len));
+
+	/* frames have no name and no comms */
+	memset(&r, 0, sizeof(r));
+	r.h.type = TL_EV_FRAME_END;
+	r.h.a = 41;
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r.h), &ev), 1);
+	CHECK_EQ_INT(ev.d.ev.a, 41);
+	CHECK_EQ_INT(ev.d.name.len, 0);
+	r.h.name_len = 1;
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 0);
+	r.h.name_len = 0;
+	r.h.ncomm = 1;
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 0);
+	CHECK(tl_bpf_is_marker(TL_EV_FRAME_BEGIN) && tl_bpf_is_marker(TL_EV_INSTANT));
+	CHECK(!tl_bpf_is_marker(TL_EV_FUNC_ENTRY) && !tl_bpf_is_marker(TL_EV_YIELD_EXIT));
+}
+
 int main(void)
 {
 	RUN_TESTS(test_sample_record, test_sample_dwarf_record, test_switch_record, test_fork_and_names,
-	          test_prev_state);
+	          test_prev_state, test_marker_records);
 }

@@ -29,6 +29,7 @@
 #include "instr.h"
 #include "capture/marks.h"
 #include "capture/marks_shm.h"
+#include "capture/umarks.h"
 #include "threadlens.h"
 #include "trace/trace.h"
 
@@ -644,6 +645,71 @@ static void cleanup(void)
 	rmdir(tmpdir);
 }
 
+/* The file offset of code at addr in this process, from the kernel's own map of it. */
+static uint64_t offset_in_maps(const void *addr, char *path, size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[1024];
+	uint64_t off = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b, pg;
+		int at = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &a, &b, &pg, &at) == 3 && at &&
+		    (uintptr_t)addr >= a && (uintptr_t)addr < b) {
+			off = (uintptr_t)addr - a + pg;
+			snprintf(path, len, "%s", line + at);
+			path[strcspn(path, "\n")] = 0;
+		}
+	}
+	if (f)
+		fclose(f);
+	return off;
+}
+
+/* record -p finds the library linked into this test (capture/umarks.h), at the offsets the kernel maps. */
+TEST(library_found_for_uprobes)
+{
+	void (*fns[TL_UMARK__COUNT])(void) = {
+		[TL_UMARK_FRAME_BEGIN] = (void (*)(void))tl_frame_begin,
+		[TL_UMARK_FRAME_END] = (void (*)(void))tl_frame_end,
+		[TL_UMARK_FRAME_JOIN] = (void (*)(void))tl_frame_join,
+		[TL_UMARK_REGION_BEGIN] = (void (*)(void))tl_region_begin,
+		[TL_UMARK_REGION_END] = (void (*)(void))tl_region_end,
+		[TL_UMARK_TASK_BEGIN] = (void (*)(void))tl_task_begin,
+		[TL_UMARK_TASK_END] = (void (*)(void))tl_task_end,
+		[TL_UMARK_INSTANT] = (void (*)(void))tl_instant,
+	};
+	struct tl_umarks_file files[4], one;
+	char exe[1024];
+	FILE *f;
+	int n = 0;
+
+	CHECK(tl_umarks_candidate("/usr/lib/x86_64-linux-gnu/libthreadlens.so.1", NULL));
+	CHECK(tl_umarks_candidate("/opt/app/bin/server", "/opt/app/bin/server"));
+	CHECK(!tl_umarks_candidate("/usr/lib/x86_64-linux-gnu/libc.so.6", "/opt/app/bin/server"));
+	CHECK(!tl_umarks_candidate("/opt/threadlens/lib/libc.so.6", NULL)); /* the file's name counts, not its folder */
+	CHECK(!tl_umarks_candidate("[vdso]", NULL));
+	CHECK(!tl_umarks_candidate("", ""));
+
+	CHECK_EQ_INT(tl_umarks_find(getpid(), files, &n, 4), 0);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_INT(tl_umarks_find(getpid(), files, &n, 4), 0); /* a file already listed is not listed again */
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_INT(files[0].have, (1u << TL_UMARK__COUNT) - 1);
+	for (int i = 0; i < TL_UMARK__COUNT; i++) {
+		CHECK_EQ_INT(files[0].offset[i], offset_in_maps((const void *)fns[i], exe, sizeof(exe)));
+		CHECK_EQ_STR(files[0].path, exe);
+	}
+	snprintf(exe, sizeof(exe), "%s/libthreadlens-not-elf.so", tmpdir);
+	CHECK((f = fopen(exe, "w")) && fputs("not an ELF file\n", f) >= 0 && !fclose(f));
+	CHECK_EQ_INT(tl_umarks_resolve(exe, &one), 0); /* not ELF: nothing to probe */
+	unlink(exe);
+	CHECK_EQ_INT(tl_umarks_resolve("/nonexistent/libthreadlens.so", &one), 0);
+	CHECK_EQ_INT(tl_umarks_find(-1, files, &n, 4), -1);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -655,5 +721,5 @@ int main(void)
 	RUN_TESTS(concurrent_rings_exact, full_ring_drops_counted, names_interned_once_across_threads,
 	          names_looked_up_while_the_table_grows, slots_of_ended_threads_are_reused,
 	          thread_without_slot_counts_lost, slot_of_killed_process_is_reclaimed, regions_carry_the_threads_frame,
-	          bad_variables_leave_markers_off);
+	          bad_variables_leave_markers_off, library_found_for_uprobes);
 }

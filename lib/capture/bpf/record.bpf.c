@@ -771,6 +771,10 @@ int tl_rq_complete(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/* ---- the marker library's calls, for record -p (uprobes) ---- */
+
+#include "capture/bpf/umarks.h"
+
 /* ---- samples (record --sample) ---- */
 
 #include "capture/bpf/sample.h"

@@ -7,7 +7,8 @@
  * event names, with their names: what the perf back end learns from the
  * tracepoint's comm fields; a switch or a wakeup carries only the names its
  * CPU has not sent since its last loss, record.bpf.c comm_new()), then hdr.name_len bytes of a name (an IRQ
- * handler, an exec'd file, a new comm), not NUL-terminated.  The event
+ * handler, an exec'd file, a new comm; up to TLB_MARK_NAME_MAX for a
+ * marker's), not NUL-terminated.  The event
  * fields mean what they mean in trace/event.h; `type` is an enum
  * tl_event_type and `flags` its TL_EVF_* bits.  The reader checks every
  * length against the record's size (bpf_rec.c, tlb_parse()).
@@ -16,11 +17,12 @@
 #define TL_TLB_H
 
 #define TLB_COMM_LEN 16
-#define TLB_NAME_MAX 64      /* longer names (exec'd paths) are cut */
-#define TLB_STACK_KERNEL 64  /* frames of a SAMPLE record's stack: kernel part (a power of 2) */
-#define TLB_STACK_USER 64    /* and user part: the record holds both (sample.h) */
-#define TLB_DWARF_STACK 8192 /* --stack dwarf: bytes of user stack copied (perf's default) */
-#define TLB_DWARF_CHUNK 512  /* copied this many at a time, up to where the stack ends */
+#define TLB_NAME_MAX 64       /* longer names (exec'd paths) are cut */
+#define TLB_MARK_NAME_MAX 255 /* a marker's name (umarks.h): longer ones are cut */
+#define TLB_STACK_KERNEL 64   /* frames of a SAMPLE record's stack: kernel part (a power of 2) */
+#define TLB_STACK_USER 64     /* and user part: the record holds both (sample.h) */
+#define TLB_DWARF_STACK 8192  /* --stack dwarf: bytes of user stack copied (perf's default) */
+#define TLB_DWARF_CHUNK 512   /* copied this many at a time, up to where the stack ends */
 
 struct tlb_hdr {
 	__u64 ts; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */

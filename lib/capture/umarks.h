@@ -1,0 +1,63 @@
+/*
+ * umarks.h - where a running process keeps the marker library's functions,
+ * for `record -p`: the files and offsets the eBPF back end puts uprobes on
+ * (capture/bpf/umarks.h says what the programs do with the calls).
+ *
+ * A process uses the library as libthreadlens.so (the usual way: a mapped
+ * file whose name holds "threadlens") or linked into its executable.  Those
+ * files are the ones looked at, not every library the process maps: each
+ * look is an ELF symbol search (symbols/elfsym.h).  A file counts when it
+ * defines tl_frame_begin; the other functions are probed where defined.
+ *
+ * Pure but for /proc: no root, no BPF.
+ */
+#ifndef TL_UMARKS_H
+#define TL_UMARKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The library's functions (include/threadlens.h), in the eBPF programs' order (bpf_rec.c). */
+enum tl_umark_fn {
+	TL_UMARK_FRAME_BEGIN,
+	TL_UMARK_FRAME_END,
+	TL_UMARK_FRAME_JOIN,
+	TL_UMARK_REGION_BEGIN,
+	TL_UMARK_REGION_END,
+	TL_UMARK_TASK_BEGIN,
+	TL_UMARK_TASK_END,
+	TL_UMARK_INSTANT,
+	TL_UMARK__COUNT
+};
+
+/* The function names, by enum tl_umark_fn. */
+extern const char *const tl_umark_symbols[TL_UMARK__COUNT];
+
+/* One file that holds the library. */
+struct tl_umarks_file {
+	char path[1024];
+	uint64_t offset[TL_UMARK__COUNT]; /* file offset of each function's entry */
+	unsigned have;                    /* bit i: function i is defined here */
+};
+
+/*
+ * The functions of the file at path: 1 with *f filled if it defines
+ * tl_frame_begin, 0 if not (or it is no ELF file: nothing to probe).
+ */
+int tl_umarks_resolve(const char *path, struct tl_umarks_file *f);
+
+/*
+ * 1 if a /proc/PID/maps path may hold the library: the executable (exe,
+ * its path as /proc/PID/exe resolves) or a file whose name (after the last
+ * '/') contains "threadlens".  Pseudo paths ("[vdso]", "") do not.
+ */
+int tl_umarks_candidate(const char *path, const char *exe);
+
+/*
+ * The files of process pid that hold the library, added to files[*n..max)
+ * unless already there (several processes share one library).  Returns 0,
+ * or -1 with tl_error set if the process cannot be read.
+ */
+int tl_umarks_find(int32_t pid, struct tl_umarks_file *files, int *n, int max);
+
+#endif

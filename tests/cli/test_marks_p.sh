@@ -1,0 +1,69 @@
+#!/bin/bash
+# test_marks_p.sh - markers of a process that threadlens did not start:
+# `record -p` puts uprobes on the marker library's functions
+# (capture/umarks.h, capture/bpf/umarks.h), so its frames and steps are in
+# the trace as a command's would be.
+#
+#   tests/cli/test_marks_p.sh BUILD_DIR
+#
+# The oracle is the program's own clock: wl_frames writes each frame's
+# CLOCK_MONOTONIC time just before its tl_frame_begin() call and just after
+# its tl_frame_end() returns.  The uprobe on the function's entry dates the
+# marker between the two, so every recorded frame must begin at most EPS
+# after the program's begin time and end at most EPS before its end time,
+# and never outside them.  EPS is the cost of a uprobe hit on this kind of
+# machine (a trap into the kernel and the eBPF program: a few us, tens
+# on a loaded VM) plus the clock read: 200 us, a fiftieth of a frame.
+# Needs root (eBPF, uprobes).
+. "$(dirname "$0")/lib.sh"
+cli_init "$1"
+
+if ! can_record; then
+	skip marks-p/frames "need root to load eBPF programs (running as uid $(id -u))"
+	cli_done
+fi
+
+# A pipeline at 100 frames/s for 2.5 s; recorded for 1 s of it, from 0.5 s on.
+frames_p() {
+	local wl
+	"$BUILD/tests/wl_frames" --frames 250 --fps 100 --truth "$TMP/truth.json" &
+	wl=$!
+	sleep 0.5
+	tl record -p "$wl" -d 1s -o "$TMP/p.tl"
+	wait "$wl"
+	[ "$RC" = 0 ] || { echo "record exit $RC: $(tail -n 1 "$ERR")"; return; }
+	grep -q ' markers (0 lost)' "$ERR" || { echo "no markers in the summary: $(tail -n 1 "$ERR")"; return; }
+	tl frames --json "$TMP/p.tl"
+	[ "$RC" = 0 ] || { echo "frames exit $RC: $(head -n 1 "$ERR")"; return; }
+	python3 - "$OUT" "$TMP/truth.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1])); truth = json.load(open(sys.argv[2]))
+EPS = 200000
+start = d["trace"]["start_ns"]
+done = [f for f in d["frames"] if f["complete"]]
+bad = []
+# 1 s at 100 frames/s: 100 begun, give or take the edges
+if not 98 <= len(done) <= 101:
+    bad.append("%d complete frames in 1 s at 100/s" % len(done))
+for f in done:
+    b, e = truth["frame_ns"][f["id"]]
+    db, de = start + f["begin_ns"] - b, e - (start + f["end_ns"])
+    if not (0 <= db <= EPS and 0 <= de <= EPS):
+        bad.append("frame %d: begin %+d ns after the program's, end %+d ns before" % (f["id"], db, de))
+    steps = {s["name"]: s["count"] for s in f["steps"]}
+    if steps != {"capture": 1, "filter": 2, "encode": 1, "output": 1}:
+        bad.append("frame %d: steps %s" % (f["id"], steps))
+print("; ".join(bad[:4]))
+EOF
+}
+retry_once marks-p/frames frames_p
+
+# The command's own markers still come through shared memory, once: no uprobes then.
+tl record -o "$TMP/c.tl" -- "$BUILD/tests/wl_frames" --frames 20 --fps 200 --truth "$TMP/c.json"
+if [ "$RC" = 0 ] && grep -q ', 240 markers (0 lost)' "$ERR"; then
+	pass marks-p/command-once
+else
+	fail marks-p/command-once "exit $RC; want 240 markers (20 frames: a begin, an end and 5 regions of 2 markers each)" "$(tail -n 1 "$ERR")"
+fi
+
+cli_done
