@@ -42,7 +42,7 @@ static void usage(FILE *out)
 	             "\n"
 	             "A command that uses the threadlens marker library (threadlens.h: frames, regions,\n"
 	             "tasks, instants) has its markers recorded too, and so have its children; with -p\n"
-	             "they are read through uprobes (eBPF back end), with -a not (docs/MARKERS.md).\n"
+	             "and -a they are read through uprobes (eBPF back end; docs/MARKERS.md).\n"
 	             "\n"
 	             "options:\n"
 	             "  -o, --output FILE      trace file to write (default: threadlens.tl; - for stdout)\n"

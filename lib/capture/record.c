@@ -317,8 +317,8 @@ static int open_bpf(struct rec *rc)
 		while (ring < want && ring < (1u << 30))
 			ring <<= 1;
 	}
-	/* -p: the marker library's calls through uprobes (a command's come through shared memory) */
-	rc->bpf = tl_bpf_rec_open(rc->groups, ring, !o->system_wide, o->sample ? &smp : NULL, o->npids > 0 && !o->argv);
+	/* -p, -a: the marker library's calls through uprobes (a command's come through shared memory) */
+	rc->bpf = tl_bpf_rec_open(rc->groups, ring, !o->system_wide, o->sample ? &smp : NULL, !o->argv);
 	if (!rc->bpf) {
 		if (o->backend == TL_BACKEND_BPF || o->sample)
 			return -1;
@@ -378,21 +378,33 @@ static int track_targets(struct rec *rc)
 }
 
 /*
- * record -p: the marker library's calls in the attached processes, through
- * uprobes on the files that hold it (capture/umarks.h).  A process that
- * cannot be read or probed costs its markers only: one warning.
+ * The marker library's calls in processes the recorder did not start
+ * (record -p, -a), through uprobes on the files that hold it
+ * (capture/umarks.h).  What cannot be read or probed costs its markers
+ * only: a warning.
  */
 static void attach_umarks(struct rec *rc)
 {
-	struct tl_umarks_file files[8];
-	int n = 0;
+	struct tl_umarks *u = tl_umarks_new();
 
-	for (int i = 0; i < rc->nfilter_tgids; i++)
-		if (tl_umarks_find(rc->filter_tgids[i], files, &n, (int)(sizeof(files) / sizeof(files[0]))))
+	if (!u) {
+		tl_rec_warn(rc->res, "markers are not recorded: %s", tl_error_msg());
+		return;
+	}
+	if (rc->o->system_wide && tl_umarks_find_all(u))
+		tl_rec_warn(rc->res, "markers are not recorded: %s", tl_error_msg());
+	for (int i = 0; !rc->o->system_wide && i < rc->nfilter_tgids; i++)
+		if (tl_umarks_find(u, rc->filter_tgids[i]))
+			tl_rec_warn(rc->res, "markers of process %d are not recorded: %s", (int)rc->filter_tgids[i],
+			            tl_error_msg());
+	for (int i = 0; i < u->n; i++)
+		if (tl_bpf_rec_attach_marks(rc->bpf, &u->files[i]))
 			tl_rec_warn(rc->res, "markers are not recorded: %s", tl_error_msg());
-	for (int i = 0; i < n; i++)
-		if (tl_bpf_rec_attach_marks(rc->bpf, &files[i]))
-			tl_rec_warn(rc->res, "markers are not recorded: %s", tl_error_msg());
+	if (u->left_out)
+		tl_rec_warn(rc->res,
+		            "markers of %llu more files that hold the marker library are not recorded (%d at most)",
+		            (unsigned long long)u->left_out, TL_UMARKS_MAX_FILES);
+	tl_umarks_free(u);
 }
 
 /*
@@ -655,7 +667,7 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	res->child_ran = rc->tg.child > 0;
 	if (rc->bpf && track_targets(rc))
 		goto out;
-	if (rc->bpf && opts->npids > 0 && !opts->argv)
+	if (rc->bpf && !opts->argv)
 		attach_umarks(rc);
 	fill_info(rc);
 	/* Before the start: delay accounting must be on when the first counters are read. */

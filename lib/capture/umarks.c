@@ -1,11 +1,13 @@
 /*
  * umarks.c - the marker library's functions in a running process (umarks.h).
  *
- * Invariant: a file is in the list once, by its path as the process maps
- * it; its offsets are those elfsym.h gives, as `record --func` uses them.
+ * Invariants: a path is examined once (u->checked), so a file is in the
+ * list once, by its path as the process maps it; its offsets are those
+ * elfsym.h gives, as `record --func` uses them.
  */
 #include "capture/umarks.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "base/grow.h"
 #include "capture/procmaps.h"
 #include "symbols/elfsym.h"
 
@@ -55,11 +58,45 @@ int tl_umarks_candidate(const char *path, const char *exe)
 	return strstr(base, "threadlens") != NULL;
 }
 
-int tl_umarks_find(int32_t pid, struct tl_umarks_file *files, int *n, int max)
+struct tl_umarks *tl_umarks_new(void)
+{
+	struct tl_umarks *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		tl_error("out of memory");
+	return u;
+}
+
+void tl_umarks_free(struct tl_umarks *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->nchecked; i++)
+		free(u->checked[i]);
+	free(u->checked);
+	free(u);
+}
+
+/* 1 if path was examined before; else it is noted (0), or -1 out of memory. */
+static int checked_before(struct tl_umarks *u, const char *path)
+{
+	char *copy;
+
+	for (size_t i = 0; i < u->nchecked; i++)
+		if (!strcmp(u->checked[i], path))
+			return 1;
+	if (TL_GROW(u->checked, u->capchecked, u->nchecked + 1) < 0 || !(copy = strdup(path)))
+		return tl_error("out of memory");
+	u->checked[u->nchecked++] = copy;
+	return 0;
+}
+
+int tl_umarks_find(struct tl_umarks *u, int32_t pid)
 {
 	char p[64], exe[PATH_MAX] = "", *line = NULL;
 	size_t cap = 0;
 	ssize_t len, e;
+	int ret = 0;
 	FILE *f;
 
 	snprintf(p, sizeof(p), "/proc/%d/exe", (int)pid);
@@ -68,23 +105,47 @@ int tl_umarks_find(int32_t pid, struct tl_umarks_file *files, int *n, int max)
 	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
 	if (!(f = fopen(p, "r")))
 		return tl_error_errno("cannot read the maps of process %d", (int)pid);
-	while ((len = getline(&line, &cap, f)) > 0) {
+	while (!ret && (len = getline(&line, &cap, f)) > 0) {
 		struct tl_map m;
-		char path[sizeof(files[0].path)];
-		int known = 0;
+		char path[sizeof(u->files[0].path)];
+		struct tl_umarks_file *t, spare;
 
 		if (!tl_procmaps_parse_line(line, (size_t)len, &m) || !m.exec || m.path_len >= sizeof(path))
 			continue;
 		memcpy(path, m.path, m.path_len);
 		path[m.path_len] = 0;
-		if (!tl_umarks_candidate(path, exe))
+		if (!tl_umarks_candidate(path, exe) || (ret = checked_before(u, path)) != 0)
 			continue;
-		for (int i = 0; i < *n && !known; i++)
-			known = !strcmp(files[i].path, path);
-		if (!known && *n < max && tl_umarks_resolve(path, &files[*n]))
-			(*n)++;
+		t = u->n < TL_UMARKS_MAX_FILES ? &u->files[u->n] : &spare;
+		if (tl_umarks_resolve(path, t)) {
+			if (t == &spare)
+				u->left_out++;
+			else
+				u->n++;
+		}
 	}
 	free(line);
 	fclose(f);
-	return 0;
+	return ret < 0 ? -1 : 0;
+}
+
+int tl_umarks_find_all(struct tl_umarks *u)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return tl_error_errno("cannot list /proc");
+	while (!ret && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue;
+		if (tl_umarks_find(u, (int32_t)pid) && !strcmp(tl_error_msg(), "out of memory"))
+			ret = -1;
+	}
+	closedir(d);
+	return ret;
 }

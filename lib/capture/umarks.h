@@ -9,6 +9,11 @@
  * look is an ELF symbol search (symbols/elfsym.h).  A file counts when it
  * defines tl_frame_begin; the other functions are probed where defined.
  *
+ * A shared library is one file for every process that maps it, and a
+ * uprobe on a file sees every process that runs it, those started later
+ * too; an executable is probed for the processes running it when the
+ * recording starts.
+ *
  * Pure but for /proc: no root, no BPF.
  */
 #ifndef TL_UMARKS_H
@@ -53,11 +58,32 @@ int tl_umarks_resolve(const char *path, struct tl_umarks_file *f);
  */
 int tl_umarks_candidate(const char *path, const char *exe);
 
+#define TL_UMARKS_MAX_FILES 64 /* files probed in one recording; more are left out, and counted */
+
+/* The files found so far; each path is examined once (paths_checked). */
+struct tl_umarks {
+	struct tl_umarks_file files[TL_UMARKS_MAX_FILES];
+	int n;
+	uint64_t left_out; /* files with the library beyond TL_UMARKS_MAX_FILES */
+	char **checked;    /* every candidate path examined, with or without the library */
+	size_t nchecked, capchecked;
+};
+
+/* An empty set; NULL with tl_error set.  Free with tl_umarks_free(). */
+struct tl_umarks *tl_umarks_new(void);
+void tl_umarks_free(struct tl_umarks *u);
+
 /*
- * The files of process pid that hold the library, added to files[*n..max)
- * unless already there (several processes share one library).  Returns 0,
- * or -1 with tl_error set if the process cannot be read.
+ * Add the files of process pid that hold the library.  Returns 0, or -1
+ * with tl_error set if the process cannot be read (out of memory too).
  */
-int tl_umarks_find(int32_t pid, struct tl_umarks_file *files, int *n, int max);
+int tl_umarks_find(struct tl_umarks *u, int32_t pid);
+
+/*
+ * The same for every process in /proc (record -a): one that is gone or
+ * unreadable meanwhile (a kernel thread has no maps) is passed over.
+ * Returns 0, or -1 with tl_error set if /proc cannot be listed.
+ */
+int tl_umarks_find_all(struct tl_umarks *u);
 
 #endif

@@ -681,10 +681,11 @@ TEST(library_found_for_uprobes)
 		[TL_UMARK_TASK_END] = (void (*)(void))tl_task_end,
 		[TL_UMARK_INSTANT] = (void (*)(void))tl_instant,
 	};
-	struct tl_umarks_file files[4], one;
+	struct tl_umarks *u = tl_umarks_new();
+	struct tl_umarks_file one;
 	char exe[1024];
+	int seen;
 	FILE *f;
-	int n = 0;
 
 	CHECK(tl_umarks_candidate("/usr/lib/x86_64-linux-gnu/libthreadlens.so.1", NULL));
 	CHECK(tl_umarks_candidate("/opt/app/bin/server", "/opt/app/bin/server"));
@@ -693,21 +694,38 @@ TEST(library_found_for_uprobes)
 	CHECK(!tl_umarks_candidate("[vdso]", NULL));
 	CHECK(!tl_umarks_candidate("", ""));
 
-	CHECK_EQ_INT(tl_umarks_find(getpid(), files, &n, 4), 0);
-	CHECK_EQ_INT(n, 1);
-	CHECK_EQ_INT(tl_umarks_find(getpid(), files, &n, 4), 0); /* a file already listed is not listed again */
-	CHECK_EQ_INT(n, 1);
-	CHECK_EQ_INT(files[0].have, (1u << TL_UMARK__COUNT) - 1);
+	CHECK(u != NULL);
+	if (!u)
+		return;
+	CHECK_EQ_INT(tl_umarks_find(u, getpid()), 0);
+	CHECK_EQ_INT(u->n, 1);
+	CHECK_EQ_INT(tl_umarks_find(u, getpid()), 0); /* a file already examined is not listed again */
+	CHECK_EQ_INT(u->n, 1);
+	CHECK_EQ_INT(u->files[0].have, (1u << TL_UMARK__COUNT) - 1);
 	for (int i = 0; i < TL_UMARK__COUNT; i++) {
-		CHECK_EQ_INT(files[0].offset[i], offset_in_maps((const void *)fns[i], exe, sizeof(exe)));
-		CHECK_EQ_STR(files[0].path, exe);
+		CHECK_EQ_INT(u->files[0].offset[i], offset_in_maps((const void *)fns[i], exe, sizeof(exe)));
+		CHECK_EQ_STR(u->files[0].path, exe);
 	}
+	/* every process: this one's file still once, and it is found again by a fresh scan */
+	CHECK_EQ_INT(tl_umarks_find_all(u), 0);
+	CHECK_EQ_INT(u->n, 1);
+	tl_umarks_free(u);
+	u = tl_umarks_new();
+	CHECK(u != NULL);
+	if (!u)
+		return;
+	CHECK_EQ_INT(tl_umarks_find_all(u), 0);
+	seen = 0;
+	for (int i = 0; i < u->n; i++)
+		seen |= !strcmp(u->files[i].path, exe);
+	CHECK(seen);
 	snprintf(exe, sizeof(exe), "%s/libthreadlens-not-elf.so", tmpdir);
 	CHECK((f = fopen(exe, "w")) && fputs("not an ELF file\n", f) >= 0 && !fclose(f));
 	CHECK_EQ_INT(tl_umarks_resolve(exe, &one), 0); /* not ELF: nothing to probe */
 	unlink(exe);
 	CHECK_EQ_INT(tl_umarks_resolve("/nonexistent/libthreadlens.so", &one), 0);
-	CHECK_EQ_INT(tl_umarks_find(-1, files, &n, 4), -1);
+	CHECK_EQ_INT(tl_umarks_find(u, -1), -1);
+	tl_umarks_free(u);
 }
 
 int main(void)
