@@ -74,7 +74,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "detectors: lock-contention, io-bound, wake-storm, preemption-starvation,\n"
 	      "migration-storm, single-thread-bottleneck, irq-interference, oversubscription,\n"
-	      "priority-inversion;\n"
+	      "priority-inversion, serialized-threads;\n"
 	      "from the markers' parallel regions (tl_region_begin/end): barrier-imbalance,\n"
 	      "pointless-parallelism\n"
 	      "\n"

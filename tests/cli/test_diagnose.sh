@@ -24,6 +24,9 @@
 #                    'helper1' 20 us each per round
 #   priority-inversion  wl_kernel inversion: 'high' waits on a mutex 'low'
 #                    holds while 'medium' runs (SCHED_FIFO 30, 10, 20)
+#   serialized-threads  wl_kernel baton: 't0'..'t2' compute in turn, passing
+#                    a turn on a condition variable; three Python threads
+#                    in a loop take turns on its global interpreter lock
 #   oversubscription wl_kernel oversub: four workers compute at once on the
 #                    CPUs, then one merges alone (the waiting thread named
 #                    first varies: "kind:*"); beside a busy process of the
@@ -83,7 +86,7 @@ for k, ts in found:
 for det in d["detectors"]:
     if det["kind"] in ("lock-contention", "io-bound", "wake-storm", "preemption-starvation",
                        "migration-storm", "single-thread-bottleneck", "irq-interference", "oversubscription",
-                       "priority-inversion") and (det["skipped"] or not det["checked"]):
+                       "priority-inversion", "serialized-threads") and (det["skipped"] or not det["checked"]):
         bad.append("detector %s did not run: %s" % (det["kind"], det["skipped"]))
 if bad:
     bad.append("found: %s" % (found or "nothing"))
@@ -132,6 +135,17 @@ else
 		"$BUILD/tests/wl_kernel" tiny
 	diag healthy-balanced "" "$BUILD/tests/wl_kernel" balanced
 	diag oversubscription "oversubscription:*" "$BUILD/tests/wl_kernel" oversub
+	# three threads passing a turn on a condition variable: one at a time, a CPU idle
+	diag serialized-threads "serialized-threads:t0:t1:t2" "$BUILD/tests/wl_kernel" baton
+	# the same with Python's global interpreter lock: three CPU-bound threads (its other findings not judged)
+	ONLY=serialized-threads diag serialized-python "serialized-threads:*" python3 -c '
+import threading
+def work():
+    s = 0
+    for i in range(2000000): s += i * i
+ts = [threading.Thread(target=work) for i in range(3)]
+for t in ts: t.start()
+for t in ts: t.join()' 
 	# the same beside a busy process of the same program: when it under-uses the CPUs the other one
 	# keeps them busy, so no CPU is idle and spreading the work in time would recover nothing
 	ONLY=oversubscription diag oversub-busy-sibling "" sh -c \

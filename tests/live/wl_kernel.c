@@ -40,6 +40,10 @@
  *             CPUs); they meet through a condition variable, not a lock
  *   fit       the same work on two workers: 4 ms each, then the merge
  *             (healthy: never more busy threads than two CPUs)
+ *   baton     't0', 't1', 't2' pass a turn round on a condition variable
+ *             and compute 4 ms on each of their 30 turns, outside the
+ *             mutex: one at a time, a CPU idle (diagnose: serialized
+ *             threads, as Python's global interpreter lock makes them)
  *   inversion 'low' (SCHED_FIFO 10) holds a mutex for 30 ms of work;
  *             'high' (FIFO 30) wants it 2 ms later and waits; 'medium'
  *             (FIFO 20) computes 20 ms from 4 ms on, preempting low: all
@@ -115,6 +119,7 @@ struct run {
 		int n, count;
 		unsigned gen;
 	} cb;
+	pthread_cond_t turn[MAXT]; /* baton: each thread's turn */
 	pthread_mutex_t lock;
 	atomic_int done;
 	int ab[2], ba[2]; /* pipes: ping -> pong, pong -> ping */
@@ -488,6 +493,30 @@ static void round_body(struct th *self)
 	}
 }
 
+/*
+ * baton: the turn goes round the threads; each computes 4 ms on its turn,
+ * outside the mutex, and wakes only the next (its own condition variable);
+ * 30 turns each.
+ */
+static void baton_body(struct th *self)
+{
+	struct cbar *b = &self->run->cb;
+	int me = (int)(self - self->run->th), next = (me + 1) % self->run->nthreads;
+
+	for (int i = 0; i < 30; i++) {
+		pthread_mutex_lock(&b->m);
+		while (b->count != me)
+			pthread_cond_wait(&self->run->turn[me], &b->m);
+		pthread_mutex_unlock(&b->m);
+		wl_spin_cpu(4 * MS);
+		pthread_mutex_lock(&b->m);
+		b->count = next;
+		pthread_cond_signal(&self->run->turn[next]);
+		pthread_mutex_unlock(&b->m);
+		self->count++;
+	}
+}
+
 static void sleep_until(uint64_t ns)
 {
 	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
@@ -569,6 +598,11 @@ static const struct scenario scenarios[] = {
 	  "'w0' and 'w1' compute 4 ms each, then 'w0' merges 4 ms alone, 30 rounds",
 	  { { .name = "w0", .cpu = -1, .arg = 4, .body = round_body },
 	    { .name = "w1", .cpu = -1, .arg = 4, .body = round_body } } },
+	{ "baton",
+	  "'t0', 't1' and 't2' take turns computing 4 ms, passing a turn on a condition variable, 30 rounds",
+	  { { .name = "t0", .cpu = -1, .body = baton_body },
+	    { .name = "t1", .cpu = -1, .body = baton_body },
+	    { .name = "t2", .cpu = -1, .body = baton_body } } },
 	{ "inversion",
 	  "'high' (FIFO 30) waits for a mutex 'low' (FIFO 10) holds while 'medium' (FIFO 20) runs, CPU 0",
 	  { { .name = "low", .cpu = 0, .arg = 0, .fifo = 10, .body = prio_body },
@@ -699,6 +733,8 @@ int main(int argc, char **argv)
 	r.t0 = wl_now_ns() + 20 * MS; /* after every thread is set up */
 	pthread_mutex_init(&r.cb.m, NULL);
 	pthread_cond_init(&r.cb.c, NULL);
+	for (int i = 0; i < MAXT; i++)
+		pthread_cond_init(&r.turn[i], NULL);
 	r.cb.n = r.nthreads;
 	for (int i = 0; i < r.nthreads; i++)
 		if (pthread_create(&r.th[i].pt, NULL, trampoline, &r.th[i])) {

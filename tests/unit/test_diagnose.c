@@ -4,7 +4,8 @@
  * with its cost and the holder whose wakeup ended the wait; a thread
  * waiting as long on a condition (a futex wait without the flag) and a
  * thread joining an exited one are not; a thread whose waits end by block
- * I/O is io-bound.
+ * I/O is io-bound.  Three threads taking turns on two CPUs are serialized
+ * threads, with the cost and evidence worked out in write_serial().
  *
  * The trace is written with the real writer and read back with the real
  * reader, as the command does.
@@ -115,6 +116,80 @@ TEST(lock_not_condition_nor_join)
 	tl_run_release(&run);
 }
 
+/*
+ * serial (200): a (201), b (202) and c (203) take turns on two CPUs, 100 us
+ * each, the one whose turn ends waking the next (a condition's futex wait,
+ * not a lock's): a 1002-1101, b 1100-1201, c 1200-1301, a 1300-1401, b
+ * 1400-1501, c 1500-1601, a 1600-1700; before that b and c ran 1 us each
+ * (1000-1001, 1001-1002) on their way to their first wait.  (The trace
+ * starts at 990 and a after them: an interval that closes after later
+ * ones is dated back in the load analysis, and the idle CPU time of the
+ * stretch it rewrites is approximate, load.c.)
+ * Their time on a CPU R = 300 + 203 + 203 = 706 us; two of them wanting a
+ * CPU at once: 1 us at each of the six hand-overs, 6 us; one with the
+ * other CPU idle, 1000-1700 less those six: 694 us.  The cost: R (1 - 1/2)
+ * = 353 us (two CPUs for three threads), under the 694 us of idle CPU.
+ */
+static void write_serial(char *p)
+{
+	const uint16_t cond = TL_EVF_WAIT_FUTEX;
+	static const int32_t turn[] = { 201, 202, 203, 201, 202, 203, 201 };
+
+	W = program_trace_open(p, 200, 990);
+	CHECK(W != NULL);
+	ev(1000, -1, TL_EV_THREAD, 200, 200, 0, 0, 2, 0, "serial");
+	ev(1000, -1, TL_EV_THREAD, 201, 200, 0, 0, 2, 0, "a");
+	ev(1000, -1, TL_EV_THREAD, 202, 200, 0, 0, 2, 0, "b");
+	ev(1000, -1, TL_EV_THREAD, 203, 200, 0, 0, 2, 0, "c");
+	sw(1000, 1, 0, 0, 202, 0);
+	sw(1001, 1, 202, TL_PS_S, 203, cond);
+	sw(1002, 1, 203, TL_PS_S, 0, cond);
+	sw(1002, 0, 0, 0, 201, 0);
+	for (int k = 1; k < 7; k++) {
+		uint64_t t = 1000 + 100 * (uint64_t)k;
+		int cpu = k % 2; /* the next one runs on the CPU that is idle, the one ending its turn on the other */
+
+		ev(t, 1 - cpu, TL_EV_WAKING, turn[k], turn[k - 1], 0, 120, 0, 0, NULL);
+		ev(t, 1 - cpu, TL_EV_WAKEUP, turn[k], turn[k - 1], 0, 120, 0, 0, NULL);
+		sw(t, cpu, 0, 0, turn[k], 0);
+		sw(t + 1, 1 - cpu, turn[k - 1], TL_PS_S, 0, cond);
+	}
+	sw(1700, 0, 201, TL_PS_S, 0, cond);
+	CHECK(program_trace_close(W, 1710) == 0);
+}
+
+TEST(serialized_threads)
+{
+	char p[] = "/tmp/tl-test-serial-XXXXXX"; /* program_trace_open() makes it */
+	struct tl_run run = { .to_ns = -1, .path = p };
+	struct tl_diagnose_opts o;
+	struct tl_findings f;
+	const struct tl_finding *x;
+
+	write_serial(p);
+	tl_diagnose_defaults(&o);
+	o.min_cost_ns = 50 * US;
+	CHECK_EQ_INT(tl_diagnose_analyze(&run, &o, &f), 0);
+	CHECK_EQ_INT(f.n, 1);
+	if (f.n == 1) {
+		x = &f.items[0];
+		CHECK_EQ_STR(tl_finding_kind_name(x->kind), "serialized-threads");
+		CHECK_EQ_INT(x->pid, 200);
+		CHECK_EQ_INT(x->cost_ns, 353 * US);
+		CHECK_EQ_INT(x->nthreads, 3);
+		CHECK_EQ_INT(x->threads[0].tid, 201);
+		CHECK_EQ_INT(x->threads[2].tid, 203);
+		CHECK_EQ_INT((int)x->evidence[0].value, 3);
+		CHECK_EQ_INT((int64_t)x->evidence[1].value, 706 * US);
+		CHECK_EQ_INT((int64_t)x->evidence[2].value, 6 * US);
+		CHECK_EQ_INT((int64_t)x->evidence[3].value, 694 * US);
+	}
+	CHECK_EQ_INT(f.checked[TL_FIND_SERIALIZED], 1);
+	tl_findings_release(&f);
+	tl_run_release(&run);
+	unlink(p);
+}
+
 TEST(kind_names)
 {
 	for (int k = 0; k < TL_FIND__COUNT; k++)
@@ -131,5 +206,5 @@ int main(void)
 {
 	write_trace();
 	atexit(remove_trace);
-	RUN_TESTS(lock_not_condition_nor_join, kind_names);
+	RUN_TESTS(lock_not_condition_nor_join, serialized_threads, kind_names);
 }

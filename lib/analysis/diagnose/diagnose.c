@@ -32,6 +32,7 @@ static const char *const kind_names[TL_FIND__COUNT] = {
 	[TL_FIND_SINGLE_THREAD_BOTTLENECK] = "single-thread-bottleneck",
 	[TL_FIND_MIGRATION_STORM] = "migration-storm",
 	[TL_FIND_IRQ_INTERFERENCE] = "irq-interference",
+	[TL_FIND_SERIALIZED] = "serialized-threads",
 };
 
 const char *tl_finding_kind_name(unsigned kind)
@@ -710,6 +711,7 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 	out->skipped[TL_FIND_BARRIER_IMBALANCE][0] = 0;
 	out->skipped[TL_FIND_POINTLESS_PARALLEL][0] = 0;
 	out->skipped[TL_FIND_OVERSUBSCRIPTION][0] = 0;
+	out->skipped[TL_FIND_SERIALIZED][0] = 0;
 	for (size_t i = 0; i < m->nthreads && !ret; i++) {
 		const struct tl_thread_stats *t = &m->threads[i];
 
@@ -724,7 +726,8 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 	for (size_t i = 0; i < m->nprocs && !ret; i++)
 		if (m->procs[i].is_target) {
 			out->checked[TL_FIND_OVERSUBSCRIPTION]++;
-			ret = oversubscription(&c, &m->procs[i]);
+			out->checked[TL_FIND_SERIALIZED]++;
+			ret = oversubscription(&c, &m->procs[i]) || tl_dg_serialized(&c, &m->procs[i]) ? -1 : 0;
 		}
 	if (!ret)
 		ret = tl_dg_regions(&c);

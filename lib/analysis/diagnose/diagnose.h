@@ -45,6 +45,7 @@ enum tl_finding_kind {
 	TL_FIND_SINGLE_THREAD_BOTTLENECK, /* one thread near 100% while the others wait on it */
 	TL_FIND_MIGRATION_STORM,          /* a thread moves between CPUs far more often than it runs */
 	TL_FIND_IRQ_INTERFERENCE,         /* a thread loses a notable share of its running time to interrupts */
+	TL_FIND_SERIALIZED,               /* threads of a process compute one at a time while a CPU is idle */
 	TL_FIND__COUNT
 };
 

@@ -1,7 +1,7 @@
 /*
  * diagnose_int.h - what the detectors share (diagnose.c for the ones that
  * read each thread's statistics, diagnose_regions.c for the ones that read
- * the parallel regions): the context of one analysis and the helpers that
+ * the parallel regions, diagnose_serial.c for serialized threads): the context of one analysis and the helpers that
  * fill a finding.
  */
 #ifndef TL_DIAGNOSE_INT_H
@@ -50,5 +50,8 @@ struct tl_finding *tl_dg_new_finding(struct tl_dg_ctx *c, unsigned kind, const s
 
 /* The region detectors (diagnose_regions.c): barrier imbalance, pointless parallelism.  0, or -1 (memory). */
 int tl_dg_regions(struct tl_dg_ctx *c);
+
+/* Serialized threads of process p (diagnose_serial.c).  0, or -1 (memory). */
+int tl_dg_serialized(struct tl_dg_ctx *c, const struct tl_process_stats *p);
 
 #endif

@@ -23,15 +23,21 @@ static const char *value_str(double v, const char *unit, char *buf, size_t len)
 	return buf;
 }
 
+/* The detectors that judge a process, not a thread. */
+static int per_process(unsigned kind)
+{
+	return kind == TL_FIND_OVERSUBSCRIPTION || kind == TL_FIND_SERIALIZED;
+}
+
 static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 {
 	char b[3][32];
 
 	fprintf(out, "\n%zu. %s  cost %s (%.0f%% of the %s time)\n", i + 1, tl_finding_kind_name(f->kind),
 	        tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity,
-	        f->region[0]                          ? "region's"
-	        : f->kind == TL_FIND_OVERSUBSCRIPTION ? "process's"
-	                                              : "thread's");
+	        f->region[0]           ? "region's"
+	        : per_process(f->kind) ? "process's"
+	                               : "thread's");
 	fprintf(out, "   %s\n", f->title);
 	fprintf(out, "   where:    process %s (%d);", f->process, (int)f->pid);
 	if (f->region[0])
@@ -73,11 +79,11 @@ int tl_diagnose_write_text(FILE *out, const struct tl_findings *f)
 		if (!f->skipped[k][0])
 			fprintf(out, " %s (%" PRIu64 " %s%s)", tl_finding_kind_name(k), f->checked[k],
 			        k == TL_FIND_BARRIER_IMBALANCE || k == TL_FIND_POINTLESS_PARALLEL ? "region"
-			        : k == TL_FIND_OVERSUBSCRIPTION                                   ? "process"
+			        : per_process(k)                                                  ? "process"
 			                                                                          : "thread",
-			        f->checked[k] == 1              ? ""
-			        : k == TL_FIND_OVERSUBSCRIPTION ? "es"
-			                                        : "s");
+			        f->checked[k] == 1 ? ""
+			        : per_process(k)   ? "es"
+			                           : "s");
 	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
 		if (f->skipped[k][0] && strcmp(f->skipped[k], TL_DIAGNOSE_NOT_YET))
 			fprintf(out, "\nnot examined: %s: %s", tl_finding_kind_name(k), f->skipped[k]);
