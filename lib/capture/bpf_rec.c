@@ -126,14 +126,23 @@ int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out)
 		out->d.name.s = p + sizeof(h) + (size_t)h.ncomm * sizeof(struct tlb_comm);
 		out->d.name.len = strn(out->d.name.s, h.name_len);
 	}
+	out->span = -1;
 	if (tl_bpf_is_marker(h.type)) {
 		/*
 		 * A marker call seen by a uprobe (umarks.h): as the marker library's own
 		 * would be (marks.c), but on the CPU it ran on (theirs has none), so
-		 * that CPU's stream keeps its time order.
+		 * that CPU's stream keeps its time order.  c > 0: an OpenMP function's
+		 * region, named by the recorder (its cookie + 1).
 		 */
 		if (h.ncomm || (h.type <= TL_EV_FRAME_END && h.name_len))
 			return 0;
+		if (h.c > 0) {
+			if (h.name_len || h.c > INT32_MAX ||
+			    (h.type != TL_EV_REGION_BEGIN && h.type != TL_EV_REGION_END))
+				return 0;
+			out->span = (int)(h.c - 1);
+			out->d.ev.c = 0;
+		}
 		out->d.ev.b = 0;
 		if (h.b && !h.name_len) {
 			out->d.name.s = TL_BPF_NAME_LOST;
@@ -344,6 +353,20 @@ static struct bpf_program *mark_prog(struct record *skel, int fn)
 	return v[fn];
 }
 
+/* Keep a uprobe's link until close: 0, or -1 (memory; the link is destroyed). */
+static int keep_link(struct tl_bpf_rec *r, struct bpf_link *link)
+{
+	struct bpf_link **l = realloc(r->mark_links, (size_t)(r->nmark_links + 1) * sizeof(*l));
+
+	if (!l) {
+		bpf_link__destroy(link);
+		return tl_error("out of memory");
+	}
+	r->mark_links = l;
+	l[r->nmark_links++] = link;
+	return 0;
+}
+
 int tl_bpf_rec_attach_marks(struct tl_bpf_rec *r, const struct tl_umarks_file *f)
 {
 	libbpf_print_fn_t old;
@@ -356,7 +379,7 @@ int tl_bpf_rec_attach_marks(struct tl_bpf_rec *r, const struct tl_umarks_file *f
 		return tl_error("eBPF: the marker programs were not loaded");
 	old = tl_bpf_msg_begin();
 	for (int i = 0; i < TL_UMARK__COUNT && !ret; i++) {
-		struct bpf_link **l, *link;
+		struct bpf_link *link;
 
 		if (!(f->have & (1u << i)))
 			continue;
@@ -370,13 +393,40 @@ int tl_bpf_rec_attach_marks(struct tl_bpf_rec *r, const struct tl_umarks_file *f
 			ret = tl_bpf_fail(what, -errno);
 			break;
 		}
-		if (!(l = realloc(r->mark_links, (size_t)(r->nmark_links + 1) * sizeof(*l)))) {
-			bpf_link__destroy(link);
-			ret = tl_error("out of memory");
+		if ((ret = keep_link(r, link)))
+			break;
+	}
+	tl_bpf_msg_end(old);
+	return ret;
+}
+
+int tl_bpf_rec_attach_span(struct tl_bpf_rec *r, const char *path, uint64_t offset, int cookie)
+{
+	struct bpf_program *prog[2] = { r->skel->progs.tl_u_span_begin, r->skel->progs.tl_u_span_end };
+	libbpf_print_fn_t old;
+	int ret = 0;
+
+#if !defined(__x86_64__)
+	return tl_error("OpenMP regions (uprobes) are read on x86-64 only");
+#endif
+	if (bpf_program__fd(prog[0]) < 0)
+		return tl_error("eBPF: the OpenMP region programs were not loaded");
+	old = tl_bpf_msg_begin();
+	for (int i = 0; i < 2 && !ret; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = (uint64_t)cookie, .retprobe = i == 1);
+		struct bpf_link *link = bpf_program__attach_uprobe_opts(prog[i], -1, path, (size_t)offset, &o);
+
+		if (!link) {
+			char what[1200];
+
+			snprintf(what, sizeof(what),
+			         "eBPF: cannot put a uprobe on the %s of the function at 0x%llx in '%s'",
+			         i ? "return" : "entry", (unsigned long long)offset, path);
+			ret = tl_bpf_fail(what, -errno);
 			break;
 		}
-		r->mark_links = l;
-		l[r->nmark_links++] = link;
+		if ((ret = keep_link(r, link)))
+			break;
 	}
 	tl_bpf_msg_end(old);
 	return ret;
@@ -434,7 +484,9 @@ struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filte
 	else
 		bpf_program__set_autoload(r->skel->progs.tl_sample, false);
 	for (int i = 0; i < TL_UMARK__COUNT; i++)
-		bpf_program__set_autoload(mark_prog(r->skel, i), !!umarks);
+		bpf_program__set_autoload(mark_prog(r->skel, i), !!(umarks & TL_BPF_UMARKS));
+	bpf_program__set_autoload(r->skel->progs.tl_u_span_begin, !!(umarks & TL_BPF_USPANS));
+	bpf_program__set_autoload(r->skel->progs.tl_u_span_end, !!(umarks & TL_BPF_USPANS));
 	if ((err = record__load(r->skel))) {
 		tl_bpf_fail("eBPF: the kernel did not load the recorder program", err);
 		goto fail;

@@ -46,14 +46,25 @@ struct tl_bpf_sample {
 struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter, const struct tl_bpf_sample *sample,
                                    int umarks);
 
+/* tl_bpf_rec_open()'s umarks: which uprobe programs to load. */
+enum { TL_BPF_UMARKS = 1 << 0, TL_BPF_USPANS = 1 << 1 };
+
 /*
- * umarks (tl_bpf_rec_open): load the marker library's uprobe programs
+ * umarks & TL_BPF_UMARKS (tl_bpf_rec_open): load the marker library's uprobe programs
  * (capture/bpf/umarks.h), for record -p.  Then attach them to a file that
  * holds the library (capture/umarks.h), for every process that maps it;
  * the filter keeps the recorded ones' calls.  0, or -1 with tl_error set.
  */
 struct tl_umarks_file;
 int tl_bpf_rec_attach_marks(struct tl_bpf_rec *r, const struct tl_umarks_file *f);
+
+/*
+ * The same for an OpenMP outlined function (capture/umarks.h): a uprobe on
+ * its entry and one on its return write a REGION_BEGIN and a REGION_END of
+ * the thread that runs it, carrying `cookie` (tl_bpf_event.span) in place
+ * of a name.  0, or -1 with tl_error set.
+ */
+int tl_bpf_rec_attach_span(struct tl_bpf_rec *r, const char *path, uint64_t offset, int cookie);
 
 /* 1 for the event types of the marker library, which a uprobe record may carry. */
 static inline int tl_bpf_is_marker(unsigned type)
@@ -108,6 +119,7 @@ struct tl_bpf_event {
 	struct tl_tp_decoded d;   /* the event and the names it reveals; strings point into the record */
 	int32_t cur_tid, cur_pid; /* the task on the CPU */
 	int32_t child_tgid;       /* FORK: the child's process, else 0 */
+	int span;                 /* REGION_* of an OpenMP function (tl_bpf_rec_attach_span): its cookie; else -1 */
 	unsigned nframes;         /* SAMPLE: its stack, innermost first, kernel frames before user ones */
 	unsigned sample_event;    /* SAMPLE: the index of its event in tl_bpf_sample.events */
 	int dwarf;                /* SAMPLE of --stack dwarf: frames holds the kernel part; the user part is: */

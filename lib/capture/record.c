@@ -317,8 +317,9 @@ static int open_bpf(struct rec *rc)
 		while (ring < want && ring < (1u << 30))
 			ring <<= 1;
 	}
-	/* -p, -a: the marker library's calls through uprobes (a command's come through shared memory) */
-	rc->bpf = tl_bpf_rec_open(rc->groups, ring, !o->system_wide, o->sample ? &smp : NULL, !o->argv);
+	/* -p, -a: the marker library's calls through uprobes (a command's come through shared memory); not -a: OpenMP */
+	rc->bpf = tl_bpf_rec_open(rc->groups, ring, !o->system_wide, o->sample ? &smp : NULL,
+	                          (o->argv ? 0 : TL_BPF_UMARKS) | (o->system_wide || o->no_omp ? 0 : TL_BPF_USPANS));
 	if (!rc->bpf) {
 		if (o->backend == TL_BACKEND_BPF || o->sample)
 			return -1;
@@ -383,14 +384,8 @@ static int track_targets(struct rec *rc)
  * (capture/umarks.h).  What cannot be read or probed costs its markers
  * only: a warning.
  */
-static void attach_umarks(struct rec *rc)
+static void attach_umarks(struct rec *rc, struct tl_umarks *u)
 {
-	struct tl_umarks *u = tl_umarks_new();
-
-	if (!u) {
-		tl_rec_warn(rc->res, "markers are not recorded: %s", tl_error_msg());
-		return;
-	}
 	if (rc->o->system_wide && tl_umarks_find_all(u))
 		tl_rec_warn(rc->res, "markers are not recorded: %s", tl_error_msg());
 	for (int i = 0; !rc->o->system_wide && i < rc->nfilter_tgids; i++)
@@ -404,7 +399,38 @@ static void attach_umarks(struct rec *rc)
 		tl_rec_warn(rc->res,
 		            "markers of %llu more files that hold the marker library are not recorded (%d at most)",
 		            (unsigned long long)u->left_out, TL_UMARKS_MAX_FILES);
-	tl_umarks_free(u);
+}
+
+/*
+ * The OpenMP regions of the recorded program (a command, or -p processes):
+ * uprobes on the entry and return of the functions its compiler outlined
+ * from OpenMP constructs (capture/umarks.h) make regions named after them.
+ * A program that is no ELF file (a script) or has none has nothing to probe.
+ */
+static void attach_omp(struct rec *rc, struct tl_umarks *u)
+{
+	char exe[1024];
+	ssize_t n;
+
+	if (rc->o->argv && !tl_uprobes_command_path(rc->o->argv[0], exe, sizeof(exe)))
+		tl_umarks_omp(u, exe);
+	for (int i = 0; !rc->o->argv && i < rc->nfilter_tgids; i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), "/proc/%d/exe", (int)rc->filter_tgids[i]);
+		if ((n = readlink(p, exe, sizeof(exe) - 1)) > 0) {
+			exe[n] = 0;
+			tl_umarks_omp(u, exe);
+		}
+	}
+	for (int i = 0; i < u->nspans; i++)
+		if (tl_bpf_rec_attach_span(rc->bpf, u->spans[i].path, u->spans[i].offset, i)) {
+			tl_rec_warn(rc->res, "OpenMP regions are not recorded: %s", tl_error_msg());
+			break;
+		}
+	if (u->spans_left_out)
+		tl_rec_warn(rc->res, "%llu more OpenMP functions are not recorded as regions (%d at most)",
+		            (unsigned long long)u->spans_left_out, TL_UMARKS_MAX_SPANS);
 }
 
 /*
@@ -523,6 +549,7 @@ static void release(struct rec *rc)
 	tl_threads_free(rc->threads);
 	tl_tp_table_free(rc->tps);
 	tl_marks_free(rc->marks);
+	tl_umarks_free(rc->um);
 	tl_procmaps_free(rc->maps);
 	tl_unwinder_free(rc->unwind);
 	free(rc->kips);
@@ -667,8 +694,12 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	res->child_ran = rc->tg.child > 0;
 	if (rc->bpf && track_targets(rc))
 		goto out;
-	if (rc->bpf && !opts->argv)
-		attach_umarks(rc);
+	if (rc->bpf && !(rc->um = tl_umarks_new()))
+		tl_rec_warn(res, "markers and OpenMP regions are not recorded: %s", tl_error_msg());
+	if (rc->um && !opts->argv)
+		attach_umarks(rc, rc->um);
+	if (rc->um && !opts->system_wide && !opts->no_omp)
+		attach_omp(rc, rc->um);
 	fill_info(rc);
 	/* Before the start: delay accounting must be on when the first counters are read. */
 	if (!(rc->kw = tl_kwatch_new(opts->system_wide, warn_cb, res)))

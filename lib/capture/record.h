@@ -50,6 +50,7 @@ struct tl_record_opts {
 				   * a comma-separated list of those (lib/capture/uprobes.h) */
 	int nfuncs;
 	int sample;                  /* --sample: also profile (SAMPLE events; eBPF back end) */
+	int no_omp;                  /* --no-omp: no regions from OpenMP outlined functions (capture/umarks.h) */
 	const char *sample_event;    /* -e: a perf event name (capture/sample_events.h); NULL = cpu-clock */
 	unsigned sample_hz;          /* -F; 0 = TL_SAMPLE_DEFAULT_HZ */
 	int sample_frames;           /* frames of each stack part, kernel and user; 0 = 64, 1 = no stack */

@@ -399,7 +399,16 @@ static int handle_bpf(void *ctx, const struct tl_bpf_event *ev)
 	}
 	if (ev->child_tgid > 0 && tl_rec_learn(rc, &d.ev, d.ev.tid, ev->child_tgid, d.nids ? &d.ids[0].comm : NULL))
 		return -1;
-	rc->umarks += tl_bpf_is_marker(d.ev.type);
+	if (ev->span >= 0) { /* an OpenMP function's region: its name is the recorder's (capture/umarks.h) */
+		if (!rc->um || ev->span >= rc->um->nspans) {
+			rc->malformed++;
+			return 0;
+		}
+		d.name.s = rc->um->spans[ev->span].name;
+		d.name.len = (uint32_t)strlen(d.name.s);
+	} else {
+		rc->umarks += tl_bpf_is_marker(d.ev.type);
+	}
 	return handle_decoded(rc, ev->cur_tid, ev->cur_pid, &d);
 }
 

@@ -13,6 +13,7 @@
 #include "capture/bpf_rec.h"
 #include "capture/kwatch.h"
 #include "capture/marks.h"
+#include "capture/umarks.h"
 #include "capture/perf_ring.h"
 #include "capture/procmaps.h"
 #include "capture/procsnap.h"
@@ -57,6 +58,7 @@ struct rec {
 	size_t nkips, capkips;
 	uint64_t samples;                           /* SAMPLE events staged */
 	uint64_t umarks;                            /* markers seen by uprobes (record -p, capture/umarks.h) */
+	struct tl_umarks *um;                       /* what the uprobes are on: names of the OpenMP regions */
 	uint64_t *bpf_dropped;                      /* per CPU: drops reported as LOST so far */
 	int32_t filter_tgids[TL_TRACE_MAX_TARGETS]; /* -p processes the eBPF filter starts with */
 	int nfilter_tgids;

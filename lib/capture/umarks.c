@@ -149,3 +149,50 @@ int tl_umarks_find_all(struct tl_umarks *u)
 	closedir(d);
 	return ret;
 }
+
+int tl_umarks_is_omp(const char *name)
+{
+	if (!strncmp(name, ".omp_outlined.", 14))
+		return !strstr(name, "_debug__");
+	return strstr(name, "._omp_fn.") != NULL;
+}
+
+struct omp_scan {
+	struct tl_umarks *u;
+	const char *path;
+	int added;
+};
+
+static int omp_one(void *ctx, const char *name, uint64_t offset)
+{
+	struct omp_scan *o = ctx;
+	struct tl_umarks *u = o->u;
+	struct tl_umarks_span *sp;
+
+	if (!tl_umarks_is_omp(name) || strlen(name) >= sizeof(sp->name))
+		return 0;
+	for (int i = 0; i < u->nspans; i++) /* .symtab and .dynsym, or a second process of the program */
+		if (u->spans[i].offset == offset && !strcmp(u->spans[i].path, o->path))
+			return 0;
+	if (u->nspans == TL_UMARKS_MAX_SPANS) {
+		u->spans_left_out++;
+		return 0;
+	}
+	sp = &u->spans[u->nspans++];
+	snprintf(sp->path, sizeof(sp->path), "%s", o->path);
+	snprintf(sp->name, sizeof(sp->name), "%s", name);
+	sp->offset = offset;
+	o->added++;
+	return 0;
+}
+
+int tl_umarks_omp(struct tl_umarks *u, const char *path)
+{
+	struct omp_scan o = { u, path, 0 };
+
+	if (strlen(path) >= sizeof(u->spans[0].path))
+		return 0;
+	if (tl_elfsym_each(path, omp_one, &o) < 0)
+		return -1;
+	return o.added;
+}

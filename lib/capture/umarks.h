@@ -59,13 +59,29 @@ int tl_umarks_resolve(const char *path, struct tl_umarks_file *f);
 int tl_umarks_candidate(const char *path, const char *exe);
 
 #define TL_UMARKS_MAX_FILES 64 /* files probed in one recording; more are left out, and counted */
+#define TL_UMARKS_MAX_SPANS 64 /* OpenMP functions probed in one recording; more are left out, and counted */
+
+/*
+ * A function the compiler outlined from an OpenMP construct (the body of
+ * a `parallel`, a `parallel for`, a task): every thread of the team runs
+ * it once per region, so its entry and return are the region's instance
+ * on that thread, as a marked region's begin and end would be.
+ */
+struct tl_umarks_span {
+	char path[1024]; /* the file that holds it */
+	char name[128];  /* its symbol: GCC's "main._omp_fn.0", Clang's ".omp_outlined." */
+	uint64_t offset; /* file offset of its entry */
+};
 
 /* The files found so far; each path is examined once (paths_checked). */
 struct tl_umarks {
 	struct tl_umarks_file files[TL_UMARKS_MAX_FILES];
 	int n;
 	uint64_t left_out; /* files with the library beyond TL_UMARKS_MAX_FILES */
-	char **checked;    /* every candidate path examined, with or without the library */
+	struct tl_umarks_span spans[TL_UMARKS_MAX_SPANS];
+	int nspans;
+	uint64_t spans_left_out; /* OpenMP functions beyond TL_UMARKS_MAX_SPANS */
+	char **checked;          /* every candidate path examined, with or without the library */
 	size_t nchecked, capchecked;
 };
 
@@ -85,5 +101,20 @@ int tl_umarks_find(struct tl_umarks *u, int32_t pid);
  * Returns 0, or -1 with tl_error set if /proc cannot be listed.
  */
 int tl_umarks_find_all(struct tl_umarks *u);
+
+/*
+ * 1 if name is a function a compiler outlined from an OpenMP construct:
+ * GCC's "FUNC._omp_fn.N", Clang's ".omp_outlined." (and ".omp_outlined..N";
+ * not its "_debug__" inner copy, which the outer one calls).
+ */
+int tl_umarks_is_omp(const char *name);
+
+/*
+ * Add the OpenMP outlined functions of the ELF file at path (an
+ * executable: `record`'s command, or a -p process's) to u->spans, each
+ * once.  Returns how many were added, or -1 with tl_error set when the
+ * file cannot be read as ELF.
+ */
+int tl_umarks_omp(struct tl_umarks *u, const char *path);
 
 #endif

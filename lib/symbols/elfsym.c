@@ -386,6 +386,51 @@ int tl_elfsym_with(const char *path, int (*fn)(struct Elf *e, const char *label,
 	return ret;
 }
 
+struct each {
+	int (*fn)(void *ctx, const char *name, uint64_t offset);
+	void *ctx;
+};
+
+static int each_in(Elf *e, const char *label, void *arg)
+{
+	struct each *x = arg;
+	Elf_Scn *scn = NULL;
+	int ret = 0;
+
+	(void)label;
+	while (!ret && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t esz = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !esz ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 1; !ret && i < d->d_size / esz && i <= INT32_MAX; i++) {
+			GElf_Sym sym;
+			const char *name;
+			uint64_t off;
+
+			if (!gelf_getsym(d, (int)i, &sym))
+				break;
+			if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
+			    sym.st_shndx == SHN_ABS || !sym.st_name ||
+			    !(name = elf_strptr(e, sh.sh_link, sym.st_name)) ||
+			    tl_elfsym_file_offset(e, sym.st_value, &off))
+				continue;
+			ret = x->fn(x->ctx, name, off);
+		}
+	}
+	return ret;
+}
+
+int tl_elfsym_each(const char *path, int (*fn)(void *ctx, const char *name, uint64_t offset), void *ctx)
+{
+	struct each x = { fn, ctx };
+
+	return tl_elfsym_with(path, each_in, &x);
+}
+
 int tl_elfsym_with_mem(const void *image, size_t size, const char *label,
                        int (*fn)(struct Elf *e, const char *label, void *ctx), void *ctx)
 {

@@ -61,6 +61,14 @@ int tl_elfsym_with(const char *path, int (*fn)(struct Elf *e, const char *label,
 int tl_elfsym_with_mem(const void *image, size_t size, const char *label,
                        int (*fn)(struct Elf *e, const char *label, void *ctx), void *ctx);
 
+/*
+ * Every function defined in the ELF file at path (.symtab and .dynsym, so
+ * one function may come twice), with the file offset of its entry: fn
+ * gets each until it returns nonzero.  Returns fn's last result, or -1
+ * with tl_error set when the file cannot be read as ELF.
+ */
+int tl_elfsym_each(const char *path, int (*fn)(void *ctx, const char *name, uint64_t offset), void *ctx);
+
 /* A link-time address into its file offset (through the PT_LOAD segment that holds it): 0, or -1 if none does. */
 int tl_elfsym_file_offset(struct Elf *e, uint64_t vaddr, uint64_t *off);
 

@@ -24,6 +24,9 @@
 #                    'helper1' 20 us each per round
 #   priority-inversion  wl_kernel inversion: 'high' waits on a mutex 'low'
 #                    holds while 'medium' runs (SCHED_FIFO 30, 10, 20)
+#   barrier-imbalance (OpenMP)  wl_fast --omp 2 outer static: no markers; the
+#                    region is the function GCC outlined from its loop
+#                    (uprobes); with a dynamic schedule, none
 #   serialized-threads  wl_kernel baton: 't0'..'t2' compute in turn, passing
 #                    a turn on a condition variable; three Python threads
 #                    in a loop take turns on its global interpreter lock
@@ -135,6 +138,10 @@ else
 		"$BUILD/tests/wl_kernel" tiny
 	diag healthy-balanced "" "$BUILD/tests/wl_kernel" balanced
 	diag oversubscription "oversubscription:*" "$BUILD/tests/wl_kernel" oversub
+	# OpenMP without markers: the outlined function of its loop is the region (uprobes); a static split of
+	# rows of uneven cost is imbalanced, a dynamic one is not
+	diag omp-static "barrier-imbalance:*" "$BUILD/tests/wl_fast" --omp 2 outer static
+	ONLY=barrier-imbalance diag omp-dynamic "" "$BUILD/tests/wl_fast" --omp 2 outer dynamic
 	# three threads passing a turn on a condition variable: one at a time, a CPU idle
 	diag serialized-threads "serialized-threads:t0:t1:t2" "$BUILD/tests/wl_kernel" baton
 	# the same with Python's global interpreter lock: three CPU-bound threads (its other findings not judged)

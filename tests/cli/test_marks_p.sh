@@ -76,6 +76,16 @@ frames_a() {
 }
 retry_once marks-p/system-wide frames_a
 
+# An OpenMP program without markers: the function GCC outlined from its `parallel for` is a region of
+# each thread that runs it, once per parallel region: wl_fast runs 5 frames of 2 passes on 2 threads.
+tl record -o "$TMP/omp.tl" -- "$BUILD/tests/wl_fast" --omp 2 outer static --frames 5
+if [ "$RC" = 0 ] && tl hist --json --span wl_rows_omp._omp_fn.0 "$TMP/omp.tl" &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["span"]["counted"] != 20 or d["span"]["incomplete"] != 0)' "$OUT"; then
+	pass marks-p/omp-regions
+else
+	fail marks-p/omp-regions "exit $RC; want 20 instances of wl_rows_omp._omp_fn.0" "$(head -c 300 "$OUT")" "$(head -n 2 "$ERR")"
+fi
+
 # The command's own markers still come through shared memory, once: no uprobes then.
 tl record -o "$TMP/c.tl" -- "$BUILD/tests/wl_frames" --frames 20 --fps 200 --truth "$TMP/c.json"
 if [ "$RC" = 0 ] && grep -q ', 240 markers (0 lost)' "$ERR"; then

@@ -266,6 +266,24 @@ TEST(test_marker_records)
 	r.h.name_len = 0;
 	r.h.ncomm = 1;
 	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 0);
+	CHECK_EQ_INT(ev.span, -1);
+
+	/* an OpenMP function's region: named by the recorder, from its cookie (c - 1) */
+	memset(&r, 0, sizeof(r));
+	r.h.type = TL_EV_REGION_BEGIN;
+	r.h.tid = 90;
+	r.h.a = -1;
+	r.h.c = 3;
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r.h), &ev), 1);
+	CHECK_EQ_INT(ev.span, 2);
+	CHECK_EQ_INT(ev.d.ev.c, 0);
+	CHECK_EQ_INT(ev.d.ev.a, -1);
+	CHECK_EQ_INT(ev.d.name.len, 0);
+	r.h.type = TL_EV_INSTANT; /* regions only */
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r.h), &ev), 0);
+	r.h.type = TL_EV_REGION_END;
+	r.h.name_len = 2; /* a name of its own and a cookie: neither */
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 0);
 	CHECK(tl_bpf_is_marker(TL_EV_FRAME_BEGIN) && tl_bpf_is_marker(TL_EV_INSTANT));
 	CHECK(!tl_bpf_is_marker(TL_EV_FUNC_ENTRY) && !tl_bpf_is_marker(TL_EV_YIELD_EXIT));
 }

@@ -693,6 +693,10 @@ TEST(library_found_for_uprobes)
 	CHECK(!tl_umarks_candidate("/opt/threadlens/lib/libc.so.6", NULL)); /* the file's name counts, not its folder */
 	CHECK(!tl_umarks_candidate("[vdso]", NULL));
 	CHECK(!tl_umarks_candidate("", ""));
+	CHECK(tl_umarks_is_omp("main._omp_fn.0") && tl_umarks_is_omp("_Z4blurPfi._omp_fn.12"));
+	CHECK(tl_umarks_is_omp(".omp_outlined.") && tl_umarks_is_omp(".omp_outlined..3"));
+	CHECK(!tl_umarks_is_omp(".omp_outlined._debug__") && !tl_umarks_is_omp("main._omp_cpyfn.1"));
+	CHECK(!tl_umarks_is_omp("GOMP_parallel") && !tl_umarks_is_omp("omp_get_thread_num"));
 
 	CHECK(u != NULL);
 	if (!u)

@@ -149,4 +149,39 @@ int tl_u_instant(struct pt_regs *ctx)
 	return mark(TL_EV_INSTANT, (__s64)MARK_ARG2(ctx), MARK_ARG1(ctx));
 }
 
+/*
+ * An OpenMP outlined function's entry and return (capture/umarks.h): a
+ * region of the thread that runs it, named by the recorder (c = the
+ * attach cookie + 1: its index in the recorder's list).
+ */
+static __always_inline int span(struct pt_regs *ctx, __u16 type)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct tlb_hdr *h;
+
+	if (!enabled || (filter && !is_tracked(cur)))
+		return 0;
+	h = reserve(sizeof(*h));
+	if (!h)
+		return 0;
+	hdr(h, type, bpf_ktime_get_ns(), 0);
+	h->tid = cur->pid;
+	h->a = type == TL_EV_REGION_BEGIN ? frame_now((__u32)cur->pid) : 0;
+	h->c = (__s64)bpf_get_attach_cookie(ctx) + 1;
+	submit(h);
+	return 0;
+}
+
+SEC("uprobe")
+int tl_u_span_begin(struct pt_regs *ctx)
+{
+	return span(ctx, TL_EV_REGION_BEGIN);
+}
+
+SEC("uretprobe")
+int tl_u_span_end(struct pt_regs *ctx)
+{
+	return span(ctx, TL_EV_REGION_END);
+}
+
 #endif
