@@ -127,6 +127,15 @@ int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out)
 		out->d.name.len = strn(out->d.name.s, h.name_len);
 	}
 	out->span = -1;
+	if (h.type == TL_EV_FUNC_ENTRY || h.type == TL_EV_FUNC_EXIT) {
+		/* a --func function's entry or return (umarks.h, span()): named by the recorder, c = index + 1 */
+		if (h.ncomm || h.name_len || h.c <= 0 || h.c > INT32_MAX || (h.flags & ~(unsigned)TL_EVF_INLINED) ||
+		    (h.flags && h.type != TL_EV_FUNC_ENTRY))
+			return 0;
+		out->span = (int)(h.c - 1);
+		out->d.ev.a = out->d.ev.b = out->d.ev.c = 0;
+		return 1;
+	}
 	if (tl_bpf_is_marker(h.type)) {
 		/*
 		 * A marker call seen by a uprobe (umarks.h): as the marker library's own
@@ -400,7 +409,7 @@ int tl_bpf_rec_attach_marks(struct tl_bpf_rec *r, const struct tl_umarks_file *f
 	return ret;
 }
 
-int tl_bpf_rec_attach_span(struct tl_bpf_rec *r, const char *path, uint64_t offset, int cookie)
+int tl_bpf_rec_attach_span(struct tl_bpf_rec *r, const char *path, uint64_t offset, uint64_t cookie)
 {
 	struct bpf_program *prog[2] = { r->skel->progs.tl_u_span_begin, r->skel->progs.tl_u_span_end };
 	libbpf_print_fn_t old;
@@ -412,8 +421,8 @@ int tl_bpf_rec_attach_span(struct tl_bpf_rec *r, const char *path, uint64_t offs
 	if (bpf_program__fd(prog[0]) < 0)
 		return tl_error("eBPF: the OpenMP region programs were not loaded");
 	old = tl_bpf_msg_begin();
-	for (int i = 0; i < 2 && !ret; i++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = (uint64_t)cookie, .retprobe = i == 1);
+	for (int i = 0; i < (cookie & TL_BPF_SPAN_INLINED ? 1 : 2) && !ret; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = cookie, .retprobe = i == 1);
 		struct bpf_link *link = bpf_program__attach_uprobe_opts(prog[i], -1, path, (size_t)offset, &o);
 
 		if (!link) {

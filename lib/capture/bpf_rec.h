@@ -59,12 +59,16 @@ struct tl_umarks_file;
 int tl_bpf_rec_attach_marks(struct tl_bpf_rec *r, const struct tl_umarks_file *f);
 
 /*
- * The same for an OpenMP outlined function (capture/umarks.h): a uprobe on
- * its entry and one on its return write a REGION_BEGIN and a REGION_END of
- * the thread that runs it, carrying `cookie` (tl_bpf_event.span) in place
- * of a name.  0, or -1 with tl_error set.
+ * The same for a function (capture/bpf/umarks.h, span()): a uprobe on its
+ * entry and one on its return write events of the thread that runs it,
+ * carrying the name's index (tl_bpf_event.span) in place of a name.
+ * cookie = index << 2 | TL_BPF_SPAN_* bits: FUNC makes FUNC_ENTRY and
+ * FUNC_EXIT (record --func), else REGION_BEGIN and REGION_END (an OpenMP
+ * outlined function, capture/umarks.h); INLINED, an inlined copy: its
+ * entry only, flagged TL_EVF_INLINED.  0, or -1 with tl_error set.
  */
-int tl_bpf_rec_attach_span(struct tl_bpf_rec *r, const char *path, uint64_t offset, int cookie);
+enum { TL_BPF_SPAN_FUNC = 1, TL_BPF_SPAN_INLINED = 2 };
+int tl_bpf_rec_attach_span(struct tl_bpf_rec *r, const char *path, uint64_t offset, uint64_t cookie);
 
 /* 1 for the event types of the marker library, which a uprobe record may carry. */
 static inline int tl_bpf_is_marker(unsigned type)
@@ -119,12 +123,12 @@ struct tl_bpf_event {
 	struct tl_tp_decoded d;   /* the event and the names it reveals; strings point into the record */
 	int32_t cur_tid, cur_pid; /* the task on the CPU */
 	int32_t child_tgid;       /* FORK: the child's process, else 0 */
-	int span;                 /* REGION_* of an OpenMP function (tl_bpf_rec_attach_span): its cookie; else -1 */
-	unsigned nframes;         /* SAMPLE: its stack, innermost first, kernel frames before user ones */
-	unsigned sample_event;    /* SAMPLE: the index of its event in tl_bpf_sample.events */
-	int dwarf;                /* SAMPLE of --stack dwarf: frames holds the kernel part; the user part is: */
-	uint64_t uregs[3];        /*   the user ip, sp, bp */
-	const uint8_t *ustack;    /*   and the user stack from sp, ustack_len bytes (in the ring: during fn only) */
+	int span;              /* REGION_*, FUNC_* of a probed function (tl_bpf_rec_attach_span): its index; else -1 */
+	unsigned nframes;      /* SAMPLE: its stack, innermost first, kernel frames before user ones */
+	unsigned sample_event; /* SAMPLE: the index of its event in tl_bpf_sample.events */
+	int dwarf;             /* SAMPLE of --stack dwarf: frames holds the kernel part; the user part is: */
+	uint64_t uregs[3];     /*   the user ip, sp, bp */
+	const uint8_t *ustack; /*   and the user stack from sp, ustack_len bytes (in the ring: during fn only) */
 	size_t ustack_len;
 	uint64_t frames[TL_BPF_SAMPLE_FRAMES];
 };

@@ -280,8 +280,8 @@ static int first_kstats(struct rec *rc)
 /* ---- the recording ---- */
 
 /*
- * The eBPF back end, unless perf is asked for or needed: --func probes
- * are perf uprobes.  With --backend bpf a failure is the recording's;
+ * The eBPF back end, unless perf is asked for (its --func probes are
+ * then tracefs uprobes, uprobes.c).  With --backend bpf a failure is the recording's;
  * otherwise one line says why and perf records.  -1 with tl_error set only
  * for the former.
  */
@@ -295,9 +295,9 @@ static int open_bpf(struct rec *rc)
 
 	if (o->sample) {
 		/* samples come from the eBPF program: no fallback to perf */
-		if (o->backend == TL_BACKEND_PERF || o->nfuncs)
-			return tl_error("sampling (--sample) works with the eBPF back end only: not with %s",
-			                o->nfuncs ? "--func" : "--backend perf");
+		if (o->backend == TL_BACKEND_PERF)
+			return tl_error(
+			        "sampling (--sample) works with the eBPF back end only: not with --backend perf");
 		smp.nevents =
 		        tl_sample_events_parse(o->sample_event ? o->sample_event : TL_SAMPLE_DEFAULT_EVENT, smp.events);
 		if (smp.nevents < 0)
@@ -305,11 +305,6 @@ static int open_bpf(struct rec *rc)
 	}
 	if (o->backend == TL_BACKEND_PERF)
 		return 0;
-	if (o->nfuncs) {
-		if (o->backend == TL_BACKEND_BPF)
-			return tl_error("--func works with the perf back end only (--backend perf)");
-		return 0;
-	}
 	if (o->ring_pages) {
 		/* -m: pages per CPU; one ring for all CPUs, a power of two */
 		size_t want = (size_t)o->ring_pages * 4096u * 2u;
@@ -319,7 +314,8 @@ static int open_bpf(struct rec *rc)
 	}
 	/* -p, -a: the marker library's calls through uprobes (a command's come through shared memory); not -a: OpenMP */
 	rc->bpf = tl_bpf_rec_open(rc->groups, ring, !o->system_wide, o->sample ? &smp : NULL,
-	                          (o->argv ? 0 : TL_BPF_UMARKS) | (o->system_wide || o->no_omp ? 0 : TL_BPF_USPANS));
+	                          (o->argv ? 0 : TL_BPF_UMARKS) |
+	                                  (o->nfuncs || !(o->system_wide || o->no_omp) ? TL_BPF_USPANS : 0));
 	if (!rc->bpf) {
 		if (o->backend == TL_BACKEND_BPF || o->sample)
 			return -1;
@@ -376,61 +372,6 @@ static int track_targets(struct rec *rc)
 			return -1;
 	}
 	return 0;
-}
-
-/*
- * The marker library's calls in processes the recorder did not start
- * (record -p, -a), through uprobes on the files that hold it
- * (capture/umarks.h).  What cannot be read or probed costs its markers
- * only: a warning.
- */
-static void attach_umarks(struct rec *rc, struct tl_umarks *u)
-{
-	if (rc->o->system_wide && tl_umarks_find_all(u))
-		tl_rec_warn(rc->res, "markers are not recorded: %s", tl_error_msg());
-	for (int i = 0; !rc->o->system_wide && i < rc->nfilter_tgids; i++)
-		if (tl_umarks_find(u, rc->filter_tgids[i]))
-			tl_rec_warn(rc->res, "markers of process %d are not recorded: %s", (int)rc->filter_tgids[i],
-			            tl_error_msg());
-	for (int i = 0; i < u->n; i++)
-		if (tl_bpf_rec_attach_marks(rc->bpf, &u->files[i]))
-			tl_rec_warn(rc->res, "markers are not recorded: %s", tl_error_msg());
-	if (u->left_out)
-		tl_rec_warn(rc->res,
-		            "markers of %llu more files that hold the marker library are not recorded (%d at most)",
-		            (unsigned long long)u->left_out, TL_UMARKS_MAX_FILES);
-}
-
-/*
- * The OpenMP regions of the recorded program (a command, or -p processes):
- * uprobes on the entry and return of the functions its compiler outlined
- * from OpenMP constructs (capture/umarks.h) make regions named after them.
- * A program that is no ELF file (a script) or has none has nothing to probe.
- */
-static void attach_omp(struct rec *rc, struct tl_umarks *u)
-{
-	char exe[1024];
-	ssize_t n;
-
-	if (rc->o->argv && !tl_uprobes_command_path(rc->o->argv[0], exe, sizeof(exe)))
-		tl_umarks_omp(u, exe);
-	for (int i = 0; !rc->o->argv && i < rc->nfilter_tgids; i++) {
-		char p[64];
-
-		snprintf(p, sizeof(p), "/proc/%d/exe", (int)rc->filter_tgids[i]);
-		if ((n = readlink(p, exe, sizeof(exe) - 1)) > 0) {
-			exe[n] = 0;
-			tl_umarks_omp(u, exe);
-		}
-	}
-	for (int i = 0; i < u->nspans; i++)
-		if (tl_bpf_rec_attach_span(rc->bpf, u->spans[i].path, u->spans[i].offset, i)) {
-			tl_rec_warn(rc->res, "OpenMP regions are not recorded: %s", tl_error_msg());
-			break;
-		}
-	if (u->spans_left_out)
-		tl_rec_warn(rc->res, "%llu more OpenMP functions are not recorded as regions (%d at most)",
-		            (unsigned long long)u->spans_left_out, TL_UMARKS_MAX_SPANS);
 }
 
 /*
@@ -694,12 +635,8 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	res->child_ran = rc->tg.child > 0;
 	if (rc->bpf && track_targets(rc))
 		goto out;
-	if (rc->bpf && !(rc->um = tl_umarks_new()))
-		tl_rec_warn(res, "markers and OpenMP regions are not recorded: %s", tl_error_msg());
-	if (rc->um && !opts->argv)
-		attach_umarks(rc, rc->um);
-	if (rc->um && !opts->system_wide && !opts->no_omp)
-		attach_omp(rc, rc->um);
+	if (rc->bpf && tl_rec_attach_uprobes(rc, &probes))
+		goto out;
 	fill_info(rc);
 	/* Before the start: delay accounting must be on when the first counters are read. */
 	if (!(rc->kw = tl_kwatch_new(opts->system_wide, warn_cb, res)))

@@ -1,7 +1,8 @@
 /*
- * record_int.h - what the recorder's two files share: record.c (the life
- * cycle: open, start, loop, finish) and record_drain.c (the drain rounds:
- * back-end records into staged, sorted events, into the writer).  Not an
+ * record_int.h - what the recorder's files share: record.c (the life
+ * cycle: open, start, loop, finish), record_drain.c (the drain rounds:
+ * back-end records into staged, sorted events, into the writer) and
+ * record_uprobes.c (the eBPF back end's uprobes).  Not an
  * API: nothing outside lib/capture/record*.c includes it.
  */
 #ifndef TL_RECORD_INT_H
@@ -110,5 +111,12 @@ int tl_rec_drain_cpuless(struct rec *rc, uint64_t mark);
 int tl_rec_drain_all(struct rec *rc);
 
 void tl_rec_progress(struct rec *rc, uint64_t now, int force);
+
+/*
+ * The eBPF back end's uprobes (record_uprobes.c): --func (spec), the
+ * markers of processes not started by the recorder, OpenMP regions.
+ * 0, or -1 with tl_error set (memory, or a --func that cannot be probed).
+ */
+int tl_rec_attach_uprobes(struct rec *rc, const struct tl_uprobes_spec *spec);
 
 #endif

@@ -196,3 +196,16 @@ int tl_umarks_omp(struct tl_umarks *u, const char *path)
 		return -1;
 	return o.added;
 }
+
+int tl_umarks_add_span(struct tl_umarks *u, const char *path, const char *name, uint64_t offset)
+{
+	struct tl_umarks_span *sp;
+
+	if (u->nspans == TL_UMARKS_MAX_SPANS)
+		return -1;
+	sp = &u->spans[u->nspans];
+	snprintf(sp->path, sizeof(sp->path), "%s", path);
+	snprintf(sp->name, sizeof(sp->name), "%s", name);
+	sp->offset = offset;
+	return u->nspans++;
+}

@@ -117,4 +117,7 @@ int tl_umarks_is_omp(const char *name);
  */
 int tl_umarks_omp(struct tl_umarks *u, const char *path);
 
+/* Add one probed function by hand (record --func): its index, or -1 when the list is full. */
+int tl_umarks_add_span(struct tl_umarks *u, const char *path, const char *name, uint64_t offset);
+
 #endif

@@ -299,6 +299,11 @@ static void remove_stale(const char *tracing)
 	fclose(f);
 }
 
+void tl_uprobes_clean_stale(const char *tracing)
+{
+	remove_stale(tracing);
+}
+
 static int remove_event(const struct tl_uprobes *u, const char *event, char *err, size_t errlen)
 {
 	char cmd[192];
@@ -547,6 +552,25 @@ fail : {
 	tl_error("%s", msg);
 	return NULL;
 }
+}
+
+struct tl_uprobes *tl_uprobes_plan(const struct tl_uprobes_spec *o)
+{
+	struct tl_uprobes *u = calloc(1, sizeof(*u));
+
+	if (!u) {
+		tl_error("out of memory");
+		return NULL;
+	}
+	if (parse_all(u, o)) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", tl_error_msg());
+		tl_uprobes_close(u, NULL, NULL);
+		tl_error("%s", msg);
+		return NULL;
+	}
+	return u; /* nothing made in tracefs: close only frees it */
 }
 
 int tl_uprobes_count(const struct tl_uprobes *u)

@@ -100,6 +100,17 @@ struct tl_uprobes_spec {
  */
 struct tl_uprobes *tl_uprobes_open(const char *tracing, const struct tl_uprobes_spec *spec, struct tl_tp_table *t);
 
+/*
+ * The same resolution without tracefs, for the eBPF back end, which
+ * attaches its own uprobes (capture/bpf_rec.h): the functions and their
+ * offsets, nothing created.  NULL with tl_error set.  tl_uprobes_close()
+ * frees it.
+ */
+struct tl_uprobes *tl_uprobes_plan(const struct tl_uprobes_spec *spec);
+
+/* Remove the uprobe groups of recorders that are gone (tracefs at `tracing`); what fails stays. */
+void tl_uprobes_clean_stale(const char *tracing);
+
 /* Number of probed functions. */
 int tl_uprobes_count(const struct tl_uprobes *u);
 

@@ -148,19 +148,38 @@ system_check() {
 }
 retry_once bpf/self-check-system-wide system_check
 
-# An unknown back end, and --func with eBPF (uprobes are perf's): one line, exit 2 / 1.
+# An unknown back end: one line, exit 2.
 tl record --backend dtrace -o "$TMP/x.tl" -- true
 if [ "$RC" = 2 ] && grep -q "unknown back end 'dtrace' (bpf or perf)" "$ERR" && [ ! -e "$TMP/x.tl" ]; then
 	pass bpf/unknown-backend
 else
 	fail bpf/unknown-backend "exit $RC (want 2)" "$(head -n 3 "$ERR")"
 fi
-tl record --backend bpf --func main -o "$TMP/x.tl" -- true
-if [ "$RC" = 1 ] && [ "$(wc -l <"$ERR")" = 1 ] && grep -q -- "--func works with the perf back end only" "$ERR"; then
-	pass bpf/func-needs-perf
-else
-	fail bpf/func-needs-perf "exit $RC (want 1, one line)" "$(head -n 3 "$ERR")"
-fi
+# --func on both back ends (eBPF uprobes by default, tracefs ones with perf): every call of wlf_spin
+# that wl_funcs counted itself is one FUNC_ENTRY and one FUNC_EXIT of its thread (tests/live/funcs.sh
+# checks the rest on the default back end).
+for be in bpf perf; do
+	tl record --backend $be --func wlf_spin -o "$TMP/f-$be.tl" -- "$BUILD/tests/wl_funcs" --truth "$TMP/f-$be.json"
+	[ "$RC" = 0 ] && tl dump --type func_entry,func_exit "$TMP/f-$be.tl"
+	bad=$(python3 - "$TMP/f-$be.json" "$OUT" <<'EOF'
+import json, re, sys
+truth = json.load(open(sys.argv[1]))
+want = {t["tid"]: t["calls_wlf_spin"] for t in truth["threads"].values() if t["calls_wlf_spin"]}
+got = {}
+for line in open(sys.argv[2]):
+    m = re.search(r"(func_entry|func_exit)\s.*tid=(\d+)", line)
+    if m and "wlf_spin" in line:
+        got.setdefault(int(m.group(2)), [0, 0])[m.group(1) == "func_exit"] += 1
+bad = [("tid %d: %s entries and exits, want %d" % (t, got.get(t), n)) for t, n in want.items() if got.get(t) != [n, n]]
+print("; ".join(bad) if want else "no calls in the truth")
+EOF
+)
+	if [ "$RC" = 0 ] && [ -z "$bad" ]; then
+		pass bpf/func-$be
+	else
+		fail bpf/func-$be "exit $RC; $bad" "$(head -n 3 "$ERR")"
+	fi
+done
 
 # With a command (or -p), only events about the recorded processes leave the
 # kernel (record.bpf.c, "Filtering"); other processes' CPU time comes as the

@@ -675,7 +675,12 @@ static void regions_table(struct text *t)
 {
 	const struct tl_regions_result *r = &t->m->regions;
 	size_t shown = 0;
+	int w = NAME_W;
 
+	/* names told apart by their ends (OpenMP's main._omp_fn.0, .1): as wide as they need, up to 32 */
+	for (size_t i = 0; i < r->n; i++)
+		if (r->regions[i].rounds_parallel && (int)strlen(r->regions[i].name) > w)
+			w = strlen(r->regions[i].name) < 32 ? (int)strlen(r->regions[i].name) : 32;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct tl_region_stats *g = &r->regions[i];
 		uint64_t exec = 0, wait = 0, rounds = g->rounds_parallel + g->rounds_serial + g->rounds_dynamic;
@@ -685,16 +690,17 @@ static void regions_table(struct text *t)
 		if (!g->rounds_parallel)
 			continue;
 		if (!shown++) {
-			section(t, "PARALLEL REGIONS", "the markers' regions that several threads ran at once");
-			fprintf(t->f, "%-*s %7s %7s %9s %9s %8s %8s %9s\n", NAME_W, "region", "pid", "threads",
-			        "rounds", "mean", "spread", "uneven", "wait/run");
+			section(t, "PARALLEL REGIONS",
+			        "regions of markers or of OpenMP that several threads ran at once");
+			fprintf(t->f, "%-*s %7s %7s %9s %9s %8s %8s %9s\n", w, "region", "pid", "threads", "rounds",
+			        "mean", "spread", "uneven", "wait/run");
 		}
 		for (size_t k = 0; k < g->nthreads; k++)
 			nthreads += g->threads[k].instances > 0;
 		exec = g->before[TL_ST_EXECUTING] + g->inside[TL_ST_EXECUTING] + g->after[TL_ST_EXECUTING];
 		wait = tl_regions_ready(g->before) + tl_regions_ready(g->inside) + tl_regions_ready(g->after) +
 		       g->before[TL_ST_SYNC_WAIT] + g->inside[TL_ST_SYNC_WAIT] + g->after[TL_ST_SYNC_WAIT];
-		put_name(t->f, g->name, NAME_W);
+		put_name(t->f, g->name, w);
 		fprintf(t->f, " %7d %7zu %4llu/%-4llu %9s %7.1f%% %7.1f%% %8.0f%%\n", (int)g->pid, nthreads,
 		        (unsigned long long)g->rounds_parallel, (unsigned long long)rounds,
 		        fmt_dur(g->wall_ns / g->rounds_parallel, b1), tl_fmt_pct(g->lost_ns, g->wall_ns),

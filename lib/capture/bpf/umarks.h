@@ -150,13 +150,19 @@ int tl_u_instant(struct pt_regs *ctx)
 }
 
 /*
- * An OpenMP outlined function's entry and return (capture/umarks.h): a
- * region of the thread that runs it, named by the recorder (c = the
- * attach cookie + 1: its index in the recorder's list).
+ * A probed function's entry and return (capture/bpf_rec.h,
+ * tl_bpf_rec_attach_span): the attach cookie says what it makes, bit 0
+ * FUNC_ENTRY/FUNC_EXIT (record --func) or else REGION_BEGIN/REGION_END (an
+ * OpenMP outlined function), bit 1 an inlined copy (entry only,
+ * TL_EVF_INLINED), and above them its index in the recorder's list of
+ * names (c = index + 1).
  */
-static __always_inline int span(struct pt_regs *ctx, __u16 type)
+static __always_inline int span(struct pt_regs *ctx, int entry)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u16 type = cookie & 1 ? (entry ? TL_EV_FUNC_ENTRY : TL_EV_FUNC_EXIT)
+	                        : (entry ? TL_EV_REGION_BEGIN : TL_EV_REGION_END);
 	struct tlb_hdr *h;
 
 	if (!enabled || (filter && !is_tracked(cur)))
@@ -164,10 +170,10 @@ static __always_inline int span(struct pt_regs *ctx, __u16 type)
 	h = reserve(sizeof(*h));
 	if (!h)
 		return 0;
-	hdr(h, type, bpf_ktime_get_ns(), 0);
+	hdr(h, type, bpf_ktime_get_ns(), cookie & 2 ? TL_EVF_INLINED : 0);
 	h->tid = cur->pid;
 	h->a = type == TL_EV_REGION_BEGIN ? frame_now((__u32)cur->pid) : 0;
-	h->c = (__s64)bpf_get_attach_cookie(ctx) + 1;
+	h->c = (__s64)(cookie >> 2) + 1;
 	submit(h);
 	return 0;
 }
@@ -175,13 +181,13 @@ static __always_inline int span(struct pt_regs *ctx, __u16 type)
 SEC("uprobe")
 int tl_u_span_begin(struct pt_regs *ctx)
 {
-	return span(ctx, TL_EV_REGION_BEGIN);
+	return span(ctx, 1);
 }
 
 SEC("uretprobe")
 int tl_u_span_end(struct pt_regs *ctx)
 {
-	return span(ctx, TL_EV_REGION_END);
+	return span(ctx, 0);
 }
 
 #endif
