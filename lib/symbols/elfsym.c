@@ -431,6 +431,14 @@ int tl_elfsym_each(const char *path, int (*fn)(void *ctx, const char *name, uint
 	return tl_elfsym_with(path, each_in, &x);
 }
 
+int tl_elfsym_each_mem(const void *image, size_t size, const char *label,
+                       int (*fn)(void *ctx, const char *name, uint64_t offset), void *ctx)
+{
+	struct each x = { fn, ctx };
+
+	return tl_elfsym_with_mem(image, size, label, each_in, &x);
+}
+
 int tl_elfsym_with_mem(const void *image, size_t size, const char *label,
                        int (*fn)(struct Elf *e, const char *label, void *ctx), void *ctx)
 {

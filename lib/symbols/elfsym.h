@@ -65,9 +65,12 @@ int tl_elfsym_with_mem(const void *image, size_t size, const char *label,
  * Every function defined in the ELF file at path (.symtab and .dynsym, so
  * one function may come twice), with the file offset of its entry: fn
  * gets each until it returns nonzero.  Returns fn's last result, or -1
- * with tl_error set when the file cannot be read as ELF.
+ * with tl_error set when the file cannot be read as ELF.  The _mem form
+ * reads an image in memory, as tl_elfsym_with_mem().
  */
 int tl_elfsym_each(const char *path, int (*fn)(void *ctx, const char *name, uint64_t offset), void *ctx);
+int tl_elfsym_each_mem(const void *image, size_t size, const char *label,
+                       int (*fn)(void *ctx, const char *name, uint64_t offset), void *ctx);
 
 /* A link-time address into its file offset (through the PT_LOAD segment that holds it): 0, or -1 if none does. */
 int tl_elfsym_file_offset(struct Elf *e, uint64_t vaddr, uint64_t *off);
