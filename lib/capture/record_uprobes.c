@@ -56,7 +56,8 @@ static void attach_omp(struct rec *rc, struct tl_umarks *u)
 		snprintf(p, sizeof(p), "/proc/%d/exe", (int)rc->filter_tgids[i]);
 		if ((n = readlink(p, exe, sizeof(exe) - 1)) > 0) {
 			exe[n] = 0;
-			tl_umarks_omp(u, exe);
+			/* a binary replaced since it started: the one that runs, through the link (as uprobes.c) */
+			tl_umarks_omp(u, n > 10 && !strcmp(exe + n - 10, " (deleted)") ? p : exe);
 		}
 	}
 	for (int i = first; i < u->nspans; i++)

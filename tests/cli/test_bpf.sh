@@ -251,19 +251,25 @@ fi
 # flagged other=waker, and the waker's mask stays in the kernel (no AFFINITY).  The writer, a shell of
 # this script's, wakes the recorded shell by opening the fifo it waits on (once the shell is there:
 # the recording may take longer to start than the writer to open, which the reader then wakes).
-mkfifo "$TMP/wfifo"
-(while [ ! -e "$TMP/wready" ]; do sleep 0.01; done; sleep 0.2; echo x >"$TMP/wfifo") &
-writer=$!
-tl record -o "$TMP/waker.tl" -- sh -c ": >'$TMP/wready'; read x <'$TMP/wfifo'"
-wrc=$RC
-wait "$writer"
-tl dump "$TMP/waker.tl"
-wake=$(grep -E "^ *[0-9.]+ \[[0-9]+\] wakeup +woken=[0-9]+\(sh\) waker=$writer[( ]" "$OUT" | head -n 1)
-if [ "$wrc" = 0 ] && echo "$wake" | grep -q ' other=waker' && ! grep -Eq "affinity +tid=$writer\(" "$OUT"; then
-	pass bpf/filter-other-waker
-else
-	fail bpf/filter-other-waker "record exit $wrc; want a wakeup by $writer flagged other=waker and no AFFINITY of it:" \
-		"${wake:-no wakeup by $writer}" "$(grep -E "affinity +tid=$writer\(" "$OUT")"
-fi
+# A live timing test (retry_once): once in a full check's ASan tier no wakeup by the writer was
+# recorded at all (1 run of 4 of test_bpf.sh there; 12 of 12 alone passed).
+other_waker() {
+	local writer wrc wake
+	rm -f "$TMP/wfifo" "$TMP/wready"
+	mkfifo "$TMP/wfifo"
+	(while [ ! -e "$TMP/wready" ]; do sleep 0.01; done; sleep 0.2; echo x >"$TMP/wfifo") &
+	writer=$!
+	tl record -o "$TMP/waker.tl" -- sh -c ": >'$TMP/wready'; read x <'$TMP/wfifo'"
+	wrc=$RC
+	wait "$writer"
+	tl dump "$TMP/waker.tl"
+	wake=$(grep -E "^ *[0-9.]+ \[[0-9]+\] wakeup +woken=[0-9]+\(sh\) waker=$writer[( ]" "$OUT" | head -n 1)
+	if [ "$wrc" != 0 ] || ! echo "$wake" | grep -q ' other=waker' || grep -Eq "affinity +tid=$writer\(" "$OUT"; then
+		echo "record exit $wrc; want a wakeup by $writer flagged other=waker and no AFFINITY of it:" \
+			"${wake:-no wakeup by $writer (wakeups: $(grep -cE ' wakeup ' "$OUT"))}" \
+			"$(grep -E "affinity +tid=$writer\(" "$OUT")"
+	fi
+}
+retry_once bpf/filter-other-waker other_waker
 
 cli_done

@@ -86,6 +86,21 @@ else
 	fail marks-p/omp-regions "exit $RC; want 20 instances of wl_rows_omp._omp_fn.0" "$(head -c 300 "$OUT")" "$(head -n 2 "$ERR")"
 fi
 
+# ... and of a running one (-p): 40 frames of 2 passes take over a second; 0.3 s of them holds
+# complete instances of the loop on both threads.
+"$BUILD/tests/wl_fast" --omp 2 outer static --frames 40 >/dev/null &
+wl=$!
+sleep 0.3
+tl record -p "$wl" -d 0.3s -o "$TMP/omp-p.tl"
+wait "$wl"
+if [ "$RC" = 0 ] && tl hist --json --span wl_rows_omp._omp_fn.0 "$TMP/omp-p.tl" &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["span"]["counted"] < 4)' "$OUT" &&
+	tl dump --type region_begin "$TMP/omp-p.tl" && [ "$(grep -o 'tid=[0-9]*' "$OUT" | sort -u | wc -l)" = 2 ]; then
+	pass marks-p/omp-regions-p
+else
+	fail marks-p/omp-regions-p "exit $RC; want instances of wl_rows_omp._omp_fn.0 on 2 threads" "$(head -n 2 "$ERR")"
+fi
+
 # The command's own markers still come through shared memory, once: no uprobes then.
 tl record -o "$TMP/c.tl" -- "$BUILD/tests/wl_frames" --frames 20 --fps 200 --truth "$TMP/c.json"
 if [ "$RC" = 0 ] && grep -q ', 240 markers (0 lost)' "$ERR"; then
