@@ -375,6 +375,23 @@ static int track_targets(struct rec *rc)
 }
 
 /*
+ * OpenMP regions cost the program two uprobe hits per instance and thread
+ * (bench/RESULTS.md section 4d: 1.2-1.5 us): when that adds up to more
+ * than a twentieth of the recording, one line says so (tiny regions).
+ */
+static void omp_cost_note(struct rec *rc, uint64_t end_ns)
+{
+	double probes_s = (double)rc->uspans * TL_REC_UPROBE_HIT_NS / 1e9,
+	       wall_s = end_ns > rc->start_ns ? (double)(end_ns - rc->start_ns) / 1e9 : 0;
+
+	if (rc->uspans && probes_s > wall_s / 20)
+		tl_rec_warn(rc->res,
+		            "the OpenMP regions took %llu uprobe hits, about %.0f ms of the program's time in %.2f s "
+		            "(tiny regions); record --no-omp leaves them out",
+		            (unsigned long long)rc->uspans, probes_s * 1e3, wall_s);
+}
+
+/*
  * Filtered: a CPU's occupant is known from its first switch on.  A CPU that
  * a busy task holds may not switch for a long time, so the recorder visits
  * every CPU it may use once, right after the start: each then switches.
@@ -540,6 +557,7 @@ static int finish(struct rec *rc, int ok)
 	rc->res->kstat_reads = ks.reads;
 	tl_marks_get_stats(rc->marks, &ms);
 	rc->res->marks = ms.markers + rc->umarks;
+	omp_cost_note(rc, end.end_ns);
 	rc->res->samples = rc->samples;
 	rc->res->marks_lost = ms.lost;
 	if (!ret)

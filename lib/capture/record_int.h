@@ -31,6 +31,7 @@
 #define PROGRESS_NS 250000000ull
 #define STAGE_EVENTS 16384
 #define IRQ_CACHE 64
+#define TL_REC_UPROBE_HIT_NS 700 /* one uprobe hit, about (bench/RESULTS.md 4c, 4d: 0.6-0.95 us) */
 
 struct irq_name {
 	int64_t irq;
@@ -60,6 +61,7 @@ struct rec {
 	uint64_t samples;                           /* SAMPLE events staged */
 	uint64_t umarks;                            /* markers seen by uprobes (record -p, capture/umarks.h) */
 	struct tl_umarks *um;                       /* what the uprobes are on: names of the OpenMP regions */
+	uint64_t uspans;                            /* OpenMP region events (uprobe hits) staged */
 	uint64_t *bpf_dropped;                      /* per CPU: drops reported as LOST so far */
 	int32_t filter_tgids[TL_TRACE_MAX_TARGETS]; /* -p processes the eBPF filter starts with */
 	int nfilter_tgids;
