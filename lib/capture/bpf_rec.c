@@ -415,11 +415,9 @@ int tl_bpf_rec_attach_span(struct tl_bpf_rec *r, const char *path, uint64_t offs
 	libbpf_print_fn_t old;
 	int ret = 0;
 
-#if !defined(__x86_64__)
-	return tl_error("OpenMP regions (uprobes) are read on x86-64 only");
-#endif
+	/* no argument is read (umarks.h, span()): any architecture */
 	if (bpf_program__fd(prog[0]) < 0)
-		return tl_error("eBPF: the OpenMP region programs were not loaded");
+		return tl_error("eBPF: the function probe programs were not loaded");
 	old = tl_bpf_msg_begin();
 	for (int i = 0; i < (cookie & TL_BPF_SPAN_INLINED ? 1 : 2) && !ret; i++) {
 		LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = cookie, .retprobe = i == 1);
