@@ -39,8 +39,10 @@ static void attach_umarks(struct rec *rc, struct tl_umarks *u)
 /*
  * The OpenMP regions of the recorded program (a command, or -p processes):
  * uprobes on the entry and return of the functions its compiler outlined
- * from OpenMP constructs (capture/umarks.h) make regions named after them.
- * A program that is no ELF file (a script) or has none has nothing to probe.
+ * from OpenMP constructs (capture/umarks.h) make regions named after them,
+ * in the executable and in its shared libraries (a command's as the loader
+ * will find them, a -p process's as it maps them now).  A program that is
+ * no ELF file (a script) or has none has nothing to probe.
  */
 static void attach_omp(struct rec *rc, struct tl_umarks *u)
 {
@@ -48,8 +50,10 @@ static void attach_omp(struct rec *rc, struct tl_umarks *u)
 	int first = u->nspans;
 	ssize_t n;
 
-	if (rc->o->argv && !tl_uprobes_command_path(rc->o->argv[0], exe, sizeof(exe)))
+	if (rc->o->argv && !tl_uprobes_command_path(rc->o->argv[0], exe, sizeof(exe))) {
 		tl_umarks_omp(u, exe);
+		tl_umarks_omp_libs(u, exe);
+	}
 	for (int i = 0; !rc->o->argv && i < rc->nfilter_tgids; i++) {
 		char p[64];
 
@@ -59,6 +63,7 @@ static void attach_omp(struct rec *rc, struct tl_umarks *u)
 			/* a binary replaced since it started: the one that runs, through the link (as uprobes.c) */
 			tl_umarks_omp(u, n > 10 && !strcmp(exe + n - 10, " (deleted)") ? p : exe);
 		}
+		tl_umarks_omp_maps(u, rc->filter_tgids[i]);
 	}
 	for (int i = first; i < u->nspans; i++)
 		if (tl_bpf_rec_attach_span(rc->bpf, u->spans[i].path, u->spans[i].offset, (uint64_t)i << 2)) {

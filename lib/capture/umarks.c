@@ -17,6 +17,7 @@
 #include "base/errors.h"
 #include "base/grow.h"
 #include "capture/procmaps.h"
+#include "symbols/elfneed.h"
 #include "symbols/elfsym.h"
 
 const char *const tl_umark_symbols[TL_UMARK__COUNT] = {
@@ -91,42 +92,68 @@ static int checked_before(struct tl_umarks *u, const char *path)
 	return 0;
 }
 
-int tl_umarks_find(struct tl_umarks *u, int32_t pid)
+/* Call fn with the path of each executable file mapping of pid, in the maps' order, until it returns nonzero. */
+static int each_code_file(int32_t pid, int (*fn)(void *ctx, const char *path), void *ctx)
 {
-	char p[64], exe[PATH_MAX] = "", *line = NULL;
+	char p[64], *line = NULL;
 	size_t cap = 0;
-	ssize_t len, e;
+	ssize_t len;
 	int ret = 0;
 	FILE *f;
 
-	snprintf(p, sizeof(p), "/proc/%d/exe", (int)pid);
-	if ((e = readlink(p, exe, sizeof(exe) - 1)) > 0)
-		exe[e] = 0;
 	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
 	if (!(f = fopen(p, "r")))
 		return tl_error_errno("cannot read the maps of process %d", (int)pid);
 	while (!ret && (len = getline(&line, &cap, f)) > 0) {
 		struct tl_map m;
-		char path[sizeof(u->files[0].path)];
-		struct tl_umarks_file *t, spare;
+		char path[PATH_MAX];
 
-		if (!tl_procmaps_parse_line(line, (size_t)len, &m) || !m.exec || m.path_len >= sizeof(path))
+		if (!tl_procmaps_parse_line(line, (size_t)len, &m) || !m.exec || m.path_len >= sizeof(path) ||
+		    m.path[0] != '/')
 			continue;
 		memcpy(path, m.path, m.path_len);
 		path[m.path_len] = 0;
-		if (!tl_umarks_candidate(path, exe) || (ret = checked_before(u, path)) != 0)
-			continue;
-		t = u->n < TL_UMARKS_MAX_FILES ? &u->files[u->n] : &spare;
-		if (tl_umarks_resolve(path, t)) {
-			if (t == &spare)
-				u->left_out++;
-			else
-				u->n++;
-		}
+		ret = fn(ctx, path);
 	}
 	free(line);
 	fclose(f);
-	return ret < 0 ? -1 : 0;
+	return ret;
+}
+
+struct find {
+	struct tl_umarks *u;
+	char exe[PATH_MAX];
+};
+
+static int find_one(void *ctx, const char *path)
+{
+	struct find *x = ctx;
+	struct tl_umarks *u = x->u;
+	struct tl_umarks_file *t, spare;
+	int ret = 0;
+
+	if (strlen(path) >= sizeof(t->path) || !tl_umarks_candidate(path, x->exe) || (ret = checked_before(u, path)))
+		return ret < 0 ? ret : 0;
+	t = u->n < TL_UMARKS_MAX_FILES ? &u->files[u->n] : &spare;
+	if (tl_umarks_resolve(path, t)) {
+		if (t == &spare)
+			u->left_out++;
+		else
+			u->n++;
+	}
+	return 0;
+}
+
+int tl_umarks_find(struct tl_umarks *u, int32_t pid)
+{
+	struct find x = { .u = u };
+	char p[64];
+	ssize_t e;
+
+	snprintf(p, sizeof(p), "/proc/%d/exe", (int)pid);
+	if ((e = readlink(p, x.exe, sizeof(x.exe) - 1)) > 0)
+		x.exe[e] = 0;
+	return each_code_file(pid, find_one, &x) < 0 ? -1 : 0;
 }
 
 int tl_umarks_find_all(struct tl_umarks *u)
@@ -208,4 +235,48 @@ int tl_umarks_add_span(struct tl_umarks *u, const char *path, const char *name, 
 	snprintf(sp->name, sizeof(sp->name), "%s", name);
 	sp->offset = offset;
 	return u->nspans++;
+}
+
+/* A start-up library of a command: its OpenMP functions, if any (a stripped one has none to find). */
+static int omp_lib(void *ctx, const char *path)
+{
+	tl_umarks_omp(ctx, path);
+	return 0;
+}
+
+int tl_umarks_omp_libs(struct tl_umarks *u, const char *exe)
+{
+	int before = u->nspans;
+
+	if (tl_elfneed_each(exe, omp_lib, u) < 0)
+		return -1;
+	return u->nspans - before;
+}
+
+struct omp_maps {
+	struct tl_umarks *u;
+	char last[PATH_MAX];
+};
+
+static int omp_mapped(void *ctx, const char *path)
+{
+	struct omp_maps *x = ctx;
+	size_t n = strlen(path);
+
+	/* a file replaced since it was mapped is not the code that runs: passed over */
+	if (!strcmp(path, x->last) || (n > 10 && !strcmp(path + n - 10, " (deleted)")))
+		return 0;
+	memcpy(x->last, path, n + 1);
+	tl_umarks_omp(x->u, path);
+	return 0;
+}
+
+int tl_umarks_omp_maps(struct tl_umarks *u, int32_t pid)
+{
+	struct omp_maps x = { .u = u };
+	int before = u->nspans;
+
+	if (each_code_file(pid, omp_mapped, &x) < 0)
+		return -1;
+	return u->nspans - before;
 }

@@ -111,11 +111,26 @@ int tl_umarks_is_omp(const char *name);
 
 /*
  * Add the OpenMP outlined functions of the ELF file at path (an
- * executable: `record`'s command, or a -p process's) to u->spans, each
+ * executable or a library of `record`'s command, or of a -p process) to u->spans, each
  * once.  Returns how many were added, or -1 with tl_error set when the
  * file cannot be read as ELF.
  */
 int tl_umarks_omp(struct tl_umarks *u, const char *path);
+
+/*
+ * The same for the shared libraries the loader maps for the program at exe
+ * before it runs (symbols/elfneed.h): a command's libraries, probed before
+ * it starts.  Returns how many were added, or -1 with tl_error set when
+ * exe cannot be read as ELF.  A library dlopen()ed later is not seen.
+ */
+int tl_umarks_omp_libs(struct tl_umarks *u, const char *exe);
+
+/*
+ * The same for every file process pid runs code from now (its executable
+ * and libraries, from /proc/PID/maps): record -p.  Returns how many were
+ * added, or -1 with tl_error set when the maps cannot be read.
+ */
+int tl_umarks_omp_maps(struct tl_umarks *u, int32_t pid);
 
 /* Add one probed function by hand (record --func): its index, or -1 when the list is full. */
 int tl_umarks_add_span(struct tl_umarks *u, const char *path, const char *name, uint64_t offset);

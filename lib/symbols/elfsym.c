@@ -501,6 +501,11 @@ static const char *const lib_dirs[] = {
 };
 #define NDIRS (sizeof(lib_dirs) / sizeof(lib_dirs[0]))
 
+const char *tl_elfsym_lib_dir(size_t i)
+{
+	return i < NDIRS ? lib_dirs[i] : NULL;
+}
+
 static int is_file(const char *path)
 {
 	struct stat st;

@@ -85,4 +85,7 @@ int tl_elfsym_file_offset(struct Elf *e, uint64_t vaddr, uint64_t *off);
  */
 int tl_elfsym_find_file(const char *name, char *out, size_t len);
 
+/* The standard library directories, i = 0, 1, ...: NULL past the last. */
+const char *tl_elfsym_lib_dir(size_t i);
+
 #endif

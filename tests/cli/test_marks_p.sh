@@ -110,6 +110,63 @@ else
 	fail marks-p/omp-regions-p "exit $RC; want instances of wl_rows_omp._omp_fn.0 on 2 threads" "$(head -n 2 "$ERR")"
 fi
 
+# OpenMP code in a shared library: found as the loader will find it before the command starts
+# (its RUNPATH $ORIGIN; LD_LIBRARY_PATH), and among the maps of a running process (-p).
+# 10 rounds of a parallel loop on 2 threads: exactly 20 instances.
+mkdir -p "$TMP/ol/lib"
+cat >"$TMP/ol/kern.c" <<'CEOF'
+#include <math.h>
+double kern_rows(int n)
+{
+	double s = 0;
+#pragma omp parallel for schedule(static) reduction(+ : s)
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < (i + 1) * 500; j++)
+			s += sqrt((double)j);
+	return s;
+}
+CEOF
+cat >"$TMP/ol/main.c" <<'CEOF'
+#include <stdio.h>
+#include <stdlib.h>
+double kern_rows(int n);
+int main(int argc, char **argv)
+{
+	double s = 0;
+	for (int r = 0; r < atoi(argv[1]); r++)
+		s += kern_rows(200);
+	printf("%g\n", s);
+	return 0;
+}
+CEOF
+if cc -O1 -fopenmp -fPIC -shared -o "$TMP/ol/lib/libtlkern.so" "$TMP/ol/kern.c" -lm &&
+	cc -O1 -o "$TMP/ol/app" "$TMP/ol/main.c" -L"$TMP/ol/lib" -ltlkern -Wl,-rpath,'$ORIGIN/lib' &&
+	cc -O1 -o "$TMP/ol/app-env" "$TMP/ol/main.c" -L"$TMP/ol/lib" -ltlkern; then
+	for v in app app-env; do
+		OMP_NUM_THREADS=2 LD_LIBRARY_PATH=$([ $v = app-env ] && echo "$TMP/ol/lib") \
+			tl record -o "$TMP/ol/$v.tl" -- "$TMP/ol/$v" 10
+		if [ "$RC" = 0 ] && tl hist --json --span kern_rows._omp_fn.0 "$TMP/ol/$v.tl" &&
+			python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["span"]["counted"] != 20 or d["span"]["incomplete"] != 0)' "$OUT"; then
+			pass marks-p/omp-shared-lib-$v
+		else
+			fail marks-p/omp-shared-lib-$v "exit $RC; want 20 instances of kern_rows._omp_fn.0" "$(head -c 300 "$OUT")" "$(head -n 2 "$ERR")"
+		fi
+	done
+	OMP_NUM_THREADS=2 "$TMP/ol/app" 60 >/dev/null &
+	wl=$!
+	sleep 0.3
+	tl record -p "$wl" -d 0.3s -o "$TMP/ol/p.tl"
+	wait "$wl"
+	if [ "$RC" = 0 ] && tl dump --type region_begin "$TMP/ol/p.tl" && grep -q kern_rows._omp_fn.0 "$OUT" &&
+		[ "$(grep -o 'tid=[0-9]*' "$OUT" | sort -u | wc -l)" = 2 ]; then
+		pass marks-p/omp-shared-lib-p
+	else
+		fail marks-p/omp-shared-lib-p "exit $RC; want instances of kern_rows._omp_fn.0 on 2 threads" "$(head -n 3 "$OUT")" "$(head -n 2 "$ERR")"
+	fi
+else
+	fail marks-p/omp-shared-lib "cannot build the OpenMP library and its program with cc -fopenmp"
+fi
+
 # The command's own markers still come through shared memory, once: no uprobes then.
 tl record -o "$TMP/c.tl" -- "$BUILD/tests/wl_frames" --frames 20 --fps 200 --truth "$TMP/c.json"
 if [ "$RC" = 0 ] && grep -q ', 240 markers (0 lost)' "$ERR"; then

@@ -1,7 +1,7 @@
 /*
  * fuzz_elfsym.c - libFuzzer target: arbitrary bytes as an ELF image into
  * tl_elfsym_lookup_mem() (libelf's elf_memory() underneath) and
- * tl_elfsym_each_mem() must never crash, read out of bounds, leak or
+ * tl_elfsym_each_mem() and tl_elfdyn_read_mem() must never crash, read out of bounds, leak or
  * hang; a lookup may only succeed or fail with a message.
  *
  * Input layout: byte 0 picks the name to look up from a list that the
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/elfneed.h"
 #include "symbols/elfsym.h"
 #include "base/errors.h"
 
@@ -56,6 +57,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* every function (record's OpenMP scan): each name a string that ends inside the image */
 	if (tl_elfsym_each_mem(image, size - 1, "fuzz", each_fn, &size) < 0 && !tl_error_msg()[0])
 		abort();
+	/* the dependencies (elfneed.h: .dynamic's names and search paths), every string read to its end */
+	{
+		struct tl_elfdyn d;
+
+		if (tl_elfdyn_read_mem(image, size - 1, "fuzz", &d) == 0) {
+			for (int i = 0; i < d.nneeded; i++)
+				each_fn(NULL, d.needed[i], 0);
+			if (d.rpath)
+				each_fn(NULL, d.rpath, 0);
+			if (d.runpath)
+				each_fn(NULL, d.runpath, 0);
+		} else if (!tl_error_msg()[0]) {
+			abort();
+		}
+		tl_elfdyn_free(&d);
+	}
 	free(image);
 	return 0;
 }
