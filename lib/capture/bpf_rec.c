@@ -23,30 +23,13 @@
 
 #include "base/errors.h"
 #include "capture/bpf_msg.h"
+#include "capture/bpf_rec_int.h"
 #include "capture/umarks.h"
 #include "capture/sample_events.h"
 #include "capture/bpf/record.skel.h" /* generated: bpftool gen skeleton */
 #include "capture/bpf/tlb.h"
 
 #define DEFAULT_RING (16u << 20)
-
-struct tl_bpf_rec {
-	struct record *skel;
-	struct ring_buffer *rb;
-	int ncpus;
-	int vectors;                             /* 1: the local timer's programs are loaded (trace META irq_vectors) */
-	int nsample;                             /* record --sample: one perf event per event and CPU */
-	char skipped[TL_SAMPLE_MAX_EVENTS][256]; /* why an event is not sampled; "" if it is */
-	int *sample_fds;
-	struct bpf_link **sample_links;
-	struct bpf_link **mark_links; /* record -p: the marker library's uprobes */
-	int nmark_links;
-	/* during a drain */
-	int (*fn)(void *ctx, const struct tl_bpf_event *ev);
-	void *ctx;
-	uint64_t *malformed;
-	int failed;
-};
 
 /* ---- parsing ---- */
 
@@ -345,100 +328,6 @@ const char *tl_bpf_rec_sample_skipped(const struct tl_bpf_rec *r, int i)
 	return i >= 0 && i < TL_SAMPLE_MAX_EVENTS && r->skipped[i][0] ? r->skipped[i] : NULL;
 }
 
-/* The uprobe programs by enum tl_umark_fn (capture/umarks.h). */
-static struct bpf_program *mark_prog(struct record *skel, int fn)
-{
-	struct bpf_program *v[TL_UMARK__COUNT] = {
-		[TL_UMARK_FRAME_BEGIN] = skel->progs.tl_u_frame_begin,
-		[TL_UMARK_FRAME_END] = skel->progs.tl_u_frame_end,
-		[TL_UMARK_FRAME_JOIN] = skel->progs.tl_u_frame_join,
-		[TL_UMARK_REGION_BEGIN] = skel->progs.tl_u_region_begin,
-		[TL_UMARK_REGION_END] = skel->progs.tl_u_region_end,
-		[TL_UMARK_TASK_BEGIN] = skel->progs.tl_u_task_begin,
-		[TL_UMARK_TASK_END] = skel->progs.tl_u_task_end,
-		[TL_UMARK_INSTANT] = skel->progs.tl_u_instant,
-	};
-
-	return v[fn];
-}
-
-/* Keep a uprobe's link until close: 0, or -1 (memory; the link is destroyed). */
-static int keep_link(struct tl_bpf_rec *r, struct bpf_link *link)
-{
-	struct bpf_link **l = realloc(r->mark_links, (size_t)(r->nmark_links + 1) * sizeof(*l));
-
-	if (!l) {
-		bpf_link__destroy(link);
-		return tl_error("out of memory");
-	}
-	r->mark_links = l;
-	l[r->nmark_links++] = link;
-	return 0;
-}
-
-int tl_bpf_rec_attach_marks(struct tl_bpf_rec *r, const struct tl_umarks_file *f)
-{
-	libbpf_print_fn_t old;
-	int ret = 0;
-
-#if !defined(__x86_64__)
-	return tl_error("markers of a running process (uprobes) are read on x86-64 only");
-#endif
-	if (bpf_program__fd(mark_prog(r->skel, 0)) < 0)
-		return tl_error("eBPF: the marker programs were not loaded");
-	old = tl_bpf_msg_begin();
-	for (int i = 0; i < TL_UMARK__COUNT && !ret; i++) {
-		struct bpf_link *link;
-
-		if (!(f->have & (1u << i)))
-			continue;
-		/* every process that maps the file (-1): the filter keeps the recorded ones */
-		link = bpf_program__attach_uprobe(mark_prog(r->skel, i), false, -1, f->path, (size_t)f->offset[i]);
-		if (!link) {
-			char what[sizeof(f->path) + 96];
-
-			snprintf(what, sizeof(what), "eBPF: cannot put a uprobe on %s in '%s'", tl_umark_symbols[i],
-			         f->path);
-			ret = tl_bpf_fail(what, -errno);
-			break;
-		}
-		if ((ret = keep_link(r, link)))
-			break;
-	}
-	tl_bpf_msg_end(old);
-	return ret;
-}
-
-int tl_bpf_rec_attach_span(struct tl_bpf_rec *r, const char *path, uint64_t offset, uint64_t cookie)
-{
-	struct bpf_program *prog[2] = { r->skel->progs.tl_u_span_begin, r->skel->progs.tl_u_span_end };
-	libbpf_print_fn_t old;
-	int ret = 0;
-
-	/* no argument is read (umarks.h, span()): any architecture */
-	if (bpf_program__fd(prog[0]) < 0)
-		return tl_error("eBPF: the function probe programs were not loaded");
-	old = tl_bpf_msg_begin();
-	for (int i = 0; i < (cookie & TL_BPF_SPAN_INLINED ? 1 : 2) && !ret; i++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = cookie, .retprobe = i == 1);
-		struct bpf_link *link = bpf_program__attach_uprobe_opts(prog[i], -1, path, (size_t)offset, &o);
-
-		if (!link) {
-			char what[1200];
-
-			snprintf(what, sizeof(what),
-			         "eBPF: cannot put a uprobe on the %s of the function at 0x%llx in '%s'",
-			         i ? "return" : "entry", (unsigned long long)offset, path);
-			ret = tl_bpf_fail(what, -errno);
-			break;
-		}
-		if ((ret = keep_link(r, link)))
-			break;
-	}
-	tl_bpf_msg_end(old);
-	return ret;
-}
-
 struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filter, const struct tl_bpf_sample *sample,
                                    int umarks)
 {
@@ -490,10 +379,7 @@ struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filte
 		                                                                  : sample->frames;
 	else
 		bpf_program__set_autoload(r->skel->progs.tl_sample, false);
-	for (int i = 0; i < TL_UMARK__COUNT; i++)
-		bpf_program__set_autoload(mark_prog(r->skel, i), !!(umarks & TL_BPF_UMARKS));
-	bpf_program__set_autoload(r->skel->progs.tl_u_span_begin, !!(umarks & TL_BPF_USPANS));
-	bpf_program__set_autoload(r->skel->progs.tl_u_span_end, !!(umarks & TL_BPF_USPANS));
+	tl_bpf_rec_uprobes_prepare(r, umarks);
 	if ((err = record__load(r->skel))) {
 		tl_bpf_fail("eBPF: the kernel did not load the recorder program", err);
 		goto fail;
@@ -695,9 +581,7 @@ void tl_bpf_rec_close(struct tl_bpf_rec *r)
 	if (!r)
 		return;
 	ring_buffer__free(r->rb);
-	for (int i = 0; i < r->nmark_links; i++)
-		bpf_link__destroy(r->mark_links[i]);
-	free(r->mark_links);
+	tl_bpf_rec_unlink_all(r);
 	for (int i = 0; i < r->nsample; i++) {
 		bpf_link__destroy(r->sample_links[i]);
 		close(r->sample_fds[i]);

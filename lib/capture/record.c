@@ -312,10 +312,9 @@ static int open_bpf(struct rec *rc)
 		while (ring < want && ring < (1u << 30))
 			ring <<= 1;
 	}
-	/* -p, -a: the marker library's calls through uprobes (a command's come through shared memory); not -a: OpenMP */
+	/* -p, -a: the marker library's calls through uprobes (a command's come through shared memory); OpenMP */
 	rc->bpf = tl_bpf_rec_open(rc->groups, ring, !o->system_wide, o->sample ? &smp : NULL,
-	                          (o->argv ? 0 : TL_BPF_UMARKS) |
-	                                  (o->nfuncs || !(o->system_wide || o->no_omp) ? TL_BPF_USPANS : 0));
+	                          (o->argv ? 0 : TL_BPF_UMARKS) | (o->nfuncs || !o->no_omp ? TL_BPF_USPANS : 0));
 	if (!rc->bpf) {
 		if (o->backend == TL_BACKEND_BPF || o->sample)
 			return -1;
@@ -653,7 +652,7 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	res->child_ran = rc->tg.child > 0;
 	if (rc->bpf && track_targets(rc))
 		goto out;
-	if (rc->bpf && tl_rec_attach_uprobes(rc, &probes))
+	if (tl_rec_attach_uprobes(rc, &probes))
 		goto out;
 	fill_info(rc);
 	/* Before the start: delay accounting must be on when the first counters are read. */

@@ -116,8 +116,10 @@ void tl_rec_progress(struct rec *rc, uint64_t now, int force);
 
 /*
  * The eBPF back end's uprobes (record_uprobes.c): --func (spec), the
- * markers of processes not started by the recorder, OpenMP regions.
- * 0, or -1 with tl_error set (memory, or a --func that cannot be probed).
+ * markers of processes not started by the recorder, OpenMP regions.  On
+ * the perf back end (rc->bpf NULL), a warning for the markers and OpenMP
+ * functions it does not probe.  0, or -1 with tl_error set (memory, or a
+ * --func that cannot be probed).
  */
 int tl_rec_attach_uprobes(struct rec *rc, const struct tl_uprobes_spec *spec);
 

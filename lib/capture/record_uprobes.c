@@ -41,30 +41,50 @@ static void attach_umarks(struct rec *rc, struct tl_umarks *u)
  * uprobes on the entry and return of the functions its compiler outlined
  * from OpenMP constructs (capture/umarks.h) make regions named after them,
  * in the executable and in its shared libraries (a command's as the loader
- * will find them, a -p process's as it maps them now).  A program that is
+ * will find them, a -p process's as it maps them now; under -a, those of
+ * every process running when the recording starts).  A program that is
  * no ELF file (a script) or has none has nothing to probe.
  */
-static void attach_omp(struct rec *rc, struct tl_umarks *u)
+/* The -p processes: as the eBPF filter has them (tgids), or as given (the perf back end has no filter). */
+static int ntargets(const struct rec *rc)
+{
+	return rc->o->argv || rc->o->system_wide ? 0 : rc->bpf ? rc->nfilter_tgids : rc->o->npids;
+}
+
+static int32_t target(const struct rec *rc, int i)
+{
+	return rc->bpf ? rc->filter_tgids[i] : rc->o->pids[i];
+}
+
+static void find_omp(struct rec *rc, struct tl_umarks *u)
 {
 	char exe[1024];
-	int first = u->nspans;
 	ssize_t n;
 
 	if (rc->o->argv && !tl_uprobes_command_path(rc->o->argv[0], exe, sizeof(exe))) {
 		tl_umarks_omp(u, exe);
 		tl_umarks_omp_libs(u, exe);
 	}
-	for (int i = 0; !rc->o->argv && i < rc->nfilter_tgids; i++) {
+	for (int i = 0; i < ntargets(rc); i++) {
 		char p[64];
 
-		snprintf(p, sizeof(p), "/proc/%d/exe", (int)rc->filter_tgids[i]);
+		snprintf(p, sizeof(p), "/proc/%d/exe", (int)target(rc, i));
 		if ((n = readlink(p, exe, sizeof(exe) - 1)) > 0) {
 			exe[n] = 0;
 			/* a binary replaced since it started: the one that runs, through the link (as uprobes.c) */
 			tl_umarks_omp(u, n > 10 && !strcmp(exe + n - 10, " (deleted)") ? p : exe);
 		}
-		tl_umarks_omp_maps(u, rc->filter_tgids[i]);
+		tl_umarks_omp_maps(u, target(rc, i));
 	}
+	if (rc->o->system_wide && tl_umarks_omp_all(u) < 0)
+		tl_rec_warn(rc->res, "OpenMP regions are not recorded: %s", tl_error_msg());
+}
+
+static void attach_omp(struct rec *rc, struct tl_umarks *u)
+{
+	int first = u->nspans;
+
+	find_omp(rc, u);
 	for (int i = first; i < u->nspans; i++)
 		if (tl_bpf_rec_attach_span(rc->bpf, u->spans[i].path, u->spans[i].offset, (uint64_t)i << 2)) {
 			tl_rec_warn(rc->res, "OpenMP regions are not recorded: %s", tl_error_msg());
@@ -73,6 +93,31 @@ static void attach_omp(struct rec *rc, struct tl_umarks *u)
 	if (u->spans_left_out)
 		tl_rec_warn(rc->res, "%llu more OpenMP functions are not recorded as regions (%d at most)",
 		            (unsigned long long)u->spans_left_out, TL_UMARKS_MAX_SPANS);
+}
+
+/*
+ * The perf back end probes --func only (uprobes.c, through tracefs): what
+ * the eBPF back end would have probed besides is told, not left out
+ * silently.
+ */
+static void told_not_probed(struct rec *rc, struct tl_umarks *u)
+{
+	if (!rc->o->no_omp) {
+		find_omp(rc, u);
+		if (u->nspans)
+			tl_rec_warn(rc->res,
+			            "%d OpenMP functions are not recorded as regions: the perf back end does not "
+			            "probe them (--backend bpf does)",
+			            u->nspans + (int)u->spans_left_out);
+	}
+	for (int i = 0; i < ntargets(rc); i++)
+		tl_umarks_find(u, target(rc, i));
+	if (!rc->o->argv && rc->o->system_wide)
+		tl_umarks_find_all(u);
+	if (u->n)
+		tl_rec_warn(rc->res,
+		            "markers of processes threadlens did not start are not recorded: the perf back end "
+		            "reads a command's only (--backend bpf reads them through uprobes)");
 }
 
 /*
@@ -115,11 +160,15 @@ int tl_rec_attach_uprobes(struct rec *rc, const struct tl_uprobes_spec *spec)
 
 	if (!(rc->um = tl_umarks_new()))
 		return -1;
+	if (!rc->bpf) {
+		told_not_probed(rc, rc->um);
+		return 0;
+	}
 	if (o->nfuncs && attach_funcs(rc, rc->um, spec))
 		return -1;
 	if (!o->argv)
 		attach_umarks(rc, rc->um);
-	if (!o->system_wide && !o->no_omp)
+	if (!o->no_omp)
 		attach_omp(rc, rc->um);
 	return 0;
 }

@@ -72,23 +72,26 @@ void tl_umarks_free(struct tl_umarks *u)
 {
 	if (!u)
 		return;
-	for (size_t i = 0; i < u->nchecked; i++)
-		free(u->checked[i]);
-	free(u->checked);
+	for (size_t i = 0; i < u->checked.n; i++)
+		free(u->checked.v[i]);
+	free(u->checked.v);
+	for (size_t i = 0; i < u->omp_checked.n; i++)
+		free(u->omp_checked.v[i]);
+	free(u->omp_checked.v);
 	free(u);
 }
 
 /* 1 if path was examined before; else it is noted (0), or -1 out of memory. */
-static int checked_before(struct tl_umarks *u, const char *path)
+static int checked_before(struct tl_umarks_paths *l, const char *path)
 {
 	char *copy;
 
-	for (size_t i = 0; i < u->nchecked; i++)
-		if (!strcmp(u->checked[i], path))
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], path))
 			return 1;
-	if (TL_GROW(u->checked, u->capchecked, u->nchecked + 1) < 0 || !(copy = strdup(path)))
+	if (TL_GROW(l->v, l->cap, l->n + 1) < 0 || !(copy = strdup(path)))
 		return tl_error("out of memory");
-	u->checked[u->nchecked++] = copy;
+	l->v[l->n++] = copy;
 	return 0;
 }
 
@@ -132,7 +135,8 @@ static int find_one(void *ctx, const char *path)
 	struct tl_umarks_file *t, spare;
 	int ret = 0;
 
-	if (strlen(path) >= sizeof(t->path) || !tl_umarks_candidate(path, x->exe) || (ret = checked_before(u, path)))
+	if (strlen(path) >= sizeof(t->path) || !tl_umarks_candidate(path, x->exe) ||
+	    (ret = checked_before(&u->checked, path)))
 		return ret < 0 ? ret : 0;
 	t = u->n < TL_UMARKS_MAX_FILES ? &u->files[u->n] : &spare;
 	if (tl_umarks_resolve(path, t)) {
@@ -156,7 +160,12 @@ int tl_umarks_find(struct tl_umarks *u, int32_t pid)
 	return each_code_file(pid, find_one, &x) < 0 ? -1 : 0;
 }
 
-int tl_umarks_find_all(struct tl_umarks *u)
+/*
+ * fn(u, pid) for every process in /proc: one that is gone or unreadable
+ * meanwhile is passed over.  0, or -1 when /proc cannot be listed or
+ * memory runs out (tl_error set).
+ */
+static int each_process(struct tl_umarks *u, int (*fn)(struct tl_umarks *u, int32_t pid))
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -170,18 +179,39 @@ int tl_umarks_find_all(struct tl_umarks *u)
 
 		if (*end || pid <= 0)
 			continue;
-		if (tl_umarks_find(u, (int32_t)pid) && !strcmp(tl_error_msg(), "out of memory"))
+		if (fn(u, (int32_t)pid) < 0 && !strcmp(tl_error_msg(), "out of memory"))
 			ret = -1;
 	}
 	closedir(d);
 	return ret;
 }
 
+int tl_umarks_find_all(struct tl_umarks *u)
+{
+	return each_process(u, tl_umarks_find);
+}
+
+/* 1 if s is "." and digits, nothing after (the counter a compiler appends). */
+static int counter(const char *s)
+{
+	if (*s++ != '.' || !*s)
+		return 0;
+	while (*s >= '0' && *s <= '9')
+		s++;
+	return !*s;
+}
+
 int tl_umarks_is_omp(const char *name)
 {
+	const char *p;
+
+	/* the function ends there: "FUNC._omp_fn.0.cold" is a piece of its body, "...part.1" a piece it calls */
 	if (!strncmp(name, ".omp_outlined.", 14))
-		return !strstr(name, "_debug__");
-	return strstr(name, "._omp_fn.") != NULL;
+		return !name[14] || counter(name + 14);
+	for (p = name; (p = strstr(p, "._omp_fn.")); p++)
+		if (counter(p + 8))
+			return 1;
+	return 0;
 }
 
 struct omp_scan {
@@ -253,30 +283,34 @@ int tl_umarks_omp_libs(struct tl_umarks *u, const char *exe)
 	return u->nspans - before;
 }
 
-struct omp_maps {
-	struct tl_umarks *u;
-	char last[PATH_MAX];
-};
-
+/* A mapped file: its OpenMP functions, the first time any process maps it. */
 static int omp_mapped(void *ctx, const char *path)
 {
-	struct omp_maps *x = ctx;
+	struct tl_umarks *u = ctx;
 	size_t n = strlen(path);
+	int r;
 
 	/* a file replaced since it was mapped is not the code that runs: passed over */
-	if (!strcmp(path, x->last) || (n > 10 && !strcmp(path + n - 10, " (deleted)")))
+	if (n > 10 && !strcmp(path + n - 10, " (deleted)"))
 		return 0;
-	memcpy(x->last, path, n + 1);
-	tl_umarks_omp(x->u, path);
+	if ((r = checked_before(&u->omp_checked, path)))
+		return r < 0 ? -1 : 0;
+	tl_umarks_omp(u, path);
 	return 0;
 }
 
 int tl_umarks_omp_maps(struct tl_umarks *u, int32_t pid)
 {
-	struct omp_maps x = { .u = u };
 	int before = u->nspans;
 
-	if (each_code_file(pid, omp_mapped, &x) < 0)
+	if (each_code_file(pid, omp_mapped, u) < 0)
 		return -1;
 	return u->nspans - before;
+}
+
+int tl_umarks_omp_all(struct tl_umarks *u)
+{
+	int before = u->nspans;
+
+	return each_process(u, tl_umarks_omp_maps) < 0 ? -1 : u->nspans - before;
 }

@@ -73,16 +73,22 @@ struct tl_umarks_span {
 	uint64_t offset; /* file offset of its entry */
 };
 
-/* The files found so far; each path is examined once (paths_checked). */
+/* Paths already examined, with or without what was looked for. */
+struct tl_umarks_paths {
+	char **v;
+	size_t n, cap;
+};
+
+/* The files found so far; each path is examined once for each purpose. */
 struct tl_umarks {
 	struct tl_umarks_file files[TL_UMARKS_MAX_FILES];
 	int n;
 	uint64_t left_out; /* files with the library beyond TL_UMARKS_MAX_FILES */
 	struct tl_umarks_span spans[TL_UMARKS_MAX_SPANS];
 	int nspans;
-	uint64_t spans_left_out; /* OpenMP functions beyond TL_UMARKS_MAX_SPANS */
-	char **checked;          /* every candidate path examined, with or without the library */
-	size_t nchecked, capchecked;
+	uint64_t spans_left_out;            /* OpenMP functions beyond TL_UMARKS_MAX_SPANS */
+	struct tl_umarks_paths checked;     /* every candidate examined for the marker library */
+	struct tl_umarks_paths omp_checked; /* every mapped file examined for OpenMP functions (-p, -a) */
 };
 
 /* An empty set; NULL with tl_error set.  Free with tl_umarks_free(). */
@@ -105,7 +111,9 @@ int tl_umarks_find_all(struct tl_umarks *u);
 /*
  * 1 if name is a function a compiler outlined from an OpenMP construct:
  * GCC's "FUNC._omp_fn.N", Clang's ".omp_outlined." (and ".omp_outlined..N";
- * not its "_debug__" inner copy, which the outer one calls).
+ * not its "_debug__" inner copy, which the outer one calls).  Nothing may
+ * follow: "FUNC._omp_fn.0.cold" is a piece of the function's body that GCC
+ * moved away, not an entry (a uretprobe there would corrupt the program).
  */
 int tl_umarks_is_omp(const char *name);
 
@@ -127,10 +135,18 @@ int tl_umarks_omp_libs(struct tl_umarks *u, const char *exe);
 
 /*
  * The same for every file process pid runs code from now (its executable
- * and libraries, from /proc/PID/maps): record -p.  Returns how many were
- * added, or -1 with tl_error set when the maps cannot be read.
+ * and libraries, from /proc/PID/maps): record -p.  Each file is examined
+ * once however many processes map it.  Returns how many were added, or -1
+ * with tl_error set when the maps cannot be read.
  */
 int tl_umarks_omp_maps(struct tl_umarks *u, int32_t pid);
+
+/*
+ * The same for every process in /proc (record -a); one that is gone or
+ * unreadable meanwhile is passed over.  Returns how many were added, or
+ * -1 with tl_error set if /proc cannot be listed.
+ */
+int tl_umarks_omp_all(struct tl_umarks *u);
 
 /* Add one probed function by hand (record --func): its index, or -1 when the list is full. */
 int tl_umarks_add_span(struct tl_umarks *u, const char *path, const char *name, uint64_t offset);

@@ -163,8 +163,50 @@ if cc -O1 -fopenmp -fPIC -shared -o "$TMP/ol/lib/libtlkern.so" "$TMP/ol/kern.c" 
 	else
 		fail marks-p/omp-shared-lib-p "exit $RC; want instances of kern_rows._omp_fn.0 on 2 threads" "$(head -n 3 "$OUT")" "$(head -n 2 "$ERR")"
 	fi
+	# ... and under -a: every process's files are looked at when the recording starts
+	OMP_NUM_THREADS=2 "$TMP/ol/app" 60 >/dev/null &
+	wl=$!
+	sleep 0.3
+	tl record -a -d 0.3s -o "$TMP/ol/a.tl"
+	wait "$wl"
+	if [ "$RC" = 0 ] && tl dump --type region_begin "$TMP/ol/a.tl" && grep -q kern_rows._omp_fn.0 "$OUT" &&
+		[ "$(grep kern_rows "$OUT" | grep -o 'tid=[0-9]*' | sort -u | wc -l)" = 2 ]; then
+		pass marks-p/omp-system-wide
+	else
+		fail marks-p/omp-system-wide "exit $RC; want instances of kern_rows._omp_fn.0 on 2 threads" "$(head -n 3 "$OUT")" "$(head -n 2 "$ERR")"
+	fi
 else
 	fail marks-p/omp-shared-lib "cannot build the OpenMP library and its program with cc -fopenmp"
+fi
+
+# The uprobes as perf events (kernels before 6.6 have no uprobe_multi links): the same regions.
+TL_BPF_NO_UPROBE_MULTI=1 tl record -o "$TMP/omp-pe.tl" -- "$BUILD/tests/wl_fast" --omp 2 outer static --frames 5
+if [ "$RC" = 0 ] && tl hist --json --span wl_rows_omp._omp_fn.0 "$TMP/omp-pe.tl" &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["span"]["counted"] != 20 or d["span"]["incomplete"] != 0)' "$OUT"; then
+	pass marks-p/omp-regions-perf-events
+else
+	fail marks-p/omp-regions-perf-events "exit $RC; want 20 instances of wl_rows_omp._omp_fn.0" "$(head -c 300 "$OUT")" "$(head -n 2 "$ERR")"
+fi
+
+# The perf back end probes neither: it says so, once each, and not when asked for no OpenMP.
+tl record --backend perf -o "$TMP/pe.tl" -- "$BUILD/tests/wl_fast" --omp 2 outer static --frames 2
+if [ "$RC" = 0 ] && [ "$(grep -c '2 OpenMP functions are not recorded as regions: the perf back end' "$ERR")" = 1 ] &&
+	! grep -q 'markers of processes' "$ERR" &&
+	tl record --backend perf --no-omp -o "$TMP/pe.tl" -- "$BUILD/tests/wl_fast" --omp 2 outer static --frames 2 &&
+	! grep -q OpenMP "$ERR"; then
+	pass marks-p/perf-backend-omp-told
+else
+	fail marks-p/perf-backend-omp-told "exit $RC; want one line for wl_fast's 2 OpenMP functions, none with --no-omp" "$(head -n 3 "$ERR")"
+fi
+"$BUILD/tests/wl_frames" --frames 100 --fps 100 >/dev/null &
+wl=$!
+sleep 0.2
+tl record --backend perf -p "$wl" -d 0.2s -o "$TMP/pe-p.tl"
+wait "$wl"
+if [ "$RC" = 0 ] && [ "$(grep -c 'markers of processes threadlens did not start are not recorded: the perf back end' "$ERR")" = 1 ]; then
+	pass marks-p/perf-backend-marks-told
+else
+	fail marks-p/perf-backend-marks-told "exit $RC; want one line for the markers not recorded" "$(head -n 3 "$ERR")"
 fi
 
 # The command's own markers still come through shared memory, once: no uprobes then.

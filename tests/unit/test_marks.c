@@ -697,6 +697,10 @@ TEST(library_found_for_uprobes)
 	CHECK(tl_umarks_is_omp(".omp_outlined.") && tl_umarks_is_omp(".omp_outlined..3"));
 	CHECK(!tl_umarks_is_omp(".omp_outlined._debug__") && !tl_umarks_is_omp("main._omp_cpyfn.1"));
 	CHECK(!tl_umarks_is_omp("GOMP_parallel") && !tl_umarks_is_omp("omp_get_thread_num"));
+	/* pieces GCC splits off a function are not entries: a uretprobe there would break the program */
+	CHECK(!tl_umarks_is_omp("wl_rows_omp._omp_fn.1.cold") && !tl_umarks_is_omp("main._omp_fn.0.part.0"));
+	CHECK(!tl_umarks_is_omp("main._omp_fn.") && !tl_umarks_is_omp("main._omp_fn.x"));
+	CHECK(!tl_umarks_is_omp(".omp_outlined..3.cold") && !tl_umarks_is_omp(".omp_outlined.x"));
 
 	CHECK(u != NULL);
 	if (!u)
