@@ -27,6 +27,10 @@
 #   barrier-imbalance (OpenMP)  wl_fast --omp 2 outer static: no markers; the
 #                    region is the function GCC outlined from its loop
 #                    (uprobes); with a dynamic schedule, none
+#   spin-waiting     wl_sort --omp 2 outer dynamic: the main thread fills and
+#                    merges the keys alone between the regions while the
+#                    OpenMP worker spins in libgomp (65-88% of its time on
+#                    a CPU); wl_fast's workers spin 3% (no finding)
 #   serialized-threads  wl_kernel baton: 't0'..'t2' compute in turn, passing
 #                    a turn on a condition variable; three Python threads
 #                    in a loop take turns on its global interpreter lock
@@ -89,7 +93,7 @@ for k, ts in found:
 for det in d["detectors"]:
     if det["kind"] in ("lock-contention", "io-bound", "wake-storm", "preemption-starvation",
                        "migration-storm", "single-thread-bottleneck", "irq-interference", "oversubscription",
-                       "priority-inversion", "serialized-threads") and (det["skipped"] or not det["checked"]):
+                       "priority-inversion", "serialized-threads", "spin-waiting") and (det["skipped"] or not det["checked"]):
         bad.append("detector %s did not run: %s" % (det["kind"], det["skipped"]))
 if bad:
     bad.append("found: %s" % (found or "nothing"))
@@ -141,6 +145,8 @@ else
 	# OpenMP without markers: the outlined function of its loop is the region (uprobes); a static split of
 	# rows of uneven cost is imbalanced, a dynamic one is not
 	diag omp-static "barrier-imbalance:*" "$BUILD/tests/wl_fast" --omp 2 outer static
+	# OpenMP's worker spins in the runtime while the main thread runs the serial parts alone
+	diag spin-serial "spin-waiting:*" "$BUILD/tests/wl_sort" --omp 2 outer dynamic
 	ONLY=barrier-imbalance diag omp-dynamic "" "$BUILD/tests/wl_fast" --omp 2 outer dynamic
 	# three threads passing a turn on a condition variable: one at a time, a CPU idle
 	diag serialized-threads "serialized-threads:t0:t1:t2" "$BUILD/tests/wl_kernel" baton

@@ -5,7 +5,8 @@
  * waiting as long on a condition (a futex wait without the flag) and a
  * thread joining an exited one are not; a thread whose waits end by block
  * I/O is io-bound.  Three threads taking turns on two CPUs are serialized
- * threads, with the cost and evidence worked out in write_serial().
+ * threads, with the cost and evidence worked out in write_serial().  An
+ * OpenMP worker spinning between two rounds is spin-waiting (write_spin()).
  *
  * The trace is written with the real writer and read back with the real
  * reader, as the command does.
@@ -190,6 +191,78 @@ TEST(serialized_threads)
 	unlink(p);
 }
 
+/*
+ * app (300) and its OpenMP worker (301), one CPU each, both on a CPU from
+ * 1000 to 1500 us: two rounds of the region `name` (1000-1100 and
+ * 1400-1500, both threads inside all of each); between them app runs
+ * serial code and the worker spins in the runtime, 300 us of its 500 us
+ * on a CPU (60%, over the 25%).  The worker then sleeps; app runs on to
+ * 1600.  Named as GCC names an outlined function, it is spin-waiting
+ * costing those 300 us; named as a marker region, not judged.
+ */
+static void write_spin(char *p, const char *name)
+{
+	W = program_trace_open(p, 300, 990);
+	CHECK(W != NULL);
+	ev(1000, -1, TL_EV_THREAD, 300, 300, 0, 0, 2, 0, "app");
+	ev(1000, -1, TL_EV_THREAD, 301, 300, 0, 0, 2, 0, "app");
+	sw(1000, 0, 0, 0, 300, 0);
+	sw(1000, 1, 0, 0, 301, 0);
+	for (uint64_t t = 1000; t <= 1400; t += 400)
+		for (int32_t tid = 300; tid <= 301; tid++) {
+			ev(t, tid - 300, TL_EV_REGION_BEGIN, tid, 0, -1, 0, 0, 0, name);
+			ev(t + 100, tid - 300, TL_EV_REGION_END, tid, 0, 0, 0, 0, 0, name);
+		}
+	sw(1500, 1, 301, TL_PS_S, 0, TL_EVF_WAIT_FUTEX);
+	sw(1600, 0, 300, TL_PS_S, 0, TL_EVF_WAIT_FUTEX);
+	CHECK(program_trace_close(W, 1610) == 0);
+}
+
+static void spin_case(const char *name, int found)
+{
+	char p[] = "/tmp/tl-test-spin-XXXXXX";
+	struct tl_run run = { .to_ns = -1, .path = p };
+	struct tl_diagnose_opts o;
+	struct tl_findings f;
+	const struct tl_finding *x = NULL;
+	int n = 0;
+
+	write_spin(p, name);
+	tl_diagnose_defaults(&o);
+	o.min_cost_ns = 50 * US;
+	CHECK_EQ_INT(tl_diagnose_analyze(&run, &o, &f), 0);
+	for (size_t i = 0; i < f.n; i++)
+		if (f.items[i].kind == TL_FIND_SPIN_WAITING) {
+			x = &f.items[i];
+			n++;
+		}
+	CHECK_EQ_INT(n, found);
+	if (x) {
+		CHECK_EQ_INT(x->pid, 300);
+		CHECK_EQ_INT(x->cost_ns, 300 * US);
+		CHECK_EQ_INT(x->nthreads, 2);
+		CHECK_EQ_INT(x->threads[0].tid, 300);
+		CHECK_EQ_STR(x->threads[0].role, "main");
+		CHECK_EQ_INT(x->threads[1].tid, 301);
+		CHECK_EQ_STR(x->threads[1].role, "spinning");
+		CHECK_EQ_INT((int64_t)x->evidence[0].value, 500 * US); /* the worker on a CPU */
+		CHECK_EQ_INT((int64_t)x->evidence[1].value, 200 * US); /* inside its two instances */
+		CHECK_EQ_INT((int64_t)x->evidence[2].value, 0);        /* both finish together: no barrier */
+		CHECK_EQ_INT((int64_t)x->evidence[3].value, 300 * US); /* between the rounds */
+		CHECK_EQ_INT((int64_t)x->evidence[3].threshold, 125 * US);
+	}
+	CHECK_EQ_INT(f.checked[TL_FIND_SPIN_WAITING], 1);
+	tl_findings_release(&f);
+	tl_run_release(&run);
+	unlink(p);
+}
+
+TEST(spin_waiting)
+{
+	spin_case("main._omp_fn.0", 1);
+	spin_case("blocks", 0); /* the markers' regions: unmarked work between them may be real */
+}
+
 TEST(kind_names)
 {
 	for (int k = 0; k < TL_FIND__COUNT; k++)
@@ -206,5 +279,5 @@ int main(void)
 {
 	write_trace();
 	atexit(remove_trace);
-	RUN_TESTS(lock_not_condition_nor_join, serialized_threads, kind_names);
+	RUN_TESTS(lock_not_condition_nor_join, serialized_threads, spin_waiting, kind_names);
 }

@@ -33,6 +33,7 @@ static const char *const kind_names[TL_FIND__COUNT] = {
 	[TL_FIND_MIGRATION_STORM] = "migration-storm",
 	[TL_FIND_IRQ_INTERFERENCE] = "irq-interference",
 	[TL_FIND_SERIALIZED] = "serialized-threads",
+	[TL_FIND_SPIN_WAITING] = "spin-waiting",
 };
 
 const char *tl_finding_kind_name(unsigned kind)
@@ -712,6 +713,7 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 	out->skipped[TL_FIND_POINTLESS_PARALLEL][0] = 0;
 	out->skipped[TL_FIND_OVERSUBSCRIPTION][0] = 0;
 	out->skipped[TL_FIND_SERIALIZED][0] = 0;
+	out->skipped[TL_FIND_SPIN_WAITING][0] = 0;
 	for (size_t i = 0; i < m->nthreads && !ret; i++) {
 		const struct tl_thread_stats *t = &m->threads[i];
 
@@ -727,7 +729,11 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 		if (m->procs[i].is_target) {
 			out->checked[TL_FIND_OVERSUBSCRIPTION]++;
 			out->checked[TL_FIND_SERIALIZED]++;
-			ret = oversubscription(&c, &m->procs[i]) || tl_dg_serialized(&c, &m->procs[i]) ? -1 : 0;
+			out->checked[TL_FIND_SPIN_WAITING]++;
+			ret = oversubscription(&c, &m->procs[i]) || tl_dg_serialized(&c, &m->procs[i]) ||
+			                      tl_dg_spin(&c, &m->procs[i])
+			              ? -1
+			              : 0;
 		}
 	if (!ret)
 		ret = tl_dg_regions(&c);

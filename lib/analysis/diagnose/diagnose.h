@@ -16,7 +16,8 @@
  * interrupt interference, priority inversion (the model's inversions); and
  * from the parallel regions of the markers (the model's `regions`) barrier
  * imbalance and pointless parallelism; from each process's load
- * (analysis/load) oversubscription.  A detector that could not run says
+ * (analysis/load) oversubscription and serialized threads; from the
+ * OpenMP regions and the threads' time spin waiting.  A detector that could not run says
  * why in `skipped` (a kind added to the enum before its detector says
  * "not implemented yet"), so that silence is never mistaken for health.
  * Only the recorded program's threads are examined
@@ -46,6 +47,7 @@ enum tl_finding_kind {
 	TL_FIND_MIGRATION_STORM,          /* a thread moves between CPUs far more often than it runs */
 	TL_FIND_IRQ_INTERFERENCE,         /* a thread loses a notable share of its running time to interrupts */
 	TL_FIND_SERIALIZED,               /* threads of a process compute one at a time while a CPU is idle */
+	TL_FIND_SPIN_WAITING,             /* OpenMP workers spin while no parallel region runs */
 	TL_FIND__COUNT
 };
 
