@@ -86,6 +86,23 @@ else
 	fail marks-p/omp-regions "exit $RC; want 20 instances of wl_rows_omp._omp_fn.0" "$(head -c 300 "$OUT")" "$(head -n 2 "$ERR")"
 fi
 
+# The report splits the OpenMP worker's time on a CPU: inside its instances, around them in a
+# round, between the regions; the three parts make up its EXECUTING (no nested regions here).
+if tl report --json "$TMP/omp.tl" && python3 - "$OUT" <<'PY' && tl report "$TMP/omp.tl" && grep -q '^OpenMP workers of wl_fast' "$OUT"; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = [p for p in d["processes"] if p["name"] == "wl_fast"][0]
+w = p["omp_workers"]
+t = [t for t in d["threads"] if t["pid"] == p["pid"] and t["tid"] != p["pid"]]
+ok = w["threads"] == 1 and len(t) == 1 and w["exec_ns"] == t[0]["state_ns"]["EXECUTING"] > 0
+ok = ok and w["inside_ns"] + w["around_ns"] + w["between_ns"] == w["exec_ns"] and w["inside_ns"] > 0
+sys.exit(not ok)
+PY
+	pass marks-p/omp-workers-split
+else
+	fail marks-p/omp-workers-split "want omp_workers of wl_fast's one worker, its parts adding up to its EXECUTING" "$(grep -o '"omp_workers"[^}]*' "$OUT" | head -n 2)"
+fi
+
 # Tiny regions: the probes' own time is told (wl_filter's inner loop, 2 frames: 6,144 instances of
 # about 2.6 us; none for wl_fast's 20 of milliseconds above).
 tl record -o "$TMP/tiny.tl" -- "$BUILD/tests/wl_filter" --omp 2 inner static --frames 2

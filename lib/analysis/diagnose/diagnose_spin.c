@@ -15,9 +15,7 @@
  *
  * Judged per process: the workers, its threads other than the main one
  * (tid = pid) with instances of OpenMP regions; their EXECUTING time E and
- * the part of it between the regions B (E less inside, before and after,
- * never below 0: a task nested in a region on the same thread counts
- * twice inside).  Found when B is at least SPIN_PCT of E and reaches the
+ * the part of it between the regions B (analysis/report: tl_model_omp_workers()).  Found when B is at least SPIN_PCT of E and reaches the
  * minimum cost.  The cost is B: CPU time, not work (on a machine shared
  * with other programs, theirs to lose).  Regions of the markers are not
  * judged: a thread of the user's may do unmarked work between them.
@@ -31,92 +29,39 @@
 #include <string.h>
 
 #include "analysis/diagnose/diagnose_int.h"
-#include "capture/umarks.h"
 
 #define SPIN_PCT 25.0 /* the workers' time on a CPU between the regions, at least */
-
-struct spin {
-	uint64_t exec, inside, around, between;
-	int workers;
-};
-
-/* What the OpenMP regions of process pid saw of thread t. */
-static void worker_parts(const struct tl_model *m, const struct tl_thread_stats *t, uint64_t *inside, uint64_t *around,
-                         int *seen)
-{
-	for (size_t i = 0; i < m->regions.n; i++) {
-		const struct tl_region_stats *r = &m->regions.regions[i];
-
-		if (r->pid != t->pid || !tl_umarks_is_omp(r->name))
-			continue;
-		for (size_t k = 0; k < r->nthreads; k++)
-			if (r->threads[k].tid == t->tid && r->threads[k].instances) {
-				*inside += r->threads[k].inside[TL_ST_EXECUTING];
-				*around += r->threads[k].before[TL_ST_EXECUTING] + r->threads[k].after[TL_ST_EXECUTING];
-				*seen = 1;
-			}
-	}
-}
-
-static int is_worker(const struct tl_model *m, const struct tl_thread_stats *t, int32_t pid, uint64_t *inside,
-                     uint64_t *around)
-{
-	int seen = 0;
-
-	*inside = *around = 0;
-	if (t->pid != pid || t->tid == pid)
-		return 0;
-	worker_parts(m, t, inside, around, &seen);
-	return seen;
-}
-
-static void measure(const struct tl_model *m, int32_t pid, struct spin *s)
-{
-	memset(s, 0, sizeof(*s));
-	for (size_t i = 0; i < m->nthreads; i++) {
-		const struct tl_thread_stats *t = &m->threads[i];
-		uint64_t in, around, e = t->state_ns[TL_ST_EXECUTING];
-
-		if (!is_worker(m, t, pid, &in, &around))
-			continue;
-		s->workers++;
-		s->exec += e;
-		s->inside += in;
-		s->around += around;
-		s->between += e > in + around ? e - in - around : 0;
-	}
-}
 
 int tl_dg_spin(struct tl_dg_ctx *c, const struct tl_process_stats *p)
 {
 	const struct tl_model *m = c->m;
 	struct tl_finding *f;
-	struct spin s;
+	struct tl_omp_workers s;
 
-	measure(m, p->pid, &s);
-	if (!s.workers || tl_dg_pct(s.between, s.exec) < SPIN_PCT || s.between < c->o->min_cost_ns)
+	tl_model_omp_workers(m, p->pid, &s);
+	if (!s.threads || tl_dg_pct(s.between_ns, s.exec_ns) < SPIN_PCT || s.between_ns < c->o->min_cost_ns)
 		return 0;
-	f = tl_dg_new_finding_at(c, TL_FIND_SPIN_WAITING, p->pid, p->name, p->start, p->end, s.between, s.exec);
+	f = tl_dg_new_finding_at(c, TL_FIND_SPIN_WAITING, p->pid, p->name, p->start, p->end, s.between_ns, s.exec_ns);
 	if (!f)
 		return -1;
 	snprintf(f->title, sizeof(f->title),
 	         "%d OpenMP worker%s of %s (%d) spun %.0f%% of %s time on a CPU while no parallel region ran",
-	         s.workers, s.workers > 1 ? "s" : "", p->name, (int)p->pid, tl_dg_pct(s.between, s.exec),
-	         s.workers > 1 ? "their" : "its");
+	         s.threads, s.threads > 1 ? "s" : "", p->name, (int)p->pid, tl_dg_pct(s.between_ns, s.exec_ns),
+	         s.threads > 1 ? "their" : "its");
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct tl_thread_stats *t = &m->threads[i];
 		uint64_t in, around;
 
 		if (t->pid == p->pid && t->tid == p->pid)
 			tl_dg_add_thread(f, t->tid, t->pid, t->name, "main");
-		else if (is_worker(m, t, p->pid, &in, &around))
+		else if (t->pid == p->pid && tl_model_omp_worker(m, t, &in, &around))
 			tl_dg_add_thread(f, t->tid, t->pid, t->name, "spinning");
 	}
-	tl_dg_add_evidence(f, "workers' time on a CPU (EXECUTING)", (double)s.exec, NAN, "ns", 1);
-	tl_dg_add_evidence(f, "inside their regions (the work)", (double)s.inside, NAN, "ns", 1);
-	tl_dg_add_evidence(f, "around them in a round (the barrier)", (double)s.around, NAN, "ns", 1);
-	tl_dg_add_evidence(f, "between the regions (spinning)", (double)s.between, (double)s.exec * SPIN_PCT / 100,
-	                   "ns", 1);
+	tl_dg_add_evidence(f, "workers' time on a CPU (EXECUTING)", (double)s.exec_ns, NAN, "ns", 1);
+	tl_dg_add_evidence(f, "inside their regions (the work)", (double)s.inside_ns, NAN, "ns", 1);
+	tl_dg_add_evidence(f, "around them in a round (the barrier)", (double)s.around_ns, NAN, "ns", 1);
+	tl_dg_add_evidence(f, "between the regions (spinning)", (double)s.between_ns,
+	                   (double)s.exec_ns * SPIN_PCT / 100, "ns", 1);
 	snprintf(f->cause, sizeof(f->cause),
 	         "the OpenMP runtime keeps idle workers spinning before they sleep (GOMP_SPINCOUNT, OMP_WAIT_POLICY) "
 	         "while the main thread runs alone between the regions: a serial part that the spinning hides (the "

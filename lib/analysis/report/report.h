@@ -153,6 +153,26 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m);
 
 void tl_report_release(struct tl_model *m);
 
+/*
+ * What the OpenMP workers of process pid did with their time on a CPU: its
+ * threads other than the main one (tid = pid) that ran instances of the
+ * functions OpenMP outlined (regions named as capture/umarks.h names them).
+ * A runtime keeps idle workers spinning before they sleep, so their
+ * EXECUTING time is inside their instances (the work), around them in a
+ * parallel round (waiting at its start, or at the barrier after finishing),
+ * or between the regions: spinning (never below 0: a task nested in a
+ * region on the same thread counts twice inside).  docs/DIAGNOSE.md,
+ * spin-waiting.
+ */
+struct tl_omp_workers {
+	int threads;
+	uint64_t exec_ns, inside_ns, around_ns, between_ns;
+};
+void tl_model_omp_workers(const struct tl_model *m, int32_t pid, struct tl_omp_workers *w);
+
+/* 1 if t is one of those workers; *inside and *around get its parts. */
+int tl_model_omp_worker(const struct tl_model *m, const struct tl_thread_stats *t, uint64_t *inside, uint64_t *around);
+
 /* ---- writers: they print, never compute ---- */
 
 /*

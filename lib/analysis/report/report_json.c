@@ -167,6 +167,7 @@ static void write_cpu(struct tl_json *j, const struct tl_model *m, const struct 
 static void write_process(struct tl_json *j, const struct tl_model *m, const struct tl_process_stats *p)
 {
 	const struct tl_load_proc *lp;
+	struct tl_omp_workers w;
 
 	tl_json_begin_object(j, TL_JSON_BLOCK);
 	tl_json_kv_int(j, "pid", p->pid);
@@ -189,6 +190,15 @@ static void write_process(struct tl_json *j, const struct tl_model *m, const str
 	tl_json_end_array(j);
 	tl_json_kv_uint(j, "idle_under_ns", lp ? lp->idle_under_ns : 0); /* with a CPU idle (load.h) */
 	tl_json_kv_uint(j, "idle_spare_ns", lp ? lp->idle_spare_ns : 0);
+	tl_model_omp_workers(m, p->pid, &w);
+	tl_json_key(j, "omp_workers"); /* report.h: the OpenMP workers' EXECUTING, and where it went */
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	tl_json_kv_int(j, "threads", w.threads);
+	tl_json_kv_uint(j, "exec_ns", w.exec_ns);
+	tl_json_kv_uint(j, "inside_ns", w.inside_ns);
+	tl_json_kv_uint(j, "around_ns", w.around_ns);
+	tl_json_kv_uint(j, "between_ns", w.between_ns);
+	tl_json_end_object(j);
 	tl_json_end_object(j);
 }
 

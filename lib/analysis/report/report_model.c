@@ -15,6 +15,7 @@
 #include "base/grow.h"
 #include "analysis/report/report_int.h"
 #include "analysis/report/report_pass.h"
+#include "capture/umarks.h"
 #include "timeline/run.h"
 
 static int in_list(const int *list, int n, int v)
@@ -381,4 +382,43 @@ int tl_report_build_model(struct pass *p, struct tl_model *m)
 	m->cpus = p->cpus;
 	p->cpus = NULL;
 	return 0;
+}
+
+int tl_model_omp_worker(const struct tl_model *m, const struct tl_thread_stats *t, uint64_t *inside, uint64_t *around)
+{
+	int seen = 0;
+
+	*inside = *around = 0;
+	if (t->tid == t->pid)
+		return 0;
+	for (size_t i = 0; i < m->regions.n; i++) {
+		const struct tl_region_stats *r = &m->regions.regions[i];
+
+		if (r->pid != t->pid || !tl_umarks_is_omp(r->name))
+			continue;
+		for (size_t k = 0; k < r->nthreads; k++)
+			if (r->threads[k].tid == t->tid && r->threads[k].instances) {
+				*inside += r->threads[k].inside[TL_ST_EXECUTING];
+				*around += r->threads[k].before[TL_ST_EXECUTING] + r->threads[k].after[TL_ST_EXECUTING];
+				seen = 1;
+			}
+	}
+	return seen;
+}
+
+void tl_model_omp_workers(const struct tl_model *m, int32_t pid, struct tl_omp_workers *w)
+{
+	memset(w, 0, sizeof(*w));
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct tl_thread_stats *t = &m->threads[i];
+		uint64_t in, around, e = t->state_ns[TL_ST_EXECUTING];
+
+		if (t->pid != pid || !tl_model_omp_worker(m, t, &in, &around))
+			continue;
+		w->threads++;
+		w->exec_ns += e;
+		w->inside_ns += in;
+		w->around_ns += around;
+		w->between_ns += e > in + around ? e - in - around : 0;
+	}
 }

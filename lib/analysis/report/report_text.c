@@ -670,6 +670,32 @@ static int kcheck_table(struct text *t)
 	return 0;
 }
 
+/*
+ * Where the OpenMP workers' time on a CPU went, per process that has them
+ * (tl_model_omp_workers()): the runtime spins between the regions, which
+ * the kernel counts as EXECUTING like the work.
+ */
+static void omp_workers(struct text *t)
+{
+	const struct tl_model *m = t->m;
+	char b[16];
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct tl_omp_workers w;
+
+		tl_model_omp_workers(m, m->procs[i].pid, &w);
+		if (!w.threads || !w.exec_ns)
+			continue;
+		fprintf(t->f, "OpenMP workers of %s (%d): %d thread%s, %s EXECUTING: %.1f%% inside the regions,\n",
+		        m->procs[i].name, (int)m->procs[i].pid, w.threads, w.threads > 1 ? "s" : "",
+		        fmt_dur(w.exec_ns, b), tl_fmt_pct(w.inside_ns, w.exec_ns));
+		fprintf(t->f,
+		        "  %.1f%% at a round's start or barrier, %.1f%% between the regions (spinning in the "
+		        "runtime)\n",
+		        tl_fmt_pct(w.around_ns, w.exec_ns), tl_fmt_pct(w.between_ns, w.exec_ns));
+	}
+}
+
 /* The parallel regions of the markers (analysis/regions): those with parallel rounds. */
 static void regions_table(struct text *t)
 {
@@ -712,6 +738,8 @@ static void regions_table(struct text *t)
 		      "rounds; uneven: CPU time inside, (largest - mean) / largest; wait/run: waiting for a CPU or in\n"
 		      "sync per time executing, from each round's start to its end\n",
 		      t->f);
+	if (shown)
+		omp_workers(t);
 }
 
 int tl_report_write_text(FILE *out, const struct tl_model *m, const struct tl_report_opts *o)
