@@ -80,11 +80,23 @@ static void find_omp(struct rec *rc, struct tl_umarks *u)
 		tl_rec_warn(rc->res, "OpenMP regions are not recorded: %s", tl_error_msg());
 }
 
+/* A program with an OpenMP runtime but no outlined function found: stripped, most likely; told. */
+static void told_stripped(struct rec *rc, const struct tl_umarks *u)
+{
+	if (u->omp_runtime[0] && !u->nspans && !rc->o->system_wide)
+		tl_rec_warn(rc->res,
+		            "the program uses OpenMP (%s) but no function outlined from an OpenMP construct was found "
+		            "by name (stripped files have none): no OpenMP region is recorded; keep the symbols, or "
+		            "mark the regions (docs/MARKERS.md)",
+		            u->omp_runtime);
+}
+
 static void attach_omp(struct rec *rc, struct tl_umarks *u)
 {
 	int first = u->nspans;
 
 	find_omp(rc, u);
+	told_stripped(rc, u);
 	for (int i = first; i < u->nspans; i++)
 		if (tl_bpf_rec_attach_span(rc->bpf, u->spans[i].path, u->spans[i].offset, (uint64_t)i << 2)) {
 			tl_rec_warn(rc->res, "OpenMP regions are not recorded: %s", tl_error_msg());

@@ -268,9 +268,26 @@ int tl_umarks_add_span(struct tl_umarks *u, const char *path, const char *name, 
 }
 
 /* A start-up library of a command: its OpenMP functions, if any (a stripped one has none to find). */
+int tl_umarks_is_omp_runtime(const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	return !strncmp(base, "libgomp.so", 10) || !strncmp(base, "libomp.so", 9) || !strncmp(base, "libiomp5.so", 11);
+}
+
+/* A file of the program: an OpenMP runtime is noted, any other searched for OpenMP functions. */
+static void omp_file(struct tl_umarks *u, const char *path)
+{
+	if (!tl_umarks_is_omp_runtime(path))
+		tl_umarks_omp(u, path);
+	else if (!u->omp_runtime[0])
+		snprintf(u->omp_runtime, sizeof(u->omp_runtime), "%s",
+		         strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+}
+
 static int omp_lib(void *ctx, const char *path)
 {
-	tl_umarks_omp(ctx, path);
+	omp_file(ctx, path);
 	return 0;
 }
 
@@ -295,7 +312,7 @@ static int omp_mapped(void *ctx, const char *path)
 		return 0;
 	if ((r = checked_before(&u->omp_checked, path)))
 		return r < 0 ? -1 : 0;
-	tl_umarks_omp(u, path);
+	omp_file(u, path);
 	return 0;
 }
 

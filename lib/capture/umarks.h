@@ -87,6 +87,7 @@ struct tl_umarks {
 	struct tl_umarks_span spans[TL_UMARKS_MAX_SPANS];
 	int nspans;
 	uint64_t spans_left_out;            /* OpenMP functions beyond TL_UMARKS_MAX_SPANS */
+	char omp_runtime[64];               /* an OpenMP runtime seen among the files ("libgomp.so.1"), or "" */
 	struct tl_umarks_paths checked;     /* every candidate examined for the marker library */
 	struct tl_umarks_paths omp_checked; /* every mapped file examined for OpenMP functions (-p, -a) */
 };
@@ -147,6 +148,15 @@ int tl_umarks_omp_maps(struct tl_umarks *u, int32_t pid);
  * -1 with tl_error set if /proc cannot be listed.
  */
 int tl_umarks_omp_all(struct tl_umarks *u);
+
+/*
+ * 1 if the file at path is an OpenMP runtime by its name: GCC's libgomp,
+ * LLVM's libomp, Intel's libiomp5 (any version suffix).  The OpenMP
+ * searches note the first one they pass in u->omp_runtime, so that a
+ * program that uses OpenMP but whose functions have no names (stripped)
+ * can be told apart from one without OpenMP.
+ */
+int tl_umarks_is_omp_runtime(const char *path);
 
 /* Add one probed function by hand (record --func): its index, or -1 when the list is full. */
 int tl_umarks_add_span(struct tl_umarks *u, const char *path, const char *name, uint64_t offset);

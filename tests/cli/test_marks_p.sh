@@ -169,6 +169,15 @@ if cc -O1 -fopenmp -fPIC -shared -o "$TMP/ol/lib/libtlkern.so" "$TMP/ol/kern.c" 
 			fail marks-p/omp-shared-lib-$v "exit $RC; want 20 instances of kern_rows._omp_fn.0" "$(head -c 300 "$OUT")" "$(head -n 2 "$ERR")"
 		fi
 	done
+	# the library stripped: no names to find, and the recording says why (once; not when names are found)
+	mkdir -p "$TMP/ol/s/lib" && cp "$TMP/ol/app" "$TMP/ol/s/" && strip -o "$TMP/ol/s/lib/libtlkern.so" "$TMP/ol/lib/libtlkern.so"
+	OMP_NUM_THREADS=2 tl record -o "$TMP/ol/s.tl" -- "$TMP/ol/s/app" 2
+	if [ "$RC" = 0 ] && [ "$(grep -c 'uses OpenMP (libgomp.so.* but no function outlined from an OpenMP construct was found' "$ERR")" = 1 ] &&
+		OMP_NUM_THREADS=2 tl record -o "$TMP/ol/s.tl" -- "$TMP/ol/app" 2 && ! grep -q 'uses OpenMP' "$ERR"; then
+		pass marks-p/omp-stripped-told
+	else
+		fail marks-p/omp-stripped-told "exit $RC; want one line for the stripped library, none for the other" "$(head -n 3 "$ERR")"
+	fi
 	OMP_NUM_THREADS=2 "$TMP/ol/app" 60 >/dev/null &
 	wl=$!
 	sleep 0.3

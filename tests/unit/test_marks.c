@@ -701,6 +701,10 @@ TEST(library_found_for_uprobes)
 	CHECK(!tl_umarks_is_omp("wl_rows_omp._omp_fn.1.cold") && !tl_umarks_is_omp("main._omp_fn.0.part.0"));
 	CHECK(!tl_umarks_is_omp("main._omp_fn.") && !tl_umarks_is_omp("main._omp_fn.x"));
 	CHECK(!tl_umarks_is_omp(".omp_outlined..3.cold") && !tl_umarks_is_omp(".omp_outlined.x"));
+	CHECK(tl_umarks_is_omp_runtime("/usr/lib/x86_64-linux-gnu/libgomp.so.1.0.0") &&
+	      tl_umarks_is_omp_runtime("/opt/llvm/lib/libomp.so") && tl_umarks_is_omp_runtime("libiomp5.so"));
+	CHECK(!tl_umarks_is_omp_runtime("/usr/lib/libgompx.a") && !tl_umarks_is_omp_runtime("/lib/libc.so.6") &&
+	      !tl_umarks_is_omp_runtime("/home/u/libomp.so.d/app"));
 
 	CHECK(u != NULL);
 	if (!u)
