@@ -249,17 +249,22 @@ fi
 
 # A recorded thread woken by a process that is not recorded (format 1.7): the wakeup names its waker,
 # flagged other=waker, and the waker's mask stays in the kernel (no AFFINITY).  The writer, a shell of
-# this script's, wakes the recorded shell by opening the fifo it waits on (once the shell is there:
-# the recording may take longer to start than the writer to open, which the reader then wakes).
-# A live timing test (retry_once): once in a full check's ASan tier no wakeup by the writer was
-# recorded at all (1 run of 4 of test_bpf.sh there; 12 of 12 alone passed).
+# this script's, wakes the recorded shell by opening the fifo it waits on, once the shell sleeps there
+# (state S in /proc: the open is its only wait).  It used to wait a fixed 0.2 s after the shell wrote
+# its pid, and 3 times in full checks' ASan tier the shell was not there yet: the writer's open then
+# waits for the reader's, which wakes the writer instead (no wakeup by the writer recorded at all).
+# Still a live test with one retry (retry_once).
 other_waker() {
 	local writer wrc wake
 	rm -f "$TMP/wfifo" "$TMP/wready"
 	mkfifo "$TMP/wfifo"
-	(while [ ! -e "$TMP/wready" ]; do sleep 0.01; done; sleep 0.2; echo x >"$TMP/wfifo") &
+	(while [ ! -s "$TMP/wready" ]; do sleep 0.01; done
+	 r=$(cat "$TMP/wready")
+	 while [ "$(cut -d' ' -f3 "/proc/$r/stat" 2>/dev/null)" != S ]; do sleep 0.01; done
+	 sleep 0.05
+	 echo x >"$TMP/wfifo") &
 	writer=$!
-	tl record -o "$TMP/waker.tl" -- sh -c ": >'$TMP/wready'; read x <'$TMP/wfifo'"
+	tl record -o "$TMP/waker.tl" -- sh -c "echo \$\$ >'$TMP/wready'; read x <'$TMP/wfifo'"
 	wrc=$RC
 	wait "$writer"
 	tl dump "$TMP/waker.tl"
