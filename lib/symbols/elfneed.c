@@ -113,45 +113,71 @@ void tl_elfdyn_free(struct tl_elfdyn *d)
 /* ------------------------------------------------------------------ */
 /* ld.so.conf */
 
+int tl_elfneed_conf_line(const char *line, size_t len, const char **out, size_t *out_len)
+{
+	const char *s = line, *end = line + len;
+	const char *hash = memchr(line, '#', len);
+
+	if (hash)
+		end = hash;
+	while (s < end && isspace((unsigned char)*s))
+		s++;
+	while (end > s && (isspace((unsigned char)end[-1]) || !end[-1]))
+		end--;
+	if (s == end || (end - s >= 5 && !memcmp(s, "hwcap", 5)))
+		return 0;
+	if (end - s > 7 && !memcmp(s, "include", 7) && isspace((unsigned char)s[7])) {
+		for (s += 7; s < end && isspace((unsigned char)*s);)
+			s++;
+		*out = s;
+		*out_len = (size_t)(end - s);
+		return 2;
+	}
+	*out = s;
+	*out_len = (size_t)(end - s);
+	return 1;
+}
+
 static void conf_file(const char *path, void (*fn)(void *ctx, const char *dir), void *ctx, int depth)
 {
 	FILE *f = fopen(path, "re");
-	char line[4096];
+	char *line = NULL, item[PATH_MAX];
+	size_t cap = 0, n;
+	const char *s;
+	ssize_t len;
 
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *s = line, *end;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		int kind = tl_elfneed_conf_line(line, (size_t)len, &s, &n);
+		const char *slash = strrchr(path, '/');
+		glob_t g;
 
-		if ((end = strchr(s, '#')))
-			*end = 0;
-		while (isspace((unsigned char)*s))
-			s++;
-		end = s + strlen(s);
-		while (end > s && isspace((unsigned char)end[-1]))
-			*--end = 0;
-		if (!*s || !strncmp(s, "hwcap", 5))
+		if (!kind || n >= sizeof(item))
 			continue;
-		if (!strncmp(s, "include", 7) && isspace((unsigned char)s[7])) {
-			char pattern[PATH_MAX + 8];
-			const char *slash = strrchr(path, '/');
-			glob_t g;
-
-			for (s += 7; isspace((unsigned char)*s);)
-				s++;
-			if (*s == '/' || !slash)
-				snprintf(pattern, sizeof(pattern), "%s", s);
-			else
-				snprintf(pattern, sizeof(pattern), "%.*s/%s", (int)(slash - path), path, s);
-			if (depth < CONF_DEPTH && !glob(pattern, 0, NULL, &g)) {
-				for (size_t i = 0; i < g.gl_pathc; i++)
-					conf_file(g.gl_pathv[i], fn, ctx, depth + 1);
-				globfree(&g);
-			}
+		memcpy(item, s, n);
+		item[n] = 0;
+		if (kind == 1) {
+			fn(ctx, item);
 			continue;
 		}
-		fn(ctx, s);
+		/* an include: a glob, relative to this file's directory */
+		if (depth >= CONF_DEPTH)
+			continue;
+		if (item[0] != '/' && slash) {
+			char pattern[PATH_MAX * 2];
+
+			snprintf(pattern, sizeof(pattern), "%.*s/%s", (int)(slash - path), path, item);
+			if (glob(pattern, 0, NULL, &g))
+				continue;
+		} else if (glob(item, 0, NULL, &g)) {
+			continue;
+		}
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			conf_file(g.gl_pathv[i], fn, ctx, depth + 1);
+		globfree(&g);
 	}
+	free(line);
 	fclose(f);
 }
 

@@ -60,4 +60,13 @@ int tl_elfneed_each(const char *exe, int (*fn)(void *ctx, const char *path), voi
  */
 int tl_elfneed_conf(const char *path, void (*fn)(void *ctx, const char *dir), void *ctx);
 
+/*
+ * One line of an ld.so.conf, len bytes (no NUL needed; a newline allowed):
+ * 1 with [*out, *out + *out_len) a directory, 2 with it an include's
+ * pattern, 0 for nothing (blank, a comment after '#', a hwcap line).  The
+ * text given back has no blanks at either end and lies inside the line.
+ * Pure (fuzz_ldconf).
+ */
+int tl_elfneed_conf_line(const char *line, size_t len, const char **out, size_t *out_len);
+
 #endif

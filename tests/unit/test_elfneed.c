@@ -146,6 +146,30 @@ TEST(conf_file)
 	CHECK_EQ_INT(system(p), 0);
 }
 
+static int line_is(const char *line, int kind, const char *want)
+{
+	const char *out = NULL;
+	size_t n = 0;
+	int k = tl_elfneed_conf_line(line, strlen(line), &out, &n);
+
+	if (k != kind)
+		return 0;
+	return !k || (n == strlen(want) && !memcmp(out, want, n));
+}
+
+TEST(conf_lines)
+{
+	CHECK(line_is("/usr/local/lib\n", 1, "/usr/local/lib"));
+	CHECK(line_is("  /opt/lib  # a comment\n", 1, "/opt/lib"));
+	CHECK(line_is("include /etc/ld.so.conf.d/*.conf\n", 2, "/etc/ld.so.conf.d/*.conf"));
+	CHECK(line_is("include\tsub/*.conf  ", 2, "sub/*.conf"));
+	CHECK(line_is("hwcap 0 nosegneg\n", 0, ""));
+	CHECK(line_is("# only a comment\n", 0, ""));
+	CHECK(line_is("   \t\n", 0, ""));
+	CHECK(line_is("", 0, ""));
+	CHECK(line_is("/a#b", 1, "/a")); /* the comment starts at '#', as ldconfig reads it */
+}
+
 TEST(not_elf)
 {
 	struct tl_elfdyn d;
@@ -160,5 +184,5 @@ TEST(not_elf)
 
 int main(void)
 {
-	RUN_TESTS(self_libraries, self_dynamic, conf_file, not_elf);
+	RUN_TESTS(self_libraries, self_dynamic, conf_file, conf_lines, not_elf);
 }
