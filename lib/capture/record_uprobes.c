@@ -36,15 +36,6 @@ static void attach_umarks(struct rec *rc, struct tl_umarks *u)
 		            (unsigned long long)u->left_out, TL_UMARKS_MAX_FILES);
 }
 
-/*
- * The OpenMP regions of the recorded program (a command, or -p processes):
- * uprobes on the entry and return of the functions its compiler outlined
- * from OpenMP constructs (capture/umarks.h) make regions named after them,
- * in the executable and in its shared libraries (a command's as the loader
- * will find them, a -p process's as it maps them now; under -a, those of
- * every process running when the recording starts).  A program that is
- * no ELF file (a script) or has none has nothing to probe.
- */
 /* The -p processes: as the eBPF filter has them (tgids), or as given (the perf back end has no filter). */
 static int ntargets(const struct rec *rc)
 {
@@ -56,6 +47,15 @@ static int32_t target(const struct rec *rc, int i)
 	return rc->bpf ? rc->filter_tgids[i] : rc->o->pids[i];
 }
 
+/*
+ * The OpenMP regions of the recorded program (a command, or -p processes):
+ * uprobes on the entry and return of the functions its compiler outlined
+ * from OpenMP constructs (capture/umarks.h) make regions named after them,
+ * in the executable and in its shared libraries (a command's as the loader
+ * will find them, a -p process's as it maps them now; under -a, those of
+ * every process running when the recording starts).  A program that is
+ * no ELF file (a script) or has none has nothing to probe.
+ */
 static void find_omp(struct rec *rc, struct tl_umarks *u)
 {
 	char exe[1024];
