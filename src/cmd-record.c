@@ -233,6 +233,9 @@ static int record_once(struct tl_record_opts *o, int *shown)
 		        (unsigned long long)res.left_out);
 	if (o->sample)
 		fprintf(stderr, ", %llu samples", (unsigned long long)res.samples);
+	if (res.omp_functions) /* regions the eBPF back end made of OpenMP's outlined functions (--no-omp: none) */
+		fprintf(stderr, ", %llu OpenMP region instances (%d function%s)", (unsigned long long)res.omp_regions,
+		        res.omp_functions, res.omp_functions > 1 ? "s" : "");
 	if (res.marks || res.marks_lost) /* after the events, last: scripts parse "N events (M lost)" */
 		fprintf(stderr, ", %llu markers (%llu lost)", (unsigned long long)res.marks,
 		        (unsigned long long)res.marks_lost);

@@ -383,6 +383,8 @@ static void omp_cost_note(struct rec *rc, uint64_t end_ns)
 	double probes_s = (double)rc->uspans * TL_REC_UPROBE_HIT_NS / 1e9,
 	       wall_s = end_ns > rc->start_ns ? (double)(end_ns - rc->start_ns) / 1e9 : 0;
 
+	rc->res->omp_regions = rc->uspan_begins;
+
 	if (rc->uspans && probes_s > wall_s / 20)
 		tl_rec_warn(rc->res,
 		            "the OpenMP regions took %llu uprobe hits, about %.0f ms of the program's time in %.2f s "

@@ -77,6 +77,8 @@ struct tl_record_result {
 	char backend[16];       /* the back end used: "bpf" or "perf" */
 	uint64_t left_out;      /* events about other processes the eBPF filter left in the kernel */
 	uint64_t samples;       /* --sample: SAMPLE events recorded */
+	int omp_functions;      /* OpenMP outlined functions probed as regions (capture/umarks.h) */
+	uint64_t omp_regions;   /* their instances recorded: entries seen */
 	int nwarnings;          /* things the user should know; the recording is still valid */
 	char warnings[8][320];  /* e.g. "tracepoint 'block:block_rq_complete' is missing: ..." */
 };

@@ -407,6 +407,7 @@ static int handle_bpf(void *ctx, const struct tl_bpf_event *ev)
 		d.name.s = rc->um->spans[ev->span].name;
 		d.name.len = (uint32_t)strlen(d.name.s);
 		rc->uspans += d.ev.type == TL_EV_REGION_BEGIN || d.ev.type == TL_EV_REGION_END;
+		rc->uspan_begins += d.ev.type == TL_EV_REGION_BEGIN;
 	} else {
 		rc->umarks += tl_bpf_is_marker(d.ev.type);
 	}

@@ -62,6 +62,7 @@ struct rec {
 	uint64_t umarks;                            /* markers seen by uprobes (record -p, capture/umarks.h) */
 	struct tl_umarks *um;                       /* what the uprobes are on: names of the OpenMP regions */
 	uint64_t uspans;                            /* OpenMP region events (uprobe hits) staged */
+	uint64_t uspan_begins;                      /* of which REGION_BEGIN: instances */
 	uint64_t *bpf_dropped;                      /* per CPU: drops reported as LOST so far */
 	int32_t filter_tgids[TL_TRACE_MAX_TARGETS]; /* -p processes the eBPF filter starts with */
 	int nfilter_tgids;

@@ -97,11 +97,13 @@ static void attach_omp(struct rec *rc, struct tl_umarks *u)
 
 	find_omp(rc, u);
 	told_stripped(rc, u);
-	for (int i = first; i < u->nspans; i++)
+	for (int i = first; i < u->nspans; i++) {
 		if (tl_bpf_rec_attach_span(rc->bpf, u->spans[i].path, u->spans[i].offset, (uint64_t)i << 2)) {
 			tl_rec_warn(rc->res, "OpenMP regions are not recorded: %s", tl_error_msg());
 			break;
 		}
+		rc->res->omp_functions++;
+	}
 	if (u->spans_left_out)
 		tl_rec_warn(rc->res, "%llu more OpenMP functions are not recorded as regions (%d at most)",
 		            (unsigned long long)u->spans_left_out, TL_UMARKS_MAX_SPANS);

@@ -79,7 +79,8 @@ retry_once marks-p/system-wide frames_a
 # An OpenMP program without markers: the function GCC outlined from its `parallel for` is a region of
 # each thread that runs it, once per parallel region: wl_fast runs 5 frames of 2 passes on 2 threads.
 tl record -o "$TMP/omp.tl" -- "$BUILD/tests/wl_fast" --omp 2 outer static --frames 5
-if [ "$RC" = 0 ] && ! grep -q "OpenMP regions took" "$ERR" && tl hist --json --span wl_rows_omp._omp_fn.0 "$TMP/omp.tl" &&
+if [ "$RC" = 0 ] && ! grep -q "OpenMP regions took" "$ERR" && grep -q ', 20 OpenMP region instances (2 functions)$' "$ERR" &&
+	tl hist --json --span wl_rows_omp._omp_fn.0 "$TMP/omp.tl" &&
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["span"]["counted"] != 20 or d["span"]["incomplete"] != 0)' "$OUT"; then
 	pass marks-p/omp-regions
 else
