@@ -69,11 +69,12 @@ static void find_omp(struct rec *rc, struct tl_umarks *u)
 		char p[64];
 
 		snprintf(p, sizeof(p), "/proc/%d/exe", (int)target(rc, i));
-		if ((n = readlink(p, exe, sizeof(exe) - 1)) > 0) {
-			exe[n] = 0;
-			/* a binary replaced since it started: the one that runs, through the link (as uprobes.c) */
-			tl_umarks_omp(u, n > 10 && !strcmp(exe + n - 10, " (deleted)") ? p : exe);
-		}
+		/*
+		 * The maps hold the executable and its libraries; a binary replaced since it started is
+		 * "(deleted)" there and passed over, so the one that runs is read through the link (as uprobes.c)
+		 */
+		if ((n = readlink(p, exe, sizeof(exe) - 1)) > 10 && !strncmp(exe + n - 10, " (deleted)", 10))
+			tl_umarks_omp(u, p);
 		tl_umarks_omp_maps(u, target(rc, i));
 	}
 	if (rc->o->system_wide && tl_umarks_omp_all(u) < 0)

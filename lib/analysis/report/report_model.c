@@ -406,9 +406,21 @@ int tl_model_omp_worker(const struct tl_model *m, const struct tl_thread_stats *
 	return seen;
 }
 
+/* 1 if process pid has a region of OpenMP's (the only ones whose threads can be workers). */
+static int has_omp_region(const struct tl_model *m, int32_t pid)
+{
+	for (size_t i = 0; i < m->regions.n; i++)
+		if (m->regions.regions[i].pid == pid && tl_umarks_is_omp(m->regions.regions[i].name))
+			return 1;
+	return 0;
+}
+
 void tl_model_omp_workers(const struct tl_model *m, int32_t pid, struct tl_omp_workers *w)
 {
 	memset(w, 0, sizeof(*w));
+	/* the report asks for every process: no walk over all threads for the many without OpenMP */
+	if (!has_omp_region(m, pid))
+		return;
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct tl_thread_stats *t = &m->threads[i];
 		uint64_t in, around, e = t->state_ns[TL_ST_EXECUTING];
