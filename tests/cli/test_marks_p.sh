@@ -206,6 +206,62 @@ else
 	fail marks-p/omp-shared-lib "cannot build the OpenMP library and its program with cc -fopenmp"
 fi
 
+# OpenMP tasks: GCC outlines a task's body like a region's (main._omp_fn.1 here, the parallel
+# region main._omp_fn.0) and the team runs the tasks inside its region's instances. They are
+# nested there, and the workers' split counts that time once: its parts add up to EXECUTING
+# (it read 176% inside before).
+mkdir -p "$TMP/tk"
+cat >"$TMP/tk/tk.c" <<'CEOF'
+#include <stdio.h>
+static double work(int n)
+{
+	double s = 0;
+	for (int i = 0; i < n * 20000; i++)
+		s += i * 0.5;
+	return s;
+}
+int main(void)
+{
+	double tot = 0;
+	for (int r = 0; r < 10; r++) {
+#pragma omp parallel
+#pragma omp single
+		for (int t = 0; t < 2; t++) {
+#pragma omp task shared(tot)
+			{
+				double v = work(t ? 100 : 400);
+#pragma omp atomic
+				tot += v;
+			}
+		}
+	}
+	printf("%g\n", tot);
+	return 0;
+}
+CEOF
+if cc -O1 -fopenmp -o "$TMP/tk/tk" "$TMP/tk/tk.c"; then
+	OMP_NUM_THREADS=2 tl record -o "$TMP/tk/tk.tl" -- "$TMP/tk/tk"
+	if [ "$RC" = 0 ] && tl report --json "$TMP/tk/tk.tl" && python3 - "$OUT" <<'PYEOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [p["omp_workers"] for p in d["processes"] if p["omp_workers"]["threads"]][0]
+assert w["threads"] == 1 and w["inside_ns"] <= w["exec_ns"], w
+assert w["inside_ns"] + w["around_ns"] + w["between_ns"] == w["exec_ns"], w
+reg = {r["name"]: r for r in d["regions"]}
+task, par = reg["main._omp_fn.1"], reg["main._omp_fn.0"]
+assert par["rounds"]["parallel"] == 10 and all(t["nested"] == 0 for t in par["threads"]), par
+assert sum(t["nested"] for t in task["threads"]) > 0, task
+assert all(t["nested"] == t["instances"] for t in task["threads"]), task
+PYEOF2
+	then
+		pass marks-p/omp-tasks-counted-once
+	else
+		fail marks-p/omp-tasks-counted-once "exit $RC; want the tasks nested, the workers' split adding up" "$(grep -o '"omp_workers"[^}]*' "$OUT" | head -n 2)"
+	fi
+else
+	fail marks-p/omp-tasks-counted-once "cannot build the OpenMP task program with cc -fopenmp"
+fi
+
 # The uprobes as perf events (kernels before 6.6 have no uprobe_multi links): the same regions.
 TL_BPF_NO_UPROBE_MULTI=1 tl record -o "$TMP/omp-pe.tl" -- "$BUILD/tests/wl_fast" --omp 2 outer static --frames 5
 if [ "$RC" = 0 ] && tl hist --json --span wl_rows_omp._omp_fn.0 "$TMP/omp-pe.tl" &&

@@ -3,7 +3,8 @@
  * hand-written trace, exact: rounds, lost and idle time, the laggard, the
  * state split after finishing; a serial and a dynamic region; and what
  * diagnose makes of it (barrier imbalance, and the barrier waits left out
- * of lock contention and of the bottleneck).
+ * of lock contention and of the bottleneck); OpenMP tasks inside their
+ * region's instances, counted once in the workers' split.
  *
  * The trace is written with the real writer and read back through the
  * report's walk, as the commands do.
@@ -217,6 +218,84 @@ TEST(diagnosis)
 	tl_run_release(&run);
 }
 
+/*
+ * omp (200): main (200) on cpu0 and a worker (201) on cpu1 run two rounds
+ * of the OpenMP region "main._omp_fn.0" (times in us, all on a CPU):
+ *   round 1, 2000-2100: the worker runs two tasks ("main._omp_fn.1")
+ *            inside its instance, 2010-2030 and 2040-2080;
+ *   round 2, 2200-2300: the main thread runs one task, 2210-2290;
+ *   2100-2200 and 2300-2400: the worker spins between the rounds.
+ * The tasks are inside the region's instances: the worker's split counts
+ * its 200 us inside once, not 260.
+ */
+static void write_tasks(char *p)
+{
+	W = program_trace_open(p, 200, 1990);
+	CHECK(W != NULL);
+	ev(2000, -1, TL_EV_THREAD, 200, 200, 0, 0, "omp");
+	ev(2000, -1, TL_EV_THREAD, 201, 200, 0, 0, "omp");
+	sw(2000, 0, 0, 0, 200, 0);
+	sw(2000, 1, 0, 0, 201, 0);
+	rb(2000, 0, 200, "main._omp_fn.0");
+	rb(2000, 1, 201, "main._omp_fn.0");
+	rb(2010, 1, 201, "main._omp_fn.1");
+	re(2030, 1, 201, "main._omp_fn.1");
+	rb(2040, 1, 201, "main._omp_fn.1");
+	re(2080, 1, 201, "main._omp_fn.1");
+	re(2100, 0, 200, "main._omp_fn.0");
+	re(2100, 1, 201, "main._omp_fn.0");
+	rb(2200, 0, 200, "main._omp_fn.0");
+	rb(2200, 1, 201, "main._omp_fn.0");
+	rb(2210, 0, 200, "main._omp_fn.1");
+	re(2290, 0, 200, "main._omp_fn.1");
+	re(2300, 0, 200, "main._omp_fn.0");
+	re(2300, 1, 201, "main._omp_fn.0");
+	sw(2400, 1, 201, TL_PS_S, 0, TL_EVF_WAIT_FUTEX);
+	sw(2400, 0, 200, TL_PS_S, 0, TL_EVF_WAIT_FUTEX);
+	CHECK(program_trace_close(W, 2410) == 0);
+}
+
+TEST(omp_tasks_counted_once)
+{
+	char p[] = "/tmp/tl-test-omptasks-XXXXXX";
+	struct tl_run run = { .to_ns = -1, .path = p };
+	struct tl_model m;
+	struct tl_omp_workers w;
+	const struct tl_region_thread *t;
+	uint64_t in, around;
+
+	write_tasks(p);
+	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+	t = rthread(region(&m, "main._omp_fn.1"), 201);
+	CHECK(t != NULL);
+	if (t) {
+		CHECK_EQ_INT(t->nested, 2);
+		CHECK_EQ_INT(t->inside[TL_ST_EXECUTING], 60 * US); /* the region's own sums keep them */
+		CHECK_EQ_INT(t->top_inside_exec, 0);
+	}
+	t = rthread(region(&m, "main._omp_fn.0"), 201);
+	CHECK(t != NULL);
+	if (t) {
+		CHECK_EQ_INT(t->nested, 0);
+		CHECK_EQ_INT(t->top_inside_exec, 200 * US);
+	}
+	for (size_t i = 0; i < m.nthreads; i++)
+		if (m.threads[i].tid == 201) {
+			CHECK_EQ_INT(tl_model_omp_worker(&m, &m.threads[i], &in, &around), 1);
+			CHECK_EQ_INT(in, 200 * US);
+			CHECK_EQ_INT(around, 0);
+		}
+	tl_model_omp_workers(&m, 200, &w);
+	CHECK_EQ_INT(w.threads, 1);
+	CHECK_EQ_INT(w.exec_ns, 400 * US);
+	CHECK_EQ_INT(w.inside_ns, 200 * US);
+	CHECK_EQ_INT(w.around_ns, 0);
+	CHECK_EQ_INT(w.between_ns, 200 * US); /* before: 140 us, as 260 us were counted inside */
+	tl_report_release(&m);
+	tl_run_release(&run);
+	unlink(p);
+}
+
 static void remove_trace(void)
 {
 	unlink(path);
@@ -226,5 +305,5 @@ int main(void)
 {
 	write_trace();
 	atexit(remove_trace);
-	RUN_TESTS(rounds, diagnosis);
+	RUN_TESTS(rounds, diagnosis, omp_tasks_counted_once);
 }

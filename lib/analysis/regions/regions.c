@@ -18,6 +18,7 @@
 #include "analysis/regions/regions.h"
 #include "base/errors.h"
 #include "base/grow.h"
+#include "capture/umarks.h"
 
 #define NS TL_ST__COUNT
 #define MAX_ENTRIES 256 /* instances of one round followed; more make it dynamic */
@@ -28,7 +29,8 @@ struct entry {
 	uint64_t begin, end; /* end 0 while open */
 	uint64_t at_begin[NS], at_end[NS];
 	uint64_t before[NS], after[NS];
-	int doer; /* set by compare(): is_doer() of the closed instance */
+	int doer;   /* set by compare(): is_doer() of the closed instance */
+	int nested; /* an OpenMP instance begun inside another of its thread */
 };
 
 /*
@@ -57,10 +59,18 @@ struct region {
 	size_t n, cap;
 };
 
+/* A thread inside OpenMP instances: how many are open (a task runs inside its region's). */
+struct omp_open {
+	int32_t tid;
+	uint32_t depth;
+};
+
 struct tl_regions {
 	struct tl_sched *sched;
 	struct region *r;
 	size_t n, cap;
+	struct omp_open *oo; /* the threads with an OpenMP instance open; a team's few */
+	size_t noo, oocap;
 	uint64_t dropped, unmatched, incomplete;
 	int oom;
 };
@@ -237,6 +247,8 @@ static void close_round(struct region *g)
 
 				add(t->before, e->before);
 				add(t->after, e->after);
+				if (!e->nested)
+					t->top_around_exec += e->before[TL_ST_EXECUTING] + e->after[TL_ST_EXECUTING];
 				if (e->at_end[TL_ST_SYNC_WAIT] > e->at_begin[TL_ST_SYNC_WAIT])
 					t->par_sync_ns += e->at_end[TL_ST_SYNC_WAIT] - e->at_begin[TL_ST_SYNC_WAIT];
 				g->pre[e->thr].gap = 1;
@@ -261,11 +273,36 @@ static int in_round(const struct region *g, int32_t tid)
 	return 0;
 }
 
-void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct tl_event *ev)
+/*
+ * An OpenMP instance of tid begins (+1) or ends (-1): its thread's open
+ * ones.  Returns the count before, so a begin with 0 is outermost.  Out of
+ * memory the thread is not followed and every instance counts as outermost.
+ */
+static uint32_t omp_depth(struct tl_regions *r, int32_t tid, int delta)
+{
+	size_t i;
+	uint32_t was;
+
+	for (i = 0; i < r->noo && r->oo[i].tid != tid; i++)
+		;
+	if (i == r->noo) {
+		if (delta < 0 || TL_GROW(r->oo, r->oocap, r->noo + 1) < 0)
+			return 0; /* an end whose begin was before the window, or no memory */
+		r->oo[r->noo++] = (struct omp_open){ tid, 0 };
+	}
+	was = r->oo[i].depth;
+	r->oo[i].depth = delta > 0 ? was + 1 : was - 1;
+	if (!r->oo[i].depth)
+		r->oo[i] = r->oo[--r->noo];
+	return was;
+}
+
+void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct tl_event *ev, const char *name)
 {
 	struct region *g;
 	struct entry *e;
 	uint32_t thr;
+	int nested = 0;
 
 	if (ev->type != TL_EV_REGION_BEGIN)
 		return;
@@ -273,6 +310,8 @@ void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct t
 		th = tl_sched_thread(r->sched, ev->tid); /* markers have no subject for the state machine */
 	if (!th || th->outsider)
 		return;
+	if (name && tl_umarks_is_omp(name))
+		nested = omp_depth(r, th->tid, +1) > 0;
 	if (!(g = region_of(r, th->tgid, ev->name, 1)))
 		return;
 	/* the round is over once none is open, unless this BEGIN is a late share of the same frame */
@@ -306,6 +345,7 @@ void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct t
 	memset(e, 0, sizeof(*e));
 	e->tid = th->tid;
 	e->thr = thr;
+	e->nested = nested;
 	e->begin = ev->ts;
 	tl_thread_totals(th, ev->ts, e->at_begin);
 	if (thr != UINT32_MAX && g->pre[thr].round == g->round + 1)
@@ -330,6 +370,8 @@ void tl_regions_span(struct tl_regions *r, const struct tl_span *sp, const char 
 	if (sp->kind != TL_SPAN_REGION)
 		return;
 	th = tl_sched_thread(r->sched, sp->tid);
+	if (th && !th->outsider && sp->complete && name && tl_umarks_is_omp(name))
+		omp_depth(r, th->tid, -1);
 	if (!th || th->outsider || !(g = region_of(r, th->tgid, sp->name, 0)) || !g->open || sp->begin < g->start) {
 		r->unmatched += sp->complete;
 		return;
@@ -359,6 +401,10 @@ void tl_regions_span(struct tl_regions *r, const struct tl_span *sp, const char 
 		t->instances++;
 		diff(in, e->at_end, e->at_begin);
 		add(t->inside, in);
+		if (e->nested)
+			t->nested++;
+		else
+			t->top_inside_exec += in[TL_ST_EXECUTING];
 		add(g->st.inside, in);
 		memcpy(t->name, th->name, TL_NAME_MAX); /* the name it has now */
 	} else {
@@ -437,6 +483,7 @@ void tl_regions_free(struct tl_regions *r)
 		free(r->r[i].st.threads);
 	}
 	free(r->r);
+	free(r->oo);
 	free(r);
 }
 

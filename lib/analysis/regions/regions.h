@@ -73,6 +73,15 @@ struct tl_region_thread {
 	uint64_t after[TL_ST__COUNT];  /* parallel rounds: its END -> the round's last END */
 	uint64_t par_sync_ns;          /* SYNC_WAIT inside its instances of parallel rounds, and from each such END to
 	                       * its next BEGIN of the region (the barrier, then waiting for the next round) */
+	/*
+	 * OpenMP regions (capture/umarks.h names them): `nested` counts the
+	 * instances it began inside another OpenMP instance of its own (a task
+	 * run inside its team's region, an inner team's region); the top_ sums
+	 * are EXECUTING inside and around (before + after) the others only, so
+	 * that a thread's sums over all regions count each moment once.
+	 */
+	uint64_t nested;
+	uint64_t top_inside_exec, top_around_exec;
 };
 
 struct tl_region_stats {
@@ -107,8 +116,8 @@ struct tl_regions;
 /* The walk's state machine (for the threads' totals).  NULL with tl_error set. */
 struct tl_regions *tl_regions_new(struct tl_sched *sched);
 
-/* Every event applied inside the window (REGION_BEGIN is used), with its thread. */
-void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct tl_event *ev);
+/* Every event applied inside the window (REGION_BEGIN is used), with its thread and its name's string (or NULL). */
+void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct tl_event *ev, const char *name);
 
 /* Every span that ended (REGION spans are used). */
 void tl_regions_span(struct tl_regions *r, const struct tl_span *sp, const char *name);

@@ -58,6 +58,7 @@ void tl_regions_write_json(struct tl_json *j, const struct tl_regions_result *re
 			tl_json_kv_uint(j, "instances", th->instances);
 			tl_json_kv_uint(j, "last", th->last);
 			tl_json_kv_uint(j, "late_ns", th->late_ns);
+			tl_json_kv_uint(j, "nested", th->nested);
 			states(j, "before_ns", th->before);
 			states(j, "inside_ns", th->inside);
 			states(j, "after_ns", th->after);

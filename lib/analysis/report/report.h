@@ -160,9 +160,10 @@ void tl_report_release(struct tl_model *m);
  * A runtime keeps idle workers spinning before they sleep, so their
  * EXECUTING time is inside their instances (the work), around them in a
  * parallel round (waiting at its start, or at the barrier after finishing),
- * or between the regions: spinning (never below 0: a task nested in a
- * region on the same thread counts twice inside).  docs/DIAGNOSE.md,
- * spin-waiting.
+ * or between the regions: spinning.  An instance begun inside another of
+ * its thread (a task in its region) is inside that one and not counted
+ * again: the three parts add up to its EXECUTING (regions.h, `nested`).
+ * docs/DIAGNOSE.md, spin-waiting.
  */
 struct tl_omp_workers {
 	int threads;

@@ -398,8 +398,9 @@ int tl_model_omp_worker(const struct tl_model *m, const struct tl_thread_stats *
 			continue;
 		for (size_t k = 0; k < r->nthreads; k++)
 			if (r->threads[k].tid == t->tid && r->threads[k].instances) {
-				*inside += r->threads[k].inside[TL_ST_EXECUTING];
-				*around += r->threads[k].before[TL_ST_EXECUTING] + r->threads[k].after[TL_ST_EXECUTING];
+				/* a task inside its region (nested) is in the region's sums already */
+				*inside += r->threads[k].top_inside_exec;
+				*around += r->threads[k].top_around_exec;
 				seen = 1;
 			}
 	}
