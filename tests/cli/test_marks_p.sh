@@ -258,6 +258,20 @@ PYEOF2
 	else
 		fail marks-p/omp-tasks-counted-once "exit $RC; want the tasks nested, the workers' split adding up" "$(grep -o '"omp_workers"[^}]*' "$OUT" | head -n 2)"
 	fi
+	# its two tasks a round, 4:1 in size, run side by side: imbalance of tasks, with the tasks' fix
+	# (not a loop's schedule)
+	if tl diagnose --json "$TMP/tk/tk.tl" && python3 - "$OUT" <<'PYEOF2'
+import json, sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "barrier-imbalance"]
+assert len(f) == 1 and f[0]["region"] == "main._omp_fn.1", f
+assert f[0]["title"].startswith("tasks 'main._omp_fn.1'") and "OpenMP task" in f[0]["cause"], f
+assert "split the long tasks" in f[0]["fix"] and "schedule" not in f[0]["fix"], f
+PYEOF2
+	then
+		pass marks-p/omp-tasks-imbalance
+	else
+		fail marks-p/omp-tasks-imbalance "exit $RC; want barrier-imbalance on the task main._omp_fn.1, told as tasks" "$(head -c 400 "$OUT")"
+	fi
 else
 	fail marks-p/omp-tasks-counted-once "cannot build the OpenMP task program with cc -fopenmp"
 fi

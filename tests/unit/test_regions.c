@@ -273,6 +273,8 @@ TEST(omp_tasks_counted_once)
 		CHECK_EQ_INT(t->inside[TL_ST_EXECUTING], 60 * US); /* the region's own sums keep them */
 		CHECK_EQ_INT(t->top_inside_exec, 0);
 	}
+	CHECK(region(&m, "main._omp_fn.1") && tl_region_is_tasks(region(&m, "main._omp_fn.1")));
+	CHECK(region(&m, "main._omp_fn.0") && !tl_region_is_tasks(region(&m, "main._omp_fn.0")));
 	t = rthread(region(&m, "main._omp_fn.0"), 201);
 	CHECK(t != NULL);
 	if (t) {

@@ -77,9 +77,9 @@ static int imbalance(struct tl_dg_ctx *c, const struct tl_region_stats *g)
 		return -1;
 	snprintf(f->region, sizeof(f->region), "%s", g->name);
 	snprintf(f->title, sizeof(f->title),
-	         "region '%.40s': work split %.0f%% unevenly; %.40s (%d) finishes last in %llu of %llu rounds", g->name,
-	         tl_dg_pct(g->work_lost_ns, g->work_max_ns), lag->name, lag->tid, (unsigned long long)lag->last,
-	         (unsigned long long)g->rounds_compared);
+	         "%s '%.40s': work split %.0f%% unevenly; %.40s (%d) finishes last in %llu of %llu rounds",
+	         tl_region_is_tasks(g) ? "tasks" : "region", g->name, tl_dg_pct(g->work_lost_ns, g->work_max_ns),
+	         lag->name, lag->tid, (unsigned long long)lag->last, (unsigned long long)g->rounds_compared);
 	tl_dg_add_thread(f, lag->tid, g->pid, lag->name, "laggard");
 	for (size_t i = 0; i < g->nthreads; i++)
 		if (&g->threads[i] != lag && g->threads[i].instances)
@@ -97,6 +97,17 @@ static int imbalance(struct tl_dg_ctx *c, const struct tl_region_stats *g)
 	waited = g->after[TL_ST_SYNC_WAIT] + g->after[TL_ST_SLEEPING];
 	tl_dg_add_evidence(f, "asleep after finishing (SYNC_WAIT, SLEEPING)", tl_dg_pct(waited, sum(g->after)), NAN,
 	                   "%", 1);
+	if (tl_region_is_tasks(g)) {
+		/* the rounds are tasks run side by side: no split to schedule, the tasks themselves differ */
+		snprintf(f->cause, sizeof(f->cause),
+		         "'%.40s' is an OpenMP task: the tasks that run side by side differ in size, and the "
+		         "longest keeps the others waiting at the barrier or taskwait that ends them",
+		         g->name);
+		snprintf(f->fix, sizeof(f->fix),
+		         "split the long tasks into smaller ones (taskloop with a grainsize, or a recursive split "
+		         "down to a cut-off), or create the longest first so that short ones fill in behind it");
+		return 0;
+	}
 	snprintf(f->cause, sizeof(f->cause),
 	         "the work of each round is split unevenly: the laggard computes longer (a static split of "
 	         "uneven blocks), so the others finish early and wait for it at the barrier or join");
@@ -159,9 +170,15 @@ static int pointless(struct tl_dg_ctx *c, const struct tl_region_stats *g)
 	snprintf(f->cause, sizeof(f->cause),
 	         "each round's work is small next to what it costs to hand it out and collect it: waking the "
 	         "threads, waiting for CPUs, meeting at the barrier or join");
-	snprintf(f->fix, sizeof(f->fix),
-	         "run this step on one thread, or give each thread much more work per round (merge rounds, "
-	         "fewer threads); threads that must meet often can spin briefly before they sleep");
+	if (tl_region_is_tasks(g))
+		snprintf(f->fix, sizeof(f->fix),
+		         "make the tasks '%.40s' larger: below a cut-off run the work inline instead of as a task "
+		         "(the if or final clause, a taskloop grainsize)",
+		         g->name);
+	else
+		snprintf(f->fix, sizeof(f->fix),
+		         "run this step on one thread, or give each thread much more work per round (merge rounds, "
+		         "fewer threads); threads that must meet often can spin briefly before they sleep");
 	return 0;
 }
 

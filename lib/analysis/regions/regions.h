@@ -131,6 +131,23 @@ void tl_regions_free(struct tl_regions *r);
 void tl_regions_write_json(struct tl_json *j, const struct tl_regions_result *res, uint64_t trace_start);
 void tl_regions_release(struct tl_regions_result *res);
 
+/*
+ * 1 if g is the function of an OpenMP task, not a region: every instance
+ * of its followed threads began inside another OpenMP instance of the
+ * thread (GCC outlines `omp task` bodies like regions, and the team runs
+ * them inside its region).  Its rounds are the tasks that ran side by side.
+ */
+static inline int tl_region_is_tasks(const struct tl_region_stats *g)
+{
+	uint64_t n = 0, nested = 0;
+
+	for (size_t i = 0; i < g->nthreads; i++) {
+		n += g->threads[i].instances;
+		nested += g->threads[i].nested;
+	}
+	return n && nested == n;
+}
+
 /* Sums of a state split: waiting for a CPU (RUNNABLE, READY_*), and EXECUTING. */
 uint64_t tl_regions_ready(const uint64_t st[TL_ST__COUNT]);
 

@@ -738,6 +738,12 @@ static void regions_table(struct text *t)
 		      "rounds; uneven: CPU time inside, (largest - mean) / largest; wait/run: waiting for a CPU or in\n"
 		      "sync per time executing, from each round's start to its end\n",
 		      t->f);
+	for (size_t i = 0; shown && i < r->n; i++) {
+		const struct tl_region_stats *g = &r->regions[i];
+
+		if (g->rounds_parallel && tl_region_is_tasks(g))
+			fprintf(t->f, "%.40s: OpenMP tasks (rounds: the tasks run side by side)\n", g->name);
+	}
 	if (shown)
 		omp_workers(t);
 }
