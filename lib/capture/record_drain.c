@@ -406,7 +406,8 @@ static int handle_bpf(void *ctx, const struct tl_bpf_event *ev)
 		}
 		d.name.s = rc->um->spans[ev->span].name;
 		d.name.len = (uint32_t)strlen(d.name.s);
-		rc->uspans += d.ev.type == TL_EV_REGION_BEGIN || d.ev.type == TL_EV_REGION_END;
+		rc->uspans += d.ev.type == TL_EV_REGION_BEGIN || d.ev.type == TL_EV_REGION_END ||
+		              rc->um->spans[ev->span].barrier; /* the runtime's barriers: OpenMP's too */
 		rc->uspan_begins += d.ev.type == TL_EV_REGION_BEGIN;
 	} else {
 		rc->umarks += tl_bpf_is_marker(d.ev.type);

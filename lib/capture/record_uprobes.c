@@ -84,7 +84,7 @@ static void find_omp(struct rec *rc, struct tl_umarks *u)
 /* A program with an OpenMP runtime but no outlined function found: stripped, most likely; told. */
 static void told_stripped(struct rec *rc, const struct tl_umarks *u)
 {
-	if (u->omp_runtime[0] && !u->nspans && !rc->o->system_wide)
+	if (u->omp_runtime[0] && u->nspans == u->nbarriers && !rc->o->system_wide)
 		tl_rec_warn(rc->res,
 		            "the program uses OpenMP (%s) but no function outlined from an OpenMP construct was found "
 		            "by name (stripped files have none): no OpenMP region is recorded; keep the symbols, or "
@@ -99,11 +99,13 @@ static void attach_omp(struct rec *rc, struct tl_umarks *u)
 	find_omp(rc, u);
 	told_stripped(rc, u);
 	for (int i = first; i < u->nspans; i++) {
-		if (tl_bpf_rec_attach_span(rc->bpf, u->spans[i].path, u->spans[i].offset, (uint64_t)i << 2)) {
+		/* a runtime's barrier is a function: its calls split the regions' instances into parts */
+		if (tl_bpf_rec_attach_span(rc->bpf, u->spans[i].path, u->spans[i].offset,
+		                           (uint64_t)i << 2 | (u->spans[i].barrier ? TL_BPF_SPAN_FUNC : 0))) {
 			tl_rec_warn(rc->res, "OpenMP regions are not recorded: %s", tl_error_msg());
 			break;
 		}
-		rc->res->omp_functions++;
+		rc->res->omp_functions += !u->spans[i].barrier;
 	}
 	if (u->spans_left_out)
 		tl_rec_warn(rc->res, "%llu more OpenMP functions are not recorded as regions (%d at most)",
@@ -119,11 +121,11 @@ static void told_not_probed(struct rec *rc, struct tl_umarks *u)
 {
 	if (!rc->o->no_omp) {
 		find_omp(rc, u);
-		if (u->nspans)
+		if (u->nspans > u->nbarriers)
 			tl_rec_warn(rc->res,
 			            "%d OpenMP functions are not recorded as regions: the perf back end does not "
 			            "probe them (--backend bpf does)",
-			            u->nspans + (int)u->spans_left_out);
+			            u->nspans - u->nbarriers + (int)u->spans_left_out);
 	}
 	for (int i = 0; i < ntargets(rc); i++)
 		tl_umarks_find(u, target(rc, i));

@@ -214,6 +214,21 @@ int tl_umarks_is_omp(const char *name)
 	return 0;
 }
 
+static const char *const omp_barriers[] = {
+	"GOMP_barrier",      "GOMP_barrier_cancel",      "GOMP_loop_end",  "GOMP_loop_end_cancel",
+	"GOMP_sections_end", "GOMP_sections_end_cancel", "__kmpc_barrier",
+};
+
+int tl_umarks_is_omp_barrier(const char *name)
+{
+	const char *f = strrchr(name, ':') ? strrchr(name, ':') + 1 : name;
+
+	for (size_t i = 0; i < sizeof(omp_barriers) / sizeof(omp_barriers[0]); i++)
+		if (!strcmp(f, omp_barriers[i]))
+			return 1;
+	return 0;
+}
+
 struct omp_scan {
 	struct tl_umarks *u;
 	const char *path;
@@ -275,14 +290,46 @@ int tl_umarks_is_omp_runtime(const char *path)
 	return !strncmp(base, "libgomp.so", 10) || !strncmp(base, "libomp.so", 9) || !strncmp(base, "libiomp5.so", 11);
 }
 
-/* A file of the program: an OpenMP runtime is noted, any other searched for OpenMP functions. */
+int tl_umarks_omp_barriers(struct tl_umarks *u, const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	int added = 0;
+
+	if (strlen(path) >= sizeof(u->spans[0].path))
+		return 0;
+	for (size_t i = 0; i < sizeof(omp_barriers) / sizeof(omp_barriers[0]); i++) {
+		struct tl_elfsym sym;
+		struct tl_umarks_span *sp;
+		int seen = 0;
+
+		if (tl_elfsym_lookup(path, omp_barriers[i], &sym) < 0)
+			continue; /* this runtime has no such function (libomp has no GOMP_loop_end) */
+		for (int k = 0; k < u->nspans && !seen; k++)
+			seen = u->spans[k].offset == sym.offset && !strcmp(u->spans[k].path, path);
+		if (seen || u->nspans == TL_UMARKS_MAX_SPANS)
+			continue;
+		sp = &u->spans[u->nspans++];
+		snprintf(sp->path, sizeof(sp->path), "%s", path);
+		snprintf(sp->name, sizeof(sp->name), "%.60s:%s", base, omp_barriers[i]);
+		sp->offset = sym.offset;
+		sp->barrier = 1;
+		u->nbarriers++;
+		added++;
+	}
+	return added;
+}
+
+/* A file of the program: an OpenMP runtime is noted and its barriers added, any other searched for OpenMP functions. */
 static void omp_file(struct tl_umarks *u, const char *path)
 {
-	if (!tl_umarks_is_omp_runtime(path))
+	if (!tl_umarks_is_omp_runtime(path)) {
 		tl_umarks_omp(u, path);
-	else if (!u->omp_runtime[0])
+		return;
+	}
+	if (!u->omp_runtime[0])
 		snprintf(u->omp_runtime, sizeof(u->omp_runtime), "%s",
 		         strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+	tl_umarks_omp_barriers(u, path);
 }
 
 static int omp_lib(void *ctx, const char *path)

@@ -71,6 +71,7 @@ struct tl_umarks_span {
 	char path[1024]; /* the file that holds it */
 	char name[128];  /* its symbol: GCC's "main._omp_fn.0", Clang's ".omp_outlined." */
 	uint64_t offset; /* file offset of its entry */
+	int barrier;     /* an OpenMP runtime's barrier (tl_umarks_is_omp_barrier()): probed as a function */
 };
 
 /* Paths already examined, with or without what was looked for. */
@@ -87,6 +88,7 @@ struct tl_umarks {
 	struct tl_umarks_span spans[TL_UMARKS_MAX_SPANS];
 	int nspans;
 	uint64_t spans_left_out;            /* OpenMP functions beyond TL_UMARKS_MAX_SPANS */
+	int nbarriers;                      /* of the spans, OpenMP runtimes' barriers */
 	char omp_runtime[64];               /* an OpenMP runtime seen among the files ("libgomp.so.1"), or "" */
 	struct tl_umarks_paths checked;     /* every candidate examined for the marker library */
 	struct tl_umarks_paths omp_checked; /* every mapped file examined for OpenMP functions (-p, -a) */
@@ -117,6 +119,16 @@ int tl_umarks_find_all(struct tl_umarks *u);
  * moved away, not an entry (a uretprobe there would corrupt the program).
  */
 int tl_umarks_is_omp(const char *name);
+
+/*
+ * 1 if name (a function, or a probe's label "FILE:FUNC") is a barrier of an
+ * OpenMP runtime that the compiler calls inside a region: at the end of an
+ * `omp for`, `sections` or `single`, and for `omp barrier` (libgomp's
+ * GOMP_barrier, GOMP_loop_end, GOMP_sections_end and their _cancel forms;
+ * libomp's __kmpc_barrier).  A thread that calls one waits there for the
+ * team.
+ */
+int tl_umarks_is_omp_barrier(const char *name);
 
 /*
  * Add the OpenMP outlined functions of the ELF file at path (an
@@ -157,6 +169,16 @@ int tl_umarks_omp_all(struct tl_umarks *u);
  * can be told apart from one without OpenMP.
  */
 int tl_umarks_is_omp_runtime(const char *path);
+
+/*
+ * The barriers of the OpenMP runtime at path (tl_umarks_is_omp_barrier()),
+ * found by name in its .dynsym (exported: a stripped runtime has them), as
+ * spans with `barrier` set, named "FILE:FUNC" as --func names them; each
+ * (file, offset) once.  The OpenMP searches add those of every runtime they
+ * pass.  Returns how many were added (0 when past TL_UMARKS_MAX_SPANS: the
+ * regions come first).
+ */
+int tl_umarks_omp_barriers(struct tl_umarks *u, const char *path);
 
 /* Add one probed function by hand (record --func): its index, or -1 when the list is full. */
 int tl_umarks_add_span(struct tl_umarks *u, const char *path, const char *name, uint64_t offset);

@@ -276,6 +276,70 @@ else
 	fail marks-p/omp-tasks-counted-once "cannot build the OpenMP task program with cc -fopenmp"
 fi
 
+# A parallel region with two `omp for` loops: their barriers are inside main._omp_fn.0, so its
+# instances end together however uneven the first loop is (static halves of 4:1). record probes
+# libgomp's barriers; the instances are cut there into parts that line up in rounds, and the
+# uneven loop is found (before: no finding), from the second round on (the first shows whether tasks
+# run inside the barriers).
+cat >"$TMP/tk/bar.c" <<'CEOF'
+#include <stdio.h>
+static double work(int n)
+{
+	double s = 0;
+	for (int i = 0; i < n * 20000; i++)
+		s += i * 0.5;
+	return s;
+}
+int main(void)
+{
+	double tot = 0;
+	for (int r = 0; r < 10; r++) {
+#pragma omp parallel reduction(+ : tot)
+		{
+#pragma omp for schedule(static)
+			for (int t = 0; t < 8; t++)
+				tot += work(t < 4 ? 400 : 100);
+#pragma omp for schedule(static)
+			for (int t = 0; t < 8; t++)
+				tot += work(100);
+		}
+	}
+	printf("%g\n", tot);
+	return 0;
+}
+CEOF
+if cc -O1 -fopenmp -o "$TMP/tk/bar" "$TMP/tk/bar.c"; then
+	OMP_NUM_THREADS=2 tl record -o "$TMP/tk/bar.tl" -- "$TMP/tk/bar"
+	if [ "$RC" = 0 ] && tl report --json "$TMP/tk/bar.tl" && python3 - "$OUT" <<'PYEOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = {r["name"]: r for r in d["regions"]}["main._omp_fn.0"]
+# the second round on: 2 barriers a call; the parts after the last, tiny, may not overlap (serial)
+assert g["instances"] == 20 and g["barriers"] >= 18 and g["rounds"]["parallel"] >= 18, g
+w = [p["omp_workers"] for p in d["processes"] if p["omp_workers"]["threads"]][0]
+assert w["inside_ns"] + w["around_ns"] + w["between_ns"] == w["exec_ns"], w
+PYEOF2
+	then
+		pass marks-p/omp-inner-barrier-parts
+	else
+		fail marks-p/omp-inner-barrier-parts "exit $RC; want the instances cut at libgomp's barriers" "$(grep -o '"barriers"[^,]*' "$OUT" | head -n 2)" "$(head -n 2 "$ERR")"
+	fi
+	if tl diagnose --json "$TMP/tk/bar.tl" && python3 - "$OUT" <<'PYEOF2'
+import json, sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "barrier-imbalance"]
+assert len(f) == 1 and f[0]["region"] == "main._omp_fn.0", f
+# the main thread has the heavy half of the static split: the laggard (its tid is the pid)
+assert f[0]["threads"][0]["role"] == "laggard" and f[0]["threads"][0]["tid"] == f[0]["pid"], f
+PYEOF2
+	then
+		pass marks-p/omp-inner-barrier
+	else
+		fail marks-p/omp-inner-barrier "exit $RC; want barrier-imbalance on main._omp_fn.0" "$(head -c 400 "$OUT")"
+	fi
+else
+	fail marks-p/omp-inner-barrier "cannot build the OpenMP program with cc -fopenmp"
+fi
+
 # The uprobes as perf events (kernels before 6.6 have no uprobe_multi links): the same regions.
 TL_BPF_NO_UPROBE_MULTI=1 tl record -o "$TMP/omp-pe.tl" -- "$BUILD/tests/wl_fast" --omp 2 outer static --frames 5
 if [ "$RC" = 0 ] && tl hist --json --span wl_rows_omp._omp_fn.0 "$TMP/omp-pe.tl" &&

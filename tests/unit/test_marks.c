@@ -740,6 +740,54 @@ TEST(library_found_for_uprobes)
 	tl_umarks_free(u);
 }
 
+/* Stand-ins for two of libgomp's barriers, so that this executable has them to find (not linked with libgomp). */
+void GOMP_barrier(void);
+void GOMP_loop_end(void);
+
+__attribute__((noinline, used)) void GOMP_barrier(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, used)) void GOMP_loop_end(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* A runtime's barriers: found by name, each once, named as --func names them, probed as functions. */
+TEST(omp_barriers_found)
+{
+	struct tl_umarks *u = tl_umarks_new();
+	char exe[1024], path[1024], name[1200];
+	const char *base;
+	uint64_t off[2];
+
+	CHECK(tl_umarks_is_omp_barrier("GOMP_barrier") && tl_umarks_is_omp_barrier("libgomp.so.1:GOMP_loop_end"));
+	CHECK(tl_umarks_is_omp_barrier("__kmpc_barrier") && tl_umarks_is_omp_barrier("GOMP_sections_end_cancel"));
+	CHECK(!tl_umarks_is_omp_barrier("GOMP_loop_end_nowait") && !tl_umarks_is_omp_barrier("GOMP_parallel"));
+	CHECK(!tl_umarks_is_omp_barrier("main._omp_fn.0") && !tl_umarks_is_omp_barrier("my_GOMP_barrier"));
+	CHECK(u != NULL);
+	if (!u)
+		return;
+	off[0] = offset_in_maps((const void *)GOMP_barrier, exe, sizeof(exe));
+	off[1] = offset_in_maps((const void *)GOMP_loop_end, path, sizeof(path));
+	CHECK_EQ_STR(path, exe);
+	CHECK_EQ_INT(tl_umarks_omp_barriers(u, exe), 2);
+	CHECK_EQ_INT(tl_umarks_omp_barriers(u, exe), 0); /* each (file, offset) once */
+	CHECK_EQ_INT(u->nspans, 2);
+	CHECK_EQ_INT(u->nbarriers, 2);
+	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	for (int i = 0; i < u->nspans && i < 2; i++) {
+		snprintf(name, sizeof(name), "%s:%s", base, i ? "GOMP_loop_end" : "GOMP_barrier");
+		CHECK_EQ_STR(u->spans[i].name, name);
+		CHECK_EQ_STR(u->spans[i].path, exe);
+		CHECK_EQ_INT(u->spans[i].offset, off[i]);
+		CHECK_EQ_INT(u->spans[i].barrier, 1);
+	}
+	CHECK_EQ_INT(tl_umarks_omp_barriers(u, "/nonexistent/libgomp.so.1"), 0);
+	tl_umarks_free(u);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -751,5 +799,5 @@ int main(void)
 	RUN_TESTS(concurrent_rings_exact, full_ring_drops_counted, names_interned_once_across_threads,
 	          names_looked_up_while_the_table_grows, slots_of_ended_threads_are_reused,
 	          thread_without_slot_counts_lost, slot_of_killed_process_is_reclaimed, regions_carry_the_threads_frame,
-	          bad_variables_leave_markers_off, library_found_for_uprobes);
+	          bad_variables_leave_markers_off, library_found_for_uprobes, omp_barriers_found);
 }

@@ -4,7 +4,9 @@
  * state split after finishing; a serial and a dynamic region; and what
  * diagnose makes of it (barrier imbalance, and the barrier waits left out
  * of lock contention and of the bottleneck); OpenMP tasks inside their
- * region's instances, counted once in the workers' split.
+ * region's instances, counted once in the workers' split; the OpenMP
+ * runtime's barriers inside a region's instances, which split them into
+ * parts that line up in rounds.
  *
  * The trace is written with the real writer and read back through the
  * report's walk, as the commands do.
@@ -298,6 +300,105 @@ TEST(omp_tasks_counted_once)
 	unlink(p);
 }
 
+/*
+ * bar (300): main (300) on cpu0 and a worker (301) on cpu1 run three rounds
+ * of "main._omp_fn.0" (t = 3000, 3200, 3400 us), each with the runtime's
+ * barrier inside (an `omp for` of uneven halves, then more work): the
+ * worker's part ends at t+10 and it spins in GOMP_barrier until the main
+ * thread arrives at t+80; both then work to t+100.  Between the rounds and
+ * after the last, to 3500, the worker spins (EXECUTING).  From the second
+ * round on (the first shows whether tasks run inside the barriers) the
+ * parts line up in rounds: the first part of each is uneven (80 us against
+ * 10), the second even.
+ */
+static void write_barriers(char *p)
+{
+	const char *F = "main._omp_fn.0", *B = "libgomp.so.1:GOMP_barrier";
+
+	W = program_trace_open(p, 300, 2990);
+	CHECK(W != NULL);
+	ev(3000, -1, TL_EV_THREAD, 300, 300, 0, 0, "bar");
+	ev(3000, -1, TL_EV_THREAD, 301, 300, 0, 0, "bar");
+	sw(3000, 0, 0, 0, 300, 0);
+	sw(3000, 1, 0, 0, 301, 0);
+	for (uint64_t t = 3000; t <= 3400; t += 200) {
+		rb(t, 0, 300, F);
+		rb(t, 1, 301, F);
+		ev(t + 10, 1, TL_EV_FUNC_ENTRY, 301, 0, 0, 0, B);
+		ev(t + 80, 0, TL_EV_FUNC_ENTRY, 300, 0, 0, 0, B);
+		ev(t + 80, 0, TL_EV_FUNC_EXIT, 300, 0, 0, 0, B);
+		ev(t + 80, 1, TL_EV_FUNC_EXIT, 301, 0, 0, 0, B);
+		re(t + 100, 0, 300, F);
+		re(t + 100, 1, 301, F);
+	}
+	sw(3500, 1, 301, TL_PS_S, 0, TL_EVF_WAIT_FUTEX);
+	sw(3500, 0, 300, TL_PS_S, 0, TL_EVF_WAIT_FUTEX);
+	CHECK(program_trace_close(W, 3510) == 0);
+}
+
+TEST(omp_barriers_split_rounds)
+{
+	char p[] = "/tmp/tl-test-ompbar-XXXXXX";
+	struct tl_run run = { .to_ns = -1, .path = p };
+	struct tl_model m;
+	struct tl_omp_workers w;
+	struct tl_diagnose_opts o;
+	struct tl_findings f;
+	const struct tl_region_stats *g;
+	const struct tl_region_thread *t;
+	int found = 0;
+
+	write_barriers(p);
+	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+	g = region(&m, "main._omp_fn.0");
+	CHECK(g != NULL);
+	if (g) {
+		CHECK_EQ_INT(g->instances, 6);       /* the function's calls */
+		CHECK_EQ_INT(g->barriers, 4);        /* not in the first round */
+		CHECK_EQ_INT(g->rounds_parallel, 5); /* the first round whole, then two parts a call */
+		CHECK_EQ_INT(g->rounds_compared, 5);
+		CHECK_EQ_INT(g->wall_ns, 3 * 100 * US);
+		CHECK_EQ_INT(g->lost_ns, 2 * 35 * US);      /* t+80 - the mean of t+10 and t+80; whole: none */
+		CHECK_EQ_INT(g->work_lost_ns, 2 * 35 * US); /* 80 - the mean of 80 and 10 */
+		CHECK_EQ_INT(g->work_max_ns, (100 + 2 * (80 + 20)) * US);
+		CHECK_EQ_INT(g->after[TL_ST_EXECUTING], 2 * 70 * US);
+		CHECK_EQ_INT(g->inside[TL_ST_EXECUTING], (300 + 160) * US); /* both threads, all parts */
+	}
+	t = rthread(g, 301);
+	CHECK(t != NULL);
+	if (t) {
+		CHECK_EQ_INT(t->instances, 3);
+		CHECK_EQ_INT(t->top_inside_exec, (100 + 2 * 30) * US); /* the first round whole */
+		CHECK_EQ_INT(t->top_around_exec, 2 * 70 * US);         /* spinning in the barrier */
+	}
+	t = rthread(g, 300);
+	CHECK(t != NULL && t->last >= 2); /* the uneven parts' laggard (ties go to it too) */
+	tl_model_omp_workers(&m, 300, &w);
+	CHECK_EQ_INT(w.exec_ns, 500 * US);
+	CHECK_EQ_INT(w.inside_ns, 160 * US);
+	CHECK_EQ_INT(w.around_ns, 140 * US);
+	CHECK_EQ_INT(w.between_ns, 200 * US);
+	tl_report_release(&m);
+	tl_run_release(&run);
+
+	/* the imbalance inside the region is found: its instances themselves end together */
+	run = (struct tl_run){ .to_ns = -1, .path = p };
+	tl_diagnose_defaults(&o);
+	o.min_cost_ns = 5 * US;
+	CHECK_EQ_INT(tl_diagnose_analyze(&run, &o, &f), 0);
+	for (size_t i = 0; i < f.n; i++)
+		if (f.items[i].kind == TL_FIND_BARRIER_IMBALANCE) {
+			found++;
+			CHECK_EQ_STR(f.items[i].region, "main._omp_fn.0");
+			CHECK_EQ_INT(f.items[i].cost_ns, 70 * US);
+			CHECK_EQ_INT(f.items[i].threads[0].tid, 300);
+		}
+	CHECK_EQ_INT(found, 1);
+	tl_findings_release(&f);
+	tl_run_release(&run);
+	unlink(p);
+}
+
 static void remove_trace(void)
 {
 	unlink(path);
@@ -307,5 +408,5 @@ int main(void)
 {
 	write_trace();
 	atexit(remove_trace);
-	RUN_TESTS(rounds, diagnosis, omp_tasks_counted_once);
+	RUN_TESTS(rounds, diagnosis, omp_tasks_counted_once, omp_barriers_split_rounds);
 }

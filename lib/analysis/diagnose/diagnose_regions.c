@@ -56,7 +56,7 @@ static int is_target(const struct tl_model *m, int32_t pid)
  * min_cost.  Finishing apart alone can be late starts or preemptions;
  * uneven CPU time alone is what a dynamic split does on busy CPUs (the
  * workers that run take more blocks, and all finish together).  The thread
- * that was last most often is the laggard.
+ * whose finishes after the mean add up to the most is the laggard.
  */
 static int imbalance(struct tl_dg_ctx *c, const struct tl_region_stats *g)
 {
@@ -68,8 +68,10 @@ static int imbalance(struct tl_dg_ctx *c, const struct tl_region_stats *g)
 	    tl_dg_pct(g->lost_ns, g->wall_ns) < c->o->imbalance_pct || g->lost_ns < c->o->min_cost_ns ||
 	    g->work_lost_ns < c->o->min_cost_ns)
 		return 0;
+	/* the one whose late finishes cost the most (even rounds' last is a toss-up), then the last most often */
 	for (size_t i = 0; i < g->nthreads; i++)
-		if (!lag || g->threads[i].last > lag->last)
+		if (!lag || g->threads[i].late_ns > lag->late_ns ||
+		    (g->threads[i].late_ns == lag->late_ns && g->threads[i].last > lag->last))
 			lag = &g->threads[i];
 	f = tl_dg_new_finding_at(c, TL_FIND_BARRIER_IMBALANCE, g->pid, process_of(c->m, g->pid), g->worst[0],
 	                         g->worst[1], g->lost_ns, g->wall_ns);

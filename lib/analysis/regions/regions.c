@@ -52,17 +52,29 @@ struct region {
 	uint64_t round;  /* rounds started */
 	uint64_t start;  /* the open round's first BEGIN */
 	int dynamic;
-	int ended;     /* an END in the open round */
-	int64_t frame; /* the open round's frame id (its first BEGIN's), -1 none */
-	size_t open;   /* instances begun in the round, not ended */
+	int ended;            /* an END in the open round */
+	int64_t frame;        /* the open round's frame id (its first BEGIN's), -1 none */
+	size_t open;          /* instances begun in the round, not ended */
+	int tasks_in_barrier; /* a task ran inside a barrier of its instances: barriers no longer end parts */
 	struct entry *e;
 	size_t n, cap;
 };
 
-/* A thread inside OpenMP instances: how many are open (a task runs inside its region's). */
+/*
+ * A thread inside OpenMP instances: depth counts the open ones (a task runs
+ * inside its region's).  Of the outermost, `g` is its region (index in
+ * r->r) and `phase` the begin of its current part: the runtime's barrier
+ * inside it (the one that ends an `omp for` or a `single` in a `parallel`)
+ * ends a part at its call and begins the next at its return, so that the
+ * parts line up in rounds as the loops between the barriers do.
+ */
 struct omp_open {
 	int32_t tid;
 	uint32_t depth;
+	size_t g;       /* SIZE_MAX: its region is not followed */
+	uint64_t phase; /* the begin of its current part */
+	int in_barrier; /* inside a barrier's call */
+	int split;      /* ... which ended its part: the next begins at the return */
 };
 
 struct tl_regions {
@@ -273,60 +285,38 @@ static int in_round(const struct region *g, int32_t tid)
 	return 0;
 }
 
-/*
- * An OpenMP instance of tid begins (+1) or ends (-1): its thread's open
- * ones.  Returns the count before, so a begin with 0 is outermost.  Out of
- * memory the thread is not followed and every instance counts as outermost.
- */
-static uint32_t omp_depth(struct tl_regions *r, int32_t tid, int delta)
+/* A thread's open OpenMP instances, and the parts of its outermost one. */
+static struct omp_open *omp_thread(struct tl_regions *r, int32_t tid, int create)
 {
-	size_t i;
-	uint32_t was;
-
-	for (i = 0; i < r->noo && r->oo[i].tid != tid; i++)
-		;
-	if (i == r->noo) {
-		if (delta < 0 || TL_GROW(r->oo, r->oocap, r->noo + 1) < 0)
-			return 0; /* an end whose begin was before the window, or no memory */
-		r->oo[r->noo++] = (struct omp_open){ tid, 0 };
-	}
-	was = r->oo[i].depth;
-	r->oo[i].depth = delta > 0 ? was + 1 : was - 1;
-	if (!r->oo[i].depth)
-		r->oo[i] = r->oo[--r->noo];
-	return was;
+	for (size_t i = 0; i < r->noo; i++)
+		if (r->oo[i].tid == tid)
+			return &r->oo[i];
+	if (!create || TL_GROW(r->oo, r->oocap, r->noo + 1) < 0)
+		return NULL; /* out of memory: not followed, its instances count as outermost */
+	r->oo[r->noo] = (struct omp_open){ .tid = tid, .g = SIZE_MAX };
+	return &r->oo[r->noo++];
 }
 
-void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct tl_event *ev, const char *name)
+/* An instance (or a part of one) of region g begins on thread th. */
+static void inst_begin(struct tl_regions *r, struct region *g, struct tl_thread *th, uint64_t ts, int64_t frame,
+                       int nested)
 {
-	struct region *g;
 	struct entry *e;
 	uint32_t thr;
-	int nested = 0;
 
-	if (ev->type != TL_EV_REGION_BEGIN)
-		return;
-	if (!th)
-		th = tl_sched_thread(r->sched, ev->tid); /* markers have no subject for the state machine */
-	if (!th || th->outsider)
-		return;
-	if (name && tl_umarks_is_omp(name))
-		nested = omp_depth(r, th->tid, +1) > 0;
-	if (!(g = region_of(r, th->tgid, ev->name, 1)))
-		return;
 	/* the round is over once none is open, unless this BEGIN is a late share of the same frame */
-	if (!g->open && g->ended && (ev->a < 0 || ev->a != g->frame || in_round(g, th->tid))) {
+	if (!g->open && g->ended && (frame < 0 || frame != g->frame || in_round(g, th->tid))) {
 		close_round(g);
 		g->round++;
 	}
 	thr = thread_of(r, g, th);
 	if (!g->open && !g->n && !g->dynamic) {
 		/* a new round: every thread of the region is dated from here */
-		g->start = ev->ts;
-		g->frame = ev->a;
+		g->start = ts;
+		g->frame = frame;
 		for (size_t i = 0; i < g->st.nthreads; i++) {
 			g->pre[i].round = g->round + 1;
-			totals(r, g->st.threads[i].tid, ev->ts, g->pre[i].at);
+			totals(r, g->st.threads[i].tid, ts, g->pre[i].at);
 		}
 	}
 	g->open++;
@@ -346,8 +336,8 @@ void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct t
 	e->tid = th->tid;
 	e->thr = thr;
 	e->nested = nested;
-	e->begin = ev->ts;
-	tl_thread_totals(th, ev->ts, e->at_begin);
+	e->begin = ts;
+	tl_thread_totals(th, ts, e->at_begin);
 	if (thr != UINT32_MAX && g->pre[thr].round == g->round + 1)
 		diff(e->before, e->at_begin, g->pre[thr].at);
 	if (thr != UINT32_MAX && g->pre[thr].gap) {
@@ -360,19 +350,142 @@ void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct t
 	}
 }
 
+/* The instance (or part) of region g that thread th began at `begin` ends; last: the instance's own end. */
+static void inst_end(struct tl_regions *r, struct region *g, const struct tl_thread *th, uint64_t begin, uint64_t end,
+                     int last)
+{
+	struct entry *e = NULL;
+	uint64_t now[NS];
+
+	g->open--;
+	g->ended = 1;
+	g->st.instances += last;
+	for (size_t i = 0; i < g->n; i++)
+		if (g->e[i].tid == th->tid && g->e[i].begin == begin && !g->e[i].end)
+			e = &g->e[i];
+	if (!e) {
+		g->dynamic = 1; /* nested, or beyond MAX_ENTRIES */
+		return;
+	}
+	e->end = end;
+	totals(r, th->tid, end, e->at_end);
+	if (e->thr != UINT32_MAX) {
+		struct tl_region_thread *t = &g->st.threads[e->thr];
+		uint64_t in[NS];
+
+		t->instances += last;
+		diff(in, e->at_end, e->at_begin);
+		add(t->inside, in);
+		add(g->st.inside, in);
+		if (e->nested)
+			t->nested++;
+		else
+			t->top_inside_exec += in[TL_ST_EXECUTING];
+		memcpy(t->name, th->name, TL_NAME_MAX); /* the name it has now */
+	} else {
+		g->st.threads_over += last;
+	}
+	/* the threads that finished earlier have waited until now */
+	for (size_t i = 0; i < g->n; i++) {
+		struct entry *o = &g->e[i];
+
+		if (o != e && o->end && totals(r, o->tid, end, now) == 0)
+			diff(o->after, now, o->at_end);
+	}
+}
+
+/*
+ * The runtime's barrier inside the outermost OpenMP instance of a thread
+ * (FUNC_ENTRY/EXIT of a function tl_umarks_is_omp_barrier() names): its
+ * call ends the instance's current part, its return begins the next.  A
+ * task run inside a barrier (the runtime runs queued tasks there) makes it
+ * no wait, so a region's barriers split from its second round on, once its
+ * first has shown no task inside one, and no more once one has.
+ */
+static void barrier(struct tl_regions *r, struct tl_thread *th, const struct tl_event *ev, const char *name)
+{
+	struct omp_open *o;
+	struct region *g;
+
+	if (!name || (ev->flags & TL_EVF_INLINED) || !tl_umarks_is_omp_barrier(name))
+		return;
+	if (!th)
+		th = tl_sched_thread(r->sched, ev->tid);
+	if (!th || th->outsider || !(o = omp_thread(r, th->tid, 0)) || o->depth != 1 || o->g == SIZE_MAX)
+		return;
+	g = &r->r[o->g];
+	if (ev->type == TL_EV_FUNC_ENTRY && !o->in_barrier) {
+		o->in_barrier = 1;
+		o->split = g->round && !g->tasks_in_barrier && g->open && o->phase >= g->start;
+		if (o->split) {
+			g->st.barriers++;
+			inst_end(r, g, th, o->phase, ev->ts, 0);
+		}
+	} else if (ev->type == TL_EV_FUNC_EXIT && o->in_barrier) {
+		o->in_barrier = 0;
+		if (o->split) {
+			o->split = 0;
+			o->phase = ev->ts;
+			inst_begin(r, g, th, ev->ts, -1, 0);
+		}
+	}
+}
+
+void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct tl_event *ev, const char *name)
+{
+	struct region *g;
+	struct omp_open *o = NULL;
+	int nested = 0;
+
+	if (ev->type == TL_EV_FUNC_ENTRY || ev->type == TL_EV_FUNC_EXIT) {
+		barrier(r, th, ev, name);
+		return;
+	}
+	if (ev->type != TL_EV_REGION_BEGIN)
+		return;
+	if (!th)
+		th = tl_sched_thread(r->sched, ev->tid); /* markers have no subject for the state machine */
+	if (!th || th->outsider)
+		return;
+	if (name && tl_umarks_is_omp(name) && (o = omp_thread(r, th->tid, 1))) {
+		nested = o->depth++ > 0;
+		if (nested && o->in_barrier && o->g != SIZE_MAX)
+			r->r[o->g].tasks_in_barrier = 1;
+		if (!nested) {
+			o->g = SIZE_MAX;
+			o->phase = ev->ts;
+			o->in_barrier = o->split = 0;
+		}
+	}
+	if (!(g = region_of(r, th->tgid, ev->name, 1)))
+		return;
+	if (o && !nested)
+		o->g = (size_t)(g - r->r);
+	inst_begin(r, g, th, ev->ts, ev->a, nested);
+}
+
 void tl_regions_span(struct tl_regions *r, const struct tl_span *sp, const char *name)
 {
 	struct tl_thread *th;
 	struct region *g;
-	struct entry *e = NULL;
-	uint64_t now[NS];
+	struct omp_open *o;
+	uint64_t begin = sp->begin;
 
 	if (sp->kind != TL_SPAN_REGION)
 		return;
 	th = tl_sched_thread(r->sched, sp->tid);
-	if (th && !th->outsider && sp->complete && name && tl_umarks_is_omp(name))
-		omp_depth(r, th->tid, -1);
-	if (!th || th->outsider || !(g = region_of(r, th->tgid, sp->name, 0)) || !g->open || sp->begin < g->start) {
+	if (th && !th->outsider && sp->complete && name && tl_umarks_is_omp(name) && (o = omp_thread(r, th->tid, 0)) &&
+	    o->depth) {
+		int ended_in_barrier = o->depth == 1 && o->in_barrier && o->split;
+
+		if (o->depth == 1 && o->g != SIZE_MAX)
+			begin = o->phase; /* its last part, after its last barrier */
+		if (--o->depth == 0)
+			*o = r->oo[--r->noo];
+		if (ended_in_barrier)
+			return; /* a barrier's return was lost: its last part has ended already */
+	}
+	if (!th || th->outsider || !(g = region_of(r, th->tgid, sp->name, 0)) || !g->open || begin < g->start) {
 		r->unmatched += sp->complete;
 		return;
 	}
@@ -380,43 +493,9 @@ void tl_regions_span(struct tl_regions *r, const struct tl_span *sp, const char 
 		r->incomplete++;
 		return;
 	}
-	g->open--;
-	g->ended = 1;
-	g->st.instances++;
 	if (!g->st.name[0])
 		snprintf(g->st.name, sizeof(g->st.name), "%s", name);
-	for (size_t i = 0; i < g->n; i++)
-		if (g->e[i].tid == sp->tid && g->e[i].begin == sp->begin && !g->e[i].end)
-			e = &g->e[i];
-	if (!e) {
-		g->dynamic = 1; /* nested, or beyond MAX_ENTRIES */
-		return;
-	}
-	e->end = sp->end;
-	totals(r, sp->tid, sp->end, e->at_end);
-	if (e->thr != UINT32_MAX) {
-		struct tl_region_thread *t = &g->st.threads[e->thr];
-		uint64_t in[NS];
-
-		t->instances++;
-		diff(in, e->at_end, e->at_begin);
-		add(t->inside, in);
-		if (e->nested)
-			t->nested++;
-		else
-			t->top_inside_exec += in[TL_ST_EXECUTING];
-		add(g->st.inside, in);
-		memcpy(t->name, th->name, TL_NAME_MAX); /* the name it has now */
-	} else {
-		g->st.threads_over++;
-	}
-	/* the threads that finished earlier have waited until now */
-	for (size_t i = 0; i < g->n; i++) {
-		struct entry *o = &g->e[i];
-
-		if (o != e && o->end && totals(r, o->tid, sp->end, now) == 0)
-			diff(o->after, now, o->at_end);
-	}
+	inst_end(r, g, th, begin, sp->end, 1);
 }
 
 static int cmp_region(const void *x, const void *y)

@@ -89,6 +89,7 @@ struct tl_region_stats {
 	uint32_t name_id; /* the trace's string id */
 	char name[TL_NAME_MAX];
 	uint64_t instances; /* that ended inside the window */
+	uint64_t barriers;  /* OpenMP: calls of the runtime's barrier inside them that ended a part (regions.c) */
 	uint64_t rounds_parallel, rounds_serial, rounds_dynamic;
 	uint64_t rounds_compared; /* parallel rounds with at least two doers: lost/idle come from these */
 	uint64_t wall_ns;         /* parallel rounds: summed extent, first BEGIN to last END */
@@ -116,7 +117,11 @@ struct tl_regions;
 /* The walk's state machine (for the threads' totals).  NULL with tl_error set. */
 struct tl_regions *tl_regions_new(struct tl_sched *sched);
 
-/* Every event applied inside the window (REGION_BEGIN is used), with its thread and its name's string (or NULL). */
+/*
+ * Every event applied inside the window (REGION_BEGIN, and FUNC_ENTRY/EXIT
+ * of an OpenMP runtime's barrier are used), with its thread and its name's
+ * string (or NULL).
+ */
 void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct tl_event *ev, const char *name);
 
 /* Every span that ended (REGION spans are used). */

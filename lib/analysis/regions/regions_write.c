@@ -25,6 +25,7 @@ void tl_regions_write_json(struct tl_json *j, const struct tl_regions_result *re
 		tl_json_kv_int(j, "pid", g->pid);
 		tl_json_kv_string(j, "name", g->name);
 		tl_json_kv_uint(j, "instances", g->instances);
+		tl_json_kv_uint(j, "barriers", g->barriers);
 		tl_json_key(j, "rounds");
 		tl_json_begin_object(j, TL_JSON_INLINE);
 		tl_json_kv_uint(j, "parallel", g->rounds_parallel);

@@ -743,6 +743,9 @@ static void regions_table(struct text *t)
 
 		if (g->rounds_parallel && tl_region_is_tasks(g))
 			fprintf(t->f, "%.40s: OpenMP tasks (rounds: the tasks run side by side)\n", g->name);
+		else if (g->rounds_parallel && g->barriers)
+			fprintf(t->f, "%.40s: rounds are the parts between its barriers (the runtime's, %llu calls)\n",
+			        g->name, (unsigned long long)g->barriers);
 	}
 	if (shown)
 		omp_workers(t);
