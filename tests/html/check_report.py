@@ -164,6 +164,23 @@ def demo(b, path, shot):
               "view %d-%d, finding %d-%d" % (st["v0"], st["v1"], want0, want1))
     else:
         check("html/demo/finding-link", False, "the demo has no findings")
+    # the parallel regions: a row per region with parallel rounds, as the JSON has them; a row shows
+    # its worst round on the timeline
+    rg = page.eval("""(() => {
+        const regs = window.threadlens.model.report.regions.filter(g => g.rounds.parallel > 0);
+        const rows = Array.from(document.querySelectorAll('.tl-regions tr')).slice(1);
+        return { want: regs.map(g => g.name), got: rows.map(r => r.dataset.region),
+                 rounds: rows.map(r => r.children[3].textContent),
+                 want_rounds: regs.map(g => g.rounds.parallel + '/' + (g.rounds.parallel + g.rounds.serial + g.rounds.dynamic)),
+                 worst: regs.length ? regs[0].worst_round : null };
+    })()""")
+    if rg["got"]:
+        page.eval("document.querySelector('.tl-regions tr.tl-clickable').click()")
+    st = state(page)
+    w = rg["worst"]
+    check("html/demo/regions", rg["got"] == rg["want"] and len(rg["got"]) == 3 and rg["rounds"] == rg["want_rounds"] and
+          w is not None and abs(st["v0"] - w["from_ns"]) <= 1e3 and abs(st["v1"] - w["to_ns"]) <= 1e3,
+          "%s; view %d-%d" % (json.dumps(rg)[:300], st["v0"], st["v1"]))
     # the frames views; a click on the longest frame's point shows it with its critical path
     charts = page.eval("document.querySelectorAll('.tl-framesview canvas').length")
     worst = page.eval("(() => { const c = JSON.parse(document.getElementById('tl-critical').textContent).frames[0];"

@@ -122,6 +122,71 @@ function kcheckView(m) {
 	return box;
 }
 
+/*
+ * The parallel regions (analysis/regions) as the text report shows them:
+ * those with parallel rounds, a row each (a click zooms the timeline to
+ * the round that lost the most); then each process's OpenMP workers:
+ * where their time on a CPU went (inside the regions, at a round's start
+ * or barrier, between the regions: the runtime spinning).  Null if none.
+ */
+const READY_STATES = ['RUNNABLE', 'READY_PREEMPT', 'READY_QUANTUM'];
+
+function regionsView(m, ui) {
+	const regs = (m.report.regions || []).filter((g) => g.rounds.parallel > 0);
+	const workers = (m.report.processes || []).filter((p) => p.omp_workers && p.omp_workers.threads > 0);
+	if (!regs.length && !workers.length)
+		return null;
+	const box = el('section', 'tl-regions');
+	const st = (map, k) => (map && map[k]) || 0;
+	const waitOf = (map) => READY_STATES.reduce((a, k) => a + st(map, k), 0) + st(map, 'SYNC_WAIT');
+	box.append(el('h2', null, 'Parallel regions'));
+	if (regs.length) {
+		box.append(el('p', 'tl-meta', 'Regions of markers or of OpenMP that several threads ran at once. mean: first begin to last end of a ' +
+			'parallel round; spread: last finish after the mean, % of the rounds; uneven: CPU time inside, (largest − mean) / largest; ' +
+			'wait/run: waiting for a CPU or in sync per time executing, from each round\'s start to its end. A row shows its worst round.'));
+		const t = el('table', 'tl-table');
+		t.append(el('tr', null, null, ...['region', 'pid', 'threads', 'rounds', 'mean', 'spread', 'uneven', 'wait/run']
+			.map((h) => el('th', null, h))));
+		for (const g of regs) {
+			const n = g.threads.reduce((a, x) => a + x.instances, 0), nested = g.threads.reduce((a, x) => a + (x.nested || 0), 0);
+			const exec = st(g.before_ns, 'EXECUTING') + st(g.inside_ns, 'EXECUTING') + st(g.after_ns, 'EXECUTING');
+			const wait = waitOf(g.before_ns) + waitOf(g.inside_ns) + waitOf(g.after_ns);
+			const all = g.rounds.parallel + g.rounds.serial + g.rounds.dynamic;
+			/* as regions.h tells them apart: a task's function; an instance cut at the runtime's barriers */
+			const note = n && nested === n ? ' (OpenMP tasks)' : g.barriers ? ' (parts between ' + g.barriers + ' barriers)' : '';
+			const row = el('tr', null, null, el('td', null, g.name + note), el('td', null, String(g.pid)),
+				el('td', null, String(g.threads.filter((x) => x.instances > 0).length)),
+				el('td', null, g.rounds.parallel + '/' + all), el('td', null, fmtNs(g.wall_ns / g.rounds.parallel)),
+				el('td', null, fmtPct(g.wall_ns ? g.lost_ns / g.wall_ns : 0)),
+				el('td', null, fmtPct(g.work_max_ns ? g.work_lost_ns / g.work_max_ns : 0)),
+				el('td', null, exec ? Math.round((100 * wait) / exec) + '%' : '–'));
+			row.dataset.region = g.name;
+			if (g.worst_round && g.worst_round.to_ns > g.worst_round.from_ns) {
+				row.classList.add('tl-clickable');
+				row.addEventListener('click', () => ui.zoomTo(g.worst_round.from_ns, g.worst_round.to_ns));
+			}
+			t.append(row);
+		}
+		box.append(t);
+	}
+	for (const p of workers) {
+		const w = p.omp_workers, part = (v) => (w.exec_ns ? v / w.exec_ns : 0);
+		const bar = el('div', 'tl-split', null, ...[['inside', w.inside_ns, 'inside the regions'],
+			['around', w.around_ns, 'at a round\'s start or barrier'], ['between', w.between_ns, 'between the regions']]
+			.map(([k, v, what]) => {
+				const s = el('span', 'tl-split-' + k);
+				s.title = what + ': ' + fmtNs(v);
+				s.style.width = (100 * part(v)).toFixed(2) + '%';
+				return s;
+			}));
+		box.append(el('div', 'tl-omp', null, el('div', null, 'OpenMP workers of ' + p.name + ' (' + p.pid + '): ' + w.threads +
+			(w.threads > 1 ? ' threads, ' : ' thread, ') + fmtNs(w.exec_ns) + ' EXECUTING: ' + fmtPct(part(w.inside_ns)) +
+			' inside the regions, ' + fmtPct(part(w.around_ns)) + ' at a round\'s start or barrier, ' + fmtPct(part(w.between_ns)) +
+			' between the regions (spinning in the runtime)'), bar));
+	}
+	return box;
+}
+
 function findingsView(m, ui) {
 	const box = el('section', 'tl-findings');
 	box.append(el('h2', null, 'Findings'));
