@@ -2,9 +2,9 @@
  * procmaps.c - code mappings of sampled processes (see procmaps.h).
  *
  * Invariants: p[] holds each followed process once, with the hash of its
- * maps' executable lines as last reported (0 before the first reading)
- * and whether a sample named it since its last reading; a process whose
- * maps cannot be read is removed.
+ * maps' executable lines as last reported (0 before the first reading),
+ * their ranges as last read, and whether a sample named it since its last
+ * reading; a process whose maps cannot be read is removed.
  */
 #include "capture/procmaps.h"
 
@@ -17,12 +17,16 @@
 #include "base/grow.h"
 
 #define MAX_PROCS 4096
-#define MAX_MAPS 4096 /* executable mappings of one process taken */
+#define MAX_MAPS 4096           /* executable mappings of one process taken */
+#define MISS_GAP_NS 50000000ull /* a process's maps re-read for a sample outside them: at most this often */
 
 struct proc {
 	int32_t pid;
 	int sampled; /* since its last reading: only those are read again at a flush */
 	uint64_t hash;
+	uint64_t *rng; /* [start, end) pairs of its executable mappings as last read */
+	size_t nrng, caprng;
+	uint64_t miss_ts; /* the sample time of its last reading for a miss, 0 none */
 };
 
 struct tl_procmaps {
@@ -80,22 +84,38 @@ void tl_procmaps_free(struct tl_procmaps *pm)
 {
 	if (!pm)
 		return;
+	for (size_t i = 0; i < pm->n; i++)
+		free(pm->p[i].rng);
 	free(pm->p);
 	free(pm);
 }
 
-int tl_procmaps_note(struct tl_procmaps *pm, int32_t pid)
+static int covered(const struct proc *pr, uint64_t ip)
+{
+	for (size_t i = 0; i + 1 < pr->nrng; i += 2)
+		if (ip >= pr->rng[i] && ip < pr->rng[i + 1])
+			return 1;
+	return 0;
+}
+
+int tl_procmaps_note(struct tl_procmaps *pm, int32_t pid, uint64_t ip, uint64_t ts)
 {
 	for (size_t i = 0; i < pm->n; i++)
 		if (pm->p[i].pid == pid) {
-			pm->p[i].sampled = 1;
-			return 0;
+			struct proc *pr = &pm->p[i];
+
+			pr->sampled = 1;
+			/* outside its code as last read: a library mapped since (the loader's, a dlopen) */
+			if (!ip || covered(pr, ip) || (pr->miss_ts && ts < pr->miss_ts + MISS_GAP_NS))
+				return 0;
+			pr->miss_ts = ts ? ts : 1;
+			return 1;
 		}
 	if (pid <= 0 || pm->n >= MAX_PROCS)
 		return 0;
 	if (TL_GROW(pm->p, pm->cap, pm->n + 1) < 0)
 		return -1;
-	pm->p[pm->n++] = (struct proc){ pid, 1, 0 };
+	pm->p[pm->n++] = (struct proc){ .pid = pid, .sampled = 1 };
 	return 1;
 }
 
@@ -142,6 +162,12 @@ static int scan_one(struct proc *pr, int (*fn)(void *ctx, int32_t pid, const str
 	}
 	if (h != pr->hash) {
 		pr->hash = h;
+		pr->nrng = 0;
+		if (TL_GROW(pr->rng, pr->caprng, 2 * nmaps) == 0)
+			for (size_t i = 0; i < nmaps; i++) {
+				pr->rng[pr->nrng++] = maps[i].start;
+				pr->rng[pr->nrng++] = maps[i].end;
+			}
 		for (size_t i = 0; i < nmaps && !*rc; i++)
 			*rc = fn(ctx, pr->pid, &maps[i]);
 	}
@@ -163,10 +189,12 @@ int tl_procmaps_scan(struct tl_procmaps *pm, int32_t pid, int (*fn)(void *ctx, i
 			continue;
 		}
 		pm->p[i].sampled = 0;
-		if (scan_one(&pm->p[i], fn, ctx, &rc))
+		if (scan_one(&pm->p[i], fn, ctx, &rc)) {
+			free(pm->p[i].rng);
 			pm->p[i] = pm->p[--pm->n]; /* gone: its last mappings stay in the trace */
-		else
+		} else {
 			i++;
+		}
 	}
 	return rc;
 }

@@ -4,9 +4,11 @@
  * a sampled address into a file and an offset, and then a symbol.
  *
  * The recorder notes each process that a sample names; a new one has its
- * maps read at once, and the ones sampled since are read again at each
- * flush, their MAP events written again only when their maps changed (a
- * dlopen, an exec).  Only executable mappings count (perm "x"), with their path or
+ * maps read at once, one whose sample lies outside its code as last read
+ * too (the libraries the loader maps after an exec: a program shorter than
+ * a flush would otherwise end before they are read), and the ones sampled
+ * since are read again at each flush, their MAP events written again only
+ * when their maps changed (a dlopen, an exec).  Only executable mappings count (perm "x"), with their path or
  * "[vdso]"-like name; anonymous code (JIT) has none and is left out.
  *
  * tl_procmaps_parse_line() is pure (fuzz_procmaps); the rest reads /proc.
@@ -40,11 +42,14 @@ struct tl_procmaps *tl_procmaps_new(void);
 void tl_procmaps_free(struct tl_procmaps *pm);
 
 /*
- * A process a sample names: 1 if it is new to the set (read it now with
- * tl_procmaps_scan()), 0 if known, -1 with tl_error set (out of memory).
+ * A process a sample names, at user address ip (0: none) and time ts: 1
+ * if it is new to the set, or ip lies outside its executable mappings as
+ * last read (at most once per 50 ms of ts for a process: anonymous code,
+ * a JIT's, lies outside whatever is read): read it now with
+ * tl_procmaps_scan().  0 if known, -1 with tl_error set (out of memory).
  * At most 4096 processes are followed; more are left unmapped.
  */
-int tl_procmaps_note(struct tl_procmaps *pm, int32_t pid);
+int tl_procmaps_note(struct tl_procmaps *pm, int32_t pid, uint64_t ip, uint64_t ts);
 
 /*
  * Read the maps of pid (when pid is 0: every known process that a sample

@@ -56,6 +56,14 @@
 #include "capture/umarks.h"
 
 #define POLL_MS 100
+/*
+ * --sample: the first samples of a program find libraries its loader
+ * mapped after the exec; their maps are read when the drain meets such a
+ * sample (procmaps.h), which must be while the program lives: the first
+ * 250 ms are drained every 10 ms, so a program of tens of ms has them.
+ */
+#define EARLY_POLL_MS 10
+#define EARLY_NS 250000000ull
 #define EXIT_GRACE_MS 10   /* after the command exits: its last switch-out */
 #define KILL_GRACE_MS 2000 /* a forwarded signal's time to work before SIGKILL */
 
@@ -163,7 +171,7 @@ static int name_kernel(struct rec *rc, uint64_t ts)
  */
 static int first_maps(struct rec *rc)
 {
-	if (!rc->maps || rc->tg.child <= 0 || tl_procmaps_note(rc->maps, rc->tg.child) < 0)
+	if (!rc->maps || rc->tg.child <= 0 || tl_procmaps_note(rc->maps, rc->tg.child, 0, 0) < 0)
 		return rc->maps && rc->tg.child > 0 ? -1 : 0;
 	return tl_rec_rescan_maps(rc, rc->start_ns) || tl_rec_stage_flush(rc);
 }
@@ -460,7 +468,7 @@ static int loop(struct rec *rc)
 	pfd[nr + 2] = (struct pollfd){ tl_marks_wake_fd(rc->marks), POLLIN, 0 }; /* a marker ring half full */
 	for (;;) {
 		uint64_t now = tl_rec_now_ns(CLOCK_MONOTONIC);
-		int timeout = POLL_MS;
+		int timeout = rc->maps && now - rc->start_ns < EARLY_NS ? EARLY_POLL_MS : POLL_MS;
 
 		if (deadline) {
 			if (now >= deadline) {
