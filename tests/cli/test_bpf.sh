@@ -277,4 +277,34 @@ other_waker() {
 }
 retry_once bpf/filter-other-waker other_waker
 
+# A block I/O completion interrupts whatever runs: its tid is only the context. Another process's
+# task there (two spinners beside a dd of direct writes) must not bring its mask out of the
+# kernel (an AFFINITY): the completion is flagged other=tid. Before: 2 AFFINITY events of other
+# threads in such a recording.
+io_context() {
+	local n
+	(timeout 1.5 sh -c 'while :; do :; done' &
+	 timeout 1.5 sh -c 'while :; do :; done' &
+	 timeout 1.5 dd if=/dev/zero of="$TMP/ddf" bs=64k count=100000 oflag=direct 2>/dev/null &
+	 wait) &
+	sleep 0.2
+	tl record -o "$TMP/io.tl" -- sleep 0.5
+	wait
+	rm -f "$TMP/ddf"
+	tl dump --type block_complete "$TMP/io.tl"
+	n=$(grep -c ' block_complete ' "$OUT")
+	if [ "$RC" != 0 ] || [ "$n" -lt 100 ]; then
+		echo "SKIP only $n block completions recorded (direct writes to $TMP)"
+		return
+	fi
+	tl dump --type affinity "$TMP/io.tl"
+	grep -E '^ *[0-9.]+ \[[0-9]+\] affinity ' "$OUT" | grep -v "tid=$(sed -n 's/^# target: command \([0-9]*\).*/\1/p' "$OUT")(" | head -n 2
+}
+res=$(io_context)
+case $res in
+"") pass bpf/filter-io-context ;;
+SKIP*) skip bpf/filter-io-context "${res#SKIP }" ;;
+*) fail bpf/filter-io-context "AFFINITY of a thread the recording does not record" "$res" ;;
+esac
+
 cli_done

@@ -764,10 +764,22 @@ int tl_rq_complete(struct bpf_raw_tracepoint_args *ctx)
 	struct request *rq = (struct request *)ctx->args[0];
 	struct gendisk *disk = BPF_CORE_READ(rq, q, disk);
 	__u32 dev = disk ? ((__u32)BPF_CORE_READ(disk, major) << 20) | (__u32)BPF_CORE_READ(disk, first_minor) : 0;
+	struct tlb_hdr *h;
 
-	if (enabled)
-		plain(TL_EV_BLOCK_COMPLETE, bpf_ktime_get_ns(), CTX_ASK, (__s32)bpf_get_current_pid_tgid(), 0, dev,
-		      BPF_CORE_READ(rq, __sector), (unsigned int)ctx->args[2]);
+	if (!enabled || !(h = reserve(sizeof(*h))))
+		return 0;
+	hdr(h, TL_EV_BLOCK_COMPLETE, bpf_ktime_get_ns(), CTX_ASK);
+	/*
+	 * The task it interrupts is only the context: flagged when a filtered
+	 * recording does not record it, so that its mask stays in the kernel.
+	 */
+	if (filter && !is_tracked(bpf_get_current_task_btf()))
+		h->flags |= TL_EVF_OTHER_TID;
+	h->tid = (__s32)bpf_get_current_pid_tgid();
+	h->a = dev;
+	h->b = BPF_CORE_READ(rq, __sector);
+	h->c = (unsigned int)ctx->args[2];
+	submit(h);
 	return 0;
 }
 
