@@ -272,7 +272,8 @@ other_waker() {
 	if [ "$wrc" != 0 ] || ! echo "$wake" | grep -q ' other=waker' || grep -Eq "affinity +tid=$writer\(" "$OUT"; then
 		echo "record exit $wrc; want a wakeup by $writer flagged other=waker and no AFFINITY of it:" \
 			"${wake:-no wakeup by $writer (wakeups: $(grep -cE ' wakeup ' "$OUT"))}" \
-			"$(grep -E "affinity +tid=$writer\(" "$OUT")"
+			"$(grep -E "affinity +tid=$writer\(" "$OUT")" \
+			"$(grep -E ' (wakeup|switch) .*\(sh\)' "$OUT" | cut -c1-120 | head -n 8)"
 	fi
 }
 retry_once bpf/filter-other-waker other_waker
