@@ -224,14 +224,20 @@ TEST(diagnosis)
  * omp (200): main (200) on cpu0 and a worker (201) on cpu1 run two rounds
  * of the OpenMP region "main._omp_fn.0" (times in us, all on a CPU):
  *   round 1, 2000-2100: the worker runs two tasks ("main._omp_fn.1")
- *            inside its instance, 2010-2030 and 2040-2080;
- *   round 2, 2200-2300: the main thread runs one task, 2210-2290;
+ *            inside its instance, 2010-2030 and 2040-2080, both inside
+ *            the runtime's barrier it calls at 2005 and leaves at 2095;
+ *   round 2, 2200-2300: the main thread runs one task, 2210-2290, inside
+ *            its barrier (2205-2295); the worker spins in its own,
+ *            2201-2299;
  *   2100-2200 and 2300-2400: the worker spins between the rounds.
  * The tasks are inside the region's instances: the worker's split counts
- * its 200 us inside once, not 260.
+ * its 200 us inside once, not 260; of them, 30 + 98 us in the barriers
+ * outside a task are waiting.
  */
 static void write_tasks(char *p)
 {
+	const char *B = "libgomp.so.1:GOMP_barrier";
+
 	W = program_trace_open(p, 200, 1990);
 	CHECK(W != NULL);
 	ev(2000, -1, TL_EV_THREAD, 200, 200, 0, 0, "omp");
@@ -240,16 +246,22 @@ static void write_tasks(char *p)
 	sw(2000, 1, 0, 0, 201, 0);
 	rb(2000, 0, 200, "main._omp_fn.0");
 	rb(2000, 1, 201, "main._omp_fn.0");
+	ev(2005, 1, TL_EV_FUNC_ENTRY, 201, 0, 0, 0, B);
 	rb(2010, 1, 201, "main._omp_fn.1");
 	re(2030, 1, 201, "main._omp_fn.1");
 	rb(2040, 1, 201, "main._omp_fn.1");
 	re(2080, 1, 201, "main._omp_fn.1");
+	ev(2095, 1, TL_EV_FUNC_EXIT, 201, 0, 0, 0, B);
 	re(2100, 0, 200, "main._omp_fn.0");
 	re(2100, 1, 201, "main._omp_fn.0");
 	rb(2200, 0, 200, "main._omp_fn.0");
 	rb(2200, 1, 201, "main._omp_fn.0");
+	ev(2201, 1, TL_EV_FUNC_ENTRY, 201, 0, 0, 0, B);
+	ev(2205, 0, TL_EV_FUNC_ENTRY, 200, 0, 0, 0, B);
 	rb(2210, 0, 200, "main._omp_fn.1");
 	re(2290, 0, 200, "main._omp_fn.1");
+	ev(2295, 0, TL_EV_FUNC_EXIT, 200, 0, 0, 0, B);
+	ev(2299, 1, TL_EV_FUNC_EXIT, 201, 0, 0, 0, B);
 	re(2300, 0, 200, "main._omp_fn.0");
 	re(2300, 1, 201, "main._omp_fn.0");
 	sw(2400, 1, 201, TL_PS_S, 0, TL_EVF_WAIT_FUTEX);
@@ -282,18 +294,20 @@ TEST(omp_tasks_counted_once)
 	if (t) {
 		CHECK_EQ_INT(t->nested, 0);
 		CHECK_EQ_INT(t->top_inside_exec, 200 * US);
+		CHECK_EQ_INT(t->top_barrier_exec, (30 + 98) * US); /* its barriers less the tasks run there */
 	}
+	CHECK(region(&m, "main._omp_fn.0") && region(&m, "main._omp_fn.0")->barriers == 0); /* tasks: no parts */
 	for (size_t i = 0; i < m.nthreads; i++)
 		if (m.threads[i].tid == 201) {
 			CHECK_EQ_INT(tl_model_omp_worker(&m, &m.threads[i], &in, &around), 1);
-			CHECK_EQ_INT(in, 200 * US);
-			CHECK_EQ_INT(around, 0);
+			CHECK_EQ_INT(in, (200 - 128) * US);
+			CHECK_EQ_INT(around, 128 * US);
 		}
 	tl_model_omp_workers(&m, 200, &w);
 	CHECK_EQ_INT(w.threads, 1);
 	CHECK_EQ_INT(w.exec_ns, 400 * US);
-	CHECK_EQ_INT(w.inside_ns, 200 * US);
-	CHECK_EQ_INT(w.around_ns, 0);
+	CHECK_EQ_INT(w.inside_ns, 72 * US);
+	CHECK_EQ_INT(w.around_ns, 128 * US);
 	CHECK_EQ_INT(w.between_ns, 200 * US); /* before: 140 us, as 260 us were counted inside */
 	tl_report_release(&m);
 	tl_run_release(&run);
@@ -370,13 +384,14 @@ TEST(omp_barriers_split_rounds)
 		CHECK_EQ_INT(t->instances, 3);
 		CHECK_EQ_INT(t->top_inside_exec, (100 + 2 * 30) * US); /* the first round whole */
 		CHECK_EQ_INT(t->top_around_exec, 2 * 70 * US);         /* spinning in the barrier */
+		CHECK_EQ_INT(t->top_barrier_exec, 70 * US);            /* ... and in the first round's */
 	}
 	t = rthread(g, 300);
 	CHECK(t != NULL && t->last >= 2); /* the uneven parts' laggard (ties go to it too) */
 	tl_model_omp_workers(&m, 300, &w);
 	CHECK_EQ_INT(w.exec_ns, 500 * US);
-	CHECK_EQ_INT(w.inside_ns, 160 * US);
-	CHECK_EQ_INT(w.around_ns, 140 * US);
+	CHECK_EQ_INT(w.inside_ns, 90 * US);
+	CHECK_EQ_INT(w.around_ns, 210 * US);
 	CHECK_EQ_INT(w.between_ns, 200 * US);
 	tl_report_release(&m);
 	tl_run_release(&run);

@@ -75,6 +75,8 @@ struct omp_open {
 	uint64_t phase; /* the begin of its current part */
 	int in_barrier; /* inside a barrier's call */
 	int split;      /* ... which ended its part: the next begins at the return */
+	/* a barrier that ends no part: its EXECUTING at the call, and that of the tasks run inside it */
+	uint64_t bar_exec, task_exec, tasks_exec;
 };
 
 struct tl_regions {
@@ -394,13 +396,24 @@ static void inst_end(struct tl_regions *r, struct region *g, const struct tl_thr
 	}
 }
 
+/* A thread's EXECUTING time from its birth up to at (>= its open interval's start). */
+static uint64_t exec_at(const struct tl_thread *th, uint64_t at)
+{
+	uint64_t t[NS];
+
+	tl_thread_totals(th, at, t);
+	return t[TL_ST_EXECUTING];
+}
+
 /*
  * The runtime's barrier inside the outermost OpenMP instance of a thread
  * (FUNC_ENTRY/EXIT of a function tl_umarks_is_omp_barrier() names): its
  * call ends the instance's current part, its return begins the next.  A
  * task run inside a barrier (the runtime runs queued tasks there) makes it
  * no wait, so a region's barriers split from its second round on, once its
- * first has shown no task inside one, and no more once one has.
+ * first has shown no task inside one, and no more once one has.  A barrier
+ * that splits nothing is waited in inside the instance: its EXECUTING less
+ * the tasks' it ran is the thread's top_barrier_exec.
  */
 static void barrier(struct tl_regions *r, struct tl_thread *th, const struct tl_event *ev, const char *name)
 {
@@ -417,6 +430,8 @@ static void barrier(struct tl_regions *r, struct tl_thread *th, const struct tl_
 	if (ev->type == TL_EV_FUNC_ENTRY && !o->in_barrier) {
 		o->in_barrier = 1;
 		o->split = g->round && !g->tasks_in_barrier && g->open && o->phase >= g->start;
+		o->bar_exec = exec_at(th, ev->ts);
+		o->tasks_exec = 0;
 		if (o->split) {
 			g->st.barriers++;
 			inst_end(r, g, th, o->phase, ev->ts, 0);
@@ -427,6 +442,12 @@ static void barrier(struct tl_regions *r, struct tl_thread *th, const struct tl_
 			o->split = 0;
 			o->phase = ev->ts;
 			inst_begin(r, g, th, ev->ts, -1, 0);
+		} else {
+			/* waiting inside the instance: the barrier's time on a CPU less its tasks' */
+			uint64_t e = exec_at(th, ev->ts) - o->bar_exec, thr = thread_of(r, g, th);
+
+			if (thr != UINT32_MAX)
+				g->st.threads[thr].top_barrier_exec += e > o->tasks_exec ? e - o->tasks_exec : 0;
 		}
 	}
 }
@@ -451,6 +472,8 @@ void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct t
 		nested = o->depth++ > 0;
 		if (nested && o->in_barrier && o->g != SIZE_MAX)
 			r->r[o->g].tasks_in_barrier = 1;
+		if (o->depth == 2 && o->in_barrier)
+			o->task_exec = exec_at(th, ev->ts); /* a task run inside the barrier begins */
 		if (!nested) {
 			o->g = SIZE_MAX;
 			o->phase = ev->ts;
@@ -477,6 +500,12 @@ void tl_regions_span(struct tl_regions *r, const struct tl_span *sp, const char 
 	if (th && !th->outsider && sp->complete && name && tl_umarks_is_omp(name) && (o = omp_thread(r, th->tid, 0)) &&
 	    o->depth) {
 		int ended_in_barrier = o->depth == 1 && o->in_barrier && o->split;
+
+		if (o->depth == 2 && o->in_barrier) {
+			uint64_t now = exec_at(th, sp->end);
+
+			o->tasks_exec += now > o->task_exec ? now - o->task_exec : 0;
+		}
 
 		if (o->depth == 1 && o->g != SIZE_MAX)
 			begin = o->phase; /* its last part, after its last barrier */

@@ -82,6 +82,8 @@ struct tl_region_thread {
 	 */
 	uint64_t nested;
 	uint64_t top_inside_exec, top_around_exec;
+	uint64_t top_barrier_exec; /* of top_inside_exec, inside the runtime's barriers that cut no part, less
+	                            * the tasks run there: waiting (spinning) for the team or for tasks */
 };
 
 struct tl_region_stats {

@@ -399,8 +399,11 @@ int tl_model_omp_worker(const struct tl_model *m, const struct tl_thread_stats *
 		for (size_t k = 0; k < r->nthreads; k++)
 			if (r->threads[k].tid == t->tid && r->threads[k].instances) {
 				/* a task inside its region (nested) is in the region's sums already */
-				*inside += r->threads[k].top_inside_exec;
-				*around += r->threads[k].top_around_exec;
+				/* waiting in a barrier inside an instance is waiting, as at a part's end */
+				uint64_t in = r->threads[k].top_inside_exec, bar = r->threads[k].top_barrier_exec;
+
+				*inside += in > bar ? in - bar : 0;
+				*around += r->threads[k].top_around_exec + (in > bar ? bar : in);
 				seen = 1;
 			}
 	}
