@@ -1,0 +1,179 @@
+/*
+ * fuzz_regions.c - libFuzzer target: any sequence of scheduler events,
+ * OpenMP region instances and calls of the OpenMP runtime's barriers given
+ * to the report's walk (analysis/regions, the workers' split) must never
+ * crash, leak or break the model's invariants.
+ *
+ * The input is a list of 8-byte records, each one event, as fuzz_frames
+ * has them: switches, wakeups, forks, exits, thread identities in two
+ * processes, and REGION_BEGIN/END of GCC's outlined names (a region, a
+ * task) and of a marker's, FUNC_ENTRY/EXIT of libgomp's barrier (an
+ * inlined entry now and then) and of another function, on two CPUs and
+ * six tids: so that tasks nest in regions, barriers in tasks, and ends go
+ * missing.  The first two bytes choose the window.  The events go through
+ * the real writer and reader into tl_report_analyze().
+ *
+ * Checked: every region's compared rounds are among its parallel ones and
+ * its nested instances among a thread's; the JSON document is valid; the
+ * text report prints.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/report/report.h"
+#include "output/json.h"
+#include "trace/trace.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char path[64];
+
+static void cleanup(void)
+{
+	unlink(path);
+}
+
+static const char *const regions[] = { "main._omp_fn.0", "main._omp_fn.1", "blocks" };
+static const char *const funcs[] = { "libgomp.so.1:GOMP_barrier", "libgomp.so.1:GOMP_loop_end", "work" };
+
+static void add(struct tl_trace_writer *w, const uint8_t *b, uint64_t *ts)
+{
+	struct tl_event e = { 0 };
+	unsigned kind = b[0] % 12;
+	static const int64_t states[] = { 0, TL_PS_S, TL_PS_D, TL_PS_Z };
+
+	*ts += (uint64_t)b[4] * 1000;
+	e.ts = *ts;
+	e.cpu = (int16_t)(b[3] & 1);
+	e.tid = b[1] % 6 + 1;
+	switch (kind) {
+	case 0:
+	case 1:
+		e.type = TL_EV_SWITCH;
+		e.tid = b[1] % 7;
+		e.arg = b[2] % 7;
+		e.a = states[b[5] & 3] | ((b[5] & 4) ? TL_PS_PREEMPT : 0);
+		e.b = e.c = 120;
+		break;
+	case 2:
+		e.type = TL_EV_WAKEUP;
+		e.arg = b[2] % 7;
+		e.b = 120;
+		break;
+	case 3:
+		e.type = TL_EV_FORK;
+		e.arg = b[2] % 6 + 1;
+		break;
+	case 4: e.type = b[2] & 1 ? TL_EV_EXIT : TL_EV_FREE; break;
+	case 5:
+		e.type = TL_EV_THREAD;
+		e.cpu = -1;
+		e.arg = b[2] & 1 ? 1 : 4; /* two processes, their leaders tids 1 and 4 */
+		e.name = tl_trace_writer_intern(w, "app");
+		break;
+	case 6:
+	case 7:
+		e.type = kind == 6 ? TL_EV_REGION_BEGIN : TL_EV_REGION_END;
+		e.cpu = -1;
+		e.a = kind == 6 && (b[5] & 0x80) ? b[5] % 4 : -1;
+		if (kind == 7)
+			e.a = 0;
+		e.name = tl_trace_writer_intern(w, regions[b[6] % 3]);
+		break;
+	case 8:
+	case 9:
+		e.type = kind == 8 ? TL_EV_FUNC_ENTRY : TL_EV_FUNC_EXIT;
+		e.cpu = -1;
+		if (kind == 8 && (b[5] & 0x40))
+			e.flags = TL_EVF_INLINED;
+		e.name = tl_trace_writer_intern(w, funcs[b[6] % 3]);
+		break;
+	default:
+		e.type = TL_EV_WAKING;
+		e.arg = b[2] % 7;
+		e.b = 120;
+		break;
+	}
+	tl_trace_writer_add(w, &e);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct tl_trace_info info = { 0 };
+	struct tl_trace_end end = { 0 };
+	struct tl_run run = { .path = path, .to_ns = -1 };
+	struct tl_trace_writer *w;
+	struct tl_model m;
+	uint64_t ts = 1000000;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	if (size < 2 || size > 4096)
+		return 0;
+	if (!path[0]) {
+		int fd;
+		snprintf(path, sizeof(path), "/tmp/tl-fuzz-regions-XXXXXX");
+		fd = mkstemp(path);
+		if (fd < 0)
+			return 0;
+		close(fd);
+		atexit(cleanup);
+	}
+	snprintf(info.clock, sizeof(info.clock), "monotonic");
+	info.ncpus = 2;
+	info.start_ns = 1000000;
+	w = tl_trace_writer_create(path, &info);
+	if (!w)
+		return 0;
+	tl_trace_writer_set_level(w, 0);
+	for (size_t i = 2; i + 8 <= size; i += 8)
+		add(w, data + i, &ts);
+	end.end_ns = ts + 1000;
+	end.ncpus = 2;
+	if (tl_trace_writer_close(w, data[0] & 0x40 ? &end : NULL) < 0)
+		return 0;
+
+	run.from_ns = (data[0] & 3) * 50000;
+	if (data[1] & 3)
+		run.to_ns = run.from_ns + (data[1] & 3) * 200000;
+	if (tl_report_analyze(&run, &m) < 0) {
+		tl_run_release(&run);
+		return 0;
+	}
+	for (size_t i = 0; i < m.regions.n; i++) {
+		const struct tl_region_stats *g = &m.regions.regions[i];
+
+		if (g->rounds_compared > g->rounds_parallel)
+			__builtin_trap();
+		for (size_t k = 0; k < g->nthreads; k++)
+			if (g->threads[k].nested > g->threads[k].instances)
+				__builtin_trap();
+	}
+	for (size_t i = 0; i < m.nprocs; i++) {
+		struct tl_omp_workers ow;
+
+		tl_model_omp_workers(&m, m.procs[i].pid, &ow);
+		if (ow.between_ns > ow.exec_ns)
+			__builtin_trap();
+	}
+	mem = open_memstream(&buf, &len);
+	if (mem) {
+		if (tl_report_write_json(mem, &m, NULL) < 0)
+			__builtin_trap();
+		fflush(mem);
+		if (tl_json_check(buf, len) < 0)
+			__builtin_trap();
+		rewind(mem);
+		if (tl_report_write_text(mem, &m, NULL) < 0)
+			__builtin_trap();
+		fclose(mem);
+		free(buf);
+	}
+	tl_report_release(&m);
+	tl_run_release(&run);
+	return 0;
+}
