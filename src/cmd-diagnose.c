@@ -76,7 +76,7 @@ static void usage(FILE *out)
 	      "migration-storm, single-thread-bottleneck, irq-interference, oversubscription,\n"
 	      "priority-inversion, serialized-threads;\n"
 	      "from the parallel regions (tl_region_begin/end, or OpenMP's): barrier-imbalance,\n"
-	      "pointless-parallelism; from OpenMP's regions: spin-waiting\n"
+	      "pointless-parallelism; from OpenMP's regions: spin-waiting, task-starvation\n"
 	      "\n"
 	      "thresholds (defaults in brackets):\n"
 	      "      --min-cost DURATION  report nothing that costs less [10ms]\n"

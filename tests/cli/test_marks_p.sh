@@ -266,11 +266,30 @@ f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "barrie
 assert len(f) == 1 and f[0]["region"] == "main._omp_fn.1", f
 assert f[0]["title"].startswith("tasks 'main._omp_fn.1'") and "OpenMP task" in f[0]["cause"], f
 assert "split the long tasks" in f[0]["fix"] and "schedule" not in f[0]["fix"], f
+# the same idle time is not told twice
+assert not [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "task-starvation"]
 PYEOF2
 	then
 		pass marks-p/omp-tasks-imbalance
 	else
 		fail marks-p/omp-tasks-imbalance "exit $RC; want barrier-imbalance on the task main._omp_fn.1, told as tasks" "$(head -c 400 "$OUT")"
+	fi
+	# one task a round for two threads: the other waits at the barrier with none to run (about half
+	# of the team's time): task-starvation on the region, not on the task
+	sed 's/t < 2;/t < 1;/' "$TMP/tk/tk.c" >"$TMP/tk/one.c"
+	if cc -O1 -fopenmp -o "$TMP/tk/one" "$TMP/tk/one.c" &&
+		OMP_NUM_THREADS=2 tl record -o "$TMP/tk/one.tl" -- "$TMP/tk/one" && tl diagnose --json "$TMP/tk/one.tl" &&
+		python3 - "$OUT" <<'PYEOF2'
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+s = [x for x in f if x["kind"] == "task-starvation"]
+assert len(s) == 1 and s[0]["region"] == "main._omp_fn.0", f
+assert not [x for x in f if x["kind"] == "barrier-imbalance"], f
+PYEOF2
+	then
+		pass marks-p/omp-task-starvation
+	else
+		fail marks-p/omp-task-starvation "exit $RC; want task-starvation on main._omp_fn.0" "$(head -c 400 "$OUT")"
 	fi
 else
 	fail marks-p/omp-tasks-counted-once "cannot build the OpenMP task program with cc -fopenmp"

@@ -276,7 +276,11 @@ TEST(omp_tasks_counted_once)
 	struct tl_model m;
 	struct tl_omp_workers w;
 	const struct tl_region_thread *t;
+	const struct tl_region_stats *g;
+	struct tl_diagnose_opts o;
+	struct tl_findings f;
 	uint64_t in, around;
+	int found = 0;
 
 	write_tasks(p);
 	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
@@ -309,7 +313,29 @@ TEST(omp_tasks_counted_once)
 	CHECK_EQ_INT(w.inside_ns, 72 * US);
 	CHECK_EQ_INT(w.around_ns, 128 * US);
 	CHECK_EQ_INT(w.between_ns, 200 * US); /* before: 140 us, as 260 us were counted inside */
+	g = region(&m, "main._omp_fn.0");
+	CHECK(g && g->tasks_in_barrier && rthread(g, 200) && rthread(g, 201));
+	if (g && rthread(g, 200) && rthread(g, 201)) {
+		CHECK_EQ_INT(rthread(g, 201)->top_barrier_ns, (30 + 98) * US);
+		CHECK_EQ_INT(rthread(g, 200)->top_barrier_ns, 10 * US); /* 90 in its barrier, 80 of them its task */
+	}
 	tl_report_release(&m);
+	tl_run_release(&run);
+
+	/* 138 us of the team's 2 x 200 waiting with no task: task-starvation, 69 us a thread */
+	run = (struct tl_run){ .to_ns = -1, .path = p };
+	tl_diagnose_defaults(&o);
+	o.min_cost_ns = 5 * US;
+	CHECK_EQ_INT(tl_diagnose_analyze(&run, &o, &f), 0);
+	for (size_t i = 0; i < f.n; i++)
+		if (f.items[i].kind == TL_FIND_TASK_STARVATION) {
+			found++;
+			CHECK_EQ_STR(f.items[i].region, "main._omp_fn.0");
+			CHECK_EQ_INT(f.items[i].cost_ns, 69 * US);
+		}
+	CHECK_EQ_INT(found, 1);
+	CHECK_EQ_INT(f.checked[TL_FIND_TASK_STARVATION], 2);
+	tl_findings_release(&f);
 	tl_run_release(&run);
 	unlink(p);
 }

@@ -34,6 +34,7 @@ static const char *const kind_names[TL_FIND__COUNT] = {
 	[TL_FIND_IRQ_INTERFERENCE] = "irq-interference",
 	[TL_FIND_SERIALIZED] = "serialized-threads",
 	[TL_FIND_SPIN_WAITING] = "spin-waiting",
+	[TL_FIND_TASK_STARVATION] = "task-starvation",
 };
 
 const char *tl_finding_kind_name(unsigned kind)
@@ -714,6 +715,7 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 	out->skipped[TL_FIND_OVERSUBSCRIPTION][0] = 0;
 	out->skipped[TL_FIND_SERIALIZED][0] = 0;
 	out->skipped[TL_FIND_SPIN_WAITING][0] = 0;
+	out->skipped[TL_FIND_TASK_STARVATION][0] = 0;
 	for (size_t i = 0; i < m->nthreads && !ret; i++) {
 		const struct tl_thread_stats *t = &m->threads[i];
 

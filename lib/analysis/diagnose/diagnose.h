@@ -48,6 +48,7 @@ enum tl_finding_kind {
 	TL_FIND_IRQ_INTERFERENCE,         /* a thread loses a notable share of its running time to interrupts */
 	TL_FIND_SERIALIZED,               /* threads of a process compute one at a time while a CPU is idle */
 	TL_FIND_SPIN_WAITING,             /* OpenMP workers spin while no parallel region runs */
+	TL_FIND_TASK_STARVATION,          /* an OpenMP team waits at its barriers with no task left to run */
 	TL_FIND__COUNT
 };
 

@@ -1,7 +1,8 @@
 /*
  * diagnose_regions.c - the detectors that read the parallel regions of the
- * user's markers (analysis/regions/regions.h): barrier imbalance and
- * pointless parallelism.  docs/DIAGNOSE.md has each rule and its reason.
+ * user's markers and of OpenMP (analysis/regions/regions.h): barrier
+ * imbalance, pointless parallelism, and an OpenMP team starved of tasks.
+ * docs/DIAGNOSE.md has each rule and its reason.
  *
  * Both look only at parallel rounds (two or more threads, one instance
  * each); a region needs at least MIN_ROUNDS of them, so that one odd round
@@ -15,6 +16,7 @@
 #include "analysis/diagnose/diagnose_int.h"
 
 #define MIN_ROUNDS 3
+#define STARVE_PCT 20.0 /* the team's time in its rounds spent waiting at barriers with no task to run, at least */
 
 static uint64_t sum(const uint64_t st[TL_ST__COUNT])
 {
@@ -184,6 +186,63 @@ static int pointless(struct tl_dg_ctx *c, const struct tl_region_stats *g)
 	return 0;
 }
 
+/*
+ * Task starvation: an OpenMP region whose barriers run tasks (the team
+ * runs queued tasks at the barrier that ends a `single` or the region):
+ * the time its threads spend in those barriers with no task to run
+ * (analysis/regions: top_barrier_ns, asleep or spinning) is at least
+ * STARVE_PCT of the team's time in the region's rounds (wall x threads),
+ * and its share per thread reaches min_cost.  Cost: that idle time over
+ * the threads, the wall time an even spread of the tasks would save.  A
+ * process whose tasks already have a barrier-imbalance finding (tasks run
+ * side by side, uneven) is not judged again: the same time.
+ */
+static int starvation(struct tl_dg_ctx *c, const struct tl_region_stats *g)
+{
+	uint64_t idle = 0, cost, team;
+	size_t n = 0;
+	struct tl_finding *f;
+
+	if (!g->tasks_in_barrier || !g->rounds_parallel)
+		return 0;
+	for (size_t i = 0; i < c->out->n; i++)
+		if (c->out->items[i].kind == TL_FIND_BARRIER_IMBALANCE && c->out->items[i].pid == g->pid)
+			return 0;
+	for (size_t i = 0; i < g->nthreads; i++) {
+		n += g->threads[i].instances > 0;
+		idle += g->threads[i].top_barrier_ns;
+	}
+	team = g->wall_ns * n;
+	cost = n ? idle / n : 0;
+	if (!n || tl_dg_pct(idle, team) < STARVE_PCT || cost < c->o->min_cost_ns)
+		return 0;
+	f = tl_dg_new_finding_at(c, TL_FIND_TASK_STARVATION, g->pid, process_of(c->m, g->pid), g->worst[0], g->worst[1],
+	                         cost, g->wall_ns);
+	if (!f)
+		return -1;
+	snprintf(f->region, sizeof(f->region), "%s", g->name);
+	snprintf(f->title, sizeof(f->title),
+	         "region '%.40s': its %zu threads wait %.0f%% of their time in it at barriers with no task left to run",
+	         g->name, n, tl_dg_pct(idle, team));
+	for (size_t i = 0; i < g->nthreads; i++)
+		if (g->threads[i].instances)
+			tl_dg_add_thread(f, g->threads[i].tid, g->pid, g->threads[i].name,
+			                 g->threads[i].top_barrier_ns ? "waiting" : "worker");
+	tl_dg_add_evidence(f, "waiting at barriers, no task to run, % of the team's time", tl_dg_pct(idle, team),
+	                   STARVE_PCT, "%", 1);
+	tl_dg_add_evidence(f, "that time over the threads", (double)cost, (double)c->o->min_cost_ns, "ns", 1);
+	tl_dg_add_evidence(f, "the team's time in its rounds (wall x threads)", (double)team, NAN, "ns", 1);
+	tl_dg_add_evidence(f, "parallel rounds", (double)g->rounds_parallel, NAN, "", 1);
+	snprintf(f->cause, sizeof(f->cause),
+	         "the region's work comes as OpenMP tasks, run by the team at the barrier that ends the region or "
+	         "its single: at the end of each round some threads find no task left while others finish theirs "
+	         "(fewer tasks than threads, or a long one last)");
+	snprintf(f->fix, sizeof(f->fix),
+	         "create more, smaller tasks (taskloop with a grainsize, or a recursive split down to a cut-off) and "
+	         "the longest first, so that the threads finish together");
+	return 0;
+}
+
 int tl_dg_rsync_init(struct tl_dg_ctx *c)
 {
 	const struct tl_model *m = c->m;
@@ -220,11 +279,21 @@ int tl_dg_regions(struct tl_dg_ctx *c)
 		if (imbalance(c, &r->regions[i]) < 0 || pointless(c, &r->regions[i]) < 0)
 			return -1;
 	}
+	/* after every imbalance is known: uneven tasks side by side are that finding's */
+	for (size_t i = 0; i < r->n; i++) {
+		if (!is_target(c->m, r->regions[i].pid))
+			continue;
+		c->out->checked[TL_FIND_TASK_STARVATION]++;
+		if (starvation(c, &r->regions[i]) < 0)
+			return -1;
+	}
 	if (!r->n) {
 		snprintf(c->out->skipped[TL_FIND_BARRIER_IMBALANCE], sizeof(c->out->skipped[0]),
 		         "no parallel regions: mark them with tl_region_begin/end");
 		snprintf(c->out->skipped[TL_FIND_POINTLESS_PARALLEL], sizeof(c->out->skipped[0]),
 		         "no parallel regions: mark them with tl_region_begin/end");
+		snprintf(c->out->skipped[TL_FIND_TASK_STARVATION], sizeof(c->out->skipped[0]),
+		         "no OpenMP regions (record probes them) and so no tasks");
 	}
 	return 0;
 }

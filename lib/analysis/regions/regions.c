@@ -52,10 +52,9 @@ struct region {
 	uint64_t round;  /* rounds started */
 	uint64_t start;  /* the open round's first BEGIN */
 	int dynamic;
-	int ended;            /* an END in the open round */
-	int64_t frame;        /* the open round's frame id (its first BEGIN's), -1 none */
-	size_t open;          /* instances begun in the round, not ended */
-	int tasks_in_barrier; /* a task ran inside a barrier of its instances: barriers no longer end parts */
+	int ended;     /* an END in the open round */
+	int64_t frame; /* the open round's frame id (its first BEGIN's), -1 none */
+	size_t open;   /* instances begun in the round, not ended */
 	struct entry *e;
 	size_t n, cap;
 };
@@ -77,6 +76,7 @@ struct omp_open {
 	int split;      /* ... which ended its part: the next begins at the return */
 	/* a barrier that ends no part: its EXECUTING at the call, and that of the tasks run inside it */
 	uint64_t bar_exec, task_exec, tasks_exec;
+	uint64_t bar_ts, task_ts, tasks_ns; /* the same in wall time */
 };
 
 struct tl_regions {
@@ -429,9 +429,10 @@ static void barrier(struct tl_regions *r, struct tl_thread *th, const struct tl_
 	g = &r->r[o->g];
 	if (ev->type == TL_EV_FUNC_ENTRY && !o->in_barrier) {
 		o->in_barrier = 1;
-		o->split = g->round && !g->tasks_in_barrier && g->open && o->phase >= g->start;
+		o->split = g->round && !g->st.tasks_in_barrier && g->open && o->phase >= g->start;
 		o->bar_exec = exec_at(th, ev->ts);
-		o->tasks_exec = 0;
+		o->bar_ts = ev->ts;
+		o->tasks_exec = o->tasks_ns = 0;
 		if (o->split) {
 			g->st.barriers++;
 			inst_end(r, g, th, o->phase, ev->ts, 0);
@@ -444,10 +445,13 @@ static void barrier(struct tl_regions *r, struct tl_thread *th, const struct tl_
 			inst_begin(r, g, th, ev->ts, -1, 0);
 		} else {
 			/* waiting inside the instance: the barrier's time on a CPU less its tasks' */
-			uint64_t e = exec_at(th, ev->ts) - o->bar_exec, thr = thread_of(r, g, th);
+			uint64_t e = exec_at(th, ev->ts) - o->bar_exec, w = ev->ts - o->bar_ts,
+			         thr = thread_of(r, g, th);
 
-			if (thr != UINT32_MAX)
+			if (thr != UINT32_MAX) {
 				g->st.threads[thr].top_barrier_exec += e > o->tasks_exec ? e - o->tasks_exec : 0;
+				g->st.threads[thr].top_barrier_ns += w > o->tasks_ns ? w - o->tasks_ns : 0;
+			}
 		}
 	}
 }
@@ -471,9 +475,11 @@ void tl_regions_event(struct tl_regions *r, struct tl_thread *th, const struct t
 	if (name && tl_umarks_is_omp(name) && (o = omp_thread(r, th->tid, 1))) {
 		nested = o->depth++ > 0;
 		if (nested && o->in_barrier && o->g != SIZE_MAX)
-			r->r[o->g].tasks_in_barrier = 1;
-		if (o->depth == 2 && o->in_barrier)
-			o->task_exec = exec_at(th, ev->ts); /* a task run inside the barrier begins */
+			r->r[o->g].st.tasks_in_barrier = 1;
+		if (o->depth == 2 && o->in_barrier) { /* a task run inside the barrier begins */
+			o->task_exec = exec_at(th, ev->ts);
+			o->task_ts = ev->ts;
+		}
 		if (!nested) {
 			o->g = SIZE_MAX;
 			o->phase = ev->ts;
@@ -505,6 +511,7 @@ void tl_regions_span(struct tl_regions *r, const struct tl_span *sp, const char 
 			uint64_t now = exec_at(th, sp->end);
 
 			o->tasks_exec += now > o->task_exec ? now - o->task_exec : 0;
+			o->tasks_ns += sp->end > o->task_ts ? sp->end - o->task_ts : 0;
 		}
 
 		if (o->depth == 1 && o->g != SIZE_MAX)

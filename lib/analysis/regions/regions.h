@@ -84,14 +84,16 @@ struct tl_region_thread {
 	uint64_t top_inside_exec, top_around_exec;
 	uint64_t top_barrier_exec; /* of top_inside_exec, inside the runtime's barriers that cut no part, less
 	                            * the tasks run there: waiting (spinning) for the team or for tasks */
+	uint64_t top_barrier_ns;   /* the same in wall time, whatever the state (spinning or asleep) */
 };
 
 struct tl_region_stats {
 	int32_t pid;
 	uint32_t name_id; /* the trace's string id */
 	char name[TL_NAME_MAX];
-	uint64_t instances; /* that ended inside the window */
-	uint64_t barriers;  /* OpenMP: calls of the runtime's barrier inside them that ended a part (regions.c) */
+	uint64_t instances;   /* that ended inside the window */
+	uint64_t barriers;    /* OpenMP: calls of the runtime's barrier inside them that ended a part (regions.c) */
+	int tasks_in_barrier; /* OpenMP: a task ran inside one of those barriers: they end no part (regions.c) */
 	uint64_t rounds_parallel, rounds_serial, rounds_dynamic;
 	uint64_t rounds_compared; /* parallel rounds with at least two doers: lost/idle come from these */
 	uint64_t wall_ns;         /* parallel rounds: summed extent, first BEGIN to last END */
