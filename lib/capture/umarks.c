@@ -235,17 +235,23 @@ struct omp_scan {
 	int added;
 };
 
+/* 1 if the function at offset in path is a span already (.symtab and .dynsym, or a second process of the program). */
+static int have_span(const struct tl_umarks *u, const char *path, uint64_t offset)
+{
+	for (int i = 0; i < u->nspans; i++)
+		if (u->spans[i].offset == offset && !strcmp(u->spans[i].path, path))
+			return 1;
+	return 0;
+}
+
 static int omp_one(void *ctx, const char *name, uint64_t offset)
 {
 	struct omp_scan *o = ctx;
 	struct tl_umarks *u = o->u;
 	struct tl_umarks_span *sp;
 
-	if (!tl_umarks_is_omp(name) || strlen(name) >= sizeof(sp->name))
+	if (!tl_umarks_is_omp(name) || strlen(name) >= sizeof(sp->name) || have_span(u, o->path, offset))
 		return 0;
-	for (int i = 0; i < u->nspans; i++) /* .symtab and .dynsym, or a second process of the program */
-		if (u->spans[i].offset == offset && !strcmp(u->spans[i].path, o->path))
-			return 0;
 	if (u->nspans == TL_UMARKS_MAX_SPANS) {
 		u->spans_left_out++;
 		return 0;
@@ -300,13 +306,10 @@ int tl_umarks_omp_barriers(struct tl_umarks *u, const char *path)
 	for (size_t i = 0; i < sizeof(omp_barriers) / sizeof(omp_barriers[0]); i++) {
 		struct tl_elfsym sym;
 		struct tl_umarks_span *sp;
-		int seen = 0;
 
 		if (tl_elfsym_lookup(path, omp_barriers[i], &sym) < 0)
 			continue; /* this runtime has no such function (libomp has no GOMP_loop_end) */
-		for (int k = 0; k < u->nspans && !seen; k++)
-			seen = u->spans[k].offset == sym.offset && !strcmp(u->spans[k].path, path);
-		if (seen || u->nspans == TL_UMARKS_MAX_SPANS)
+		if (have_span(u, path, sym.offset) || u->nspans == TL_UMARKS_MAX_SPANS)
 			continue;
 		sp = &u->spans[u->nspans++];
 		snprintf(sp->path, sizeof(sp->path), "%s", path);

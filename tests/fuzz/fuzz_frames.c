@@ -25,14 +25,9 @@
 #include "output/json.h"
 #include "trace/trace.h"
 
+#include "fuzz_trace.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static char path[64];
-
-static void cleanup(void)
-{
-	unlink(path);
-}
 static const char *const names[] = { "", "decode", "filter", "work" };
 
 struct check {
@@ -125,48 +120,18 @@ static void add(struct tl_trace_writer *w, const uint8_t *b, uint64_t *ts)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct tl_trace_info info = { 0 };
-	struct tl_trace_end end = { 0 };
 	const char *only[] = { "filter" };
 	int64_t ids[] = { 1 };
 	struct tl_frames_opts o = { .worst = 2, .frame_ids = ids, .nframe_ids = 1 };
-	struct tl_run run = { .path = path, .to_ns = -1 };
+	struct tl_run run;
 	struct tl_frames_result r;
-	struct tl_trace_writer *w;
 	struct check c = { .frames = 0 };
-	uint64_t ts = 1000000;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem;
 
-	if (size < 2 || size > 4096)
+	if (fuzz_trace_write("frames", data, size, add, &run) < 0)
 		return 0;
-	if (!path[0]) {
-		int fd;
-		snprintf(path, sizeof(path), "/tmp/tl-fuzz-frames-XXXXXX");
-		fd = mkstemp(path);
-		if (fd < 0)
-			return 0;
-		close(fd);
-		atexit(cleanup);
-	}
-	snprintf(info.clock, sizeof(info.clock), "monotonic");
-	info.ncpus = 2;
-	info.start_ns = 1000000;
-	w = tl_trace_writer_create(path, &info);
-	if (!w)
-		return 0;
-	tl_trace_writer_set_level(w, 0);
-	for (size_t i = 2; i + 8 <= size; i += 8)
-		add(w, data + i, &ts);
-	end.end_ns = ts + 1000;
-	end.ncpus = 2;
-	if (tl_trace_writer_close(w, data[0] & 0x40 ? &end : NULL) < 0)
-		return 0;
-
-	run.from_ns = (data[0] & 3) * 50000;
-	if (data[1] & 3)
-		run.to_ns = run.from_ns + (data[1] & 3) * 200000;
 	o.interval_ns = 10000 + (uint64_t)(data[1] >> 2) * 1000;
 	if (data[0] & 0x80) {
 		o.steps = only;

@@ -445,8 +445,8 @@ static void barrier(struct tl_regions *r, struct tl_thread *th, const struct tl_
 			inst_begin(r, g, th, ev->ts, -1, 0);
 		} else {
 			/* waiting inside the instance: the barrier's time on a CPU less its tasks' */
-			uint64_t e = exec_at(th, ev->ts) - o->bar_exec, w = ev->ts - o->bar_ts,
-			         thr = thread_of(r, g, th);
+			uint64_t e = exec_at(th, ev->ts) - o->bar_exec, w = ev->ts - o->bar_ts;
+			uint32_t thr = thread_of(r, g, th);
 
 			if (thr != UINT32_MAX) {
 				g->st.threads[thr].top_barrier_exec += e > o->tasks_exec ? e - o->tasks_exec : 0;
