@@ -40,6 +40,7 @@ enum {
 	OPT_IMBALANCE,
 	OPT_OVERHEAD,
 	OPT_OVERSUB,
+	OPT_THROTTLE,
 };
 
 static const struct option long_options[] = {
@@ -59,6 +60,7 @@ static const struct option long_options[] = {
 	{ "imbalance", required_argument, NULL, OPT_IMBALANCE },
 	{ "overhead", required_argument, NULL, OPT_OVERHEAD },
 	{ "oversub", required_argument, NULL, OPT_OVERSUB },
+	{ "throttle", required_argument, NULL, OPT_THROTTLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -74,7 +76,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "detectors: lock-contention, io-bound, wake-storm, preemption-starvation,\n"
 	      "migration-storm, single-thread-bottleneck, irq-interference, oversubscription,\n"
-	      "priority-inversion, serialized-threads;\n"
+	      "priority-inversion, serialized-threads, cpu-throttled;\n"
 	      "from the parallel regions (tl_region_begin/end, or OpenMP's): barrier-imbalance,\n"
 	      "pointless-parallelism; from OpenMP's regions: spin-waiting, task-starvation\n"
 	      "\n"
@@ -88,6 +90,7 @@ static void usage(FILE *out)
 	      "      --imbalance PCT      barrier-imbalance: last finish after the mean, % [20]\n"
 	      "      --overhead PCT       pointless-parallelism: waiting per executing, % [100]\n"
 	      "      --oversub PCT        oversubscription: over and under the CPUs, % [10]\n"
+	      "      --throttle PCT       cpu-throttled: held off idle CPUs, % of wanting one [5]\n"
 	      "      --storm-rate HZ      wake-storm: voluntary switches per second [1000]\n"
 	      "      --storm-burst DURATION\n"
 	      "                           wake-storm: median run between switches at most [50us]\n"
@@ -165,6 +168,10 @@ static int parse_args(int argc, char **argv, struct diag_args *a)
 			break;
 		case OPT_OVERSUB:
 			if (parse_pct("--oversub", optarg, &a->o.oversub_pct))
+				return 2;
+			break;
+		case OPT_THROTTLE:
+			if (parse_pct("--throttle", optarg, &a->o.throttle_pct))
 				return 2;
 			break;
 		case OPT_IMBALANCE:

@@ -65,7 +65,7 @@ void tl_sm_table_remove(struct tl_sched *s, int32_t tid)
 	tl_tidmap_remove(&s->live, tid);
 }
 
-/* ---- the per-CPU lists of preempted threads ---- */
+/* ---- the per-CPU lists of threads switched out runnable (READY_PREEMPT, READY_QUANTUM) ---- */
 
 void tl_sm_pq_remove(struct tl_sched *s, struct thread *t)
 {
@@ -112,15 +112,14 @@ void tl_sm_set_state(struct tl_sched *s, struct thread *t, unsigned state, uint6
 	/* a zero-length interval still is a transition worth counting, unless it says nothing */
 	if (s->o.on_interval && (iv.end > iv.start || (iv.state != state && iv.state != TL_ST_UNKNOWN)))
 		s->o.on_interval(s->o.ctx, &t->pub, &iv);
-	if (t->pub.state == TL_ST_READY_PREEMPT)
-		tl_sm_pq_remove(s, t);
+	tl_sm_pq_remove(s, t);
 	if (iv.state < TL_ST__COUNT)
 		t->pub.state_total[iv.state] += iv.end - iv.start;
 	t->pub.state = (uint16_t)state;
 	t->pub.state_since = at;
 	t->by = 0;
 	t->gap_cpus = 0;
-	if (state == TL_ST_READY_PREEMPT)
+	if (state == TL_ST_READY_PREEMPT || state == TL_ST_READY_QUANTUM)
 		tl_sm_pq_add(s, t, t->pub.cpu);
 }
 

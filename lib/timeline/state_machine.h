@@ -78,7 +78,8 @@ struct tl_interval {
 	int16_t cpu;          /* CPU for on-CPU states; for ready states the CPU it waits on; -1 otherwise */
 	int32_t by;           /* asleep, NEW and RUNNABLE: the waker that ended or began the wait
 			   * (TL_WAKER_IRQ, TL_WAKER_DEVICE: interrupt context; 0 unknown);
-			   * READY_PREEMPT/QUANTUM: the thread that took the CPU; otherwise 0 */
+			   * READY_PREEMPT/QUANTUM: the thread that took the CPU (QUANTUM 0: held
+			   * back, the CPU idle while it waited: a CPU limit); otherwise 0 */
 	uint16_t next;        /* the state that follows (TL_ST__COUNT at the end of its life) */
 	uint8_t inferred_end; /* `end` is an estimate: a switch-in the kernel did not report (docs/STATES.md) */
 };

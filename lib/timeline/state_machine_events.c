@@ -225,17 +225,34 @@ void tl_sm_left_for_idle(struct tl_sched *s, int c)
  * A thread stays READY_PREEMPT while preempting tasks (freshly woken ones, or
  * more urgent ones) hold the CPU it waits on.  When the CPU goes to a task
  * that is neither, the preemption is over and the thread just waits for its
- * turn: READY_QUANTUM from then on.
+ * turn: READY_QUANTUM from then on.  When the CPU goes idle while threads
+ * switched out runnable wait on it, the kernel holds them back (a CPU
+ * limit: a cgroup's quota ran out): READY_QUANTUM with `by` 0 from then on,
+ * as a thread that left its CPU to the idle task waits, until the CPU runs
+ * a task again (then it waits for its turn behind that one).
  */
 static void end_preemptions(struct tl_sched *s, int c, struct thread *next, int next_fresh, int next_prio, uint64_t at)
 {
 	struct thread *t = s->cpus[c].preempted, *n;
 
-	if (!next)
-		return; /* the CPU went idle: whoever waits here will be picked next */
 	for (; t; t = n) {
-		n = t->pq_next;
-		if (t == next || next_fresh || (t->pub.prio >= 0 && next_prio >= 0 && next_prio < t->pub.prio))
+		n = t->pq_next; /* set_state moves t to the list's head: it is not seen again */
+		if (!next) {
+			if (t->pub.state != TL_ST_READY_QUANTUM || t->by) {
+				tl_sm_set_state(s, t, TL_ST_READY_QUANTUM, at, t->by);
+				t->by = 0;
+			}
+			continue;
+		}
+		if (t == next)
+			continue;
+		if (t->pub.state == TL_ST_READY_QUANTUM && !t->by) {
+			tl_sm_set_state(s, t, TL_ST_READY_QUANTUM, at, 0); /* no longer held back */
+			t->by = next->pub.tid;
+			continue;
+		}
+		if (t->pub.state != TL_ST_READY_PREEMPT || next_fresh ||
+		    (t->pub.prio >= 0 && next_prio >= 0 && next_prio < t->pub.prio))
 			continue;
 		tl_sm_set_state(s, t, TL_ST_READY_QUANTUM, at, t->by);
 		t->by = next->pub.tid;

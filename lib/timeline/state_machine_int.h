@@ -42,7 +42,7 @@ struct thread {
 	int32_t reap_tid;       /* woken by this exited process: it reaps it when it next runs */
 	uint64_t gap_cpus;      /* UNKNOWN while these CPUs' lost events may hide its wakeup (bit 63: CPU 63 and up) */
 	uint16_t gap_state;     /* the sleep it returns to when their gaps end */
-	/* membership in its CPU's list of READY_PREEMPT threads (pq_cpu -1: not listed) */
+	/* membership in its CPU's list of threads switched out runnable (pq_cpu -1: not listed) */
 	struct thread *pq_next, *pq_prev;
 	int16_t pq_cpu;
 };
@@ -57,7 +57,7 @@ struct cpu {
 	uint64_t last_ts;         /* last event on this CPU */
 	uint8_t after_lost;       /* the occupant is unknown because events were lost (not because the trace began) */
 	uint8_t gap_open;         /* sleepers are UNKNOWN for this CPU's lost events: until its next event */
-	struct thread *preempted; /* threads waiting here in READY_PREEMPT */
+	struct thread *preempted; /* threads waiting here in READY_PREEMPT or READY_QUANTUM */
 };
 
 struct tl_sched {

@@ -48,6 +48,10 @@
 #                    workers: no oversubscription), wl_kernel inherit (inversion with a priority-
 #                    inheritance mutex: no inversion; its other findings
 #                    are not judged)
+#   cpu-throttled    wl_states spin (one thread, CPU 1) and quantum (two on
+#                    CPU 1) in a cgroup of half a CPU (50 ms every 100 ms):
+#                    the held-back waits against the cgroup's own accounting
+#                    (cpu.stat: nr_throttled, throttled time)
 # The demo (build/demo/tl-demo): each of its five bugs alone gives its
 # finding (judged on that kind: a bug's side effects are true findings too),
 # and --bugs none gives none at all.
@@ -101,22 +105,98 @@ print("; ".join(bad))
 PY
 }
 
-# diag NAME WANT CMD...: diag_once, passed or failed (empty WANT: no finding
-# at all).  A recording is a live run: one that another process disturbed (a neighbour that
-# preempted a worker for most of its life was seen once in 20 runs) gets one more attempt.
-diag() {
-	got=$(diag_once "$@")
-	if [ -z "$got" ]; then
-		pass "diagnose/$1"
-		return
-	fi
-	again=$(diag_once "$@")
+# twice NAME FN ARGS...: FN ARGS prints its problems, nothing if it passed;
+# "cannot run: WHY" is a skip.  A recording is a live run: one that another
+# process disturbed (a neighbour that preempted a worker for most of its life
+# was seen once in 20 runs) gets one more attempt.
+twice() {
+	name=$1
+	shift
+	got=$("$@")
+	case $got in
+	"") pass "diagnose/$name" && return ;;
+	"cannot run: "*) skip "diagnose/$name" "${got#cannot run: }" && return ;;
+	esac
+	again=$("$@")
 	if [ -z "$again" ]; then
-		pass "diagnose/$1"
+		pass "diagnose/$name"
 		echo "  (passed on attempt 2; attempt 1: $got)"
 	else
-		fail "diagnose/$1" "$got" "attempt 2: $again"
+		fail "diagnose/$name" "$got" "attempt 2: $again"
 	fi
+}
+
+# diag NAME WANT CMD...: diag_once, passed or failed (empty WANT: no finding at all).
+diag() {
+	twice "$1" diag_once "$@"
+}
+
+# cg_new NAME: a cgroup whose tasks may use 50 ms of CPU every 100 ms (CPU
+# controller of cgroup v2, else v1); its directory in CG, its cpu.stat's
+# throttled time field and unit in CG_FIELD, CG_NS.  1 (with CG_WHY) if none.
+cg_new() {
+	CG=
+	if grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
+		CG=/sys/fs/cgroup/$1 CG_FIELD=throttled_usec CG_NS=1000
+		mkdir "$CG" && echo "50000 100000" >"$CG/cpu.max" && return 0
+	elif [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+		CG=/sys/fs/cgroup/cpu/$1 CG_FIELD=throttled_time CG_NS=1
+		mkdir "$CG" && echo 100000 >"$CG/cpu.cfs_period_us" && echo 50000 >"$CG/cpu.cfs_quota_us" && return 0
+	fi
+	CG_WHY="no CPU controller of cgroups to limit a workload with (/sys/fs/cgroup${CG:+: $CG failed})"
+	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
+	CG=
+	return 1
+}
+
+# throttled_once NAME THREADS SCENARIO...: record wl_states SCENARIO in a new
+# cgroup of half a CPU; each of THREADS (comma-separated) must be held back
+# exactly as often as the cgroup was throttled (nr_throttled) and for as
+# long (throttled time) within 200 us a throttle (measured: 13-26 us: from
+# the quota running out to the switch to idle, and from the period's
+# restart to the switch back; a VM wakes an idle CPU in tens of us), and
+# diagnose's only finding is cpu-throttled naming them.  Prints the problems.
+throttled_once() {
+	cg_new "tl-test-$$-$1" || { echo "cannot run: $CG_WHY"; return; }
+	"$TL" record -o "$TMP/$1.tl" -- sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$CG" \
+		"$BUILD/tests/wl_states" "${@:3}" >"$OUT" 2>"$ERR"
+	RC=$?
+	cp "$CG/cpu.stat" "$TMP/$1.stat"
+	rmdir "$CG"
+	if [ "$RC" != 0 ]; then
+		echo "record exit $RC: $(tail -n 2 "$ERR")"
+		return
+	fi
+	"$TL" report --json "$TMP/$1.tl" >"$OUT" 2>"$ERR" && "$TL" diagnose --json "$TMP/$1.tl" >"$OUT.d" 2>>"$ERR" ||
+		{ echo "report or diagnose failed: $(head -n 2 "$ERR")"; return; }
+	python3 - "$OUT" "$OUT.d" "$TMP/$1.stat" "$CG_FIELD" "$CG_NS" "$2" <<'PY'
+import json, sys
+rep, dg = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+stat = dict(l.split() for l in open(sys.argv[3]) if l.strip())
+n, ns = int(stat["nr_throttled"]), int(stat[sys.argv[4]]) * int(sys.argv[5])
+want = sys.argv[6].split(",")
+bad = []
+if n < 2:
+    bad.append("the cgroup was throttled %d times: the workload did not reach the limit" % n)
+for name in want:
+    ts = [t for t in rep["threads"] if t["name"] == name]
+    if len(ts) != 1:
+        bad.append("%d threads named %s" % (len(ts), name))
+        continue
+    h = ts[0]["throttled"]
+    if h["count"] != n or abs(h["wait_ns"] - ns) > 200000 * n:
+        bad.append("%s held back %d times for %.3f ms; the kernel: throttled %d times for %.3f ms" %
+                   (name, h["count"], h["wait_ns"] / 1e6, n, ns / 1e6))
+found = [(f["kind"], [t["name"] for t in f["threads"]]) for f in dg["findings"]]
+if [k for k, _ in found] != ["cpu-throttled"] or sorted(found[0][1]) != sorted(want):
+    bad.append("findings: %s (want cpu-throttled naming %s)" % (found or "none", ",".join(want)))
+print("; ".join(bad))
+PY
+}
+
+throttled() {
+	twice "$1" throttled_once "$@"
 }
 
 if ! can_record; then
@@ -183,6 +263,10 @@ for t in ts: t.join()'
 	diag healthy-quantum "" "$BUILD/tests/wl_states" quantum
 	diag healthy-frames "" "$BUILD/tests/wl_frames" --frames 10
 	diag healthy-pingpong "" "$BUILD/tests/wl_kernel" pingpong
+	# a CPU limit: the spinner alone, then two threads taking turns on one CPU (the one waiting
+	# behind the other when the quota runs out is held back too)
+	throttled cpu-throttled spinner spin --cpu 1
+	throttled cpu-throttled-two busyA,busyB quantum
 	# the text names the finding, its evidence with the threshold, cause and fix
 	# the demo pipeline: each bug alone gives its finding; all bugs off, nothing at all
 	DEMO="$BUILD/demo/tl-demo"

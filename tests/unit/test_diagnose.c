@@ -7,6 +7,7 @@
  * I/O is io-bound.  Three threads taking turns on two CPUs are serialized
  * threads, with the cost and evidence worked out in write_serial().  An
  * OpenMP worker spinning between two rounds is spin-waiting (write_spin()).
+ * Threads held off idle CPUs are cpu-throttled (write_throttled()).
  *
  * The trace is written with the real writer and read back with the real
  * reader, as the command does.
@@ -18,6 +19,7 @@
 #include "event_build.h"
 #include "harness.h"
 #include "analysis/diagnose/diagnose.h"
+#include "analysis/report/report.h"
 
 #define US 1000ull
 #define T0 (1000 * US)
@@ -263,6 +265,99 @@ TEST(spin_waiting)
 	spin_case("blocks", 0); /* the markers' regions: unmarked work between them may be real */
 }
 
+/*
+ * A CPU limit: spent (400) has a (401), b (402) and c (403) on two CPUs.  c
+ * runs on CPU 0 from 1000 and leaves it runnable to a at 1010; at 1100 a
+ * and b leave their CPUs runnable and both CPUs go idle (the quota ran
+ * out), with c still waiting on CPU 0; at 1200 a runs again on CPU 0, b
+ * at 1220 on CPU 1; at 1250 a leaves CPU 0 runnable to c, at 1300 c and b
+ * sleep, at 1350 a.  Held back (waiting for a CPU while it is idle): a
+ * 1100-1200, b 1100-1220, c 1100-1200 (its wait behind a is held back
+ * while the CPU is idle, then behind a again), 320 us in 3 waits, the
+ * longest 120.  Wanting a CPU: a 1010-1350 (340 us), b 1000-1300, c
+ * 1000-1300, 940 us.
+ */
+static void write_throttled(char *p)
+{
+	W = program_trace_open(p, 400, 1000);
+	CHECK(W != NULL);
+	ev(1000, -1, TL_EV_THREAD, 401, 400, 0, 0, 2, 0, "a");
+	ev(1000, -1, TL_EV_THREAD, 402, 400, 0, 0, 2, 0, "b");
+	ev(1000, -1, TL_EV_THREAD, 403, 400, 0, 0, 2, 0, "c");
+	sw(1000, 0, 0, 0, 403, 0);
+	sw(1000, 1, 0, 0, 402, 0);
+	sw(1010, 0, 403, TL_PS_RUNNING, 401, 0);
+	sw(1100, 0, 401, TL_PS_RUNNING, 0, 0);
+	sw(1100, 1, 402, TL_PS_RUNNING, 0, 0);
+	sw(1200, 0, 0, 0, 401, 0);
+	sw(1220, 1, 0, 0, 402, 0);
+	sw(1250, 0, 401, TL_PS_RUNNING, 403, 0);
+	sw(1300, 0, 403, TL_PS_S, 401, 0);
+	sw(1300, 1, 402, TL_PS_S, 0, 0);
+	sw(1350, 0, 401, TL_PS_S, 0, 0);
+	CHECK(program_trace_close(W, 1400) == 0);
+}
+
+TEST(cpu_throttled)
+{
+	static const uint64_t held[3] = { 100 * US, 120 * US, 100 * US };
+	char p[] = "/tmp/tl-test-throttle-XXXXXX";
+	struct tl_run run = { .to_ns = -1, .path = p };
+	struct tl_diagnose_opts o;
+	struct tl_findings f;
+	struct tl_model m;
+	const struct tl_finding *x = NULL;
+	int n = 0;
+
+	write_throttled(p);
+	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+	CHECK_EQ_INT(m.nthreads, 3);
+	for (size_t i = 0; i < m.nthreads && i < 3; i++) {
+		CHECK_EQ_INT(m.threads[i].tid, 401 + (int)i);
+		CHECK_EQ_INT(m.threads[i].throttles, 1);
+		CHECK_EQ_INT(m.threads[i].throttled_ns, held[i]);
+		CHECK_EQ_INT(m.threads[i].throttled_max_ns, held[i]);
+		/* c's wait: 90 us behind a, 100 held back, 50 behind a again: three intervals */
+		if (i == 2) {
+			CHECK_EQ_INT(m.threads[i].state_ns[TL_ST_READY_QUANTUM], 240 * US);
+			CHECK_EQ_INT(m.threads[i].entries[TL_ST_READY_QUANTUM], 3);
+		}
+	}
+	tl_diagnose_defaults(&o);
+	o.min_cost_ns = 50 * US;
+	CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
+	for (size_t i = 0; i < f.n; i++)
+		if (f.items[i].kind == TL_FIND_CPU_THROTTLED) {
+			x = &f.items[i];
+			n++;
+		}
+	CHECK_EQ_INT(n, 1);
+	if (x) {
+		CHECK_EQ_INT(x->pid, 400);
+		CHECK_EQ_INT(x->cost_ns, 320 * US);
+		CHECK_EQ_INT(x->nthreads, 3);
+		CHECK_EQ_INT(x->threads[0].tid, 402); /* the longest held first */
+		CHECK_EQ_STR(x->threads[0].role, "held back");
+		CHECK_EQ_INT(x->threads[1].tid, 401);
+		CHECK_EQ_INT(x->threads[2].tid, 403);
+		CHECK_EQ_INT((int64_t)(x->evidence[0].value * 1000 + 0.5), 34043); /* 320 of 940 us, in % */
+		CHECK_EQ_INT((int64_t)x->evidence[1].value, 320 * US);
+		CHECK_EQ_INT((int64_t)x->evidence[2].value, 3);
+		CHECK_EQ_INT((int64_t)x->evidence[3].value, 120 * US);
+	}
+	CHECK_EQ_INT(f.checked[TL_FIND_CPU_THROTTLED], 1);
+	tl_findings_release(&f);
+	/* a --throttle above its share leaves it out: 320 us is 34.0% */
+	o.throttle_pct = 35;
+	CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
+	for (size_t i = 0; i < f.n; i++)
+		CHECK(f.items[i].kind != TL_FIND_CPU_THROTTLED);
+	tl_findings_release(&f);
+	tl_report_release(&m);
+	tl_run_release(&run);
+	unlink(p);
+}
+
 TEST(kind_names)
 {
 	for (int k = 0; k < TL_FIND__COUNT; k++)
@@ -279,5 +374,5 @@ int main(void)
 {
 	write_trace();
 	atexit(remove_trace);
-	RUN_TESTS(lock_not_condition_nor_join, serialized_threads, spin_waiting, kind_names);
+	RUN_TESTS(lock_not_condition_nor_join, serialized_threads, spin_waiting, cpu_throttled, kind_names);
 }

@@ -35,6 +35,7 @@ static const char *const kind_names[TL_FIND__COUNT] = {
 	[TL_FIND_SERIALIZED] = "serialized-threads",
 	[TL_FIND_SPIN_WAITING] = "spin-waiting",
 	[TL_FIND_TASK_STARVATION] = "task-starvation",
+	[TL_FIND_CPU_THROTTLED] = "cpu-throttled",
 };
 
 const char *tl_finding_kind_name(unsigned kind)
@@ -68,6 +69,7 @@ void tl_diagnose_defaults(struct tl_diagnose_opts *o)
 	o->imbalance_pct = 20;
 	o->overhead_pct = 100;
 	o->oversub_pct = 10;
+	o->throttle_pct = 5;
 }
 
 void tl_findings_release(struct tl_findings *f)
@@ -716,6 +718,7 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 	out->skipped[TL_FIND_SERIALIZED][0] = 0;
 	out->skipped[TL_FIND_SPIN_WAITING][0] = 0;
 	out->skipped[TL_FIND_TASK_STARVATION][0] = 0;
+	out->skipped[TL_FIND_CPU_THROTTLED][0] = 0;
 	for (size_t i = 0; i < m->nthreads && !ret; i++) {
 		const struct tl_thread_stats *t = &m->threads[i];
 
@@ -732,8 +735,9 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 			out->checked[TL_FIND_OVERSUBSCRIPTION]++;
 			out->checked[TL_FIND_SERIALIZED]++;
 			out->checked[TL_FIND_SPIN_WAITING]++;
+			out->checked[TL_FIND_CPU_THROTTLED]++;
 			ret = oversubscription(&c, &m->procs[i]) || tl_dg_serialized(&c, &m->procs[i]) ||
-			                      tl_dg_spin(&c, &m->procs[i])
+			                      tl_dg_spin(&c, &m->procs[i]) || tl_dg_throttle(&c, &m->procs[i])
 			              ? -1
 			              : 0;
 		}

@@ -17,7 +17,8 @@
  * from the parallel regions of the markers (the model's `regions`) barrier
  * imbalance and pointless parallelism; from each process's load
  * (analysis/load) oversubscription and serialized threads; from the
- * OpenMP regions and the threads' time spin waiting.  A detector that could not run says
+ * OpenMP regions and the threads' time spin waiting; from each process's
+ * threads held off idle CPUs, a CPU limit (cpu-throttled).  A detector that could not run says
  * why in `skipped` (a kind added to the enum before its detector says
  * "not implemented yet"), so that silence is never mistaken for health.
  * Only the recorded program's threads are examined
@@ -49,6 +50,7 @@ enum tl_finding_kind {
 	TL_FIND_SERIALIZED,               /* threads of a process compute one at a time while a CPU is idle */
 	TL_FIND_SPIN_WAITING,             /* OpenMP workers spin while no parallel region runs */
 	TL_FIND_TASK_STARVATION,          /* an OpenMP team waits at its barriers with no task left to run */
+	TL_FIND_CPU_THROTTLED,            /* runnable threads held off idle CPUs: a CPU limit (cgroup quota) ran out */
 	TL_FIND__COUNT
 };
 
@@ -134,6 +136,7 @@ struct tl_diagnose_opts {
 	double imbalance_pct;     /* barrier imbalance: last finish after the mean, share of the round (20) */
 	double overhead_pct;      /* pointless parallelism: waiting per time executing in its rounds (100) */
 	double oversub_pct;       /* oversubscription: share of the active time over, and under, the CPUs (10) */
+	double throttle_pct;      /* cpu-throttled: held-back waits, share of the time wanting a CPU (5) */
 };
 
 void tl_diagnose_defaults(struct tl_diagnose_opts *o);

@@ -26,19 +26,21 @@ static const char *value_str(double v, const char *unit, char *buf, size_t len)
 /* The detectors that judge a process, not a thread. */
 static int per_process(unsigned kind)
 {
-	return kind == TL_FIND_OVERSUBSCRIPTION || kind == TL_FIND_SERIALIZED || kind == TL_FIND_SPIN_WAITING;
+	return kind == TL_FIND_OVERSUBSCRIPTION || kind == TL_FIND_SERIALIZED || kind == TL_FIND_SPIN_WAITING ||
+	       kind == TL_FIND_CPU_THROTTLED;
 }
 
 static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 {
 	char b[3][32];
 
-	fprintf(out, "\n%zu. %s  cost %s (%.0f%% of the %s time)\n", i + 1, tl_finding_kind_name(f->kind),
+	fprintf(out, "\n%zu. %s  cost %s (%.0f%% of the %s)\n", i + 1, tl_finding_kind_name(f->kind),
 	        tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity,
-	        f->region[0]                      ? "region's"
-	        : f->kind == TL_FIND_SPIN_WAITING ? "workers' CPU"
-	        : per_process(f->kind)            ? "process's"
-	                                          : "thread's");
+	        f->region[0]                       ? "region's time"
+	        : f->kind == TL_FIND_SPIN_WAITING  ? "workers' CPU time"
+	        : f->kind == TL_FIND_CPU_THROTTLED ? "time its threads wanted a CPU"
+	        : per_process(f->kind)             ? "process's time"
+	                                           : "thread's time");
 	fprintf(out, "   %s\n", f->title);
 	fprintf(out, "   where:    process %s (%d);", f->process, (int)f->pid);
 	if (f->region[0])

@@ -124,6 +124,15 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 	inside_start = iv->start >= p->r->win_start && iv->start < p->r->win_end;
 	inside_end = iv->end >= p->r->win_start && iv->end <= p->r->win_end;
 	a->st.state_ns[iv->state] += len;
+	if (iv->state == TL_ST_READY_QUANTUM && !iv->by) {
+		/* held back: the CPU it waits on was idle (state_machine.h); one interval each */
+		a->st.throttled_ns += len;
+		if (inside_end && iv->next < TL_ST__COUNT) {
+			a->st.throttles++;
+			if (iv->end - iv->start > a->st.throttled_max_ns)
+				a->st.throttled_max_ns = iv->end - iv->start;
+		}
+	}
 	if (inside_start || (iv->start == iv->end && inside_end))
 		a->st.entries[iv->state]++;
 	if (iv->next < TL_ST__COUNT && inside_end) {

@@ -80,6 +80,15 @@ struct tl_thread_stats {
 	uint64_t burst_max_at;        /* when the longest burst began (its switch-in; absolute ns), 0 if none */
 	uint64_t join_wait_ns;        /* SYNC_WAIT ended by a thread that had exited: a join, not a lock */
 	uint64_t lock_wait_ns;        /* SYNC_WAIT in a lock's futex wait (TL_EVF_WAIT_LOCK, FUTEX_ENTER op) */
+	/*
+	 * Held back: waiting for a CPU while that CPU is idle (READY_QUANTUM
+	 * with `by` 0: it left the CPU runnable to the idle task, or waited
+	 * there when the CPU went idle, until the CPU runs a task again).  The
+	 * kernel kept a runnable thread off an idle CPU: a CPU bandwidth limit
+	 * ran out (a cgroup's quota, RT throttling).  `throttles` counts the
+	 * waits that ended in the window, `throttled_ns` their time in it.
+	 */
+	uint64_t throttles, throttled_ns, throttled_max_ns;
 	struct tl_waker_stat *wakers; /* sorted by wait_ns, largest first */
 	size_t nwakers;
 	struct tl_waker_stat *preemptors; /* the threads that took its CPU (READY_PREEMPT `by`), the same way */

@@ -117,6 +117,12 @@ static void write_thread(struct tl_json *j, const struct tl_model *m, const stru
 	tl_json_kv_uint(j, "waits_inferred", t->waits_inferred);
 	tl_json_kv_uint(j, "join_wait_ns", t->join_wait_ns);
 	tl_json_kv_uint(j, "lock_wait_ns", t->lock_wait_ns);
+	tl_json_key(j, "throttled");
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	tl_json_kv_uint(j, "count", t->throttles);
+	tl_json_kv_uint(j, "wait_ns", t->throttled_ns);
+	tl_json_kv_uint(j, "max_ns", t->throttled_max_ns);
+	tl_json_end_object(j);
 	write_dist(j, m, "bursts", &t->bursts, t->burst_max_at);
 
 	write_wakers(j, "wakers", t->wakers, t->nwakers);
