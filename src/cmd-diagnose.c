@@ -76,7 +76,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "detectors: lock-contention, io-bound, wake-storm, preemption-starvation,\n"
 	      "migration-storm, single-thread-bottleneck, irq-interference, oversubscription,\n"
-	      "priority-inversion, serialized-threads, cpu-throttled;\n"
+	      "priority-inversion, serialized-threads, cpu-throttled, thundering-herd;\n"
 	      "from the parallel regions (tl_region_begin/end, or OpenMP's): barrier-imbalance,\n"
 	      "pointless-parallelism; from OpenMP's regions: spin-waiting, task-starvation\n"
 	      "\n"

@@ -52,6 +52,10 @@
 #                    CPU 1) in a cgroup of half a CPU (50 ms every 100 ms):
 #                    the held-back waits against the cgroup's own accounting
 #                    (cpu.stat: nr_throttled, throttled time)
+#   thundering-herd  wl_pool herd: 'producer' broadcasts each item to six
+#                    waiting workers; its findings and the wakeups that
+#                    found nothing against the workers' own count; wl_pool
+#                    signal (one woken per item) has none
 # The demo (build/demo/tl-demo): each of its five bugs alone gives its
 # finding (judged on that kind: a bug's side effects are true findings too),
 # and --bugs none gives none at all.
@@ -199,6 +203,41 @@ throttled() {
 	twice "$1" throttled_once "$@"
 }
 
+# herd_once NAME MODE WANT: record wl_pool MODE; with WANT (the waker's name)
+# diagnose must find exactly one thundering-herd, naming it first, and the
+# woken threads that found nothing to do must agree with the workers' own
+# count of wakeups to an empty queue within 5% (measured 0.8%: a futile run
+# that the kernel stretched past a quarter of the burst's longest, as a
+# preemption in the kernel does, counts as work), the wakeups within 2%
+# (those of bursts of 3 or more: all but the last few); without, none.
+herd_once() {
+	"$TL" record -o "$TMP/$1.tl" -- "$BUILD/tests/wl_pool" "$2" >"$OUT" 2>"$ERR" ||
+		{ echo "record exit $?: $(tail -n 2 "$ERR")"; return; }
+	tail -n 1 "$OUT" >"$TMP/$1.truth"
+	"$TL" report --json "$TMP/$1.tl" >"$OUT" 2>"$ERR" && "$TL" diagnose --json "$TMP/$1.tl" >"$OUT.d" 2>>"$ERR" ||
+		{ echo "report or diagnose failed: $(head -n 2 "$ERR")"; return; }
+	python3 - "$OUT" "$OUT.d" "$TMP/$1.truth" "${3:-}" <<'PY'
+import json, sys
+rep, dg, truth, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), json.load(open(sys.argv[3])), sys.argv[4]
+found = [f for f in dg["findings"] if f["kind"] == "thundering-herd"]
+bad = []
+if not want:
+    if found:
+        bad.append("unexpected thundering-herd on %s" % found[0]["threads"][0]["name"])
+elif len(found) != 1 or found[0]["threads"][0]["name"] != want:
+    bad.append("want one thundering-herd naming %s first; found %s" % (want, [f["title"] for f in found]))
+else:
+    h = [x for p in rep["processes"] if p["target"] for x in p["herds"] if x["waker_name"] == want]
+    if len(h) != 1:
+        bad.append("%d herds by %s in the report" % (len(h), want))
+    elif abs(h[0]["futile"] - truth["empty"]) > 0.05 * truth["empty"] or \
+            abs(h[0]["woken"] - truth["wakeups"]) > 0.02 * truth["wakeups"]:
+        bad.append("woken %d, %d for nothing; the workers counted %d wakeups, %d to an empty queue" %
+                   (h[0]["woken"], h[0]["futile"], truth["wakeups"], truth["empty"]))
+print("; ".join(bad))
+PY
+}
+
 if ! can_record; then
 	skip diagnose/recorded "need root to record"
 elif ! command -v python3 >/dev/null; then
@@ -267,6 +306,10 @@ for t in ts: t.join()'
 	# behind the other when the quota runs out is held back too)
 	throttled cpu-throttled spinner spin --cpu 1
 	throttled cpu-throttled-two busyA,busyB quantum
+	# a broadcast per item to six waiting workers; a signal per item (the producer's 200 us sleeps are a
+	# wake storm, judged elsewhere)
+	twice thundering-herd herd_once thundering-herd herd producer
+	twice healthy-pool-signal herd_once healthy-pool-signal signal
 	# the text names the finding, its evidence with the threshold, cause and fix
 	# the demo pipeline: each bug alone gives its finding; all bugs off, nothing at all
 	DEMO="$BUILD/demo/tl-demo"

@@ -7,7 +7,9 @@
  * I/O is io-bound.  Three threads taking turns on two CPUs are serialized
  * threads, with the cost and evidence worked out in write_serial().  An
  * OpenMP worker spinning between two rounds is spin-waiting (write_spin()).
- * Threads held off idle CPUs are cpu-throttled (write_throttled()).
+ * Threads held off idle CPUs are cpu-throttled (write_throttled()); a
+ * producer that wakes three workers for one item a thundering herd
+ * (write_herd()).
  *
  * The trace is written with the real writer and read back with the real
  * reader, as the command does.
@@ -38,6 +40,19 @@ static void ev(uint64_t ts_us, int cpu, unsigned type, int32_t tid, int32_t arg,
 static void sw(uint64_t t, int cpu, int32_t prev, int64_t state, int32_t next, uint16_t flags)
 {
 	ev(t, cpu, TL_EV_SWITCH, prev, next, state, 120, 120, flags, NULL);
+}
+
+/* How many findings of `kind` f has; *x the last of them (untouched if none). */
+static int count_kind(const struct tl_findings *f, unsigned kind, const struct tl_finding **x)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		if (f->items[i].kind == kind) {
+			*x = &f->items[i];
+			n++;
+		}
+	return n;
 }
 
 /*
@@ -233,11 +248,7 @@ static void spin_case(const char *name, int found)
 	tl_diagnose_defaults(&o);
 	o.min_cost_ns = 50 * US;
 	CHECK_EQ_INT(tl_diagnose_analyze(&run, &o, &f), 0);
-	for (size_t i = 0; i < f.n; i++)
-		if (f.items[i].kind == TL_FIND_SPIN_WAITING) {
-			x = &f.items[i];
-			n++;
-		}
+	n = count_kind(&f, TL_FIND_SPIN_WAITING, &x);
 	CHECK_EQ_INT(n, found);
 	if (x) {
 		CHECK_EQ_INT(x->pid, 300);
@@ -326,11 +337,7 @@ TEST(cpu_throttled)
 	tl_diagnose_defaults(&o);
 	o.min_cost_ns = 50 * US;
 	CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
-	for (size_t i = 0; i < f.n; i++)
-		if (f.items[i].kind == TL_FIND_CPU_THROTTLED) {
-			x = &f.items[i];
-			n++;
-		}
+	n = count_kind(&f, TL_FIND_CPU_THROTTLED, &x);
 	CHECK_EQ_INT(n, 1);
 	if (x) {
 		CHECK_EQ_INT(x->pid, 400);
@@ -350,8 +357,100 @@ TEST(cpu_throttled)
 	/* a --throttle above its share leaves it out: 320 us is 34.0% */
 	o.throttle_pct = 35;
 	CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
-	for (size_t i = 0; i < f.n; i++)
-		CHECK(f.items[i].kind != TL_FIND_CPU_THROTTLED);
+	CHECK_EQ_INT(count_kind(&f, TL_FIND_CPU_THROTTLED, &x), 0);
+	tl_findings_release(&f);
+	tl_report_release(&m);
+	tl_run_release(&run);
+	unlink(p);
+}
+
+/*
+ * A thundering herd: pool (500) has a producer P (501) and workers W1..W3
+ * (502..504), which first wait on a condition (1000-1003, CPU 1).  Twice
+ * (at B = 1010, then 1100 after a timer wakes P at 1090) P wakes W1, W2, W3
+ * at B, B+1, B+2 and waits itself at B+3; W2 runs B+3..B+5 and W3 B+5..B+7
+ * on CPU 0, W1 B+3..B+53 on CPU 1, each then waiting on the condition again.
+ * So two bursts of three; runs of 50, 2 and 2 us: W2 and W3 found nothing
+ * (under a quarter of 50), 8 us in all, the work 100 us; queued for a CPU
+ * 3 + 2 + 3 us a burst, 16 us.  Cost 8 + 16 = 24 us.
+ */
+static void write_herd(char *p)
+{
+	const uint16_t cond = TL_EVF_WAIT_FUTEX;
+
+	W = program_trace_open(p, 500, 1000);
+	CHECK(W != NULL);
+	ev(1000, -1, TL_EV_THREAD, 501, 500, 0, 0, 2, 0, "P");
+	for (int32_t w = 502; w <= 504; w++)
+		ev(1000, -1, TL_EV_THREAD, w, 500, 0, 0, 2, 0, w == 502 ? "W1" : w == 503 ? "W2" : "W3");
+	sw(1000, 0, 0, 0, 501, 0);
+	sw(1000, 1, 0, 0, 502, 0);
+	sw(1001, 1, 502, TL_PS_S, 503, cond);
+	sw(1002, 1, 503, TL_PS_S, 504, cond);
+	sw(1003, 1, 504, TL_PS_S, 0, cond);
+	for (uint64_t b = 1010; b <= 1100; b += 90) {
+		if (b > 1010) {
+			ev(b - 10, 0, TL_EV_WAKING, 501, 0, 0, 120, 0, 0, NULL);
+			sw(b - 10, 0, 0, 0, 501, 0);
+		}
+		for (int32_t w = 502; w <= 504; w++)
+			ev(b + (uint64_t)(w - 502), 0, TL_EV_WAKING, w, 501, 0, 120, 0, 0, NULL);
+		sw(b + 3, 0, 501, TL_PS_S, 503, cond);
+		sw(b + 3, 1, 0, 0, 502, 0);
+		sw(b + 5, 0, 503, TL_PS_S, 504, cond);
+		sw(b + 7, 0, 504, TL_PS_S, 0, cond);
+		sw(b + 53, 1, 502, TL_PS_S, 0, cond);
+	}
+	CHECK(program_trace_close(W, 1200) == 0);
+}
+
+TEST(thundering_herd)
+{
+	char p[] = "/tmp/tl-test-herd-XXXXXX";
+	struct tl_run run = { .to_ns = -1, .path = p };
+	struct tl_diagnose_opts o;
+	struct tl_findings f;
+	struct tl_model m;
+	const struct tl_finding *x = NULL;
+	int n = 0;
+
+	write_herd(p);
+	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+	CHECK_EQ_INT(m.herds.n, 1);
+	if (m.herds.n == 1) {
+		const struct tl_herd *h = &m.herds.items[0];
+
+		CHECK_EQ_INT(h->pid, 500);
+		CHECK_EQ_INT(h->waker, 501);
+		CHECK_EQ_INT(h->peer, 0);
+		CHECK_EQ_INT(h->bursts, 2);
+		CHECK_EQ_INT(h->woken, 6);
+		CHECK_EQ_INT(h->futile, 4);
+		CHECK_EQ_INT(h->futile_ns, 8 * US);
+		CHECK_EQ_INT(h->work_ns, 100 * US);
+		CHECK_EQ_INT(h->queued_ns, 16 * US);
+		CHECK_EQ_INT(h->first, 1010 * US);
+		CHECK_EQ_INT(h->last, 1100 * US);
+	}
+	tl_diagnose_defaults(&o);
+	o.min_cost_ns = 20 * US;
+	CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
+	n = count_kind(&f, TL_FIND_THUNDERING_HERD, &x);
+	CHECK_EQ_INT(n, 1);
+	if (x) {
+		CHECK_EQ_INT(x->cost_ns, 24 * US);
+		CHECK_EQ_INT(x->nthreads, 3);
+		CHECK_EQ_INT(x->threads[0].tid, 501);
+		CHECK_EQ_STR(x->threads[0].role, "waker");
+		CHECK_EQ_INT(x->threads[1].tid, 503);
+		CHECK_EQ_INT(x->threads[2].tid, 504);
+		CHECK_EQ_STR(x->threads[2].role, "woken for nothing");
+	}
+	CHECK_EQ_INT(f.checked[TL_FIND_THUNDERING_HERD], 1);
+	tl_findings_release(&f);
+	o.min_cost_ns = 25 * US; /* the cost is 24 us */
+	CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
+	CHECK_EQ_INT(count_kind(&f, TL_FIND_THUNDERING_HERD, &x), 0);
 	tl_findings_release(&f);
 	tl_report_release(&m);
 	tl_run_release(&run);
@@ -374,5 +473,6 @@ int main(void)
 {
 	write_trace();
 	atexit(remove_trace);
-	RUN_TESTS(lock_not_condition_nor_join, serialized_threads, spin_waiting, cpu_throttled, kind_names);
+	RUN_TESTS(lock_not_condition_nor_join, serialized_threads, spin_waiting, cpu_throttled, thundering_herd,
+	          kind_names);
 }

@@ -3,7 +3,7 @@
  * read each thread's statistics, diagnose_regions.c for the ones that read
  * the parallel regions, diagnose_serial.c for serialized threads,
  * diagnose_spin.c for OpenMP workers spinning, diagnose_throttle.c for a
- * CPU limit): the context of one analysis and the helpers that
+ * CPU limit, diagnose_herd.c for thundering herds): the context of one analysis and the helpers that
  * fill a finding.
  */
 #ifndef TL_DIAGNOSE_INT_H
@@ -61,5 +61,8 @@ int tl_dg_spin(struct tl_dg_ctx *c, const struct tl_process_stats *p);
 
 /* Process p's threads held off idle CPUs: a CPU limit (diagnose_throttle.c).  0, or -1 (memory). */
 int tl_dg_throttle(struct tl_dg_ctx *c, const struct tl_process_stats *p);
+
+/* Thundering herds of the recorded processes (diagnose_herd.c).  0, or -1 (memory). */
+int tl_dg_herds(struct tl_dg_ctx *c);
 
 #endif

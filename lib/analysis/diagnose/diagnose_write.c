@@ -27,7 +27,7 @@ static const char *value_str(double v, const char *unit, char *buf, size_t len)
 static int per_process(unsigned kind)
 {
 	return kind == TL_FIND_OVERSUBSCRIPTION || kind == TL_FIND_SERIALIZED || kind == TL_FIND_SPIN_WAITING ||
-	       kind == TL_FIND_CPU_THROTTLED;
+	       kind == TL_FIND_CPU_THROTTLED || kind == TL_FIND_THUNDERING_HERD;
 }
 
 static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
@@ -36,11 +36,12 @@ static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 
 	fprintf(out, "\n%zu. %s  cost %s (%.0f%% of the %s)\n", i + 1, tl_finding_kind_name(f->kind),
 	        tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity,
-	        f->region[0]                       ? "region's time"
-	        : f->kind == TL_FIND_SPIN_WAITING  ? "workers' CPU time"
-	        : f->kind == TL_FIND_CPU_THROTTLED ? "time its threads wanted a CPU"
-	        : per_process(f->kind)             ? "process's time"
-	                                           : "thread's time");
+	        f->region[0]                         ? "region's time"
+	        : f->kind == TL_FIND_SPIN_WAITING    ? "workers' CPU time"
+	        : f->kind == TL_FIND_CPU_THROTTLED   ? "time its threads wanted a CPU"
+	        : f->kind == TL_FIND_THUNDERING_HERD ? "woken threads' time running or queued"
+	        : per_process(f->kind)               ? "process's time"
+	                                             : "thread's time");
 	fprintf(out, "   %s\n", f->title);
 	fprintf(out, "   where:    process %s (%d);", f->process, (int)f->pid);
 	if (f->region[0])
@@ -82,11 +83,12 @@ int tl_diagnose_write_text(FILE *out, const struct tl_findings *f)
 		if (!f->skipped[k][0])
 			fprintf(out, " %s (%" PRIu64 " %s%s)", tl_finding_kind_name(k), f->checked[k],
 			        k == TL_FIND_BARRIER_IMBALANCE || k == TL_FIND_POINTLESS_PARALLEL ? "region"
+			        : k == TL_FIND_THUNDERING_HERD                                    ? "waker"
 			        : per_process(k)                                                  ? "process"
 			                                                                          : "thread",
-			        f->checked[k] == 1 ? ""
-			        : per_process(k)   ? "es"
-			                           : "s");
+			        f->checked[k] == 1 || k == TL_FIND_THUNDERING_HERD ? ""
+			        : per_process(k)                                   ? "es"
+			                                                           : "s");
 	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
 		if (f->skipped[k][0] && strcmp(f->skipped[k], TL_DIAGNOSE_NOT_YET))
 			fprintf(out, "\nnot examined: %s: %s", tl_finding_kind_name(k), f->skipped[k]);

@@ -120,6 +120,7 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 	tl_inversion_preempted(p->inv, th, iv);
 	if (!a)
 		return;
+	tl_herd_interval(p->herd, th, iv, iv->state == TL_ST_SYNC_WAIT && a->lock_wait);
 	len = clip_len(p, iv->start, iv->end);
 	inside_start = iv->start >= p->r->win_start && iv->start < p->r->win_end;
 	inside_end = iv->end >= p->r->win_start && iv->end <= p->r->win_end;
@@ -354,6 +355,7 @@ static void pass_release(struct pass *p)
 	tl_regions_free(p->rg);
 	tl_load_free(p->load);
 	tl_inversion_free(p->inv);
+	tl_herd_free(p->herd);
 }
 
 int tl_report_analyze(struct tl_run *run, struct tl_model *m)
@@ -395,7 +397,7 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 	p.sched = tl_walk_sched(w);
 	p.r = tl_walk_result(w);
 	if (!(p.rg = tl_regions_new(p.sched)) || !(p.load = tl_load_new(p.r)) ||
-	    !(p.inv = tl_inversion_new(p.sched, p.r)))
+	    !(p.inv = tl_inversion_new(p.sched, p.r)) || !(p.herd = tl_herd_new(p.sched, p.r)))
 		goto fail;
 	if (tl_walk_run(w, run->trace) < 0 || p.oom) {
 		if (p.oom)
@@ -404,7 +406,7 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 	}
 	if (tl_run_keep(run, p.r) < 0 || tl_report_build_model(&p, m) < 0 || tl_kcheck_finish(p.kc, &m->kcheck) < 0 ||
 	    tl_regions_finish(p.rg, &m->regions) < 0 || tl_load_finish(p.load, &m->load) < 0 ||
-	    tl_inversion_finish(p.inv, &m->inversions) < 0)
+	    tl_inversion_finish(p.inv, &m->inversions) < 0 || tl_herd_finish(p.herd, &m->herds) < 0)
 		goto fail;
 	pass_release(&p);
 	tl_walk_free(w);
@@ -437,5 +439,6 @@ void tl_report_release(struct tl_model *m)
 	tl_regions_release(&m->regions);
 	tl_load_release(&m->load);
 	tl_inversion_release(&m->inversions);
+	tl_herd_release(&m->herds);
 	memset(m, 0, sizeof(*m));
 }

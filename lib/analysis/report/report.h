@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "analysis/kcheck/kcheck.h"
+#include "analysis/herd/herd.h"
 #include "analysis/inversion/inversion.h"
 #include "analysis/load/load.h"
 #include "analysis/regions/regions.h"
@@ -149,6 +150,7 @@ struct tl_model {
 	struct tl_regions_result regions;      /* the parallel regions of the user's markers (regions.h) */
 	struct tl_load_result load;            /* threads wanting a CPU over time, per process (load.h) */
 	struct tl_inversion_result inversions; /* priority inversions (inversion.h) */
+	struct tl_herd_result herds;           /* wakeups that find nothing to do (herd.h) */
 };
 
 /*

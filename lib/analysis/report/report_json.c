@@ -205,6 +205,26 @@ static void write_process(struct tl_json *j, const struct tl_model *m, const str
 	tl_json_kv_uint(j, "around_ns", w.around_ns);
 	tl_json_kv_uint(j, "between_ns", w.between_ns);
 	tl_json_end_object(j);
+	tl_json_key(j, "herds"); /* herd.h: its threads woken several at once, by waker */
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (size_t i = 0; i < m->herds.n; i++) {
+		const struct tl_herd *x = &m->herds.items[i];
+
+		if (x->pid != p->pid)
+			continue;
+		tl_json_begin_object(j, TL_JSON_INLINE);
+		tl_json_kv_int(j, "waker", x->waker);
+		tl_json_kv_string(j, "waker_name", x->waker_name);
+		tl_json_kv_bool(j, "peer", x->peer);
+		tl_json_kv_uint(j, "bursts", x->bursts);
+		tl_json_kv_uint(j, "woken", x->woken);
+		tl_json_kv_uint(j, "futile", x->futile);
+		tl_json_kv_uint(j, "futile_ns", x->futile_ns);
+		tl_json_kv_uint(j, "work_ns", x->work_ns);
+		tl_json_kv_uint(j, "queued_ns", x->queued_ns);
+		tl_json_end_object(j);
+	}
+	tl_json_end_array(j);
 	tl_json_end_object(j);
 }
 

@@ -51,6 +51,7 @@ struct pass {
 	struct tl_regions *rg;       /* so do the parallel regions (analysis/regions) */
 	struct tl_load *load;        /* and each process's demand for CPUs (analysis/load) */
 	struct tl_inversions *inv;   /* and priority inversions (analysis/inversion) */
+	struct tl_herds *herd;       /* and wakeups that find nothing to do (analysis/herd) */
 	struct tl_report_filt *filt; /* a filtered recording's kernel totals (report_filtered.c) */
 	int oom;
 };
