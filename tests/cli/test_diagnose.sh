@@ -56,6 +56,9 @@
 #                    waiting workers; its findings and the wakeups that
 #                    found nothing against the workers' own count; wl_pool
 #                    signal (one woken per item) has none
+#   cpu-saturation   six processes of wl_states spin (300 ms of CPU each) on
+#                    two CPUs: each queued about twice as long as it ran,
+#                    asking for about 6 CPUs; two of them, none
 # The demo (build/demo/tl-demo): each of its five bugs alone gives its
 # finding (judged on that kind: a bug's side effects are true findings too),
 # and --bugs none gives none at all.
@@ -310,6 +313,25 @@ for t in ts: t.join()'
 	# wake storm, judged elsewhere)
 	twice thundering-herd herd_once thundering-herd herd producer
 	twice healthy-pool-signal herd_once healthy-pool-signal signal
+	# six single-threaded processes busy at once on two CPUs: each of them alone is no oversubscription
+	ONLY=cpu-saturation diag cpu-saturation "cpu-saturation:*" sh -c 'for i in 1 2 3 4 5 6; do "$1" spin & done; wait' \
+		sh "$BUILD/tests/wl_states"
+	tl diagnose --json "$TMP/cpu-saturation.tl"
+	# each wants a CPU all its life (asked for: 6 less the staggered starts and ends; 5.6 measured) and
+	# queues 2/3 of it, twice its run (1.9 measured)
+	if [ "$RC" = 0 ] && python3 -c '
+import json, sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "cpu-saturation"][0]
+ev = {e["what"]: e["value"] for e in f["evidence"]}
+sys.exit(not (4.5 <= ev["CPUs asked for (on one or queued, per second)"] <= 6.5 and
+              150 <= ev["queued for a CPU, % of that"] <= 250 and ev["processes that ran"] >= 6))' "$OUT"; then
+		pass diagnose/cpu-saturation-numbers
+	else
+		fail diagnose/cpu-saturation-numbers "exit $RC; want 4.5-6.5 CPUs asked for, queued 150-250% of the run" \
+			"$(grep -A 12 '"cpu-saturation"' "$OUT" | head -n 30)"
+	fi
+	ONLY=cpu-saturation diag healthy-two-processes "" sh -c 'for i in 1 2; do "$1" spin & done; wait' \
+		sh "$BUILD/tests/wl_states"
 	# the text names the finding, its evidence with the threshold, cause and fix
 	# the demo pipeline: each bug alone gives its finding; all bugs off, nothing at all
 	DEMO="$BUILD/demo/tl-demo"

@@ -9,7 +9,8 @@
  * OpenMP worker spinning between two rounds is spin-waiting (write_spin()).
  * Threads held off idle CPUs are cpu-throttled (write_throttled()); a
  * producer that wakes three workers for one item a thundering herd
- * (write_herd()).
+ * (write_herd()); two processes that want three CPUs of two, CPU
+ * saturation (write_saturated()).
  *
  * The trace is written with the real writer and read back with the real
  * reader, as the command does.
@@ -457,6 +458,74 @@ TEST(thundering_herd)
 	unlink(p);
 }
 
+/*
+ * Two processes short of CPUs: app (600: 600, 601, 602) and its child aux
+ * (610: 610, 611, 612), all woken at 1000 and each running 100 us once
+ * before it sleeps; CPU 0 runs 600, 610, 601 in turn from 1000, CPU 1 611,
+ * 602, 612.
+ * On a CPU R = 600 us; queued Q = 100 + 200 a CPU = 600 us (100%, at the
+ * threshold); the threads live 1000-1400, W = 400 us.  Demand (R + Q) / W
+ * = 3 CPUs; the cost W Q / (R + Q) = 200 us.
+ */
+static void write_saturated(char *p)
+{
+	static const int32_t order[2][3] = { { 600, 610, 601 }, { 611, 602, 612 } };
+
+	W = program_trace_open(p, 600, 1000);
+	CHECK(W != NULL);
+	for (int32_t t = 600; t <= 612; t++)
+		if (t % 10 <= 2) {
+			ev(1000, -1, TL_EV_THREAD, t, t / 10 * 10, 0, 0, 2, 0, t < 610 ? "app" : "aux");
+			if (t == 610) /* aux is app's child: the recorded program */
+				ev(1000, 0, TL_EV_FORK, t, 600, 0, 0, 0, 0, "aux");
+		}
+	for (int cpu = 0; cpu < 2; cpu++)
+		for (int k = 0; k < 3; k++)
+			ev(1000, cpu, TL_EV_WAKING, order[cpu][k], 0, cpu, 120, 0, 0, NULL);
+	for (int cpu = 0; cpu < 2; cpu++) {
+		sw(1000, cpu, 0, 0, order[cpu][0], 0);
+		sw(1100, cpu, order[cpu][0], TL_PS_S, order[cpu][1], 0);
+		sw(1200, cpu, order[cpu][1], TL_PS_S, order[cpu][2], 0);
+		sw(1300, cpu, order[cpu][2], TL_PS_S, 0, 0);
+	}
+	CHECK(program_trace_close(W, 1400) == 0);
+}
+
+TEST(cpu_saturation)
+{
+	char p[] = "/tmp/tl-test-saturated-XXXXXX";
+	struct tl_run run = { .to_ns = -1, .path = p };
+	struct tl_diagnose_opts o;
+	struct tl_findings f;
+	struct tl_model m;
+	const struct tl_finding *x = NULL;
+
+	write_saturated(p);
+	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+	tl_diagnose_defaults(&o);
+	o.min_cost_ns = 100 * US;
+	CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
+	CHECK_EQ_INT(count_kind(&f, TL_FIND_CPU_SATURATION, &x), 1);
+	if (x) {
+		CHECK_EQ_INT(x->cost_ns, 200 * US);
+		CHECK_EQ_INT((int64_t)x->evidence[0].value, 2);        /* processes */
+		CHECK_EQ_INT((int64_t)x->evidence[1].value, 6);        /* threads */
+		CHECK_EQ_INT((int64_t)x->evidence[2].value, 600 * US); /* on a CPU */
+		CHECK_EQ_INT((int64_t)(x->evidence[3].value + 0.5), 100);
+		CHECK_EQ_INT((int64_t)(x->evidence[4].value * 1000 + 0.5), 3000); /* CPUs asked for */
+		CHECK_EQ_INT(x->nthreads, 2);                                     /* both processes, queued */
+	}
+	CHECK_EQ_INT(f.checked[TL_FIND_CPU_SATURATION], 1);
+	tl_findings_release(&f);
+	o.min_cost_ns = 201 * US;
+	CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
+	CHECK_EQ_INT(count_kind(&f, TL_FIND_CPU_SATURATION, &x), 0);
+	tl_findings_release(&f);
+	tl_report_release(&m);
+	tl_run_release(&run);
+	unlink(p);
+}
+
 TEST(kind_names)
 {
 	for (int k = 0; k < TL_FIND__COUNT; k++)
@@ -474,5 +543,5 @@ int main(void)
 	write_trace();
 	atexit(remove_trace);
 	RUN_TESTS(lock_not_condition_nor_join, serialized_threads, spin_waiting, cpu_throttled, thundering_herd,
-	          kind_names);
+	          cpu_saturation, kind_names);
 }

@@ -37,6 +37,7 @@ static const char *const kind_names[TL_FIND__COUNT] = {
 	[TL_FIND_TASK_STARVATION] = "task-starvation",
 	[TL_FIND_CPU_THROTTLED] = "cpu-throttled",
 	[TL_FIND_THUNDERING_HERD] = "thundering-herd",
+	[TL_FIND_CPU_SATURATION] = "cpu-saturation",
 };
 
 const char *tl_finding_kind_name(unsigned kind)
@@ -721,6 +722,7 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 	out->skipped[TL_FIND_TASK_STARVATION][0] = 0;
 	out->skipped[TL_FIND_CPU_THROTTLED][0] = 0;
 	out->skipped[TL_FIND_THUNDERING_HERD][0] = 0;
+	out->skipped[TL_FIND_CPU_SATURATION][0] = 0;
 	for (size_t i = 0; i < m->nthreads && !ret; i++) {
 		const struct tl_thread_stats *t = &m->threads[i];
 
@@ -744,7 +746,7 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 			              : 0;
 		}
 	if (!ret)
-		ret = tl_dg_regions(&c) || tl_dg_herds(&c) ? -1 : 0;
+		ret = tl_dg_regions(&c) || tl_dg_herds(&c) || tl_dg_saturation(&c) ? -1 : 0;
 	free(c.rsync);
 	if (ret) {
 		tl_findings_release(out);

@@ -19,7 +19,8 @@
  * (analysis/load) oversubscription and serialized threads; from the
  * OpenMP regions and the threads' time spin waiting; from each process's
  * threads held off idle CPUs, a CPU limit (cpu-throttled); from the
- * bursts of wakeups by one waker (analysis/herd), a thundering herd.  A detector that could not run says
+ * bursts of wakeups by one waker (analysis/herd), a thundering herd; from
+ * all the recorded processes together, CPU saturation.  A detector that could not run says
  * why in `skipped` (a kind added to the enum before its detector says
  * "not implemented yet"), so that silence is never mistaken for health.
  * Only the recorded program's threads are examined
@@ -53,6 +54,7 @@ enum tl_finding_kind {
 	TL_FIND_TASK_STARVATION,          /* an OpenMP team waits at its barriers with no task left to run */
 	TL_FIND_CPU_THROTTLED,            /* runnable threads held off idle CPUs: a CPU limit (cgroup quota) ran out */
 	TL_FIND_THUNDERING_HERD,          /* one waker wakes many threads at once and most find nothing to do */
+	TL_FIND_CPU_SATURATION,           /* a program of several processes wants more CPUs than there are */
 	TL_FIND__COUNT
 };
 

@@ -3,7 +3,8 @@
  * read each thread's statistics, diagnose_regions.c for the ones that read
  * the parallel regions, diagnose_serial.c for serialized threads,
  * diagnose_spin.c for OpenMP workers spinning, diagnose_throttle.c for a
- * CPU limit, diagnose_herd.c for thundering herds): the context of one analysis and the helpers that
+ * CPU limit, diagnose_herd.c for thundering herds, diagnose_saturation.c
+ * for a program of several processes short of CPUs): the context of one analysis and the helpers that
  * fill a finding.
  */
 #ifndef TL_DIAGNOSE_INT_H
@@ -64,5 +65,8 @@ int tl_dg_throttle(struct tl_dg_ctx *c, const struct tl_process_stats *p);
 
 /* Thundering herds of the recorded processes (diagnose_herd.c).  0, or -1 (memory). */
 int tl_dg_herds(struct tl_dg_ctx *c);
+
+/* The recorded processes together wanting more CPUs than there are (diagnose_saturation.c).  0, or -1. */
+int tl_dg_saturation(struct tl_dg_ctx *c);
 
 #endif

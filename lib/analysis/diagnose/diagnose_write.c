@@ -27,7 +27,7 @@ static const char *value_str(double v, const char *unit, char *buf, size_t len)
 static int per_process(unsigned kind)
 {
 	return kind == TL_FIND_OVERSUBSCRIPTION || kind == TL_FIND_SERIALIZED || kind == TL_FIND_SPIN_WAITING ||
-	       kind == TL_FIND_CPU_THROTTLED || kind == TL_FIND_THUNDERING_HERD;
+	       kind == TL_FIND_CPU_THROTTLED || kind == TL_FIND_THUNDERING_HERD || kind == TL_FIND_CPU_SATURATION;
 }
 
 static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
@@ -40,13 +40,19 @@ static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 	        : f->kind == TL_FIND_SPIN_WAITING    ? "workers' CPU time"
 	        : f->kind == TL_FIND_CPU_THROTTLED   ? "time its threads wanted a CPU"
 	        : f->kind == TL_FIND_THUNDERING_HERD ? "woken threads' time running or queued"
+	        : f->kind == TL_FIND_CPU_SATURATION  ? "program's wall time"
 	        : per_process(f->kind)               ? "process's time"
 	                                             : "thread's time");
 	fprintf(out, "   %s\n", f->title);
-	fprintf(out, "   where:    process %s (%d);", f->process, (int)f->pid);
+	if (f->kind == TL_FIND_CPU_SATURATION && !f->pid)
+		fputs("   where:    the machine;", out);
+	else if (f->kind == TL_FIND_CPU_SATURATION)
+		fprintf(out, "   where:    process %s (%d) and its children;", f->process, (int)f->pid);
+	else
+		fprintf(out, "   where:    process %s (%d);", f->process, (int)f->pid);
 	if (f->region[0])
 		fprintf(out, " region %s;", f->region);
-	fputs(" threads:", out);
+	fputs(f->kind == TL_FIND_CPU_SATURATION ? " processes:" : " threads:", out);
 	for (size_t t = 0; t < f->nthreads; t++)
 		fprintf(out, "%s %s %d (%s)", t ? "," : "", f->threads[t].name, (int)f->threads[t].tid,
 		        f->threads[t].role);
@@ -84,11 +90,12 @@ int tl_diagnose_write_text(FILE *out, const struct tl_findings *f)
 			fprintf(out, " %s (%" PRIu64 " %s%s)", tl_finding_kind_name(k), f->checked[k],
 			        k == TL_FIND_BARRIER_IMBALANCE || k == TL_FIND_POINTLESS_PARALLEL ? "region"
 			        : k == TL_FIND_THUNDERING_HERD                                    ? "waker"
+			        : k == TL_FIND_CPU_SATURATION                                     ? "program"
 			        : per_process(k)                                                  ? "process"
 			                                                                          : "thread",
-			        f->checked[k] == 1 || k == TL_FIND_THUNDERING_HERD ? ""
-			        : per_process(k)                                   ? "es"
-			                                                           : "s");
+			        f->checked[k] == 1                                                              ? ""
+			        : per_process(k) && k != TL_FIND_THUNDERING_HERD && k != TL_FIND_CPU_SATURATION ? "es"
+			                                                                                        : "s");
 	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
 		if (f->skipped[k][0] && strcmp(f->skipped[k], TL_DIAGNOSE_NOT_YET))
 			fprintf(out, "\nnot examined: %s: %s", tl_finding_kind_name(k), f->skipped[k]);
