@@ -429,8 +429,10 @@ ev = {e["name"]: e for e in d["events"]}
 bad = []
 if [e["name"] for e in d["events"]] != ["cpu-clock", "page-faults"] or d["event"] != "cpu-clock":
     bad.append("events %s, counted %s" % (d["events"], d["event"]))
-# frequency mode adapts its period as it goes: a short burst of faults may get a sample or two
-elif ev["cpu-clock"]["samples"] < 5 or ev["page-faults"]["samples"] < 1 or ev["page-faults"]["count"] < 25600 // 2:
+# frequency mode adapts its period as it goes: a short burst of faults may get a sample or two, and the
+# count of the event is the sum of the sampled periods, so with one sample it is whatever period the kernel had
+# reached (50,653-75,894 in 5 runs, 10,763 once in the ASan tier of a full check), not the 25,600 faults
+elif ev["cpu-clock"]["samples"] < 5 or ev["page-faults"]["samples"] < 1 or ev["page-faults"]["count"] < 1:
     bad.append("too few samples or faults: %s" % d["events"])
 else:
     # per function, each event: its counts sum to the event in all (every sample has an innermost function)
