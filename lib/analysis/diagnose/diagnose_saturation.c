@@ -14,7 +14,9 @@
  * Demand D = (R + Q) / W CPUs.  Found when the program has two or more
  * processes that ran, Q is at least R (as oversubscription's sustained
  * form: on average a thread queued behind each running one), D exceeds
- * the machine's CPUs (queueing with less demand is other programs' doing:
+ * the CPUs the processes may use (the union of their affinity masks: a
+ * container's cpuset, taskset; queueing with less demand is other
+ * programs' doing:
  * wl_kernel pingpong beside the recorder built with ASan asked for 1.3
  * CPUs of 2 and queued twice its run), and the cost reaches the minimum.
  * The cost is W Q / (R + Q): the wall time
@@ -39,6 +41,7 @@ int tl_dg_saturation(struct tl_dg_ctx *c)
 	struct tl_finding *f;
 	double demand;
 	int system = m->run->info.target_mode == TL_TARGET_SYSTEM;
+	int n = m->program_cpus > 0 ? m->program_cpus : m->ncpus;
 
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i].is_target && m->procs[i].cpu_ns) {
@@ -65,16 +68,16 @@ int tl_dg_saturation(struct tl_dg_ctx *c)
 		return 0;
 	cost = (uint64_t)((double)(end - start) * (double)queued / ((double)run + (double)queued));
 	demand = (double)(run + queued) / (double)(end - start);
-	if (cost < c->o->min_cost_ns || demand <= m->ncpus)
+	if (cost < c->o->min_cost_ns || demand <= n)
 		return 0;
 	f = tl_dg_new_finding_at(c, TL_FIND_CPU_SATURATION, system ? 0 : first->pid,
 	                         system ? "the machine" : first->name, start, end, cost, end - start);
 	if (!f)
 		return -1;
 	snprintf(f->title, sizeof(f->title),
-	         "%s (%zu processes) asked for %.1f CPUs on average and had %d: queued %.1f s for each second on a "
-	         "CPU",
-	         system ? "the machine" : "the program", nprocs, demand, m->ncpus, (double)queued / (double)run);
+	         "%s (%zu processes) asked for %.1f CPUs on average and may use %d: queued %.1f s for each second "
+	         "on a CPU",
+	         system ? "the machine" : "the program", nprocs, demand, n, (double)queued / (double)run);
 	/* the processes whose threads queued longest */
 	for (int k = 0; k < 3; k++) {
 		const struct tl_process_stats *best = NULL;
@@ -100,14 +103,15 @@ int tl_dg_saturation(struct tl_dg_ctx *c)
 	tl_dg_add_evidence(f, "their threads", (double)nthreads, NAN, "", 1);
 	tl_dg_add_evidence(f, "time on a CPU (thread time)", (double)run, NAN, "ns", 1);
 	tl_dg_add_evidence(f, "queued for a CPU, % of that", tl_dg_pct(queued, run), SAT_QUEUE_PCT, "%", 1);
-	tl_dg_add_evidence(f, "CPUs asked for (on one or queued, per second)", demand, m->ncpus, "", 1);
+	tl_dg_add_evidence(f, "CPUs asked for (on one or queued, per second)", demand, n, "", 1);
 	tl_dg_add_evidence(f, "wall time all queued work would save", (double)cost, (double)c->o->min_cost_ns, "ns", 1);
 	snprintf(f->cause, sizeof(f->cause),
 	         "more processes and threads are busy at once than there are CPUs: each waits in a run queue about "
 	         "as long as it runs, so every request or task takes longer by the queueing");
-	snprintf(f->fix, sizeof(f->fix),
-	         "run fewer at once (clients, connections, worker processes, make -j) to match the %d CPUs, or give "
-	         "it more CPUs: up to %.1f would serve the demand, making it at most %.1fx faster",
-	         m->ncpus, demand, (double)(run + queued) / (double)run);
+	snprintf(
+	        f->fix, sizeof(f->fix),
+	        "run fewer at once (clients, connections, worker processes, make -j) to match the %d CPU%s it may use, "
+	        "or give it more CPUs: up to %.1f would serve the demand, making it at most %.1fx faster",
+	        n, n == 1 ? "" : "s", demand, (double)(run + queued) / (double)run);
 	return 0;
 }

@@ -141,6 +141,7 @@ struct tl_model {
 	 */
 	const struct tl_run *run;
 	int ncpus;                       /* entries of cpus: run->ncpus */
+	int program_cpus;                /* the CPUs the recorded processes together may use (their masks' union) */
 	struct tl_thread_stats *threads; /* sorted by pid, then tid, then serial */
 	size_t nthreads;
 	struct tl_cpu_stats *cpus;      /* ncpus entries */

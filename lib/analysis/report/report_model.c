@@ -258,6 +258,43 @@ static void proc_cpus(const struct pass *p, struct pinfo *pi, size_t npi, uint64
 		}
 }
 
+/*
+ * The CPUs the recorded processes together may use: the union of the
+ * masks of those that did at least 1/20 of their CPU time, and at least as
+ * many as any of those may use (one whose masks the trace lacks counts the
+ * CPUs it ran on, or all).  Masks are seen when a thread is first seen: a
+ * launcher such as `taskset -c 1 sh -c ...` keeps the mask it had before
+ * it narrowed it, and it runs for a few ms.
+ */
+static int worker(const struct tl_model *m, size_t i, uint64_t total)
+{
+	return m->procs[i].is_target && m->procs[i].cpu_ns * 20 >= total;
+}
+
+static int program_cpus(const struct tl_model *m, const uint64_t *mask, const char *any, size_t words)
+{
+	int n = 0, most = 0;
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < m->nprocs; i++)
+		total += m->procs[i].is_target ? m->procs[i].cpu_ns : 0;
+	for (size_t w = 0; w < words; w++) {
+		uint64_t u = 0;
+
+		for (size_t i = 0; i < m->nprocs; i++)
+			if (worker(m, i, total) && any[i])
+				u |= mask[i * words + w];
+		if (w == words - 1 && m->ncpus % 64)
+			u &= (1ull << (m->ncpus % 64)) - 1;
+		n += __builtin_popcountll(u);
+	}
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (worker(m, i, total) && m->procs[i].available_cpus > most)
+			most = m->procs[i].available_cpus;
+	n = n > most ? n : most;
+	return n > 0 && n <= m->ncpus ? n : m->ncpus;
+}
+
 int tl_report_build_model(struct pass *p, struct tl_model *m)
 {
 	const struct tl_run *run = m->run;
@@ -375,6 +412,7 @@ int tl_report_build_model(struct pass *p, struct tl_model *m)
 			pr->cpu_pct_available = 100.0 * (double)pr->cpu_ns / ((double)win * pr->available_cpus);
 		}
 	}
+	m->program_cpus = program_cpus(m, mask, any, words);
 	free(mask);
 	free(any);
 	free(used);
