@@ -262,9 +262,9 @@ static void proc_cpus(const struct pass *p, struct pinfo *pi, size_t npi, uint64
  * The CPUs the recorded processes together may use: the union of the
  * masks of those that did at least 1/20 of their CPU time, and at least as
  * many as any of those may use (one whose masks the trace lacks counts the
- * CPUs it ran on, or all).  Masks are seen when a thread is first seen: a
- * launcher such as `taskset -c 1 sh -c ...` keeps the mask it had before
- * it narrowed it, and it runs for a few ms.
+ * CPUs it ran on, or all).  A process's mask is the union of every mask
+ * its threads had: a launcher such as `taskset -c 1 sh -c ...` counts the
+ * CPUs it had before it narrowed its mask, and it runs for a few ms.
  */
 static int worker(const struct tl_model *m, size_t i, uint64_t total)
 {
