@@ -266,6 +266,8 @@ function describeHit(m, h) {
 			lines.push((st.startsWith('READY_') ? 'CPU taken by ' : 'woken by ') + m.nameOf(q.b));
 		else if (q.b < 0)
 			lines.push(q.b === -2 ? 'woken by a device interrupt' : 'woken by an interrupt (a timer)');
+		else if (st === 'READY_QUANTUM')
+			lines.push('held back: the CPU was idle (a CPU limit ran out: diagnose, cpu-throttled)');
 		return lines;
 	}
 	if (h.rec && r.type === 'cpu') {
