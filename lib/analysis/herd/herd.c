@@ -211,8 +211,6 @@ static void join(struct tl_herds *h, struct thr *t, const struct tl_thread *th, 
 		return;
 	}
 	if (!b || b->pid != th->tgid || at > b->last + TL_HERD_GAP_NS || member(b, th->serial)) {
-		const struct tl_thread *wt = tl_sched_thread(h->sched, waker);
-
 		if (b)
 			close_burst(h, b);
 		if (!(b = new_burst(h))) {
@@ -223,7 +221,6 @@ static void join(struct tl_herds *h, struct thr *t, const struct tl_thread *th, 
 		b->waker = waker;
 		b->pid = th->tgid;
 		b->start = at;
-		snprintf(b->waker_name, sizeof(b->waker_name), "%s", wt ? wt->name : "?");
 	}
 	if (TL_GROW(b->runs, b->runs_cap, b->nruns + 1) < 0) {
 		h->oom = 1;
@@ -235,6 +232,12 @@ static void join(struct tl_herds *h, struct thr *t, const struct tl_thread *th, 
 	t->ns = t->queued = 0;
 	memcpy(t->name, th->name, sizeof(t->name));
 	b->last = at;
+	if (b->nruns == TL_HERD_MIN) {
+		/* a burst that counts: name its waker (most wakeups are one thread's, and not named) */
+		const struct tl_thread *wt = tl_sched_thread(h->sched, waker);
+
+		snprintf(b->waker_name, sizeof(b->waker_name), "%s", wt ? wt->name : "?");
+	}
 }
 
 void tl_herd_interval(struct tl_herds *h, const struct tl_thread *th, const struct tl_interval *iv, int lock)
