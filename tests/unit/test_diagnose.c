@@ -56,6 +56,19 @@ static int count_kind(const struct tl_findings *f, unsigned kind, const struct t
 	return n;
 }
 
+/* Diagnose m with o again: how many findings of `kind` (the model is kept). */
+static int count_with(const struct tl_model *m, const struct tl_diagnose_opts *o, unsigned kind)
+{
+	const struct tl_finding *x = NULL;
+	struct tl_findings f;
+	int n;
+
+	CHECK_EQ_INT(tl_diagnose_model(m, o, &f), 0);
+	n = count_kind(&f, kind, &x);
+	tl_findings_release(&f);
+	return n;
+}
+
 /*
  * app (100): lockw (101) waits 100 us on a lock that holder (102) releases;
  * condw (103) waits 100 us on a condition that holder signals; app joins
@@ -357,9 +370,7 @@ TEST(cpu_throttled)
 	tl_findings_release(&f);
 	/* a --throttle above its share leaves it out: 320 us is 34.0% */
 	o.throttle_pct = 35;
-	CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
-	CHECK_EQ_INT(count_kind(&f, TL_FIND_CPU_THROTTLED, &x), 0);
-	tl_findings_release(&f);
+	CHECK_EQ_INT(count_with(&m, &o, TL_FIND_CPU_THROTTLED), 0);
 	tl_report_release(&m);
 	tl_run_release(&run);
 	unlink(p);
@@ -450,9 +461,7 @@ TEST(thundering_herd)
 	CHECK_EQ_INT(f.checked[TL_FIND_THUNDERING_HERD], 1);
 	tl_findings_release(&f);
 	o.min_cost_ns = 25 * US; /* the cost is 24 us */
-	CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
-	CHECK_EQ_INT(count_kind(&f, TL_FIND_THUNDERING_HERD, &x), 0);
-	tl_findings_release(&f);
+	CHECK_EQ_INT(count_with(&m, &o, TL_FIND_THUNDERING_HERD), 0);
 	tl_report_release(&m);
 	tl_run_release(&run);
 	unlink(p);
@@ -518,9 +527,7 @@ TEST(cpu_saturation)
 	CHECK_EQ_INT(f.checked[TL_FIND_CPU_SATURATION], 1);
 	tl_findings_release(&f);
 	o.min_cost_ns = 201 * US;
-	CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
-	CHECK_EQ_INT(count_kind(&f, TL_FIND_CPU_SATURATION, &x), 0);
-	tl_findings_release(&f);
+	CHECK_EQ_INT(count_with(&m, &o, TL_FIND_CPU_SATURATION), 0);
 	tl_report_release(&m);
 	tl_run_release(&run);
 	unlink(p);

@@ -30,6 +30,18 @@ static int per_process(unsigned kind)
 	       kind == TL_FIND_CPU_THROTTLED || kind == TL_FIND_THUNDERING_HERD || kind == TL_FIND_CPU_SATURATION;
 }
 
+/* What a detector examines, one of them ("thread", "process", ...): its checked[] counts these. */
+static const char *examined_unit(unsigned k)
+{
+	if (k == TL_FIND_BARRIER_IMBALANCE || k == TL_FIND_POINTLESS_PARALLEL)
+		return "region";
+	if (k == TL_FIND_THUNDERING_HERD)
+		return "waker";
+	if (k == TL_FIND_CPU_SATURATION)
+		return "program";
+	return per_process(k) ? "process" : "thread";
+}
+
 static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 {
 	char b[3][32];
@@ -85,17 +97,15 @@ int tl_diagnose_write_text(FILE *out, const struct tl_findings *f)
 	for (size_t i = 0; i < f->n; i++)
 		text_finding(out, i, &f->items[i]);
 	fputs("\nexamined:", out);
-	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
+	for (unsigned k = 0; k < TL_FIND__COUNT; k++) {
+		const char *unit = examined_unit(k);
+
 		if (!f->skipped[k][0])
-			fprintf(out, " %s (%" PRIu64 " %s%s)", tl_finding_kind_name(k), f->checked[k],
-			        k == TL_FIND_BARRIER_IMBALANCE || k == TL_FIND_POINTLESS_PARALLEL ? "region"
-			        : k == TL_FIND_THUNDERING_HERD                                    ? "waker"
-			        : k == TL_FIND_CPU_SATURATION                                     ? "program"
-			        : per_process(k)                                                  ? "process"
-			                                                                          : "thread",
-			        f->checked[k] == 1                                                              ? ""
-			        : per_process(k) && k != TL_FIND_THUNDERING_HERD && k != TL_FIND_CPU_SATURATION ? "es"
-			                                                                                        : "s");
+			fprintf(out, " %s (%" PRIu64 " %s%s)", tl_finding_kind_name(k), f->checked[k], unit,
+			        f->checked[k] == 1         ? ""
+			        : !strcmp(unit, "process") ? "es"
+			                                   : "s");
+	}
 	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
 		if (f->skipped[k][0] && strcmp(f->skipped[k], TL_DIAGNOSE_NOT_YET))
 			fprintf(out, "\nnot examined: %s: %s", tl_finding_kind_name(k), f->skipped[k]);
