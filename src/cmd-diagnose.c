@@ -41,6 +41,7 @@ enum {
 	OPT_OVERHEAD,
 	OPT_OVERSUB,
 	OPT_THROTTLE,
+	OPT_AFFINITY,
 };
 
 static const struct option long_options[] = {
@@ -61,6 +62,7 @@ static const struct option long_options[] = {
 	{ "overhead", required_argument, NULL, OPT_OVERHEAD },
 	{ "oversub", required_argument, NULL, OPT_OVERSUB },
 	{ "throttle", required_argument, NULL, OPT_THROTTLE },
+	{ "affinity", required_argument, NULL, OPT_AFFINITY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -77,7 +79,7 @@ static void usage(FILE *out)
 	      "detectors: lock-contention, io-bound, wake-storm, preemption-starvation,\n"
 	      "migration-storm, single-thread-bottleneck, irq-interference, oversubscription,\n"
 	      "priority-inversion, serialized-threads, cpu-throttled, thundering-herd,\n"
-	      "cpu-saturation (the recorded processes together);\n"
+	      "affinity-bound, cpu-saturation (the recorded processes together);\n"
 	      "from the parallel regions (tl_region_begin/end, or OpenMP's): barrier-imbalance,\n"
 	      "pointless-parallelism; from OpenMP's regions: spin-waiting, task-starvation\n"
 	      "\n"
@@ -92,6 +94,7 @@ static void usage(FILE *out)
 	      "      --overhead PCT       pointless-parallelism: waiting per executing, % [100]\n"
 	      "      --oversub PCT        oversubscription: over and under the CPUs, % [10]\n"
 	      "      --throttle PCT       cpu-throttled: held off idle CPUs, % of wanting one [5]\n"
+	      "      --affinity PCT       affinity-bound: beside idle CPUs the mask excludes, % [5]\n"
 	      "      --storm-rate HZ      wake-storm: voluntary switches per second [1000]\n"
 	      "      --storm-burst DURATION\n"
 	      "                           wake-storm: median run between switches at most [50us]\n"
@@ -173,6 +176,10 @@ static int parse_args(int argc, char **argv, struct diag_args *a)
 			break;
 		case OPT_THROTTLE:
 			if (parse_pct("--throttle", optarg, &a->o.throttle_pct))
+				return 2;
+			break;
+		case OPT_AFFINITY:
+			if (parse_pct("--affinity", optarg, &a->o.affinity_pct))
 				return 2;
 			break;
 		case OPT_IMBALANCE:

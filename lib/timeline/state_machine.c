@@ -141,10 +141,25 @@ void tl_sm_cpu_set(struct tl_sched *s, int c, unsigned what, int32_t tid, int32_
 		iv.irq = cpu->irq;
 		s->o.on_cpu_interval(s->o.ctx, &iv);
 	}
+	if (cpu->what == TL_CPU_IDLE)
+		cpu->idle_ns += at - cpu->since;
+	else if (cpu->what == TL_CPU_FILTERED)
+		cpu->filtered_ns += at - cpu->since;
 	cpu->what = (uint16_t)what;
 	cpu->cur = tid;
 	cpu->irq = irq;
 	cpu->since = at;
+}
+
+void tl_sched_cpu_idle(const struct tl_sched *s, uint64_t at, uint64_t *idle, uint64_t *filtered)
+{
+	for (int c = 0; c < s->ncpus; c++) {
+		const struct cpu *cpu = &s->cpus[c];
+		uint64_t open = at > cpu->since ? at - cpu->since : 0;
+
+		idle[c] = cpu->idle_ns + (cpu->what == TL_CPU_IDLE ? open : 0);
+		filtered[c] = cpu->filtered_ns + (cpu->what == TL_CPU_FILTERED ? open : 0);
+	}
 }
 
 /* What the CPU shows when no IRQ is running on it. */

@@ -144,6 +144,15 @@ const struct tl_sched_counters *tl_sched_counters(const struct tl_sched *s);
 /* Look up the live thread with this tid, or NULL. */
 struct tl_thread *tl_sched_thread(struct tl_sched *s, int32_t tid);
 
+/*
+ * Each CPU's idle time (TL_CPU_IDLE: the idle task, no interrupt) from the
+ * start until `at`, which is no earlier than the last event applied, into
+ * idle[0..ncpus-1]: the difference of two readings is its idle time
+ * between them.  filtered[]: its TL_CPU_FILTERED time the same way (idle
+ * or other processes: a filtered recording's totals split it).
+ */
+void tl_sched_cpu_idle(const struct tl_sched *s, uint64_t at, uint64_t *idle, uint64_t *filtered);
+
 void tl_sched_free(struct tl_sched *s);
 
 #endif

@@ -58,6 +58,8 @@ struct cpu {
 	uint8_t after_lost;       /* the occupant is unknown because events were lost (not because the trace began) */
 	uint8_t gap_open;         /* sleepers are UNKNOWN for this CPU's lost events: until its next event */
 	struct thread *preempted; /* threads waiting here in READY_PREEMPT or READY_QUANTUM */
+	uint64_t idle_ns;         /* its closed TL_CPU_IDLE intervals so far (tl_sched_cpu_idle_ns) */
+	uint64_t filtered_ns;     /* and TL_CPU_FILTERED ones */
 };
 
 struct tl_sched {

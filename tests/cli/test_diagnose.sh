@@ -38,12 +38,19 @@
 #                    CPUs, then one merges alone (the waiting thread named
 #                    first varies: "kind:*"); beside a busy process of the
 #                    same command, no oversubscription (no CPU left idle)
-#   healthy          wl_states spin and quantum (two threads sharing a CPU
-#                    take turns: READY_QUANTUM, not preemption), wl_frames
+#   affinity-bound   wl_states quantum: busyA and busyB pinned to CPU 1
+#                    while CPU 0 idles; their waits beside it against the
+#                    kernel's run-queue wait and CPU 0's idle time; wl_states
+#                    preempt (victim and fifo on CPU 1) has it too; nothing
+#                    else is found in quantum (two threads sharing a CPU
+#                    take turns: READY_QUANTUM, not preemption)
+#   healthy          wl_states spin (pinned, alone on its CPU), wl_frames
 #                    (a pipeline of condition variables: waiting for work is
 #                    not contention), wl_kernel pingpong (message passing
 #                    switches as often as a poller, but is woken by its
-#                    partner), wl_kernel balanced (the imbalance workload
+#                    partner; ping and pong are pinned to two CPUs, and a
+#                    wakeup's wait for the other CPU to leave idle is not
+#                    affinity-bound), wl_kernel balanced (the imbalance workload
 #                    with 2 ms each), wl_kernel fit (oversub's work on two
 #                    workers: no oversubscription), wl_kernel inherit (inversion with a priority-
 #                    inheritance mutex: no inversion; its other findings
@@ -195,7 +202,8 @@ for name in want:
     if h["count"] != n or abs(h["wait_ns"] - ns) > 200000 * n:
         bad.append("%s held back %d times for %.3f ms; the kernel: throttled %d times for %.3f ms" %
                    (name, h["count"], h["wait_ns"] / 1e6, n, ns / 1e6))
-found = [(f["kind"], [t["name"] for t in f["threads"]]) for f in dg["findings"]]
+# quantum pins both threads to CPU 1 beside an idle CPU 0: affinity-bound is true of it too
+found = [(f["kind"], [t["name"] for t in f["threads"]]) for f in dg["findings"] if f["kind"] != "affinity-bound"]
 if [k for k, _ in found] != ["cpu-throttled"] or sorted(found[0][1]) != sorted(want):
     bad.append("findings: %s (want cpu-throttled naming %s)" % (found or "none", ",".join(want)))
 print("; ".join(bad))
@@ -204,6 +212,47 @@ PY
 
 throttled() {
 	twice "$1" throttled_once "$@"
+}
+
+# affinity_once NAME: record wl_states quantum (busyA and busyB pinned to CPU
+# 1, CPU 0 idle); diagnose's only finding must be affinity-bound naming both,
+# and each thread's wait beside the idle CPU (report JSON: confined) must lie
+# between the kernel's run-queue wait (schedstat) less the other CPU's busy
+# time in the scenario (the wall time less its idle time by the kernel's
+# cpuidle residency: measured 4-6 ms) and the 50 us a wait that is not
+# counted (TL_CONFINE_TAKE_NS), and that wait; within 20 us a wait (the
+# trace dates a wait by its switches, the kernel from its enqueue to its
+# pick: 0.8 ms over 77 waits seen once) and 1 ms.
+affinity_once() {
+	"$TL" record -o "$TMP/$1.tl" -- "$BUILD/tests/wl_states" quantum --truth "$TMP/$1.json" >"$OUT" 2>"$ERR" ||
+		{ echo "record exit $?: $(tail -n 2 "$ERR")"; return; }
+	"$TL" report --json "$TMP/$1.tl" >"$OUT" 2>"$ERR" && "$TL" diagnose --json "$TMP/$1.tl" >"$OUT.d" 2>>"$ERR" ||
+		{ echo "report or diagnose failed: $(head -n 2 "$ERR")"; return; }
+	python3 - "$OUT" "$OUT.d" "$TMP/$1.json" <<'PY'
+import json, sys
+rep, dg, truth = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+bad = []
+for name, t in truth["threads"].items():
+    ts = [x for x in rep["threads"] if x["name"] == name]
+    if len(ts) != 1:
+        bad.append("%d threads named %s" % (len(ts), name))
+        continue
+    c = ts[0]["confined"]
+    if t["other_cpu_idle_ns"] < 0:
+        print("cannot run: the kernel counts no idle time per CPU (cpuidle)")
+        sys.exit()
+    busy = t["scenario_wall_ns"] - t["other_cpu_idle_ns"]
+    tol = 20000 * t["schedstat_slices"] + 1000000
+    lo = t["schedstat_wait_ns"] - busy - 50000 * t["schedstat_slices"] - tol
+    hi = t["schedstat_wait_ns"] + tol
+    if not lo <= c["wait_ns"] <= hi or c["cpus"] != 1:
+        bad.append("%s waited %.3f ms beside the idle CPU (%d waits, %d CPUs allowed); the kernel: %.3f ms on the run queue, the other CPU busy %.3f ms (want %.3f-%.3f)" %
+                   (name, c["wait_ns"] / 1e6, c["count"], c["cpus"], t["schedstat_wait_ns"] / 1e6, busy / 1e6, lo / 1e6, hi / 1e6))
+found = [(f["kind"], sorted(t["name"] for t in f["threads"])) for f in dg["findings"]]
+if found != [("affinity-bound", ["busyA", "busyB"])]:
+    bad.append("findings: %s (want affinity-bound naming busyA, busyB)" % (found or "none"))
+print("; ".join(bad))
+PY
 }
 
 # herd_once NAME MODE WANT: record wl_pool MODE; with WANT (the waker's name)
@@ -253,7 +302,9 @@ else
 	# a reader that feeds a queue: its consumer starves (BLOCK softirqs on its CPU are true findings too)
 	ONLY=io-bound diag io-bound-consumer "io-bound:reader:consumer" "$BUILD/tests/wl_kernel" ioqueue
 	diag wake-storm "wake-storm:poller" "$BUILD/tests/wl_kernel" poll
-	diag preemption-starvation "preemption-starvation:victim:fifo" "$BUILD/tests/wl_states" preempt
+	# victim and fifo on CPU 1, CPU 0 idle: victim's preempted waits are affinity-bound's too
+	diag preemption-starvation "preemption-starvation:victim:fifo affinity-bound:*:victim" "$BUILD/tests/wl_states" \
+		preempt
 	diag migration-storm "migration-storm:migrant" "$BUILD/tests/wl_kernel" migrate
 	diag bottleneck "single-thread-bottleneck:maker:userA:userB" "$BUILD/tests/wl_kernel" serial
 	# the sender pays for loopback receive (NET_RX); the receiver, woken per datagram by it, is no wake storm
@@ -302,13 +353,13 @@ for t in ts: t.join()'
 	# it was once preempted over 20% of its life under the sanitizers (by other
 	# tasks of the machine that came to share its CPU with the slower recorder)
 	REC_WRAP="taskset -c 0" diag healthy-spin "" "$BUILD/tests/wl_states" spin --cpu 1
-	diag healthy-quantum "" "$BUILD/tests/wl_states" quantum
 	diag healthy-frames "" "$BUILD/tests/wl_frames" --frames 10
 	diag healthy-pingpong "" "$BUILD/tests/wl_kernel" pingpong
 	# a CPU limit: the spinner alone, then two threads taking turns on one CPU (the one waiting
 	# behind the other when the quota runs out is held back too)
 	throttled cpu-throttled spinner spin --cpu 1
 	throttled cpu-throttled-two busyA,busyB quantum
+	twice affinity-bound affinity_once affinity-bound
 	# a broadcast per item to six waiting workers; a signal per item (the producer's 200 us sleeps are a
 	# wake storm, judged elsewhere)
 	twice thundering-herd herd_once thundering-herd herd producer

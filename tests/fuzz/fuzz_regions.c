@@ -10,7 +10,9 @@
  * task) and of a marker's, FUNC_ENTRY/EXIT of libgomp's barrier (an
  * inlined entry now and then) and of another function, on two CPUs and
  * six tids: so that tasks nest in regions, barriers in tasks, and ends go
- * missing.  The first two bytes choose the window.  The events go through
+ * missing; affinity masks (of one CPU or both, or of a word past the
+ * CPUs) and a filtered recording's stretches and totals, for the waits
+ * beside idle CPUs (analysis/confine).  The first two bytes choose the window.  The events go through
  * the real writer and reader into tl_report_analyze().
  *
  * Checked: every region's compared rounds are among its parallel ones and
@@ -52,6 +54,7 @@ static void add(struct tl_trace_writer *w, const uint8_t *b, uint64_t *ts)
 		e.arg = b[2] % 7;
 		e.a = states[b[5] & 3] | ((b[5] & 4) ? TL_PS_PREEMPT : 0);
 		e.b = e.c = 120;
+		e.flags = (uint16_t)((b[7] & 3) << 5); /* TL_EVF_OTHER_TID, TL_EVF_OTHER_ARG */
 		break;
 	case 2:
 		e.type = TL_EV_WAKEUP;
@@ -85,6 +88,22 @@ static void add(struct tl_trace_writer *w, const uint8_t *b, uint64_t *ts)
 		if (kind == 8 && (b[5] & 0x40))
 			e.flags = TL_EVF_INLINED;
 		e.name = tl_trace_writer_intern(w, funcs[b[6] % 3]);
+		break;
+	case 11:
+		if (b[5] & 0x80) {
+			e.type = TL_EV_FILTERED;
+			e.tid = 0;
+			e.arg = b[5] % 3; /* enum tl_filtered_kind */
+			e.a = (int64_t)b[6] * 1000 - 1000;
+			e.b = (int64_t)b[7] * 1000;
+			e.c = b[2];
+		} else {
+			e.type = TL_EV_AFFINITY;
+			e.cpu = -1;
+			e.a = b[5] % 3 == 2 ? 1 : 0; /* word 1: past the 2 CPUs */
+			e.b = b[6] & 3;
+			e.c = __builtin_popcount(b[6] & 3);
+		}
 		break;
 	default:
 		e.type = TL_EV_WAKING;

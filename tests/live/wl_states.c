@@ -79,6 +79,9 @@ struct run {
 	atomic_int done;
 	struct io_file io;
 	char skip[256]; /* why the scenario cannot run here, if it cannot */
+	/* from start to joins: wall time, the most idle time of a CPU other than `cpu` (-1 unknown) */
+	uint64_t wall_ns;
+	int64_t other_idle_ns;
 };
 
 struct scenario {
@@ -446,6 +449,9 @@ static void quantum_truth(struct run *r, struct wl_truth *t)
 		wl_truth_set(tt, "EXECUTING_ns", (int64_t)b->cpu_total);
 		wl_truth_set(tt, "window_wall_ns", (int64_t)b->win_wall);
 		wl_truth_set(tt, "window_cpu_ns", (int64_t)b->win_cpu);
+		/* affinity-bound: its wait beside an idle CPU it may not use is at least win_off - (wall - idle) */
+		wl_truth_set(tt, "scenario_wall_ns", (int64_t)r->wall_ns);
+		wl_truth_set(tt, "other_cpu_idle_ns", r->other_idle_ns);
 	}
 }
 
@@ -617,8 +623,8 @@ int main(int argc, char **argv)
 	const char *truth_path = NULL;
 	static struct run r;
 	static struct wl_truth truth;
-	uint64_t steal0;
-	int status = 0, e;
+	uint64_t steal0, wall0, idle0[64];
+	int status = 0, e, ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 
 	r.scale = 1.0;
 	r.io.fd = -1;
@@ -677,6 +683,9 @@ int main(int argc, char **argv)
 	/* The main thread is the last to arrive, so it is the one that wakes everybody. */
 	pthread_barrier_init(&r.start, NULL, (unsigned)r.nthreads + 1);
 	steal0 = wl_steal_ns();
+	wall0 = wl_now_ns();
+	for (int c = 0; c < ncpus && c < 64; c++)
+		idle0[c] = c == r.cpu ? UINT64_MAX : wl_cpu_idle_ns(c);
 	for (int i = 0; i < r.nthreads; i++) {
 		e = pthread_create(&r.th[i].pt, NULL, trampoline, &r.th[i]);
 		if (e) {
@@ -688,6 +697,14 @@ int main(int argc, char **argv)
 	for (int i = 0; i < r.nthreads; i++)
 		pthread_join(r.th[i].pt, NULL);
 	truth.steal_ns = wl_steal_ns() - steal0;
+	r.wall_ns = wl_now_ns() - wall0;
+	r.other_idle_ns = -1;
+	for (int c = 0; c < ncpus && c < 64; c++) {
+		uint64_t now = idle0[c] == UINT64_MAX ? UINT64_MAX : wl_cpu_idle_ns(c);
+
+		if (now != UINT64_MAX && (int64_t)(now - idle0[c]) > r.other_idle_ns)
+			r.other_idle_ns = (int64_t)(now - idle0[c]);
+	}
 	if (sc->teardown)
 		sc->teardown(&r);
 

@@ -238,6 +238,33 @@ static inline uint64_t wl_steal_ns(void)
 }
 
 /*
+ * CPU cpu's idle time so far by the kernel's own count: the residency of
+ * its cpuidle states (/sys/devices/system/cpu/cpuN/cpuidle/stateK/time, in
+ * us; a VM's halt is one of them).  UINT64_MAX if the kernel has none.
+ */
+static inline uint64_t wl_cpu_idle_ns(int cpu)
+{
+	uint64_t sum = 0;
+	int found = 0;
+
+	for (int s = 0; s < 16; s++) {
+		char path[96];
+		unsigned long long us;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/time", cpu, s);
+		if (!(f = fopen(path, "r")))
+			break;
+		if (fscanf(f, "%llu", &us) == 1) {
+			sum += (uint64_t)us * 1000;
+			found = 1;
+		}
+		fclose(f);
+	}
+	return found ? sum : UINT64_MAX;
+}
+
+/*
  * The kernel's own accounting of the calling thread (/proc/thread-self/
  * schedstat): time on a CPU, time waiting on a run queue, and the number
  * of times it got a CPU.  Returns 0, or -1 if the file is missing.

@@ -10,7 +10,9 @@
  * Threads held off idle CPUs are cpu-throttled (write_throttled()); a
  * producer that wakes three workers for one item a thundering herd
  * (write_herd()); two processes that want three CPUs of two, CPU
- * saturation (write_saturated()).
+ * saturation (write_saturated()); two threads pinned to one CPU while the
+ * other idles, affinity-bound (write_pinned(), also as a filtered
+ * recording).
  *
  * The trace is written with the real writer and read back with the real
  * reader, as the command does.
@@ -377,6 +379,97 @@ TEST(cpu_throttled)
 }
 
 /*
+ * Kept off an idle CPU by affinity: pinned (600) has a (601) and b (602),
+ * whose masks allow CPU 0 only, and c (603), which may use both.  CPU 0: b
+ * 1000-1010, a 1010-1400 (b waits), b 1400-1800 (a waits), a 1800-2200;
+ * CPU 1: c 1000-1100 and 1600-1800, idle between and after.  b's wait
+ * has CPU 1 idle for 300 us (1100-1400), a's for 200 (1400-1600); less
+ * TL_CONFINE_TAKE_NS (50 us) a wait: b 250, a 150, 400 us in 2 waits.
+ * Wanting a CPU: a 1190 us (from 1010), b 800, c 300: 2290.  filtered:
+ * CPU 1's idle stretches are a filtered recording's (the idle task not
+ * recorded), whose totals say 200 us busy and 800 idle: b 300 * 4/5 - 50
+ * = 190, a 110, 300 us.
+ */
+static void write_pinned(char *p, int filtered)
+{
+	const uint16_t to_other = filtered ? TL_EVF_OTHER_ARG : 0, from_other = filtered ? TL_EVF_OTHER_TID : 0;
+
+	W = program_trace_open(p, 600, 1000);
+	CHECK(W != NULL);
+	ev(1000, -1, TL_EV_THREAD, 601, 600, 0, 0, 2, 0, "a");
+	ev(1000, -1, TL_EV_THREAD, 602, 600, 0, 0, 2, 0, "b");
+	ev(1000, -1, TL_EV_THREAD, 603, 600, 0, 0, 2, 0, "c");
+	ev(1000, -1, TL_EV_AFFINITY, 601, 0, 0, 1, 1, 0, NULL);
+	ev(1000, -1, TL_EV_AFFINITY, 602, 0, 0, 1, 1, 0, NULL);
+	ev(1000, -1, TL_EV_AFFINITY, 603, 0, 0, 3, 2, 0, NULL);
+	sw(1000, 0, 0, 0, 602, 0);
+	sw(1000, 1, 0, 0, 603, 0);
+	sw(1010, 0, 602, TL_PS_RUNNING, 601, 0);
+	sw(1100, 1, 603, TL_PS_S, 0, to_other);
+	sw(1400, 0, 601, TL_PS_RUNNING, 602, 0);
+	sw(1600, 1, 0, 0, 603, from_other);
+	sw(1800, 1, 603, TL_PS_S, 0, to_other);
+	sw(1800, 0, 602, TL_PS_S, 601, 0);
+	sw(2200, 0, 601, TL_PS_S, 0, 0);
+	if (filtered)
+		ev(2300, 1, TL_EV_FILTERED, 0, TL_FILT_CPU_TIME, 200 * US, 800 * US, 2, 0, NULL);
+	CHECK(program_trace_close(W, 2300) == 0);
+}
+
+TEST(affinity_bound)
+{
+	for (int filtered = 0; filtered < 2; filtered++) {
+		const uint64_t each[2][2] = { { 150 * US, 250 * US }, { 110 * US, 190 * US } };
+		const uint64_t cost = each[filtered][0] + each[filtered][1];
+		char p[] = "/tmp/tl-test-pinned-XXXXXX";
+		struct tl_run run = { .to_ns = -1, .path = p };
+		struct tl_diagnose_opts o;
+		struct tl_findings f;
+		struct tl_model m;
+		const struct tl_finding *x = NULL;
+
+		write_pinned(p, filtered);
+		CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+		CHECK_EQ_INT(m.nthreads, 3);
+		for (size_t i = 0; i < m.nthreads && i < 3; i++) {
+			const struct tl_thread_stats *t = &m.threads[i];
+
+			CHECK_EQ_INT(t->tid, 601 + (int)i);
+			CHECK_EQ_INT(t->confined, i < 2);
+			CHECK_EQ_INT(t->confined_ns, i < 2 ? each[filtered][i] : 0);
+			CHECK_EQ_INT(t->confined_cpus, i < 2);
+			CHECK_EQ_INT(t->state_ns[TL_ST_READY_QUANTUM], i == 0 ? 400 * US : i == 1 ? 390 * US : 0);
+		}
+		tl_diagnose_defaults(&o);
+		o.min_cost_ns = 50 * US;
+		CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
+		CHECK_EQ_INT(count_kind(&f, TL_FIND_AFFINITY_BOUND, &x), 1);
+		if (x) {
+			CHECK_EQ_INT(x->pid, 600);
+			CHECK_EQ_INT(x->cost_ns, cost);
+			CHECK_EQ_INT(x->nthreads, 2);
+			CHECK_EQ_INT(x->threads[0].tid, 602); /* the longest first */
+			CHECK_EQ_STR(x->threads[0].role, "kept off idle CPUs");
+			CHECK_EQ_INT(x->threads[1].tid, 601);
+			/* 400 (300) of 2290 us, in % */
+			CHECK_EQ_INT((int64_t)(x->evidence[0].value * 1000 + 0.5), filtered ? 13100 : 17467);
+			CHECK_EQ_INT((int64_t)x->evidence[1].value, cost);
+			CHECK_EQ_INT((int64_t)x->evidence[2].value, 2);
+			CHECK_EQ_INT((int64_t)x->evidence[3].value, 1);
+			CHECK_EQ_INT((int64_t)x->evidence[4].value, 2);
+		}
+		CHECK_EQ_INT(f.checked[TL_FIND_AFFINITY_BOUND], 1);
+		tl_findings_release(&f);
+		/* an --affinity above its share leaves it out */
+		o.affinity_pct = filtered ? 14 : 18;
+		CHECK_EQ_INT(count_with(&m, &o, TL_FIND_AFFINITY_BOUND), 0);
+		tl_report_release(&m);
+		tl_run_release(&run);
+		unlink(p);
+	}
+}
+
+/*
  * A thundering herd: pool (500) has a producer P (501) and workers W1..W3
  * (502..504), which first wait on a condition (1000-1003, CPU 1).  Twice
  * (at B = 1010, then 1100 after a timer wakes P at 1090) P wakes W1, W2, W3
@@ -550,5 +643,5 @@ int main(void)
 	write_trace();
 	atexit(remove_trace);
 	RUN_TESTS(lock_not_condition_nor_join, serialized_threads, spin_waiting, cpu_throttled, thundering_herd,
-	          cpu_saturation, kind_names);
+	          cpu_saturation, affinity_bound, kind_names);
 }

@@ -36,6 +36,7 @@ static const char *const kind_names[TL_FIND__COUNT] = {
 	[TL_FIND_SPIN_WAITING] = "spin-waiting",
 	[TL_FIND_TASK_STARVATION] = "task-starvation",
 	[TL_FIND_CPU_THROTTLED] = "cpu-throttled",
+	[TL_FIND_AFFINITY_BOUND] = "affinity-bound",
 	[TL_FIND_THUNDERING_HERD] = "thundering-herd",
 	[TL_FIND_CPU_SATURATION] = "cpu-saturation",
 };
@@ -72,6 +73,7 @@ void tl_diagnose_defaults(struct tl_diagnose_opts *o)
 	o->overhead_pct = 100;
 	o->oversub_pct = 10;
 	o->throttle_pct = 5;
+	o->affinity_pct = 5;
 }
 
 void tl_findings_release(struct tl_findings *f)
@@ -88,6 +90,26 @@ double tl_dg_pct(uint64_t part, uint64_t whole)
 uint64_t tl_dg_lifetime(const struct tl_thread_stats *t)
 {
 	return t->end > t->start ? t->end - t->start : 0;
+}
+
+void tl_dg_keep_top(const struct tl_thread_stats **top, size_t *n, const struct tl_thread_stats *t,
+                    int (*cmp)(const void *, const void *))
+{
+	if (*n < TL_FINDING_MAX_THREADS)
+		top[(*n)++] = t;
+	else if (cmp(&t, &top[*n - 1]) < 0)
+		top[*n - 1] = t;
+	qsort(top, *n, sizeof(*top), cmp);
+}
+
+uint64_t tl_dg_wanting(const struct tl_thread_stats *t)
+{
+	uint64_t ns = 0;
+
+	for (unsigned s = 0; s < TL_ST__COUNT; s++)
+		if (tl_state_is_oncpu(s) || tl_state_is_ready(s))
+			ns += t->state_ns[s];
+	return ns;
 }
 
 void tl_dg_add_thread(struct tl_finding *f, int32_t tid, int32_t pid, const char *name, const char *role)
@@ -721,6 +743,7 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 	out->skipped[TL_FIND_SPIN_WAITING][0] = 0;
 	out->skipped[TL_FIND_TASK_STARVATION][0] = 0;
 	out->skipped[TL_FIND_CPU_THROTTLED][0] = 0;
+	out->skipped[TL_FIND_AFFINITY_BOUND][0] = 0;
 	out->skipped[TL_FIND_THUNDERING_HERD][0] = 0;
 	out->skipped[TL_FIND_CPU_SATURATION][0] = 0;
 	for (size_t i = 0; i < m->nthreads && !ret; i++) {
@@ -740,8 +763,10 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 			out->checked[TL_FIND_SERIALIZED]++;
 			out->checked[TL_FIND_SPIN_WAITING]++;
 			out->checked[TL_FIND_CPU_THROTTLED]++;
+			out->checked[TL_FIND_AFFINITY_BOUND]++;
 			ret = oversubscription(&c, &m->procs[i]) || tl_dg_serialized(&c, &m->procs[i]) ||
-			                      tl_dg_spin(&c, &m->procs[i]) || tl_dg_throttle(&c, &m->procs[i])
+			                      tl_dg_spin(&c, &m->procs[i]) || tl_dg_throttle(&c, &m->procs[i]) ||
+			                      tl_dg_affinity(&c, &m->procs[i])
 			              ? -1
 			              : 0;
 		}

@@ -20,7 +20,9 @@
  * OpenMP regions and the threads' time spin waiting; from each process's
  * threads held off idle CPUs, a CPU limit (cpu-throttled); from the
  * bursts of wakeups by one waker (analysis/herd), a thundering herd; from
- * all the recorded processes together, CPU saturation.  A detector that could not run says
+ * all the recorded processes together, CPU saturation; from each
+ * process's waits beside idle CPUs its threads may not use
+ * (analysis/confine), affinity-bound.  A detector that could not run says
  * why in `skipped` (a kind added to the enum before its detector says
  * "not implemented yet"), so that silence is never mistaken for health.
  * Only the recorded program's threads are examined
@@ -55,6 +57,7 @@ enum tl_finding_kind {
 	TL_FIND_CPU_THROTTLED,            /* runnable threads held off idle CPUs: a CPU limit (cgroup quota) ran out */
 	TL_FIND_THUNDERING_HERD,          /* one waker wakes many threads at once and most find nothing to do */
 	TL_FIND_CPU_SATURATION,           /* a program of several processes wants more CPUs than there are */
+	TL_FIND_AFFINITY_BOUND,           /* threads wait for the CPUs their mask allows while another is idle */
 	TL_FIND__COUNT
 };
 
@@ -141,6 +144,7 @@ struct tl_diagnose_opts {
 	double overhead_pct;      /* pointless parallelism: waiting per time executing in its rounds (100) */
 	double oversub_pct;       /* oversubscription: share of the active time over, and under, the CPUs (10) */
 	double throttle_pct;      /* cpu-throttled: held-back waits, share of the time wanting a CPU (5) */
+	double affinity_pct;      /* affinity-bound: waits beside an idle CPU the mask excludes, same share (5) */
 };
 
 void tl_diagnose_defaults(struct tl_diagnose_opts *o);

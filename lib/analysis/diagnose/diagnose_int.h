@@ -4,7 +4,8 @@
  * the parallel regions, diagnose_serial.c for serialized threads,
  * diagnose_spin.c for OpenMP workers spinning, diagnose_throttle.c for a
  * CPU limit, diagnose_herd.c for thundering herds, diagnose_saturation.c
- * for a program of several processes short of CPUs): the context of one analysis and the helpers that
+ * for a program of several processes short of CPUs, diagnose_affinity.c
+ * for threads kept off idle CPUs by their masks): the context of one analysis and the helpers that
  * fill a finding.
  */
 #ifndef TL_DIAGNOSE_INT_H
@@ -35,6 +36,14 @@ int tl_dg_rsync_init(struct tl_dg_ctx *c);
 /* part / whole in %, 0 if whole is 0 */
 double tl_dg_pct(uint64_t part, uint64_t whole);
 uint64_t tl_dg_lifetime(const struct tl_thread_stats *t);
+/* The time t wanted a CPU: on one (EXECUTING, INTERRUPTED) or waiting for one (RUNNABLE, READY_*). */
+uint64_t tl_dg_wanting(const struct tl_thread_stats *t);
+/*
+ * Keep t in top[0..*n), the TL_FINDING_MAX_THREADS threads first in cmp's
+ * order (qsort's, on pointers to the pointers), sorted.
+ */
+void tl_dg_keep_top(const struct tl_thread_stats **top, size_t *n, const struct tl_thread_stats *t,
+                    int (*cmp)(const void *, const void *));
 
 /* Add a thread (up to TL_FINDING_MAX_THREADS) or a measured number (up to TL_FINDING_MAX_EVIDENCE). */
 void tl_dg_add_thread(struct tl_finding *f, int32_t tid, int32_t pid, const char *name, const char *role);
@@ -62,6 +71,8 @@ int tl_dg_spin(struct tl_dg_ctx *c, const struct tl_process_stats *p);
 
 /* Process p's threads held off idle CPUs: a CPU limit (diagnose_throttle.c).  0, or -1 (memory). */
 int tl_dg_throttle(struct tl_dg_ctx *c, const struct tl_process_stats *p);
+/* Process p's threads waiting beside idle CPUs their masks exclude (diagnose_affinity.c).  0, or -1 (memory). */
+int tl_dg_affinity(struct tl_dg_ctx *c, const struct tl_process_stats *p);
 
 /* Thundering herds of the recorded processes (diagnose_herd.c).  0, or -1 (memory). */
 int tl_dg_herds(struct tl_dg_ctx *c);

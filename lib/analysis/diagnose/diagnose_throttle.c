@@ -27,16 +27,6 @@
 
 #include "analysis/diagnose/diagnose_int.h"
 
-static uint64_t wanting(const struct tl_thread_stats *t)
-{
-	uint64_t ns = 0;
-
-	for (unsigned s = 0; s < TL_ST__COUNT; s++)
-		if (tl_state_is_oncpu(s) || tl_state_is_ready(s))
-			ns += t->state_ns[s];
-	return ns;
-}
-
 static int cmp_held(const void *a, const void *b)
 {
 	const struct tl_thread_stats *x = *(const struct tl_thread_stats *const *)a;
@@ -60,7 +50,7 @@ int tl_dg_throttle(struct tl_dg_ctx *c, const struct tl_process_stats *p)
 
 		if (t->pid != p->pid)
 			continue;
-		want += wanting(t);
+		want += tl_dg_wanting(t);
 		oncpu += t->state_ns[TL_ST_EXECUTING] + t->state_ns[TL_ST_INTERRUPTED];
 		if (!t->throttled_ns)
 			continue;
@@ -69,11 +59,7 @@ int tl_dg_throttle(struct tl_dg_ctx *c, const struct tl_process_stats *p)
 		if (t->throttled_max_ns > longest)
 			longest = t->throttled_max_ns;
 		nthreads++;
-		if (nheld < TL_FINDING_MAX_THREADS)
-			held[nheld++] = t;
-		else if (cmp_held(&t, &held[nheld - 1]) < 0)
-			held[nheld - 1] = t;
-		qsort(held, nheld, sizeof(*held), cmp_held);
+		tl_dg_keep_top(held, &nheld, t, cmp_held);
 	}
 	if (!ns || tl_dg_pct(ns, want) < c->o->throttle_pct || ns < c->o->min_cost_ns)
 		return 0;

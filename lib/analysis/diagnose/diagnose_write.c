@@ -27,7 +27,8 @@ static const char *value_str(double v, const char *unit, char *buf, size_t len)
 static int per_process(unsigned kind)
 {
 	return kind == TL_FIND_OVERSUBSCRIPTION || kind == TL_FIND_SERIALIZED || kind == TL_FIND_SPIN_WAITING ||
-	       kind == TL_FIND_CPU_THROTTLED || kind == TL_FIND_THUNDERING_HERD || kind == TL_FIND_CPU_SATURATION;
+	       kind == TL_FIND_CPU_THROTTLED || kind == TL_FIND_THUNDERING_HERD || kind == TL_FIND_CPU_SATURATION ||
+	       kind == TL_FIND_AFFINITY_BOUND;
 }
 
 /* What a detector examines, one of them ("thread", "process", ...): its checked[] counts these. */
@@ -51,6 +52,7 @@ static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 	        f->region[0]                         ? "region's time"
 	        : f->kind == TL_FIND_SPIN_WAITING    ? "workers' CPU time"
 	        : f->kind == TL_FIND_CPU_THROTTLED   ? "time its threads wanted a CPU"
+	        : f->kind == TL_FIND_AFFINITY_BOUND  ? "time its threads wanted a CPU"
 	        : f->kind == TL_FIND_THUNDERING_HERD ? "woken threads' time running or queued"
 	        : f->kind == TL_FIND_CPU_SATURATION  ? "program's wall time"
 	        : per_process(f->kind)               ? "process's time"

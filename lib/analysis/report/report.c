@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "analysis/confine/confine.h"
 #include "base/grow.h"
 #include "analysis/report/report_int.h"
 #include "analysis/report/report_pass.h"
@@ -121,6 +122,7 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 	if (!a)
 		return;
 	tl_herd_interval(p->herd, th, iv, iv->state == TL_ST_SYNC_WAIT && a->lock_wait);
+	tl_confine_interval(p->cf, th, iv);
 	len = clip_len(p, iv->start, iv->end);
 	inside_start = iv->start >= p->r->win_start && iv->start < p->r->win_end;
 	inside_end = iv->end >= p->r->win_start && iv->end <= p->r->win_end;
@@ -257,6 +259,8 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 	                 ev->type == TL_EV_REGION_BEGIN || ev->type == TL_EV_FUNC_ENTRY || ev->type == TL_EV_FUNC_EXIT
 	                         ? tl_trace_string(p->run->trace, ev->name)
 	                         : NULL);
+	if ((ev->type == TL_EV_AFFINITY || ev->type == TL_EV_FILTERED) && tl_confine_event(p->cf, th, ev) < 0)
+		p->oom = 1;
 	if (ev->type == TL_EV_FILTERED) {
 		if (tl_report_filt_event(p->filt, ev, p->run->trace) < 0)
 			p->oom = 1;
@@ -271,6 +275,7 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 		else
 			a->aff[ev->a] |= (uint64_t)ev->b;
 	}
+
 	if ((ev->type == TL_EV_SWITCH && (ev->flags & TL_EVF_WAIT_FUTEX)) || ev->type == TL_EV_FUTEX_ENTER) {
 		/* what kind of futex wait: a lock's or a condition's (FUTEX_ENTER: the perf back end) */
 		struct tl_thread *w = tl_sched_thread(p->sched, ev->tid);
@@ -356,6 +361,7 @@ static void pass_release(struct pass *p)
 	tl_load_free(p->load);
 	tl_inversion_free(p->inv);
 	tl_herd_free(p->herd);
+	tl_confine_free(p->cf);
 }
 
 int tl_report_analyze(struct tl_run *run, struct tl_model *m)
@@ -397,7 +403,8 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 	p.sched = tl_walk_sched(w);
 	p.r = tl_walk_result(w);
 	if (!(p.rg = tl_regions_new(p.sched)) || !(p.load = tl_load_new(p.r)) ||
-	    !(p.inv = tl_inversion_new(p.sched, p.r)) || !(p.herd = tl_herd_new(p.sched, p.r)))
+	    !(p.inv = tl_inversion_new(p.sched, p.r)) || !(p.herd = tl_herd_new(p.sched, p.r)) ||
+	    !(p.cf = tl_confine_new(p.sched, p.r, p.ncpus)))
 		goto fail;
 	if (tl_walk_run(w, run->trace) < 0 || p.oom) {
 		if (p.oom)

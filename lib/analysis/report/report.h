@@ -90,6 +90,16 @@ struct tl_thread_stats {
 	 * waits that ended in the window, `throttled_ns` their time in it.
 	 */
 	uint64_t throttles, throttled_ns, throttled_max_ns;
+	/*
+	 * Confined: waiting for a CPU (RUNNABLE, READY_PREEMPT, READY_QUANTUM
+	 * not held back) while a CPU its affinity mask leaves out was idle
+	 * (analysis/confine: in a filtered recording, an estimate).  `confined`
+	 * counts such waits that ended in the window, `confined_ns` their
+	 * idle-elsewhere time in it, `confined_cpus` the CPUs its last mask
+	 * allowed.
+	 */
+	uint64_t confined, confined_ns;
+	int confined_cpus;
 	struct tl_waker_stat *wakers; /* sorted by wait_ns, largest first */
 	size_t nwakers;
 	struct tl_waker_stat *preemptors; /* the threads that took its CPU (READY_PREEMPT `by`), the same way */

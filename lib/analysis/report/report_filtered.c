@@ -64,6 +64,12 @@ int tl_report_add_cpu_proc(struct tl_cpu_stats *c, int32_t pid, const char *name
 	return 0;
 }
 
+/* A total the recorder wrote; a negative one (a damaged trace's) counts as none. */
+static uint64_t nonneg(int64_t v)
+{
+	return v > 0 ? (uint64_t)v : 0;
+}
+
 int tl_report_filt_event(struct tl_report_filt *fl, const struct tl_event *ev, struct tl_trace *trace)
 {
 	struct filt *f;
@@ -73,13 +79,13 @@ int tl_report_filt_event(struct tl_report_filt *fl, const struct tl_event *ev, s
 	f = &fl->cpu[ev->cpu];
 	f->have = 1;
 	if (ev->arg == TL_FILT_CPU_TIME) {
-		f->busy += (uint64_t)ev->a;
-		f->idle += (uint64_t)ev->b;
-		f->switches += (uint64_t)ev->c;
+		f->busy += nonneg(ev->a);
+		f->idle += nonneg(ev->b);
+		f->switches += nonneg(ev->c);
 	} else if (ev->arg == TL_FILT_CPU_INTR) {
-		f->irq += (uint64_t)ev->a;
-		f->softirq += (uint64_t)ev->b;
-		f->unknown += (uint64_t)ev->c;
+		f->irq += nonneg(ev->a);
+		f->softirq += nonneg(ev->b);
+		f->unknown += nonneg(ev->c);
 	} else if (ev->arg == TL_FILT_PROCESS && ev->a > 0) {
 		const char *name = ev->name ? tl_trace_string(trace, ev->name) : NULL;
 		char nb[32];
@@ -96,10 +102,9 @@ int tl_report_filt_event(struct tl_report_filt *fl, const struct tl_event *ev, s
 /* Move total * k of *left into *to: the parts never add up to more than there is. */
 static void take(uint64_t *left, uint64_t total, double k, uint64_t *to)
 {
-	uint64_t part = (uint64_t)((double)total * k);
+	double want = (double)total * k;
+	uint64_t part = want < (double)*left ? (uint64_t)want : *left;
 
-	if (part > *left)
-		part = *left;
 	*to += part;
 	*left -= part;
 }

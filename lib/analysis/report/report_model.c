@@ -14,6 +14,7 @@
 #include "base/errors.h"
 #include "base/grow.h"
 #include "analysis/report/report_int.h"
+#include "analysis/confine/confine.h"
 #include "analysis/report/report_pass.h"
 #include "capture/umarks.h"
 #include "timeline/run.h"
@@ -339,6 +340,14 @@ int tl_report_build_model(struct pass *p, struct tl_model *m)
 		sort_n(t->preemptors, t->npreemptors, sizeof(*t->preemptors), cmp_wakers);
 		sort_n(t->lock_wakers, t->nlock_wakers, sizeof(*t->lock_wakers), cmp_wakers);
 		sort_n(t->intr, TL_INTR_SOURCES, sizeof(t->intr[0]), cmp_intr);
+		if (p->cf) {
+			struct tl_confine_thread cf;
+
+			tl_confine_get(p->cf, t->serial, &cf);
+			t->confined = cf.waits;
+			t->confined_ns = cf.ns;
+			t->confined_cpus = cf.cpus;
+		}
 		m->threads[kept] = *t;
 		a->st.wakers = NULL; /* ownership moved to the model */
 		a->st.preemptors = NULL;

@@ -19,6 +19,7 @@ struct tl_kcheck;
 struct tl_regions;
 struct tl_load;
 struct tl_inversions;
+struct tl_confine;
 struct tl_report_filt;
 
 /* Per-thread accumulator: the public stats plus what is needed to finish them. */
@@ -52,6 +53,7 @@ struct pass {
 	struct tl_load *load;        /* and each process's demand for CPUs (analysis/load) */
 	struct tl_inversions *inv;   /* and priority inversions (analysis/inversion) */
 	struct tl_herds *herd;       /* and wakeups that find nothing to do (analysis/herd) */
+	struct tl_confine *cf;       /* and waits beside idle CPUs the mask excludes (analysis/confine) */
 	struct tl_report_filt *filt; /* a filtered recording's kernel totals (report_filtered.c) */
 	int oom;
 };
