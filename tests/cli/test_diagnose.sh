@@ -38,6 +38,9 @@
 #                    CPUs, then one merges alone (the waiting thread named
 #                    first varies: "kind:*"); beside a busy process of the
 #                    same command, no oversubscription (no CPU left idle)
+#   lock-holder      what the holder did while a lock's waiter waited:
+#                    asleep in wl_states mutex (against its own clock), on
+#                    a CPU in wl_kernel contend; the cause follows
 #   affinity-bound   wl_states quantum: busyA and busyB pinned to CPU 1
 #                    while CPU 0 idles; their waits beside it against the
 #                    kernel's run-queue wait and CPU 0's idle time; wl_states
@@ -214,6 +217,47 @@ throttled() {
 	twice "$1" throttled_once "$@"
 }
 
+# holder_once NAME: what a lock's holder did while the waiter waited.
+# wl_states mutex: 'holder' sleeps 200 ms holding the mutex that 'waiter'
+# blocks on; the waiter's lock waits must split as the holder asleep for
+# the holder's own measure of its sleep within 200 us (its clock brackets
+# the sleep call, the trace dates the switch out and the wakeup: a few us
+# apart), on a CPU or queued under 1 ms, and diagnose's lock-contention
+# must say the holders sleep or block.  wl_kernel contend: 'lockA' and
+# 'lockB' compute 20 us inside the mutex, so each one's lock waits must
+# have the holder on a CPU at least 90% of them (measured 99.9%; the rest
+# the holder waiting for a CPU).  Prints the problems.
+holder_once() {
+	"$TL" record -o "$TMP/$1.tl" -- "$BUILD/tests/wl_states" mutex --truth "$TMP/$1.json" >"$OUT" 2>"$ERR" ||
+		{ echo "record exit $?: $(tail -n 2 "$ERR")"; return; }
+	"$TL" record -o "$TMP/$1-contend.tl" -- "$BUILD/tests/wl_kernel" contend >"$OUT" 2>"$ERR" ||
+		{ echo "record exit $?: $(tail -n 2 "$ERR")"; return; }
+	"$TL" report --json "$TMP/$1.tl" >"$OUT" 2>"$ERR" && "$TL" diagnose --json "$TMP/$1.tl" >"$OUT.d" 2>>"$ERR" &&
+		"$TL" report --json "$TMP/$1-contend.tl" >"$OUT.c" 2>>"$ERR" ||
+		{ echo "report or diagnose failed: $(head -n 2 "$ERR")"; return; }
+	python3 - "$OUT" "$OUT.d" "$TMP/$1.json" "$OUT.c" <<'PY'
+import json, sys
+rep, dg, truth, con = (json.load(open(a)) for a in sys.argv[1:5])
+bad = []
+w = [t for t in rep["threads"] if t["name"] == "waiter"]
+slept = truth["threads"]["holder"]["SLEEPING_ns"]
+if len(w) != 1:
+    bad.append("%d threads named waiter" % len(w))
+else:
+    h = w[0]["lock_holder"]
+    if abs(h["asleep_ns"] - slept) > 200000 or h["running_ns"] + h["queued_ns"] > 1000000:
+        bad.append("the holder while waiter waited: %s; it slept %.3f ms holding the lock" % (h, slept / 1e6))
+f = [x for x in dg["findings"] if x["kind"] == "lock-contention"]
+if len(f) != 1 or not f[0]["cause"].startswith("the holders sleep or block"):
+    bad.append("lock-contention: %s" % ([x["cause"] for x in f] or "none"))
+for name in ("lockA", "lockB"):
+    t = [t for t in con["threads"] if t["name"] == name]
+    if len(t) != 1 or not t[0]["lock_wait_ns"] or t[0]["lock_holder"]["running_ns"] < 0.9 * t[0]["lock_wait_ns"]:
+        bad.append("%s: holders while it waited %s" % (name, [(x["lock_wait_ns"], x["lock_holder"]) for x in t]))
+print("; ".join(bad))
+PY
+}
+
 # affinity_once NAME: record wl_states quantum (busyA and busyB pinned to CPU
 # 1, CPU 0 idle); diagnose's only finding must be affinity-bound naming both,
 # and each thread's wait beside the idle CPU (report JSON: confined) must lie
@@ -360,6 +404,7 @@ for t in ts: t.join()'
 	throttled cpu-throttled spinner spin --cpu 1
 	throttled cpu-throttled-two busyA,busyB quantum
 	twice affinity-bound affinity_once affinity-bound
+	twice lock-holder holder_once lock-holder
 	# a broadcast per item to six waiting workers; a signal per item (the producer's 200 us sleeps are a
 	# wake storm, judged elsewhere)
 	twice thundering-herd herd_once thundering-herd herd producer

@@ -4,7 +4,8 @@
  * with its cost and the holder whose wakeup ended the wait; a thread
  * waiting as long on a condition (a futex wait without the flag) and a
  * thread joining an exited one are not; a thread whose waits end by block
- * I/O is io-bound.  Three threads taking turns on two CPUs are serialized
+ * I/O is io-bound; a holder's time in a lock wait is split by what it did,
+ * and the cause follows (write_holder()).  Three threads taking turns on two CPUs are serialized
  * threads, with the cost and evidence worked out in write_serial().  An
  * OpenMP worker spinning between two rounds is spin-waiting (write_spin()).
  * Threads held off idle CPUs are cpu-throttled (write_throttled()); a
@@ -132,6 +133,11 @@ TEST(lock_not_condition_nor_join)
 		CHECK_EQ_STR(x->threads[1].name, "holder");
 		CHECK_EQ_STR(x->doubt, "");
 		CHECK_EQ_INT((int)(x->evidence[0].value + 0.5), 67); /* 100 of its 150 us */
+		/* the holder ran on CPU 1 all through the wait */
+		CHECK_EQ_INT((int64_t)x->evidence[4].value, 100);
+		CHECK_EQ_INT((int64_t)x->evidence[5].value, 0);
+		CHECK_EQ_INT((int64_t)x->evidence[6].value, 0);
+		CHECK(!strncmp(x->cause, "it blocks on a lock's futex", 27));
 	}
 	CHECK_EQ_INT(f.checked[TL_FIND_LOCK_CONTENTION], 4);
 	CHECK_EQ_STR(f.skipped[TL_FIND_LOCK_CONTENTION], "");
@@ -148,6 +154,90 @@ TEST(lock_not_condition_nor_join)
 	CHECK_EQ_INT(f.n, 0);
 	tl_findings_release(&f);
 	tl_run_release(&run);
+}
+
+/*
+ * What the holder did in a lock wait: hold (400) has w (401), which waits
+ * on a lock 1010-1200 (CPU 0), and h (402), which holds it and wakes w at
+ * 1200, and x (403), both on CPU 1: h runs 1000-1050, sleeps until `wake`
+ * (x runs from 1050), waits for the CPU until x sleeps at `run_at`, runs
+ * to the end.  In the wait: h on a CPU 40 + (1200 - run_at) us, asleep
+ * wake - 1050, waiting for a CPU run_at - wake.
+ */
+static void write_holder(char *p, uint64_t wake, uint64_t run_at)
+{
+	const uint16_t lockf = TL_EVF_WAIT_FUTEX | TL_EVF_WAIT_LOCK;
+
+	W = program_trace_open(p, 400, 1000);
+	CHECK(W != NULL);
+	ev(1000, -1, TL_EV_THREAD, 401, 400, 0, 0, 2, 0, "w");
+	ev(1000, -1, TL_EV_THREAD, 402, 400, 0, 0, 2, 0, "h");
+	ev(1000, -1, TL_EV_THREAD, 403, 400, 0, 0, 2, 0, "x");
+	sw(1000, 0, 0, 0, 401, 0);
+	sw(1000, 1, 0, 0, 402, 0);
+	sw(1010, 0, 401, TL_PS_S, 0, lockf);
+	sw(1050, 1, 402, TL_PS_S, 403, 0);
+	ev(wake, 1, TL_EV_WAKING, 402, 403, 0, 120, 0, 0, NULL);
+	ev(wake, 1, TL_EV_WAKEUP, 402, 403, 0, 120, 0, 0, NULL);
+	sw(run_at, 1, 403, TL_PS_S, 402, 0);
+	ev(1200, 1, TL_EV_WAKING, 401, 402, 0, 120, 0, 0, NULL);
+	ev(1200, 1, TL_EV_WAKEUP, 401, 402, 0, 120, 0, 0, NULL);
+	sw(1201, 0, 0, 0, 401, 0);
+	sw(1220, 0, 401, TL_PS_S, 0, 0);
+	sw(1230, 1, 402, TL_PS_S, 0, 0);
+	CHECK(program_trace_close(W, 1250) == 0);
+}
+
+TEST(lock_holder)
+{
+	static const struct {
+		uint64_t wake, run_at;
+		uint64_t run, asleep, queued; /* us */
+		const char *cause;
+	} c[] = {
+		{ 1100, 1130, 110, 50, 30, "it blocks on a lock's futex" },
+		{ 1150, 1160, 80, 100, 10, "the holders sleep or block" },
+		{ 1060, 1160, 80, 10, 100, "the holders wait for a CPU" },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char p[] = "/tmp/tl-test-holder-XXXXXX";
+		struct tl_run run = { .to_ns = -1, .path = p };
+		struct tl_diagnose_opts o;
+		struct tl_findings f;
+		struct tl_model m;
+		const struct tl_finding *x = NULL;
+		const struct tl_thread_stats *w;
+
+		write_holder(p, c[i].wake, c[i].run_at);
+		CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+		CHECK_EQ_INT(m.nthreads, 3);
+		w = &m.threads[0];
+		CHECK_EQ_INT(w->tid, 401);
+		CHECK_EQ_INT(w->lock_wait_ns, 190 * US);
+		CHECK_EQ_INT(w->lock_holder_ns[TL_LH_RUNNING], c[i].run * US);
+		CHECK_EQ_INT(w->lock_holder_ns[TL_LH_ASLEEP], c[i].asleep * US);
+		CHECK_EQ_INT(w->lock_holder_ns[TL_LH_QUEUED], c[i].queued * US);
+		CHECK_EQ_INT(w->lock_holder_ns[TL_LH_BLOCKED] + w->lock_holder_ns[TL_LH_UNKNOWN], 0);
+		tl_diagnose_defaults(&o);
+		o.min_cost_ns = 50 * US;
+		o.busy_pct = 101;
+		CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
+		CHECK_EQ_INT(count_kind(&f, TL_FIND_LOCK_CONTENTION, &x), 1);
+		if (x) {
+			CHECK_EQ_INT((int64_t)(x->evidence[4].value * 100 + 0.5),
+			             (int64_t)(c[i].run * 10000 / 190.0 + 0.5));
+			CHECK_EQ_INT((int64_t)(x->evidence[5].value * 100 + 0.5),
+			             (int64_t)(c[i].asleep * 10000 / 190.0 + 0.5));
+			CHECK_EQ_INT((int64_t)(x->evidence[6].value * 100 + 0.5),
+			             (int64_t)(c[i].queued * 10000 / 190.0 + 0.5));
+			CHECK(!strncmp(x->cause, c[i].cause, strlen(c[i].cause)));
+		}
+		tl_findings_release(&f);
+		tl_report_release(&m);
+		tl_run_release(&run);
+		unlink(p);
+	}
 }
 
 /*
@@ -642,6 +732,6 @@ int main(void)
 {
 	write_trace();
 	atexit(remove_trace);
-	RUN_TESTS(lock_not_condition_nor_join, serialized_threads, spin_waiting, cpu_throttled, thundering_herd,
-	          cpu_saturation, affinity_bound, kind_names);
+	RUN_TESTS(lock_not_condition_nor_join, lock_holder, serialized_threads, spin_waiting, cpu_throttled,
+	          thundering_herd, cpu_saturation, affinity_bound, kind_names);
 }

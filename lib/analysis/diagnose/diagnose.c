@@ -208,6 +208,52 @@ static int share_finding(struct tl_dg_ctx *c, const struct tl_thread_stats *t, u
  * lock_wait_pct of the thread's life.  The threads whose wakeups ended its
  * waits released what it waited for.
  */
+/*
+ * What the holders did while t waited (report.h: lock_holder_ns): on a
+ * CPU, asleep or blocked, waiting for a CPU.  The cause and the fix follow
+ * the largest share; on a CPU when the trace cannot tell (all unknown).
+ */
+static void lock_holders(struct tl_finding *f, const struct tl_thread_stats *t)
+{
+	const uint64_t *h = t->lock_holder_ns;
+	uint64_t all = 0, run = h[TL_LH_RUNNING], queued = h[TL_LH_QUEUED], slept = h[TL_LH_ASLEEP] + h[TL_LH_BLOCKED];
+
+	for (unsigned k = 0; k < TL_LH__COUNT; k++)
+		all += h[k];
+	tl_dg_add_evidence(f, "holders on a CPU meanwhile, % of the waits", tl_dg_pct(run, all), NAN, "%", 1);
+	tl_dg_add_evidence(f, "holders asleep or blocked meanwhile, %", tl_dg_pct(slept, all), NAN, "%", 1);
+	tl_dg_add_evidence(f, "holders waiting for a CPU meanwhile, %", tl_dg_pct(queued, all), NAN, "%", 1);
+	if (slept > run && slept >= queued) {
+		snprintf(f->cause, sizeof(f->cause),
+		         "the holders sleep or block while they hold the lock (%.0f%% of its waits: a sleep, I/O, "
+		         "another "
+		         "lock or a condition inside the critical section), and it waits on a lock's futex until they "
+		         "release it",
+		         tl_dg_pct(slept, all));
+		snprintf(
+		        f->fix, sizeof(f->fix),
+		        "move the blocking call (the I/O, the sleep, the wait on another lock or condition) out of the "
+		        "critical section: prepare outside the lock and hold it only to publish the result");
+	} else if (queued > run) {
+		snprintf(f->cause, sizeof(f->cause),
+		         "the holders wait for a CPU while they hold the lock (%.0f%% of its waits): other runnable "
+		         "threads preempt them inside the critical section, and it waits on a lock's futex meanwhile",
+		         tl_dg_pct(queued, all));
+		snprintf(f->fix, sizeof(f->fix),
+		         "keep the runnable threads to the CPUs (see oversubscription), or give the holders a CPU of "
+		         "their own or a higher priority while they hold the lock");
+	} else {
+		snprintf(f->cause, sizeof(f->cause),
+		         "it blocks on a lock's futex (a mutex, or a barrier outside marked regions) that the threads "
+		         "named as holders release, and they run their critical sections on a CPU meanwhile (%.0f%% of "
+		         "its waits): long critical sections",
+		         tl_dg_pct(run, all));
+		snprintf(f->fix, sizeof(f->fix),
+		         "shorten the critical sections of the holders, split the lock, or hand work over through a "
+		         "queue so that the waiter does not depend on one lock");
+	}
+}
+
 static int lock_contention(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 {
 	struct tl_finding *f;
@@ -224,12 +270,7 @@ static int lock_contention(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 	tl_dg_add_evidence(f, "waits that ended (SYNC_WAIT entries)", (double)t->entries[TL_ST_SYNC_WAIT], NAN, "", 1);
 	if (rs)
 		tl_dg_add_evidence(f, "left out: waits at parallel regions' barriers", (double)rs, NAN, "ns", 1);
-	snprintf(f->cause, sizeof(f->cause),
-	         "it blocks on a lock's futex (a mutex, or a barrier outside marked regions) that the threads named as "
-	         "holders release; their wakeups ended its waits");
-	snprintf(f->fix, sizeof(f->fix),
-	         "shorten the critical sections of the holders, split the lock, or hand work over through a "
-	         "queue so that the waiter does not depend on one lock");
+	lock_holders(f, t);
 	return 0;
 }
 

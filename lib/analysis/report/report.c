@@ -119,6 +119,8 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 	tl_kcheck_interval(p->kc, th->tid, iv);
 	tl_load_interval(p->load, th, iv);
 	tl_inversion_preempted(p->inv, th, iv);
+	if (tl_lockhold_interval(p->lh, th, iv) < 0)
+		p->oom = 1;
 	if (!a)
 		return;
 	tl_herd_interval(p->herd, th, iv, iv->state == TL_ST_SYNC_WAIT && a->lock_wait);
@@ -187,6 +189,7 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 			add_waker_to(p, &a->st.preemptors, &a->st.npreemptors, &a->preemptors_cap, iv->by, len);
 		if (iv->state == TL_ST_SYNC_WAIT && a->lock_wait) {
 			tl_inversion_lock_wait(p->inv, th, iv);
+			tl_lockhold_wait(p->lh, iv, a->st.lock_holder_ns);
 			a->st.lock_wait_ns += len;
 			add_waker_to(p, &a->st.lock_wakers, &a->st.nlock_wakers, &a->lock_wakers_cap, iv->by, len);
 			a->lock_wait = 0;
@@ -362,6 +365,7 @@ static void pass_release(struct pass *p)
 	tl_inversion_free(p->inv);
 	tl_herd_free(p->herd);
 	tl_confine_free(p->cf);
+	tl_lockhold_free(p->lh);
 }
 
 int tl_report_analyze(struct tl_run *run, struct tl_model *m)
@@ -404,7 +408,7 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 	p.r = tl_walk_result(w);
 	if (!(p.rg = tl_regions_new(p.sched)) || !(p.load = tl_load_new(p.r)) ||
 	    !(p.inv = tl_inversion_new(p.sched, p.r)) || !(p.herd = tl_herd_new(p.sched, p.r)) ||
-	    !(p.cf = tl_confine_new(p.sched, p.r, p.ncpus)))
+	    !(p.cf = tl_confine_new(p.sched, p.r, p.ncpus)) || !(p.lh = tl_lockhold_new(p.sched, p.r)))
 		goto fail;
 	if (tl_walk_run(w, run->trace) < 0 || p.oom) {
 		if (p.oom)

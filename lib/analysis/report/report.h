@@ -26,6 +26,7 @@
 
 #include "analysis/kcheck/kcheck.h"
 #include "analysis/herd/herd.h"
+#include "analysis/lockhold/lockhold.h"
 #include "analysis/inversion/inversion.h"
 #include "analysis/load/load.h"
 #include "analysis/regions/regions.h"
@@ -81,6 +82,8 @@ struct tl_thread_stats {
 	uint64_t burst_max_at;        /* when the longest burst began (its switch-in; absolute ns), 0 if none */
 	uint64_t join_wait_ns;        /* SYNC_WAIT ended by a thread that had exited: a join, not a lock */
 	uint64_t lock_wait_ns;        /* SYNC_WAIT in a lock's futex wait (TL_EVF_WAIT_LOCK, FUTEX_ENTER op) */
+	/* what the holders did while it waited on locks (analysis/lockhold), by class; adds up to lock_wait_ns */
+	uint64_t lock_holder_ns[TL_LH__COUNT];
 	/*
 	 * Held back: waiting for a CPU while that CPU is idle (READY_QUANTUM
 	 * with `by` 0: it left the CPU runnable to the idle task, or waited

@@ -9,6 +9,7 @@
  * when --top was given, so scripts see every thread the analysis kept.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/errors.h"
@@ -117,6 +118,15 @@ static void write_thread(struct tl_json *j, const struct tl_model *m, const stru
 	tl_json_kv_uint(j, "waits_inferred", t->waits_inferred);
 	tl_json_kv_uint(j, "join_wait_ns", t->join_wait_ns);
 	tl_json_kv_uint(j, "lock_wait_ns", t->lock_wait_ns);
+	tl_json_key(j, "lock_holder"); /* what the holders did while it waited on locks (lockhold.h) */
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	for (unsigned c = 0; c < TL_LH__COUNT; c++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%s_ns", tl_lockhold_class_name(c));
+		tl_json_kv_uint(j, key, t->lock_holder_ns[c]);
+	}
+	tl_json_end_object(j);
 	tl_json_key(j, "throttled");
 	tl_json_begin_object(j, TL_JSON_INLINE);
 	tl_json_kv_uint(j, "count", t->throttles);

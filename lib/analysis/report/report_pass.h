@@ -20,6 +20,7 @@ struct tl_regions;
 struct tl_load;
 struct tl_inversions;
 struct tl_confine;
+struct tl_lockhold;
 struct tl_report_filt;
 
 /* Per-thread accumulator: the public stats plus what is needed to finish them. */
@@ -54,6 +55,7 @@ struct pass {
 	struct tl_inversions *inv;   /* and priority inversions (analysis/inversion) */
 	struct tl_herds *herd;       /* and wakeups that find nothing to do (analysis/herd) */
 	struct tl_confine *cf;       /* and waits beside idle CPUs the mask excludes (analysis/confine) */
+	struct tl_lockhold *lh;      /* and what lock holders did while others waited (analysis/lockhold) */
 	struct tl_report_filt *filt; /* a filtered recording's kernel totals (report_filtered.c) */
 	int oom;
 };
