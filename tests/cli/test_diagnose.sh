@@ -38,6 +38,10 @@
 #                    CPUs, then one merges alone (the waiting thread named
 #                    first varies: "kind:*"); beside a busy process of the
 #                    same command, no oversubscription (no CPU left idle)
+#   bottleneck-processes  wl_stage: a process 'encode' pipes items to its
+#                    child 'mux', which waits for them: single-thread
+#                    bottleneck across processes, its cost against mux's
+#                    own clock
 #   lock-holder      what the holder did while a lock's waiter waited:
 #                    asleep in wl_states mutex (against its own clock), on
 #                    a CPU in wl_kernel contend; the cause follows
@@ -258,6 +262,40 @@ print("; ".join(bad))
 PY
 }
 
+# stage_once NAME: record wl_stage (a process 'encode' computes 5 ms per
+# item and pipes 200 items to its child 'mux', which waits for each);
+# diagnose's only finding must be single-thread-bottleneck on encode naming
+# mux, in another process, and its cost (mux's waits that encode's
+# wakeups ended) must lie between mux's own clock of its time in read() and
+# that less its run-queue wait by the kernel's count (schedstat) and 50 us
+# a read: the trace's wait ends at the wakeup, and a wakeup across CPUs then
+# waits for the IPI and the idle CPU's exit from idle, which the kernel does
+# not count as run-queue wait (36-38 us a read measured, with the read's
+# own entry and return).  Prints the problems.
+stage_once() {
+	"$TL" record -o "$TMP/$1.tl" -- "$BUILD/tests/wl_stage" --items 200 --work 5000 >"$TMP/$1.truth" 2>"$ERR" ||
+		{ echo "record exit $?: $(tail -n 2 "$ERR")"; return; }
+	"$TL" diagnose --json "$TMP/$1.tl" >"$OUT" 2>"$ERR" || { echo "diagnose failed: $(head -n 2 "$ERR")"; return; }
+	python3 - "$OUT" "$TMP/$1.truth" <<'PY'
+import json, sys
+dg, truth = json.load(open(sys.argv[1])), json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
+bad = []
+found = [(f["kind"], [t["name"] for t in f["threads"]]) for f in dg["findings"]]
+if found != [("single-thread-bottleneck", ["encode", "mux"])]:
+    bad.append("findings: %s (want single-thread-bottleneck on encode naming mux)" % (found or "none"))
+else:
+    f = dg["findings"][0]
+    hi = truth["mux_read_ns"]
+    lo = hi - truth["mux_runq_ns"] - 50000 * truth["mux_reads"]
+    if not lo <= f["cost_ns"] <= hi:
+        bad.append("cost %.3f ms; mux read for %.3f ms in %d reads, %.3f ms of it on a run queue (want %.3f-%.3f)" %
+                   (f["cost_ns"] / 1e6, hi / 1e6, truth["mux_reads"], truth["mux_runq_ns"] / 1e6, lo / 1e6, hi / 1e6))
+    if "1 in other processes" not in f["title"]:
+        bad.append("title: %s" % f["title"])
+print("; ".join(bad))
+PY
+}
+
 # affinity_once NAME: record wl_states quantum (busyA and busyB pinned to CPU
 # 1, CPU 0 idle); diagnose's only finding must be affinity-bound naming both,
 # and each thread's wait beside the idle CPU (report JSON: confined) must lie
@@ -405,6 +443,7 @@ for t in ts: t.join()'
 	throttled cpu-throttled-two busyA,busyB quantum
 	twice affinity-bound affinity_once affinity-bound
 	twice lock-holder holder_once lock-holder
+	twice bottleneck-processes stage_once bottleneck-processes
 	# a broadcast per item to six waiting workers; a signal per item (the producer's 200 us sleeps are a
 	# wake storm, judged elsewhere)
 	twice thundering-herd herd_once thundering-herd herd producer

@@ -508,15 +508,19 @@ static uint64_t waited_on(const struct tl_dg_ctx *c, const struct tl_thread_stat
 	return by > skip ? by - skip : 0;
 }
 
-/* Another thread of t's process that waits for t at least half its life, mostly for t. */
+/*
+ * Another thread of the recorded program (t's process, or another of its
+ * processes: a pipeline of processes, a client and its server) that waits
+ * for t at least half its life, mostly for t.
+ */
 static int waits_for(const struct tl_dg_ctx *c, const struct tl_thread_stats *u, const struct tl_thread_stats *t,
                      uint64_t *by)
 {
 	uint64_t all;
 
 	*by = waited_on(c, u, t->tid, &all);
-	return u->tid != t->tid && u->pid == t->pid && tl_dg_pct(*by, tl_dg_lifetime(u)) >= 50 &&
-	       tl_dg_pct(*by, all) >= 50;
+	return u->tid != t->tid && (u->pid == t->pid || (u->is_target && t->is_target)) &&
+	       tl_dg_pct(*by, tl_dg_lifetime(u)) >= 50 && tl_dg_pct(*by, all) >= 50;
 }
 
 /*
@@ -531,7 +535,8 @@ static int bottleneck(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 	         cost = 0, by;
 	const struct tl_model *m = c->m;
 	struct tl_finding *f;
-	size_t nwait = 0;
+	size_t nwait = 0, elsewhere = 0;
+	char others[48] = "";
 
 	if (tl_dg_pct(run, life) < c->o->busy_pct || run < c->o->min_cost_ns)
 		return 0;
@@ -539,13 +544,16 @@ static int bottleneck(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 		if (waits_for(c, &m->threads[i], t, &by)) {
 			cost += by;
 			nwait++;
+			elsewhere += m->threads[i].pid != t->pid;
 		}
 	if (!nwait || cost < c->o->min_cost_ns)
 		return 0;
 	if (!(f = tl_dg_new_finding(c, TL_FIND_SINGLE_THREAD_BOTTLENECK, t, cost)))
 		return -1;
-	snprintf(f->title, sizeof(f->title), "%s (%d) runs %.0f%% of its life while %zu other thread%s wait for it",
-	         t->name, t->tid, tl_dg_pct(run, life), nwait, nwait == 1 ? "" : "s");
+	if (elsewhere)
+		snprintf(others, sizeof(others), " (%zu in other processes)", elsewhere);
+	snprintf(f->title, sizeof(f->title), "%.40s (%d) runs %.0f%% of its life while %zu other thread%s for it%s",
+	         t->name, t->tid, tl_dg_pct(run, life), nwait, nwait == 1 ? " waits" : "s wait", others);
 	tl_dg_add_thread(f, t->tid, t->pid, t->name, "bottleneck");
 	for (size_t i = 0; i < m->nthreads; i++)
 		if (waits_for(c, &m->threads[i], t, &by))
@@ -555,10 +563,15 @@ static int bottleneck(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 	tl_dg_add_evidence(f, "their time waiting for it", (double)cost, (double)c->o->min_cost_ns, "ns", 1);
 	snprintf(f->cause, sizeof(f->cause),
 	         "the work is serial in this thread: it is always busy while the threads it feeds (named as "
-	         "waiting) sit idle until it hands them something");
+	         "waiting%s) sit idle until it hands them something",
+	         elsewhere ? "; in the program's other processes too: a pipeline of processes, a pipe or a socket"
+	                   : "");
 	snprintf(f->fix, sizeof(f->fix),
 	         "split this thread's work (data-parallel blocks or a pipeline of stages), or move work from it to "
-	         "the waiting threads");
+	         "the waiting threads%s",
+	         elsewhere ? "; for a stage that is a program of its own, a parallel version of it, or the input split "
+	                     "over several of its processes"
+	                   : "");
 	return 0;
 }
 

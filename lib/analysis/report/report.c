@@ -194,8 +194,8 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 			add_waker_to(p, &a->st.lock_wakers, &a->st.nlock_wakers, &a->lock_wakers_cap, iv->by, len);
 			a->lock_wait = 0;
 		}
-		if (iv->state == TL_ST_SYNC_WAIT && iv->by > 0) {
-			/* woken by a thread that had already exited: its exit woke the joiner */
+		if ((iv->state == TL_ST_SYNC_WAIT || iv->state == TL_ST_SLEEPING) && iv->by > 0) {
+			/* woken by a thread that had already exited: its exit woke the joiner (or the parent in wait4) */
 			struct tl_thread *w = tl_sched_thread(p->sched, iv->by);
 			struct acc *wa = w ? w->user : NULL;
 

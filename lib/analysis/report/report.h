@@ -80,7 +80,7 @@ struct tl_thread_stats {
 	uint64_t waits_inferred;      /* waits for a CPU left out of the two above: their end was inferred */
 	uint64_t latency_max_at;      /* when the longest sched latency began (its wakeup; absolute ns), 0 if none */
 	uint64_t burst_max_at;        /* when the longest burst began (its switch-in; absolute ns), 0 if none */
-	uint64_t join_wait_ns;        /* SYNC_WAIT ended by a thread that had exited: a join, not a lock */
+	uint64_t join_wait_ns;        /* SYNC_WAIT or SLEEPING ended by a thread that had exited: a join, a wait4 */
 	uint64_t lock_wait_ns;        /* SYNC_WAIT in a lock's futex wait (TL_EVF_WAIT_LOCK, FUTEX_ENTER op) */
 	/* what the holders did while it waited on locks (analysis/lockhold), by class; adds up to lock_wait_ns */
 	uint64_t lock_holder_ns[TL_LH__COUNT];
