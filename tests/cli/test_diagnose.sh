@@ -42,6 +42,9 @@
 #                    child 'mux', which waits for them: single-thread
 #                    bottleneck across processes, its cost against mux's
 #                    own clock
+#   worker-imbalance  wl_spawn: each round 'spawn' creates two workers
+#                    with 60 and 20 ms of work and joins them; the loss
+#                    against the workers' own clocks; 30 and 30 ms, none
 #   lock-holder      what the holder did while a lock's waiter waited:
 #                    asleep in wl_states mutex (against its own clock), on
 #                    a CPU in wl_kernel contend; the cause follows
@@ -296,6 +299,32 @@ print("; ".join(bad))
 PY
 }
 
+# spawn_once NAME: record wl_spawn (each of 5 rounds 'spawn' creates
+# 'part0' with 60 ms of CPU work and 'part1' with 20 ms, and joins them);
+# diagnose's only finding must be worker-imbalance on spawn, naming part0
+# as the last to finish, and its cost must match the workers' own clocks'
+# loss (wl_spawn's loss_ns: the idle CPU after part1's end over 2 CPUs,
+# 20 ms a round) within 100 us a round (the trace dates a worker's end at
+# its last switch-out, its clock just before it returns: measured within
+# 50 us over 5 rounds).  Prints the problems.
+spawn_once() {
+	"$TL" record -o "$TMP/$1.tl" -- "$BUILD/tests/wl_spawn" >"$TMP/$1.truth" 2>"$ERR" ||
+		{ echo "record exit $?: $(tail -n 2 "$ERR")"; return; }
+	"$TL" diagnose --json "$TMP/$1.tl" >"$OUT" 2>"$ERR" || { echo "diagnose failed: $(head -n 2 "$ERR")"; return; }
+	python3 - "$OUT" "$TMP/$1.truth" <<'PY'
+import json, sys
+dg, truth = json.load(open(sys.argv[1])), json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
+bad = []
+found = [(f["kind"], [t["name"] for t in f["threads"]]) for f in dg["findings"]]
+if len(found) != 1 or found[0][0] != "worker-imbalance" or found[0][1][:2] != ["spawn", "part0"]:
+    bad.append("findings: %s (want worker-imbalance on spawn, part0 last)" % (found or "none"))
+elif abs(dg["findings"][0]["cost_ns"] - truth["loss_ns"]) > 100000 * truth["rounds"]:
+    bad.append("cost %.3f ms; the workers' clocks: %.3f ms lost in %d rounds" %
+               (dg["findings"][0]["cost_ns"] / 1e6, truth["loss_ns"] / 1e6, truth["rounds"]))
+print("; ".join(bad))
+PY
+}
+
 # affinity_once NAME: record wl_states quantum (busyA and busyB pinned to CPU
 # 1, CPU 0 idle); diagnose's only finding must be affinity-bound naming both,
 # and each thread's wait beside the idle CPU (report JSON: confined) must lie
@@ -444,6 +473,8 @@ for t in ts: t.join()'
 	twice affinity-bound affinity_once affinity-bound
 	twice lock-holder holder_once lock-holder
 	twice bottleneck-processes stage_once bottleneck-processes
+	twice worker-imbalance spawn_once worker-imbalance
+	diag healthy-spawn-even "" "$BUILD/tests/wl_spawn" --work 30,30
 	# a broadcast per item to six waiting workers; a signal per item (the producer's 200 us sleeps are a
 	# wake storm, judged elsewhere)
 	twice thundering-herd herd_once thundering-herd herd producer

@@ -13,7 +13,8 @@
  * (write_herd()); two processes that want three CPUs of two, CPU
  * saturation (write_saturated()); two threads pinned to one CPU while the
  * other idles, affinity-bound (write_pinned(), also as a filtered
- * recording).
+ * recording); two threads created for a work, one done long before the
+ * other, worker-imbalance (write_spawn()).
  *
  * The trace is written with the real writer and read back with the real
  * reader, as the command does.
@@ -560,6 +561,81 @@ TEST(affinity_bound)
 }
 
 /*
+ * Work split among threads created for it: c (700) creates a (701) at 1005
+ * and b (702) at 1006 and joins them; a computes on CPU 0 from 1010 and
+ * exits at 1300, b on CPU 1 from 1010 and exits at b_end.  A team of two
+ * on the 2 CPUs: with b_end 1100, CPU 1 is idle 1100-1300: 200 us over 2
+ * CPUs, 100 us lost of the team's 295 (1005-1300), 33.9%; with b_end
+ * 1300, none.
+ */
+static void write_spawn(char *p, uint64_t b_end)
+{
+	W = program_trace_open(p, 700, 1000);
+	CHECK(W != NULL);
+	ev(1000, -1, TL_EV_THREAD, 700, 700, 0, 0, 2, 0, "c");
+	sw(1000, 0, 0, 0, 700, 0);
+	ev(1005, 0, TL_EV_FORK, 701, 700, 0, 0, 0, 0, "a");
+	ev(1005, -1, TL_EV_THREAD, 701, 700, 0, 0, 0, 0, "a");
+	ev(1006, 0, TL_EV_FORK, 702, 700, 0, 0, 0, 0, "b");
+	ev(1006, -1, TL_EV_THREAD, 702, 700, 0, 0, 0, 0, "b");
+	sw(1010, 0, 700, TL_PS_S, 701, TL_EVF_WAIT_FUTEX); /* c joins */
+	sw(1010, 1, 0, 0, 702, 0);
+	ev(b_end, 1, TL_EV_EXIT, 702, 0, 0, 0, 0, 0, NULL);
+	sw(b_end, 1, 702, TL_PS_X, 0, 0);
+	ev(1300, 0, TL_EV_EXIT, 701, 0, 0, 0, 0, 0, NULL);
+	ev(1300, 0, TL_EV_WAKING, 700, 701, 0, 120, 0, 0, NULL);
+	ev(1300, 0, TL_EV_WAKEUP, 700, 701, 0, 120, 0, 0, NULL);
+	sw(1300, 0, 701, TL_PS_X, 700, 0);
+	sw(1310, 0, 700, TL_PS_S, 0, 0);
+	CHECK(program_trace_close(W, 1400) == 0);
+}
+
+TEST(worker_imbalance)
+{
+	for (int even = 0; even < 2; even++) {
+		char p[] = "/tmp/tl-test-spawn-XXXXXX";
+		struct tl_run run = { .to_ns = -1, .path = p };
+		struct tl_diagnose_opts o;
+		struct tl_findings f;
+		struct tl_model m;
+		const struct tl_finding *x = NULL;
+
+		write_spawn(p, even ? 1300 : 1100);
+		CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+		CHECK_EQ_INT(m.nthreads, 3);
+		for (size_t i = 1; i < m.nthreads && i < 3; i++) {
+			CHECK_EQ_INT(m.threads[i].creator, 700);
+			CHECK_EQ_INT(m.threads[i].exited, 1);
+		}
+		tl_diagnose_defaults(&o);
+		o.min_cost_ns = 50 * US;
+		CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
+		CHECK_EQ_INT(count_kind(&f, TL_FIND_WORKER_IMBALANCE, &x), !even);
+		if (x && !even) {
+			CHECK_EQ_INT(x->pid, 700);
+			CHECK_EQ_INT(x->cost_ns, 100 * US);
+			CHECK_EQ_INT(x->nthreads, 3);
+			CHECK_EQ_STR(x->threads[0].role, "creator");
+			CHECK_EQ_INT(x->threads[1].tid, 701);
+			CHECK_EQ_STR(x->threads[1].role, "last to finish");
+			CHECK_EQ_INT(x->threads[2].tid, 702);
+			CHECK_EQ_INT((int64_t)(x->evidence[0].value * 1000 + 0.5), 33898); /* 100 of 295 us */
+			CHECK_EQ_INT((int64_t)x->evidence[1].value, 100 * US);
+			CHECK_EQ_INT((int64_t)x->evidence[4].value, 295 * US);
+			CHECK_EQ_INT((int64_t)x->evidence[5].value, 195 * US);
+		}
+		CHECK_EQ_INT(f.checked[TL_FIND_WORKER_IMBALANCE], 1);
+		tl_findings_release(&f);
+		/* an --imbalance above its share leaves it out */
+		o.imbalance_pct = 34;
+		CHECK_EQ_INT(count_with(&m, &o, TL_FIND_WORKER_IMBALANCE), 0);
+		tl_report_release(&m);
+		tl_run_release(&run);
+		unlink(p);
+	}
+}
+
+/*
  * A thundering herd: pool (500) has a producer P (501) and workers W1..W3
  * (502..504), which first wait on a condition (1000-1003, CPU 1).  Twice
  * (at B = 1010, then 1100 after a timer wakes P at 1090) P wakes W1, W2, W3
@@ -733,5 +809,5 @@ int main(void)
 	write_trace();
 	atexit(remove_trace);
 	RUN_TESTS(lock_not_condition_nor_join, lock_holder, serialized_threads, spin_waiting, cpu_throttled,
-	          thundering_herd, cpu_saturation, affinity_bound, kind_names);
+	          thundering_herd, cpu_saturation, affinity_bound, worker_imbalance, kind_names);
 }

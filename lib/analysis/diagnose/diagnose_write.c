@@ -28,7 +28,7 @@ static int per_process(unsigned kind)
 {
 	return kind == TL_FIND_OVERSUBSCRIPTION || kind == TL_FIND_SERIALIZED || kind == TL_FIND_SPIN_WAITING ||
 	       kind == TL_FIND_CPU_THROTTLED || kind == TL_FIND_THUNDERING_HERD || kind == TL_FIND_CPU_SATURATION ||
-	       kind == TL_FIND_AFFINITY_BOUND;
+	       kind == TL_FIND_AFFINITY_BOUND || kind == TL_FIND_WORKER_IMBALANCE;
 }
 
 /* What a detector examines, one of them ("thread", "process", ...): its checked[] counts these. */
@@ -49,14 +49,15 @@ static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 
 	fprintf(out, "\n%zu. %s  cost %s (%.0f%% of the %s)\n", i + 1, tl_finding_kind_name(f->kind),
 	        tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity,
-	        f->region[0]                         ? "region's time"
-	        : f->kind == TL_FIND_SPIN_WAITING    ? "workers' CPU time"
-	        : f->kind == TL_FIND_CPU_THROTTLED   ? "time its threads wanted a CPU"
-	        : f->kind == TL_FIND_AFFINITY_BOUND  ? "time its threads wanted a CPU"
-	        : f->kind == TL_FIND_THUNDERING_HERD ? "woken threads' time running or queued"
-	        : f->kind == TL_FIND_CPU_SATURATION  ? "program's wall time"
-	        : per_process(f->kind)               ? "process's time"
-	                                             : "thread's time");
+	        f->region[0]                          ? "region's time"
+	        : f->kind == TL_FIND_SPIN_WAITING     ? "workers' CPU time"
+	        : f->kind == TL_FIND_CPU_THROTTLED    ? "time its threads wanted a CPU"
+	        : f->kind == TL_FIND_AFFINITY_BOUND   ? "time its threads wanted a CPU"
+	        : f->kind == TL_FIND_WORKER_IMBALANCE ? "teams' time"
+	        : f->kind == TL_FIND_THUNDERING_HERD  ? "woken threads' time running or queued"
+	        : f->kind == TL_FIND_CPU_SATURATION   ? "program's wall time"
+	        : per_process(f->kind)                ? "process's time"
+	                                              : "thread's time");
 	fprintf(out, "   %s\n", f->title);
 	if (f->kind == TL_FIND_CPU_SATURATION && !f->pid)
 		fputs("   where:    the machine;", out);

@@ -63,7 +63,7 @@ static void sync_identity(struct acc *a, const struct tl_thread *th)
 	if (th->cpus_allowed)
 		a->cpus_allowed = th->cpus_allowed;
 	if (th->parent)
-		a->parent_tid = th->parent;
+		a->st.creator = a->parent_tid = th->parent;
 }
 
 /* Count a wait of `wait` ns that thread tid ended (a wakeup) or caused (a preemption) in list *l. */
@@ -269,8 +269,10 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 			p->oom = 1;
 		return;
 	}
-	if (ev->type == TL_EV_EXIT && th && (a = acc_of(p, th)))
+	if (ev->type == TL_EV_EXIT && th && (a = acc_of(p, th))) {
 		a->exited_at = ev->ts;
+		a->st.exited = ev->ts >= p->r->win_start && ev->ts <= p->r->win_end;
+	}
 	if (ev->type == TL_EV_AFFINITY && th && (a = acc_of(p, th)) && ev->a >= 0 && ev->a < (p->ncpus + 63) / 64) {
 		/* every mask it had: the CPUs its process could use (seed 000, Eq. 4) */
 		if (!a->aff && !(a->aff = calloc((size_t)(p->ncpus + 63) / 64, sizeof(uint64_t))))

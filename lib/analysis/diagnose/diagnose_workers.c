@@ -1,0 +1,189 @@
+/*
+ * diagnose_workers.c - work split unevenly among threads created for it.
+ *
+ * A thread that creates workers, gives each a part of the work and joins
+ * them (a thread per part: image rows split by count, blocks of unequal
+ * size) finishes when its slowest worker does; the others, done early,
+ * leave their CPUs idle.  No markers are needed: the workers' lives say
+ * it (barrier-imbalance judges marked or OpenMP regions instead).
+ *
+ * A team: threads of a process that one thread created (FORK) within
+ * TEAM_GAP_NS of the first, that exited in the window, and that wanted a
+ * CPU (on one, or waiting for one) at least BUSY_PCT of their lives: they
+ * computed until their part was done.  Its span S runs from the first
+ * one's start to the last one's end.  With k the fewer of its threads and
+ * the CPUs the process may use, each end that leaves fewer than k of them
+ * alive leaves a CPU idle until the team ends; the loss L is that idle
+ * CPU time over k: the wall time the same work split evenly would have
+ * saved (a team of two, one done at 0.5 s, the other at 1.5 s: 0.5 s).
+ * A team counts when L is at least imbalance_pct of S (`--imbalance`,
+ * barrier-imbalance's option).  Found per creator when
+ * the losses of its teams add up to the minimum cost; the cost is that
+ * sum, wall time.  Pool threads that live for the whole run and wait for
+ * work, and pipeline stages (asleep much of their lives), are no teams.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/diagnose/diagnose_int.h"
+
+#define TEAM_GAP_NS 10000000ull /* created within 10 ms of the team's first */
+#define BUSY_PCT 80
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	const struct tl_thread_stats *x = *(const struct tl_thread_stats *const *)a;
+	const struct tl_thread_stats *y = *(const struct tl_thread_stats *const *)b;
+
+	if (x->creator != y->creator)
+		return x->creator < y->creator ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->tid - y->tid;
+}
+
+static uint64_t oncpu(const struct tl_thread_stats *t)
+{
+	return t->state_ns[TL_ST_EXECUTING] + t->state_ns[TL_ST_INTERRUPTED];
+}
+
+/* What one creator's teams add up to. */
+struct sums {
+	size_t teams, lopsided, most;               /* teams, those that count, the most threads in one */
+	uint64_t span, ideal, cost;                 /* of those that count */
+	double worst;                               /* the largest loss / span */
+	const struct tl_thread_stats *slow, *quick; /* the worst team's last and first to finish */
+};
+
+/* Judge the team members[0..n) (one creator, created together; ends[] room for n) into *s. */
+static void team(const struct tl_dg_ctx *c, const struct tl_process_stats *p, const struct tl_thread_stats **members,
+                 size_t n, uint64_t *ends, struct sums *s)
+{
+	uint64_t first = UINT64_MAX, last = 0, idle = 0, ideal, loss;
+	const struct tl_thread_stats *slow = members[0], *quick = members[0];
+	size_t k = p->available_cpus > 0 && (size_t)p->available_cpus < n ? (size_t)p->available_cpus : n;
+
+	for (size_t i = 0; i < n; i++) {
+		first = members[i]->start < first ? members[i]->start : first;
+		last = members[i]->end > last ? members[i]->end : last;
+		ends[i] = members[i]->end;
+		slow = members[i]->end > slow->end ? members[i] : slow;
+		quick = members[i]->end < quick->end ? members[i] : quick;
+	}
+	qsort(ends, n, sizeof(*ends), cmp_u64);
+	/* after the i-th end (0-based), n - 1 - i are alive: k - that CPUs idle until the next end */
+	for (size_t i = 0; i + 1 < n; i++)
+		if (n - 1 - i < k)
+			idle += (ends[i + 1] - ends[i]) * (k - (n - 1 - i));
+	loss = idle / k;
+	ideal = last - first - loss;
+	s->teams++;
+	if (!loss || tl_dg_pct(loss, last - first) < c->o->imbalance_pct)
+		return;
+	s->lopsided++;
+	s->most = n > s->most ? n : s->most;
+	s->span += last - first;
+	s->ideal += ideal;
+	s->cost += loss;
+	if ((double)loss / (double)(last - first) > s->worst) {
+		s->worst = (double)loss / (double)(last - first);
+		s->slow = slow;
+		s->quick = quick;
+	}
+}
+
+static int finding(struct tl_dg_ctx *c, const struct tl_process_stats *p, int32_t creator, const struct sums *s)
+{
+	const struct tl_model *m = c->m;
+	const char *name = p->name;
+	struct tl_finding *f;
+
+	if (s->cost < c->o->min_cost_ns)
+		return 0;
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (m->threads[i].tid == creator && m->threads[i].pid == p->pid)
+			name = m->threads[i].name;
+	f = tl_dg_new_finding_at(c, TL_FIND_WORKER_IMBALANCE, p->pid, p->name, p->start, p->end, s->cost, s->span);
+	if (!f)
+		return -1;
+	snprintf(f->title, sizeof(f->title),
+	         "%.40s (%d) split work unevenly: %zu team%s of up to %zu threads took %.0f%% longer than the work "
+	         "split evenly",
+	         name, (int)creator, s->lopsided, s->lopsided > 1 ? "s" : "", s->most,
+	         s->ideal ? 100.0 * ((double)s->span / (double)s->ideal - 1) : 0.0);
+	tl_dg_add_thread(f, creator, p->pid, name, "creator");
+	tl_dg_add_thread(f, s->slow->tid, s->slow->pid, s->slow->name, "last to finish");
+	tl_dg_add_thread(f, s->quick->tid, s->quick->pid, s->quick->name, "first to finish");
+	tl_dg_add_evidence(f, "lost to the split, % of the teams' time", tl_dg_pct(s->cost, s->span),
+	                   c->o->imbalance_pct, "%", 1);
+	tl_dg_add_evidence(f, "time lost (wall time)", (double)s->cost, (double)c->o->min_cost_ns, "ns", 1);
+	tl_dg_add_evidence(f, "teams lopsided, of all", (double)s->lopsided, NAN, "", 1);
+	tl_dg_add_evidence(f, "teams in all", (double)s->teams, NAN, "", 1);
+	tl_dg_add_evidence(f, "the teams' time (first start to last end)", (double)s->span, NAN, "ns", 1);
+	tl_dg_add_evidence(f, "less the loss: their work split evenly", (double)s->ideal, NAN, "ns", 1);
+	tl_dg_add_evidence(f, "worst team: last / first to finish, CPU time",
+	                   oncpu(s->quick) ? (double)oncpu(s->slow) / (double)oncpu(s->quick) : NAN, NAN, "", 1);
+	snprintf(f->cause, sizeof(f->cause),
+	         "the work was split unevenly among threads created for it: those done first exit and leave their "
+	         "CPUs idle while the last computes on (parts split by count, not by cost: image rows of unequal cost, "
+	         "blocks of unequal size)");
+	snprintf(f->fix, sizeof(f->fix),
+	         "split the work into more, smaller pieces that the threads take as they free up (a work queue, a "
+	         "thread pool, OpenMP schedule(dynamic)), or size the parts by their cost");
+	return 0;
+}
+
+int tl_dg_workers(struct tl_dg_ctx *c, const struct tl_process_stats *p)
+{
+	const struct tl_model *m = c->m;
+	const struct tl_thread_stats **v;
+	uint64_t *ends;
+	size_t n = 0;
+	int ret = 0;
+
+	v = calloc(m->nthreads ? m->nthreads : 1, sizeof(*v));
+	ends = calloc(m->nthreads ? m->nthreads : 1, sizeof(*ends));
+	if (!v || !ends) {
+		free(v);
+		free(ends);
+		return -1;
+	}
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct tl_thread_stats *t = &m->threads[i];
+		uint64_t life = tl_dg_lifetime(t);
+
+		if (t->pid == p->pid && t->creator > 0 && t->tid != t->pid && t->exited && life &&
+		    tl_dg_pct(tl_dg_wanting(t), life) >= BUSY_PCT)
+			v[n++] = t;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_member);
+	for (size_t i = 0; i < n && !ret;) {
+		int32_t creator = v[i]->creator;
+		struct sums s = { 0 };
+
+		while (i < n && v[i]->creator == creator) {
+			size_t j = i + 1;
+
+			while (j < n && v[j]->creator == creator && v[j]->start - v[i]->start <= TEAM_GAP_NS)
+				j++;
+			if (j - i > 1)
+				team(c, p, v + i, j - i, ends, &s);
+			i = j;
+		}
+		if (s.lopsided)
+			ret = finding(c, p, creator, &s);
+	}
+	free(v);
+	free(ends);
+	return ret;
+}

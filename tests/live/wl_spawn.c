@@ -1,0 +1,122 @@
+/*
+ * wl_spawn.c - work split among threads created for it and joined: each
+ * round the main thread creates its workers, gives each a fixed share of
+ * CPU work, and joins them (pthread-style data parallelism, a thread per
+ * part, as image kernels often split rows).
+ *
+ *   wl_spawn [--rounds R] [--work MS,MS,...]
+ *
+ * Each round (default 5) 'spawn' creates one worker per MS ('part0',
+ * 'part1', ...; default 60,20: a 3:1 imbalance), each computes MS ms of
+ * its own CPU time and exits, and 'spawn' joins them all.  Then it prints
+ * one JSON line of truth: {"rounds": R, "workers": W, "cpu_ns": C,
+ * "span_ns": S, "loss_ns": L}: C the workers' CPU time in all (each its
+ * own CLOCK_THREAD_CPUTIME_ID), S the sum over rounds of the wall time
+ * from the first worker's start to the last one's end (each worker's own
+ * clock), L the sum over rounds of the CPU time left idle after each end
+ * that left fewer workers than CPUs (k, the fewer of the workers and the
+ * CPUs), over k: what the split lost (diagnose's worker-imbalance).  Exit
+ * status: 0, or 2 for bad usage.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workload.h"
+
+#define MS 1000000ull
+#define MAX_WORKERS 16
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The round's loss: after the i-th end, n - 1 - i workers are left; k - that CPUs idle until the next end. */
+static uint64_t loss(uint64_t *ends, int n, int k)
+{
+	uint64_t idle = 0;
+
+	qsort(ends, (size_t)n, sizeof(*ends), cmp_u64);
+	for (int i = 0; i + 1 < n; i++)
+		if (n - 1 - i < k)
+			idle += (ends[i + 1] - ends[i]) * (uint64_t)(k - (n - 1 - i));
+	return idle / (uint64_t)k;
+}
+
+struct part {
+	pthread_t t;
+	int idx;
+	uint64_t work_ns;
+	uint64_t start, end, cpu; /* its own clocks */
+};
+
+static void *part_body(void *arg)
+{
+	struct part *p = arg;
+	char name[16];
+
+	p->start = wl_now_ns();
+	snprintf(name, sizeof(name), "part%d", p->idx);
+	wl_set_name(name);
+	p->cpu = wl_spin_cpu(p->work_ns);
+	p->end = wl_now_ns();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct part parts[MAX_WORKERS];
+	int rounds = 5, n = 0;
+	uint64_t cpu = 0, span = 0, lost = 0, ends[MAX_WORKERS];
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	const char *work = "60,20";
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
+			rounds = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--work") && i + 1 < argc) {
+			work = argv[++i];
+		} else {
+			fprintf(stderr, "usage: wl_spawn [--rounds R] [--work MS,MS,...]\n");
+			return 2;
+		}
+	}
+	for (const char *s = work; *s && n < MAX_WORKERS; n++) {
+		char *end;
+
+		parts[n].work_ns = strtoull(s, &end, 10) * MS;
+		parts[n].idx = n;
+		if (end == s || !parts[n].work_ns || (*end && *end != ','))
+			n = MAX_WORKERS + 1;
+		s = *end ? end + 1 : end;
+	}
+	if (rounds < 1 || n < 1 || n > MAX_WORKERS) {
+		fprintf(stderr, "wl_spawn: want rounds >= 1 and 1..%d works of a whole number of ms\n", MAX_WORKERS);
+		return 2;
+	}
+	wl_set_name("spawn");
+	for (int r = 0; r < rounds; r++) {
+		uint64_t first = UINT64_MAX, last = 0;
+
+		for (int i = 0; i < n; i++)
+			if (pthread_create(&parts[i].t, NULL, part_body, &parts[i]))
+				return 1;
+		for (int i = 0; i < n; i++) {
+			pthread_join(parts[i].t, NULL);
+			cpu += parts[i].cpu;
+			first = parts[i].start < first ? parts[i].start : first;
+			last = parts[i].end > last ? parts[i].end : last;
+			ends[i] = parts[i].end;
+		}
+		span += last - first;
+		lost += loss(ends, n, n < ncpus ? n : ncpus);
+	}
+	printf("{\"rounds\": %d, \"workers\": %d, \"cpu_ns\": %llu, \"span_ns\": %llu, \"loss_ns\": %llu}\n", rounds, n,
+	       (unsigned long long)cpu, (unsigned long long)span, (unsigned long long)lost);
+	return 0;
+}
