@@ -265,6 +265,18 @@ print("; ".join(bad))
 PY
 }
 
+# rec_diag NAME CMD...: record CMD (its standard output, the workload's
+# line of truth, into $TMP/NAME.truth) and diagnose it into $OUT as JSON;
+# prints the problem and returns 1 if either failed.
+rec_diag() {
+	rd_name=$1
+	shift
+	"$TL" record -o "$TMP/$rd_name.tl" -- "$@" >"$TMP/$rd_name.truth" 2>"$ERR" ||
+		{ echo "record exit $?: $(tail -n 2 "$ERR")"; return 1; }
+	"$TL" diagnose --json "$TMP/$rd_name.tl" >"$OUT" 2>"$ERR" ||
+		{ echo "diagnose failed: $(head -n 2 "$ERR")"; return 1; }
+}
+
 # stage_once NAME: record wl_stage (a process 'encode' computes 5 ms per
 # item and pipes 200 items to its child 'mux', which waits for each);
 # diagnose's only finding must be single-thread-bottleneck on encode naming
@@ -276,9 +288,7 @@ PY
 # not count as run-queue wait (36-38 us a read measured, with the read's
 # own entry and return).  Prints the problems.
 stage_once() {
-	"$TL" record -o "$TMP/$1.tl" -- "$BUILD/tests/wl_stage" --items 200 --work 5000 >"$TMP/$1.truth" 2>"$ERR" ||
-		{ echo "record exit $?: $(tail -n 2 "$ERR")"; return; }
-	"$TL" diagnose --json "$TMP/$1.tl" >"$OUT" 2>"$ERR" || { echo "diagnose failed: $(head -n 2 "$ERR")"; return; }
+	rec_diag "$1" "$BUILD/tests/wl_stage" --items 200 --work 5000 || return
 	python3 - "$OUT" "$TMP/$1.truth" <<'PY'
 import json, sys
 dg, truth = json.load(open(sys.argv[1])), json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
@@ -308,9 +318,7 @@ PY
 # its last switch-out, its clock just before it returns: measured within
 # 50 us over 5 rounds).  Prints the problems.
 spawn_once() {
-	"$TL" record -o "$TMP/$1.tl" -- "$BUILD/tests/wl_spawn" >"$TMP/$1.truth" 2>"$ERR" ||
-		{ echo "record exit $?: $(tail -n 2 "$ERR")"; return; }
-	"$TL" diagnose --json "$TMP/$1.tl" >"$OUT" 2>"$ERR" || { echo "diagnose failed: $(head -n 2 "$ERR")"; return; }
+	rec_diag "$1" "$BUILD/tests/wl_spawn" || return
 	python3 - "$OUT" "$TMP/$1.truth" <<'PY'
 import json, sys
 dg, truth = json.load(open(sys.argv[1])), json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
