@@ -45,6 +45,9 @@
 #   worker-imbalance  wl_spawn: each round 'spawn' creates two workers
 #                    with 60 and 20 ms of work and joins them; the loss
 #                    against the workers' own clocks; 30 and 30 ms, none
+#   thread-churn     wl_spawn with 4000 threads of 10 us: a thread per
+#                    task; the waits to run against the kernel's and the
+#                    workload's own clocks
 #   lock-holder      what the holder did while a lock's waiter waited:
 #                    asleep in wl_states mutex (against its own clock), on
 #                    a CPU in wl_kernel contend; the cause follows
@@ -333,6 +336,37 @@ print("; ".join(bad))
 PY
 }
 
+# churn_once NAME: record wl_spawn with 2000 rounds of two threads of
+# 10 us each (a thread per task); diagnose must find thread-churn on
+# spawn, counting at least 99% of the 4000 threads (one preempted past
+# 1 ms is not short), and its cost (the threads' waits to run: NEW,
+# RUNNABLE) must lie between the kernel's count of their run-queue waits
+# as they began (schedstat, read by each thread first thing: the trace's
+# waits hold it, and the NEW stretch and later waits besides) and the
+# workload's own start latency (spawn's clock before pthread_create to the
+# thread's first clock: the clone and glibc's start besides the wait).
+# Measured: 64-74 ms between 39-52 and 103-115.  Prints the problems.
+churn_once() {
+	rec_diag "$1" "$BUILD/tests/wl_spawn" --rounds 2000 --work 10us,10us || return
+	python3 - "$OUT" "$TMP/$1.truth" <<'PY'
+import json, sys
+dg, truth = json.load(open(sys.argv[1])), json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
+bad = []
+f = [x for x in dg["findings"] if x["kind"] == "thread-churn"]
+n = truth["rounds"] * truth["workers"]
+if len(f) != 1 or f[0]["threads"][0]["name"] != "spawn":
+    bad.append("thread-churn: %s (want one, on spawn)" % [x["title"] for x in f])
+else:
+    got = f[0]["evidence"][0]["value"]
+    if got < 0.99 * n or got > n:
+        bad.append("%d short threads counted of the %d created" % (got, n))
+    if not truth["start_runq_ns"] <= f[0]["cost_ns"] <= truth["start_ns"]:
+        bad.append("cost %.3f ms; the kernel: %.3f ms on a run queue as they began; the workload: %.3f ms to start" %
+                   (f[0]["cost_ns"] / 1e6, truth["start_runq_ns"] / 1e6, truth["start_ns"] / 1e6))
+print("; ".join(bad))
+PY
+}
+
 # affinity_once NAME: record wl_states quantum (busyA and busyB pinned to CPU
 # 1, CPU 0 idle); diagnose's only finding must be affinity-bound naming both,
 # and each thread's wait beside the idle CPU (report JSON: confined) must lie
@@ -482,6 +516,7 @@ for t in ts: t.join()'
 	twice lock-holder holder_once lock-holder
 	twice bottleneck-processes stage_once bottleneck-processes
 	twice worker-imbalance spawn_once worker-imbalance
+	twice thread-churn churn_once thread-churn
 	diag healthy-spawn-even "" "$BUILD/tests/wl_spawn" --work 30,30
 	# a broadcast per item to six waiting workers; a signal per item (the producer's 200 us sleeps are a
 	# wake storm, judged elsewhere)

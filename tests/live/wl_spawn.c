@@ -4,19 +4,26 @@
  * CPU work, and joins them (pthread-style data parallelism, a thread per
  * part, as image kernels often split rows).
  *
- *   wl_spawn [--rounds R] [--work MS,MS,...]
+ *   wl_spawn [--rounds R] [--work T,T,...]
  *
- * Each round (default 5) 'spawn' creates one worker per MS ('part0',
- * 'part1', ...; default 60,20: a 3:1 imbalance), each computes MS ms of
- * its own CPU time and exits, and 'spawn' joins them all.  Then it prints
- * one JSON line of truth: {"rounds": R, "workers": W, "cpu_ns": C,
- * "span_ns": S, "loss_ns": L}: C the workers' CPU time in all (each its
+ * Each round (default 5) 'spawn' creates one worker per T ('part0',
+ * 'part1', ...; default 60,20: a 3:1 imbalance), each computes T of its
+ * own CPU time (ms, or us with the suffix "us": many rounds of tiny parts
+ * make a thread per task) and exits, and 'spawn' joins them all.  Then it
+ * prints one JSON line of truth: {"rounds": R, "workers": W, "cpu_ns": C,
+ * "span_ns": S, "loss_ns": L, "start_ns": D, "start_runq_ns": Q}: C the
+ * workers' CPU time in
+ * all (each its
  * own CLOCK_THREAD_CPUTIME_ID), S the sum over rounds of the wall time
  * from the first worker's start to the last one's end (each worker's own
  * clock), L the sum over rounds of the CPU time left idle after each end
  * that left fewer workers than CPUs (k, the fewer of the workers and the
- * CPUs), over k: what the split lost (diagnose's worker-imbalance).  Exit
- * status: 0, or 2 for bad usage.
+ * CPUs), over k: what the split lost (diagnose's worker-imbalance), D the
+ * sum over workers of the time from spawn's clock just before it created
+ * the worker to the worker's clock as it began (the clone, the wait for a
+ * CPU: diagnose's thread-churn), Q the sum of the kernel's count of each
+ * worker's run-queue wait as it began (schedstat: its wait for its first
+ * CPU).  Exit status: 0, or 2 for bad usage.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -52,6 +59,8 @@ struct part {
 	pthread_t t;
 	int idx;
 	uint64_t work_ns;
+	uint64_t asked;           /* spawn's clock before creating it */
+	uint64_t runq;            /* the kernel's count of its wait on a run queue when it began (schedstat) */
 	uint64_t start, end, cpu; /* its own clocks */
 };
 
@@ -60,7 +69,11 @@ static void *part_body(void *arg)
 	struct part *p = arg;
 	char name[16];
 
+	uint64_t run, slices;
+
 	p->start = wl_now_ns();
+	if (wl_schedstat(&run, &p->runq, &slices))
+		p->runq = 0;
 	snprintf(name, sizeof(name), "part%d", p->idx);
 	wl_set_name(name);
 	p->cpu = wl_spin_cpu(p->work_ns);
@@ -72,7 +85,7 @@ int main(int argc, char **argv)
 {
 	struct part parts[MAX_WORKERS];
 	int rounds = 5, n = 0;
-	uint64_t cpu = 0, span = 0, lost = 0, ends[MAX_WORKERS];
+	uint64_t cpu = 0, span = 0, lost = 0, starting = 0, runq = 0, ends[MAX_WORKERS];
 	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	const char *work = "60,20";
 
@@ -82,7 +95,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--work") && i + 1 < argc) {
 			work = argv[++i];
 		} else {
-			fprintf(stderr, "usage: wl_spawn [--rounds R] [--work MS,MS,...]\n");
+			fprintf(stderr, "usage: wl_spawn [--rounds R] [--work T,T,...] (T in ms, or 10us)\n");
 			return 2;
 		}
 	}
@@ -91,32 +104,43 @@ int main(int argc, char **argv)
 
 		parts[n].work_ns = strtoull(s, &end, 10) * MS;
 		parts[n].idx = n;
+		if (!strncmp(end, "us", 2)) {
+			parts[n].work_ns /= 1000;
+			end += 2;
+		}
 		if (end == s || !parts[n].work_ns || (*end && *end != ','))
 			n = MAX_WORKERS + 1;
 		s = *end ? end + 1 : end;
 	}
 	if (rounds < 1 || n < 1 || n > MAX_WORKERS) {
-		fprintf(stderr, "wl_spawn: want rounds >= 1 and 1..%d works of a whole number of ms\n", MAX_WORKERS);
+		fprintf(stderr, "wl_spawn: want rounds >= 1 and 1..%d works of a whole number of ms (or us)\n",
+		        MAX_WORKERS);
 		return 2;
 	}
 	wl_set_name("spawn");
 	for (int r = 0; r < rounds; r++) {
 		uint64_t first = UINT64_MAX, last = 0;
 
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
+			parts[i].asked = wl_now_ns();
 			if (pthread_create(&parts[i].t, NULL, part_body, &parts[i]))
 				return 1;
+		}
 		for (int i = 0; i < n; i++) {
 			pthread_join(parts[i].t, NULL);
 			cpu += parts[i].cpu;
 			first = parts[i].start < first ? parts[i].start : first;
 			last = parts[i].end > last ? parts[i].end : last;
 			ends[i] = parts[i].end;
+			starting += parts[i].start - parts[i].asked;
+			runq += parts[i].runq;
 		}
 		span += last - first;
 		lost += loss(ends, n, n < ncpus ? n : ncpus);
 	}
-	printf("{\"rounds\": %d, \"workers\": %d, \"cpu_ns\": %llu, \"span_ns\": %llu, \"loss_ns\": %llu}\n", rounds, n,
-	       (unsigned long long)cpu, (unsigned long long)span, (unsigned long long)lost);
+	printf("{\"rounds\": %d, \"workers\": %d, \"cpu_ns\": %llu, \"span_ns\": %llu, \"loss_ns\": %llu, "
+	       "\"start_ns\": %llu, \"start_runq_ns\": %llu}\n",
+	       rounds, n, (unsigned long long)cpu, (unsigned long long)span, (unsigned long long)lost,
+	       (unsigned long long)starting, (unsigned long long)runq);
 	return 0;
 }

@@ -14,7 +14,8 @@
  * saturation (write_saturated()); two threads pinned to one CPU while the
  * other idles, affinity-bound (write_pinned(), also as a filtered
  * recording); two threads created for a work, one done long before the
- * other, worker-imbalance (write_spawn()).
+ * other, worker-imbalance (write_spawn()); a thread per task, thread-churn
+ * (write_churn()).
  *
  * The trace is written with the real writer and read back with the real
  * reader, as the command does.
@@ -636,6 +637,69 @@ TEST(worker_imbalance)
 }
 
 /*
+ * A thread per task: c (800) on CPU 0 creates 120 threads, one every
+ * 10 us from 1000 (FORK, then WAKEUP_NEW 1 us later); each waits 3 us more
+ * for CPU 1, runs 5 us there and exits.  Each waited 4 us to run (1 us
+ * NEW, 3 RUNNABLE): 480 us in all; lives of 9 us, 100,000 a second
+ * (119 gaps of 10 us).  With 99 of them, none (under 100).
+ */
+static void write_churn(char *p, int n)
+{
+	W = program_trace_open(p, 800, 1000);
+	CHECK(W != NULL);
+	ev(1000, -1, TL_EV_THREAD, 800, 800, 0, 0, 2, 0, "c");
+	sw(1000, 0, 0, 0, 800, 0);
+	for (int i = 0; i < n; i++) {
+		uint64_t t = 1000 + 10 * (uint64_t)i;
+		int32_t tid = 801 + i;
+
+		ev(t, 0, TL_EV_FORK, tid, 800, 0, 0, 0, 0, "task");
+		ev(t, -1, TL_EV_THREAD, tid, 800, 0, 0, 0, 0, "task");
+		ev(t + 1, 0, TL_EV_WAKEUP_NEW, tid, 800, 1, 120, 0, 0, NULL);
+		sw(t + 4, 1, 0, 0, tid, 0);
+		ev(t + 9, 1, TL_EV_EXIT, tid, 0, 0, 0, 0, 0, NULL);
+		sw(t + 9, 1, tid, TL_PS_X, 0, 0);
+	}
+	sw(1000 + 10 * (uint64_t)n + 20, 0, 800, TL_PS_S, 0, 0);
+	CHECK(program_trace_close(W, 1000 + 10 * (uint64_t)n + 50) == 0);
+}
+
+TEST(thread_churn)
+{
+	for (int n = 120; n >= 99; n -= 21) {
+		char p[] = "/tmp/tl-test-churn-XXXXXX";
+		struct tl_run run = { .to_ns = -1, .path = p };
+		struct tl_diagnose_opts o;
+		struct tl_findings f;
+		struct tl_model m;
+		const struct tl_finding *x = NULL;
+
+		write_churn(p, n);
+		CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+		CHECK_EQ_INT(m.nthreads, (size_t)n + 1);
+		tl_diagnose_defaults(&o);
+		o.min_cost_ns = 50 * US;
+		CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
+		CHECK_EQ_INT(count_kind(&f, TL_FIND_THREAD_CHURN, &x), n == 120);
+		if (x && n == 120) {
+			CHECK_EQ_INT(x->pid, 800);
+			CHECK_EQ_INT(x->cost_ns, 480 * US);
+			CHECK_EQ_STR(x->threads[0].role, "creator");
+			CHECK_EQ_INT(x->threads[0].tid, 800);
+			CHECK_EQ_INT((int64_t)x->evidence[0].value, 120);
+			CHECK_EQ_INT((int64_t)(x->evidence[1].value + 0.5), 100840); /* 120 in 1190 us */
+			CHECK_EQ_INT((int64_t)x->evidence[2].value, 480 * US);
+			CHECK_EQ_INT((int64_t)x->evidence[3].value, 9 * US);
+			CHECK_EQ_INT((int64_t)x->evidence[4].value, 600 * US);
+		}
+		tl_findings_release(&f);
+		tl_report_release(&m);
+		tl_run_release(&run);
+		unlink(p);
+	}
+}
+
+/*
  * A thundering herd: pool (500) has a producer P (501) and workers W1..W3
  * (502..504), which first wait on a condition (1000-1003, CPU 1).  Twice
  * (at B = 1010, then 1100 after a timer wakes P at 1090) P wakes W1, W2, W3
@@ -809,5 +873,5 @@ int main(void)
 	write_trace();
 	atexit(remove_trace);
 	RUN_TESTS(lock_not_condition_nor_join, lock_holder, serialized_threads, spin_waiting, cpu_throttled,
-	          thundering_herd, cpu_saturation, affinity_bound, worker_imbalance, kind_names);
+	          thundering_herd, cpu_saturation, affinity_bound, worker_imbalance, thread_churn, kind_names);
 }

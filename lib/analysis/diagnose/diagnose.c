@@ -38,6 +38,7 @@ static const char *const kind_names[TL_FIND__COUNT] = {
 	[TL_FIND_CPU_THROTTLED] = "cpu-throttled",
 	[TL_FIND_AFFINITY_BOUND] = "affinity-bound",
 	[TL_FIND_WORKER_IMBALANCE] = "worker-imbalance",
+	[TL_FIND_THREAD_CHURN] = "thread-churn",
 	[TL_FIND_THUNDERING_HERD] = "thundering-herd",
 	[TL_FIND_CPU_SATURATION] = "cpu-saturation",
 };
@@ -800,6 +801,7 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 	out->skipped[TL_FIND_CPU_THROTTLED][0] = 0;
 	out->skipped[TL_FIND_AFFINITY_BOUND][0] = 0;
 	out->skipped[TL_FIND_WORKER_IMBALANCE][0] = 0;
+	out->skipped[TL_FIND_THREAD_CHURN][0] = 0;
 	out->skipped[TL_FIND_THUNDERING_HERD][0] = 0;
 	out->skipped[TL_FIND_CPU_SATURATION][0] = 0;
 	for (size_t i = 0; i < m->nthreads && !ret; i++) {
@@ -821,9 +823,11 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 			out->checked[TL_FIND_CPU_THROTTLED]++;
 			out->checked[TL_FIND_AFFINITY_BOUND]++;
 			out->checked[TL_FIND_WORKER_IMBALANCE]++;
+			out->checked[TL_FIND_THREAD_CHURN]++;
 			ret = oversubscription(&c, &m->procs[i]) || tl_dg_serialized(&c, &m->procs[i]) ||
 			                      tl_dg_spin(&c, &m->procs[i]) || tl_dg_throttle(&c, &m->procs[i]) ||
-			                      tl_dg_affinity(&c, &m->procs[i]) || tl_dg_workers(&c, &m->procs[i])
+			                      tl_dg_affinity(&c, &m->procs[i]) || tl_dg_workers(&c, &m->procs[i]) ||
+			                      tl_dg_churn(&c, &m->procs[i])
 			              ? -1
 			              : 0;
 		}

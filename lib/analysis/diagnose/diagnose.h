@@ -23,7 +23,8 @@
  * all the recorded processes together, CPU saturation; from each
  * process's waits beside idle CPUs its threads may not use
  * (analysis/confine), affinity-bound; from the lives of the threads one
- * thread created together for parts of a work, worker-imbalance.  A detector that could not run says
+ * thread created together for parts of a work, worker-imbalance; from
+ * many short-lived threads of one creator, thread-churn.  A detector that could not run says
  * why in `skipped` (a kind added to the enum before its detector says
  * "not implemented yet"), so that silence is never mistaken for health.
  * Only the recorded program's threads are examined
@@ -60,6 +61,7 @@ enum tl_finding_kind {
 	TL_FIND_CPU_SATURATION,           /* a program of several processes wants more CPUs than there are */
 	TL_FIND_AFFINITY_BOUND,           /* threads wait for the CPUs their mask allows while another is idle */
 	TL_FIND_WORKER_IMBALANCE,         /* threads created for parts of a work finish far apart: uneven split */
+	TL_FIND_THREAD_CHURN,             /* a thread created anew for each small task */
 	TL_FIND__COUNT
 };
 

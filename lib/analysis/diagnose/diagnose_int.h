@@ -6,7 +6,8 @@
  * CPU limit, diagnose_herd.c for thundering herds, diagnose_saturation.c
  * for a program of several processes short of CPUs, diagnose_affinity.c
  * for threads kept off idle CPUs by their masks, diagnose_workers.c for
- * work split unevenly among threads created for it): the context of one analysis and the helpers that
+ * work split unevenly among threads created for it and a thread per
+ * task): the context of one analysis and the helpers that
  * fill a finding.
  */
 #ifndef TL_DIAGNOSE_INT_H
@@ -76,6 +77,8 @@ int tl_dg_throttle(struct tl_dg_ctx *c, const struct tl_process_stats *p);
 int tl_dg_affinity(struct tl_dg_ctx *c, const struct tl_process_stats *p);
 /* Process p's threads created together for parts of a work, finishing far apart (diagnose_workers.c).  0, or -1. */
 int tl_dg_workers(struct tl_dg_ctx *c, const struct tl_process_stats *p);
+/* Process p's threads created anew for each small task (diagnose_workers.c).  0, or -1 (memory). */
+int tl_dg_churn(struct tl_dg_ctx *c, const struct tl_process_stats *p);
 
 /* Thundering herds of the recorded processes (diagnose_herd.c).  0, or -1 (memory). */
 int tl_dg_herds(struct tl_dg_ctx *c);

@@ -1,5 +1,6 @@
 /*
- * diagnose_workers.c - work split unevenly among threads created for it.
+ * diagnose_workers.c - threads created for work: split unevenly among them
+ * (worker-imbalance), or created anew for each small task (thread-churn).
  *
  * A thread that creates workers, gives each a part of the work and joins
  * them (a thread per part: image rows split by count, blocks of unequal
@@ -21,6 +22,16 @@
  * the losses of its teams add up to the minimum cost; the cost is that
  * sum, wall time.  Pool threads that live for the whole run and wait for
  * work, and pipeline stages (asleep much of their lives), are no teams.
+ *
+ * Thread churn: a thread that creates threads living under CHURN_LIFE_NS
+ * each, at least CHURN_MIN of them at CHURN_RATE a second or more (from
+ * its first such creation to its last), pays for a thread per task: the
+ * clone, the new thread's start on a CPU, its exit and the join, where a
+ * pool would hand the task to a thread already running.  The cost is what
+ * the trace measures of it: the new threads' waits to run (NEW, and
+ * RUNNABLE: a new thread waits for its first CPU); the CPU time of the
+ * clone and of the thread's start and exit is not told from its work, so
+ * the cost is a lower bound.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +42,9 @@
 
 #define TEAM_GAP_NS 10000000ull /* created within 10 ms of the team's first */
 #define BUSY_PCT 80
+#define CHURN_LIFE_NS 1000000ull /* a thread for one small task: it lives under 1 ms */
+#define CHURN_MIN 100
+#define CHURN_RATE 1000 /* a second */
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -140,6 +154,96 @@ static int finding(struct tl_dg_ctx *c, const struct tl_process_stats *p, int32_
 	         "split the work into more, smaller pieces that the threads take as they free up (a work queue, a "
 	         "thread pool, OpenMP schedule(dynamic)), or size the parts by their cost");
 	return 0;
+}
+
+static int cmp_ns(const void *a, const void *b)
+{
+	return cmp_u64(a, b);
+}
+
+/* The short-lived threads v[0..n) that one creator made (sorted by start; lives[] room for n). */
+static int churn(struct tl_dg_ctx *c, const struct tl_process_stats *p, const struct tl_thread_stats **v, size_t n,
+                 uint64_t *lives)
+{
+	const struct tl_model *m = c->m;
+	uint64_t span = v[n - 1]->start - v[0]->start, wait = 0, run = 0, life = 0, creator_run = 0;
+	double rate = span ? (double)n * 1e9 / (double)span : 0;
+	const char *name = p->name;
+	struct tl_finding *f;
+
+	if (n < CHURN_MIN || rate < CHURN_RATE)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		wait += v[i]->state_ns[TL_ST_NEW] + v[i]->state_ns[TL_ST_RUNNABLE];
+		run += oncpu(v[i]);
+		lives[i] = tl_dg_lifetime(v[i]);
+		life += lives[i];
+	}
+	if (wait < c->o->min_cost_ns)
+		return 0;
+	qsort(lives, n, sizeof(*lives), cmp_ns);
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (m->threads[i].tid == v[0]->creator && m->threads[i].pid == p->pid) {
+			name = m->threads[i].name;
+			creator_run = oncpu(&m->threads[i]);
+		}
+	f = tl_dg_new_finding_at(c, TL_FIND_THREAD_CHURN, p->pid, p->name, v[0]->start, v[n - 1]->end, wait, life);
+	if (!f)
+		return -1;
+	snprintf(f->title, sizeof(f->title),
+	         "%.40s (%d) created %zu threads of a median %.0f us each, %.0f a second: a thread per task", name,
+	         (int)v[0]->creator, n, (double)lives[n / 2] / 1e3, rate);
+	tl_dg_add_thread(f, v[0]->creator, p->pid, name, "creator");
+	tl_dg_add_thread(f, v[n / 2]->tid, v[n / 2]->pid, v[n / 2]->name, "one of them");
+	tl_dg_add_evidence(f, "short-lived threads it created (under 1 ms)", (double)n, CHURN_MIN, "", 1);
+	tl_dg_add_evidence(f, "created a second", rate, CHURN_RATE, "", 1);
+	tl_dg_add_evidence(f, "their waits to run (NEW, RUNNABLE)", (double)wait, (double)c->o->min_cost_ns, "ns", 1);
+	tl_dg_add_evidence(f, "their median lifetime", (double)lives[n / 2], NAN, "ns", 1);
+	tl_dg_add_evidence(f, "their time on a CPU in all (work, start, exit)", (double)run, NAN, "ns", 1);
+	tl_dg_add_evidence(f, "the creator's time on a CPU (clones, joins too)", (double)creator_run, NAN, "ns", 1);
+	snprintf(f->cause, sizeof(f->cause),
+	         "a new thread for each small task: every one pays a clone and a new stack, a wait for its first CPU, "
+	         "its exit and a join, which can cost as much as the task; the trace measures the waits, the rest "
+	         "is in the threads' and the creator's CPU time");
+	snprintf(f->fix, sizeof(f->fix),
+	         "keep a pool of long-lived threads and hand them the tasks through a queue (a thread pool, "
+	         "std::async with a pool, OpenMP tasks), or give each thread a larger batch of work");
+	return 0;
+}
+
+/* Thread churn: each creator's short-lived threads (thread-churn above).  0, or -1. */
+int tl_dg_churn(struct tl_dg_ctx *c, const struct tl_process_stats *p)
+{
+	const struct tl_model *m = c->m;
+	const struct tl_thread_stats **v;
+	uint64_t *lives;
+	size_t n = 0;
+	int ret = 0;
+
+	v = calloc(m->nthreads ? m->nthreads : 1, sizeof(*v));
+	lives = calloc(m->nthreads ? m->nthreads : 1, sizeof(*lives));
+	if (!v || !lives) {
+		free(v);
+		free(lives);
+		return -1;
+	}
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct tl_thread_stats *t = &m->threads[i];
+
+		if (t->pid == p->pid && t->creator > 0 && t->tid != t->pid && t->exited && !t->snapshot &&
+		    tl_dg_lifetime(t) < CHURN_LIFE_NS)
+			v[n++] = t;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_member);
+	for (size_t i = 0, j; i < n && !ret; i = j) {
+		for (j = i + 1; j < n && v[j]->creator == v[i]->creator; j++)
+			;
+		ret = churn(c, p, v + i, j - i, lives);
+	}
+	free(v);
+	free(lives);
+	return ret;
 }
 
 int tl_dg_workers(struct tl_dg_ctx *c, const struct tl_process_stats *p)

@@ -28,7 +28,7 @@ static int per_process(unsigned kind)
 {
 	return kind == TL_FIND_OVERSUBSCRIPTION || kind == TL_FIND_SERIALIZED || kind == TL_FIND_SPIN_WAITING ||
 	       kind == TL_FIND_CPU_THROTTLED || kind == TL_FIND_THUNDERING_HERD || kind == TL_FIND_CPU_SATURATION ||
-	       kind == TL_FIND_AFFINITY_BOUND || kind == TL_FIND_WORKER_IMBALANCE;
+	       kind == TL_FIND_AFFINITY_BOUND || kind == TL_FIND_WORKER_IMBALANCE || kind == TL_FIND_THREAD_CHURN;
 }
 
 /* What a detector examines, one of them ("thread", "process", ...): its checked[] counts these. */
@@ -54,6 +54,7 @@ static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 	        : f->kind == TL_FIND_CPU_THROTTLED    ? "time its threads wanted a CPU"
 	        : f->kind == TL_FIND_AFFINITY_BOUND   ? "time its threads wanted a CPU"
 	        : f->kind == TL_FIND_WORKER_IMBALANCE ? "teams' time"
+	        : f->kind == TL_FIND_THREAD_CHURN     ? "short threads' lifetimes"
 	        : f->kind == TL_FIND_THUNDERING_HERD  ? "woken threads' time running or queued"
 	        : f->kind == TL_FIND_CPU_SATURATION   ? "program's wall time"
 	        : per_process(f->kind)                ? "process's time"
