@@ -183,10 +183,14 @@ cg_new() {
 # long (throttled time) within 200 us a throttle (measured: 13-26 us: from
 # the quota running out to the switch to idle, and from the period's
 # restart to the switch back; a VM wakes an idle CPU in tens of us), and
-# diagnose's only finding is cpu-throttled naming them.  Prints the problems.
+# diagnose's only finding is cpu-throttled naming them.  The recorder runs
+# on CPU 0, the throttled threads on CPU 1: a wait is held back while its
+# CPU is idle, and the recorder built with ASan once ran 50 ms on CPU 1
+# inside a throttle (held back 211.9 ms of the cgroup's 261.9).  Prints the
+# problems.
 throttled_once() {
 	cg_new "tl-test-$$-$1" || { echo "cannot run: $CG_WHY"; return; }
-	"$TL" record -o "$TMP/$1.tl" -- sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$CG" \
+	taskset -c 0 "$TL" record -o "$TMP/$1.tl" -- sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$CG" \
 		"$BUILD/tests/wl_states" "${@:3}" >"$OUT" 2>"$ERR"
 	RC=$?
 	cp "$CG/cpu.stat" "$TMP/$1.stat"
@@ -280,18 +284,19 @@ rec_diag() {
 		{ echo "diagnose failed: $(head -n 2 "$ERR")"; return 1; }
 }
 
-# stage_once NAME: record wl_stage (a process 'encode' computes 5 ms per
-# item and pipes 200 items to its child 'mux', which waits for each);
+# stage_once NAME: record wl_stage (a process 'encode' computes 20 ms per
+# item and pipes 50 items to its child 'mux', which waits for each);
 # diagnose's only finding must be single-thread-bottleneck on encode naming
 # mux, in another process, and its cost (mux's waits that encode's
 # wakeups ended) must lie between mux's own clock of its time in read() and
-# that less its run-queue wait by the kernel's count (schedstat) and 50 us
+# that less its run-queue wait by the kernel's count (schedstat) and 150 us
 # a read: the trace's wait ends at the wakeup, and a wakeup across CPUs then
 # waits for the IPI and the idle CPU's exit from idle, which the kernel does
-# not count as run-queue wait (36-38 us a read measured, with the read's
-# own entry and return).  Prints the problems.
+# not count as run-queue wait (36-85 us a read measured, with the read's
+# own entry and return: a VM's idle exit varies with its host).  Prints the
+# problems.
 stage_once() {
-	rec_diag "$1" "$BUILD/tests/wl_stage" --items 200 --work 5000 || return
+	rec_diag "$1" "$BUILD/tests/wl_stage" --items 50 --work 20000 || return
 	python3 - "$OUT" "$TMP/$1.truth" <<'PY'
 import json, sys
 dg, truth = json.load(open(sys.argv[1])), json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
@@ -302,7 +307,7 @@ if found != [("single-thread-bottleneck", ["encode", "mux"])]:
 else:
     f = dg["findings"][0]
     hi = truth["mux_read_ns"]
-    lo = hi - truth["mux_runq_ns"] - 50000 * truth["mux_reads"]
+    lo = hi - truth["mux_runq_ns"] - 150000 * truth["mux_reads"]
     if not lo <= f["cost_ns"] <= hi:
         bad.append("cost %.3f ms; mux read for %.3f ms in %d reads, %.3f ms of it on a run queue (want %.3f-%.3f)" %
                    (f["cost_ns"] / 1e6, hi / 1e6, truth["mux_reads"], truth["mux_runq_ns"] / 1e6, lo / 1e6, hi / 1e6))

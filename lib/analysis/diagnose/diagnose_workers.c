@@ -211,31 +211,59 @@ static int churn(struct tl_dg_ctx *c, const struct tl_process_stats *p, const st
 	return 0;
 }
 
-/* Thread churn: each creator's short-lived threads (thread-churn above).  0, or -1. */
-int tl_dg_churn(struct tl_dg_ctx *c, const struct tl_process_stats *p)
+/* A team member: it computed its part until done (see the head of the file). */
+static int busy(const struct tl_thread_stats *t)
 {
-	const struct tl_model *m = c->m;
-	const struct tl_thread_stats **v;
-	uint64_t *lives;
-	size_t n = 0;
-	int ret = 0;
+	uint64_t life = tl_dg_lifetime(t);
 
-	v = calloc(m->nthreads ? m->nthreads : 1, sizeof(*v));
-	lives = calloc(m->nthreads ? m->nthreads : 1, sizeof(*lives));
-	if (!v || !lives) {
-		free(v);
-		free(lives);
+	return life && tl_dg_pct(tl_dg_wanting(t), life) >= BUSY_PCT;
+}
+
+/* A thread for one small task: born in the window, it lived under CHURN_LIFE_NS. */
+static int short_lived(const struct tl_thread_stats *t)
+{
+	return !t->snapshot && tl_dg_lifetime(t) < CHURN_LIFE_NS;
+}
+
+/*
+ * The threads (not processes) of p that a thread created and that exited
+ * in the window, those keep() takes, sorted by creator and start, into *v,
+ * and room for as many numbers in *scratch.  Their count, or -1 (memory).
+ */
+static long created(const struct tl_model *m, const struct tl_process_stats *p,
+                    int (*keep)(const struct tl_thread_stats *), const struct tl_thread_stats ***v, uint64_t **scratch)
+{
+	size_t n = 0;
+
+	*v = calloc(m->nthreads ? m->nthreads : 1, sizeof(**v));
+	*scratch = calloc(m->nthreads ? m->nthreads : 1, sizeof(**scratch));
+	if (!*v || !*scratch) {
+		free(*v);
+		free(*scratch);
 		return -1;
 	}
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct tl_thread_stats *t = &m->threads[i];
 
-		if (t->pid == p->pid && t->creator > 0 && t->tid != t->pid && t->exited && !t->snapshot &&
-		    tl_dg_lifetime(t) < CHURN_LIFE_NS)
-			v[n++] = t;
+		if (t->pid == p->pid && t->creator > 0 && t->tid != t->pid && t->exited && keep(t))
+			(*v)[n++] = t;
 	}
 	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_member);
+		qsort(*v, n, sizeof(**v), cmp_member);
+	return (long)n;
+}
+
+/* Thread churn: each creator's short-lived threads (thread-churn above).  0, or -1. */
+int tl_dg_churn(struct tl_dg_ctx *c, const struct tl_process_stats *p)
+{
+	const struct tl_thread_stats **v;
+	uint64_t *lives;
+	long got = created(c->m, p, short_lived, &v, &lives);
+	size_t n = got > 0 ? (size_t)got : 0;
+	int ret = 0;
+
+	if (got < 0)
+		return -1;
 	for (size_t i = 0, j; i < n && !ret; i = j) {
 		for (j = i + 1; j < n && v[j]->creator == v[i]->creator; j++)
 			;
@@ -248,29 +276,14 @@ int tl_dg_churn(struct tl_dg_ctx *c, const struct tl_process_stats *p)
 
 int tl_dg_workers(struct tl_dg_ctx *c, const struct tl_process_stats *p)
 {
-	const struct tl_model *m = c->m;
 	const struct tl_thread_stats **v;
 	uint64_t *ends;
-	size_t n = 0;
+	long got = created(c->m, p, busy, &v, &ends);
+	size_t n = got > 0 ? (size_t)got : 0;
 	int ret = 0;
 
-	v = calloc(m->nthreads ? m->nthreads : 1, sizeof(*v));
-	ends = calloc(m->nthreads ? m->nthreads : 1, sizeof(*ends));
-	if (!v || !ends) {
-		free(v);
-		free(ends);
+	if (got < 0)
 		return -1;
-	}
-	for (size_t i = 0; i < m->nthreads; i++) {
-		const struct tl_thread_stats *t = &m->threads[i];
-		uint64_t life = tl_dg_lifetime(t);
-
-		if (t->pid == p->pid && t->creator > 0 && t->tid != t->pid && t->exited && life &&
-		    tl_dg_pct(tl_dg_wanting(t), life) >= BUSY_PCT)
-			v[n++] = t;
-	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_member);
 	for (size_t i = 0; i < n && !ret;) {
 		int32_t creator = v[i]->creator;
 		struct sums s = { 0 };
