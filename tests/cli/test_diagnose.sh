@@ -317,8 +317,9 @@ print("; ".join(bad))
 PY
 }
 
-# spawn_once NAME: record wl_spawn (each of 5 rounds 'spawn' creates
-# 'part0' with 60 ms of CPU work and 'part1' with 20 ms, and joins them);
+# spawn_once NAME [ARGS]: record wl_spawn ARGS (each of 5 rounds 'spawn'
+# creates 'part0' with 60 ms of CPU work and 'part1' with 20 ms, and joins
+# them; with --procs, child processes it waits for in order);
 # diagnose's only finding must be worker-imbalance on spawn, naming part0
 # as the last to finish, and its cost must match the workers' own clocks'
 # loss (wl_spawn's loss_ns: the idle CPU after part1's end over 2 CPUs,
@@ -326,7 +327,7 @@ PY
 # its last switch-out, its clock just before it returns: measured within
 # 50 us over 5 rounds).  Prints the problems.
 spawn_once() {
-	rec_diag "$1" "$BUILD/tests/wl_spawn" || return
+	rec_diag "$1" "$BUILD/tests/wl_spawn" "${@:2}" || return
 	python3 - "$OUT" "$TMP/$1.truth" <<'PY'
 import json, sys
 dg, truth = json.load(open(sys.argv[1])), json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
@@ -521,6 +522,7 @@ for t in ts: t.join()'
 	twice lock-holder holder_once lock-holder
 	twice bottleneck-processes stage_once bottleneck-processes
 	twice worker-imbalance spawn_once worker-imbalance
+	twice worker-imbalance-procs spawn_once worker-imbalance-procs --procs
 	twice thread-churn churn_once thread-churn
 	diag healthy-spawn-even "" "$BUILD/tests/wl_spawn" --work 30,30
 	# a broadcast per item to six waiting workers; a signal per item (the producer's 200 us sleeps are a

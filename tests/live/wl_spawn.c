@@ -4,12 +4,13 @@
  * CPU work, and joins them (pthread-style data parallelism, a thread per
  * part, as image kernels often split rows).
  *
- *   wl_spawn [--rounds R] [--work T,T,...]
+ *   wl_spawn [--rounds R] [--work T,T,...] [--procs]
  *
  * Each round (default 5) 'spawn' creates one worker per T ('part0',
  * 'part1', ...; default 60,20: a 3:1 imbalance), each computes T of its
  * own CPU time (ms, or us with the suffix "us": many rounds of tiny parts
- * make a thread per task) and exits, and 'spawn' joins them all.  Then it
+ * make a thread per task) and exits, and 'spawn' joins them all (with
+ * --procs each part is a child process, waited for in order).  Then it
  * prints one JSON line of truth: {"rounds": R, "workers": W, "cpu_ns": C,
  * "span_ns": S, "loss_ns": L, "start_ns": D, "start_runq_ns": Q}: C the
  * workers' CPU time in
@@ -30,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "workload.h"
 
@@ -64,11 +66,28 @@ struct part {
 	uint64_t start, end, cpu; /* its own clocks */
 };
 
+static void *part_body(void *arg);
+
+/*
+ * --procs: part p in a child process of its own (a fork per part, as
+ * Python's multiprocessing.Process); its clocks come back through the pipe
+ * fd.  Returns the child's pid, or -1.
+ */
+static pid_t part_fork(struct part *p, int fd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		part_body(p);
+		_exit(write(fd, p, sizeof(*p)) == (ssize_t)sizeof(*p) ? 0 : 1);
+	}
+	return pid;
+}
+
 static void *part_body(void *arg)
 {
 	struct part *p = arg;
 	char name[16];
-
 	uint64_t run, slices;
 
 	p->start = wl_now_ns();
@@ -84,7 +103,8 @@ static void *part_body(void *arg)
 int main(int argc, char **argv)
 {
 	struct part parts[MAX_WORKERS];
-	int rounds = 5, n = 0;
+	int rounds = 5, n = 0, procs = 0, fds[2];
+	pid_t pids[MAX_WORKERS];
 	uint64_t cpu = 0, span = 0, lost = 0, starting = 0, runq = 0, ends[MAX_WORKERS];
 	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	const char *work = "60,20";
@@ -94,8 +114,10 @@ int main(int argc, char **argv)
 			rounds = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--work") && i + 1 < argc) {
 			work = argv[++i];
+		} else if (!strcmp(argv[i], "--procs")) {
+			procs = 1;
 		} else {
-			fprintf(stderr, "usage: wl_spawn [--rounds R] [--work T,T,...] (T in ms, or 10us)\n");
+			fprintf(stderr, "usage: wl_spawn [--rounds R] [--work T,T,...] [--procs] (T in ms, or 10us)\n");
 			return 2;
 		}
 	}
@@ -118,16 +140,36 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	wl_set_name("spawn");
+	if (procs && pipe(fds))
+		return 1;
 	for (int r = 0; r < rounds; r++) {
 		uint64_t first = UINT64_MAX, last = 0;
 
 		for (int i = 0; i < n; i++) {
 			parts[i].asked = wl_now_ns();
-			if (pthread_create(&parts[i].t, NULL, part_body, &parts[i]))
+			if (procs ? (pids[i] = part_fork(&parts[i], fds[1])) < 0
+			          : pthread_create(&parts[i].t, NULL, part_body, &parts[i]) != 0)
 				return 1;
 		}
 		for (int i = 0; i < n; i++) {
-			pthread_join(parts[i].t, NULL);
+			int status;
+
+			if (!procs) {
+				pthread_join(parts[i].t, NULL);
+			} else if (waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status) ||
+			           WEXITSTATUS(status)) {
+				return 1;
+			}
+		}
+		/* the children's clocks, in the order they finished */
+		for (int i = 0; procs && i < n; i++) {
+			struct part got;
+
+			if (read(fds[0], &got, sizeof(got)) != (ssize_t)sizeof(got) || got.idx < 0 || got.idx >= n)
+				return 1;
+			parts[got.idx] = got;
+		}
+		for (int i = 0; i < n; i++) {
 			cpu += parts[i].cpu;
 			first = parts[i].start < first ? parts[i].start : first;
 			last = parts[i].end > last ? parts[i].end : last;

@@ -564,10 +564,10 @@ TEST(affinity_bound)
 /*
  * Work split among threads created for it: c (700) creates a (701) at 1005
  * and b (702) at 1006 and joins them; a computes on CPU 0 from 1010 and
- * exits at 1300, b on CPU 1 from 1010 and exits at b_end.  A team of two
- * on the 2 CPUs: with b_end 1100, CPU 1 is idle 1100-1300: 200 us over 2
- * CPUs, 100 us lost of the team's 295 (1005-1300), 33.9%; with b_end
- * 1300, none.
+ * exits at 4000, b on CPU 1 from 1010 and exits at b_end.  A team of two
+ * on the 2 CPUs: with b_end 2100, CPU 1 is idle 2100-4000: 1900 us over 2
+ * CPUs, 950 us lost of the team's 2995 (1005-4000), 31.72%; with b_end
+ * 4000, none.
  */
 static void write_spawn(char *p, uint64_t b_end)
 {
@@ -583,12 +583,12 @@ static void write_spawn(char *p, uint64_t b_end)
 	sw(1010, 1, 0, 0, 702, 0);
 	ev(b_end, 1, TL_EV_EXIT, 702, 0, 0, 0, 0, 0, NULL);
 	sw(b_end, 1, 702, TL_PS_X, 0, 0);
-	ev(1300, 0, TL_EV_EXIT, 701, 0, 0, 0, 0, 0, NULL);
-	ev(1300, 0, TL_EV_WAKING, 700, 701, 0, 120, 0, 0, NULL);
-	ev(1300, 0, TL_EV_WAKEUP, 700, 701, 0, 120, 0, 0, NULL);
-	sw(1300, 0, 701, TL_PS_X, 700, 0);
-	sw(1310, 0, 700, TL_PS_S, 0, 0);
-	CHECK(program_trace_close(W, 1400) == 0);
+	ev(4000, 0, TL_EV_EXIT, 701, 0, 0, 0, 0, 0, NULL);
+	ev(4000, 0, TL_EV_WAKING, 700, 701, 0, 120, 0, 0, NULL);
+	ev(4000, 0, TL_EV_WAKEUP, 700, 701, 0, 120, 0, 0, NULL);
+	sw(4000, 0, 701, TL_PS_X, 700, 0);
+	sw(4010, 0, 700, TL_PS_S, 0, 0);
+	CHECK(program_trace_close(W, 4100) == 0);
 }
 
 TEST(worker_imbalance)
@@ -601,12 +601,12 @@ TEST(worker_imbalance)
 		struct tl_model m;
 		const struct tl_finding *x = NULL;
 
-		write_spawn(p, even ? 1300 : 1100);
+		write_spawn(p, even ? 4000 : 2100);
 		CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
 		CHECK_EQ_INT(m.nthreads, 3);
 		for (size_t i = 1; i < m.nthreads && i < 3; i++) {
 			CHECK_EQ_INT(m.threads[i].creator, 700);
-			CHECK_EQ_INT(m.threads[i].exited, 1);
+			CHECK_EQ_INT(m.threads[i].exited_at, (i == 1 ? 4000 : even ? 4000 : 2100) * US);
 		}
 		tl_diagnose_defaults(&o);
 		o.min_cost_ns = 50 * US;
@@ -614,21 +614,21 @@ TEST(worker_imbalance)
 		CHECK_EQ_INT(count_kind(&f, TL_FIND_WORKER_IMBALANCE, &x), !even);
 		if (x && !even) {
 			CHECK_EQ_INT(x->pid, 700);
-			CHECK_EQ_INT(x->cost_ns, 100 * US);
+			CHECK_EQ_INT(x->cost_ns, 950 * US);
 			CHECK_EQ_INT(x->nthreads, 3);
 			CHECK_EQ_STR(x->threads[0].role, "creator");
 			CHECK_EQ_INT(x->threads[1].tid, 701);
 			CHECK_EQ_STR(x->threads[1].role, "last to finish");
 			CHECK_EQ_INT(x->threads[2].tid, 702);
-			CHECK_EQ_INT((int64_t)(x->evidence[0].value * 1000 + 0.5), 33898); /* 100 of 295 us */
-			CHECK_EQ_INT((int64_t)x->evidence[1].value, 100 * US);
-			CHECK_EQ_INT((int64_t)x->evidence[4].value, 295 * US);
-			CHECK_EQ_INT((int64_t)x->evidence[5].value, 195 * US);
+			CHECK_EQ_INT((int64_t)(x->evidence[0].value * 1000 + 0.5), 31720); /* 950 of 2995 us */
+			CHECK_EQ_INT((int64_t)x->evidence[1].value, 950 * US);
+			CHECK_EQ_INT((int64_t)x->evidence[4].value, 2995 * US);
+			CHECK_EQ_INT((int64_t)x->evidence[5].value, 2045 * US);
 		}
 		CHECK_EQ_INT(f.checked[TL_FIND_WORKER_IMBALANCE], 1);
 		tl_findings_release(&f);
 		/* an --imbalance above its share leaves it out */
-		o.imbalance_pct = 34;
+		o.imbalance_pct = 32;
 		CHECK_EQ_INT(count_with(&m, &o, TL_FIND_WORKER_IMBALANCE), 0);
 		tl_report_release(&m);
 		tl_run_release(&run);

@@ -8,11 +8,15 @@
  * leave their CPUs idle.  No markers are needed: the workers' lives say
  * it (barrier-imbalance judges marked or OpenMP regions instead).
  *
- * A team: threads of a process that one thread created (FORK) within
- * TEAM_GAP_NS of the first, that exited in the window, and that wanted a
- * CPU (on one, or waiting for one) at least BUSY_PCT of their lives: they
- * computed until their part was done.  Its span S runs from the first
- * one's start to the last one's end.  With k the fewer of its threads and
+ * A team: threads that one thread created (FORK) within TEAM_GAP_NS of
+ * the first, in its process or as processes of their own (Python's
+ * multiprocessing.Process, a fork per part), that exited in the window and
+ * wanted a CPU (on one, or waiting for one) at least BUSY_PCT of their
+ * lives of 1 ms or more: they computed until their part was done, and all of them began
+ * before the first of them ended (they ran together).  A member ends at its
+ * exit (a child process lives on until its parent reaps it, in the order
+ * the parent joins).  Its span S runs from the first one's start to the
+ * last one's end.  With k the fewer of its threads and
  * the CPUs the process may use, each end that leaves fewer than k of them
  * alive leaves a CPU idle until the team ends; the loss L is that idle
  * CPU time over k: the wall time the same work split evenly would have
@@ -40,7 +44,12 @@
 
 #include "analysis/diagnose/diagnose_int.h"
 
-#define TEAM_GAP_NS 10000000ull /* created within 10 ms of the team's first */
+/*
+ * Created within 50 ms of the team's first: a creator preempted between
+ * two creations delays the second (once by more than 10 ms, under the
+ * recorder built with ASan); members must also have run together.
+ */
+#define TEAM_GAP_NS 50000000ull
 #define BUSY_PCT 80
 #define CHURN_LIFE_NS 1000000ull /* a thread for one small task: it lives under 1 ms */
 #define CHURN_MIN 100
@@ -51,6 +60,12 @@ static int cmp_u64(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* When t ended: its exit, not its reaping. */
+static uint64_t end_of(const struct tl_thread_stats *t)
+{
+	return t->exited_at && t->exited_at < t->end ? t->exited_at : t->end;
 }
 
 static int cmp_member(const void *a, const void *b)
@@ -74,7 +89,7 @@ static uint64_t oncpu(const struct tl_thread_stats *t)
 struct sums {
 	size_t teams, lopsided, most;               /* teams, those that count, the most threads in one */
 	uint64_t span, ideal, cost;                 /* of those that count */
-	double worst;                               /* the largest loss / span */
+	uint64_t worst;                             /* the largest loss */
 	const struct tl_thread_stats *slow, *quick; /* the worst team's last and first to finish */
 };
 
@@ -88,10 +103,10 @@ static void team(const struct tl_dg_ctx *c, const struct tl_process_stats *p, co
 
 	for (size_t i = 0; i < n; i++) {
 		first = members[i]->start < first ? members[i]->start : first;
-		last = members[i]->end > last ? members[i]->end : last;
-		ends[i] = members[i]->end;
-		slow = members[i]->end > slow->end ? members[i] : slow;
-		quick = members[i]->end < quick->end ? members[i] : quick;
+		ends[i] = end_of(members[i]);
+		last = ends[i] > last ? ends[i] : last;
+		slow = ends[i] > end_of(slow) ? members[i] : slow;
+		quick = ends[i] < end_of(quick) ? members[i] : quick;
 	}
 	qsort(ends, n, sizeof(*ends), cmp_u64);
 	/* after the i-th end (0-based), n - 1 - i are alive: k - that CPUs idle until the next end */
@@ -108,8 +123,8 @@ static void team(const struct tl_dg_ctx *c, const struct tl_process_stats *p, co
 	s->span += last - first;
 	s->ideal += ideal;
 	s->cost += loss;
-	if ((double)loss / (double)(last - first) > s->worst) {
-		s->worst = (double)loss / (double)(last - first);
+	if (loss > s->worst) {
+		s->worst = loss;
 		s->slow = slow;
 		s->quick = quick;
 	}
@@ -211,12 +226,16 @@ static int churn(struct tl_dg_ctx *c, const struct tl_process_stats *p, const st
 	return 0;
 }
 
-/* A team member: it computed its part until done (see the head of the file). */
+/*
+ * A team member: it computed its part until done, from its start to its
+ * exit (see the head of the file), for CHURN_LIFE_NS at least: shorter
+ * threads are thread-churn's, and their ends a few us apart are noise.
+ */
 static int busy(const struct tl_thread_stats *t)
 {
-	uint64_t life = tl_dg_lifetime(t);
+	uint64_t life = end_of(t) > t->start ? end_of(t) - t->start : 0;
 
-	return life && tl_dg_pct(tl_dg_wanting(t), life) >= BUSY_PCT;
+	return life >= CHURN_LIFE_NS && tl_dg_pct(tl_dg_wanting(t), life) >= BUSY_PCT;
 }
 
 /* A thread for one small task: born in the window, it lived under CHURN_LIFE_NS. */
@@ -225,12 +244,22 @@ static int short_lived(const struct tl_thread_stats *t)
 	return !t->snapshot && tl_dg_lifetime(t) < CHURN_LIFE_NS;
 }
 
+/* The process of thread tid among the model's threads, 0 if none. */
+static int32_t pid_of(const struct tl_model *m, int32_t tid)
+{
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (m->threads[i].tid == tid)
+			return m->threads[i].pid;
+	return 0;
+}
+
 /*
- * The threads (not processes) of p that a thread created and that exited
- * in the window, those keep() takes, sorted by creator and start, into *v,
- * and room for as many numbers in *scratch.  Their count, or -1 (memory).
+ * The threads that a thread of p created and that exited in the window
+ * (threads of p; with `procs`, the leaders of p's child processes too),
+ * those keep() takes, sorted by creator and start, into *v, and room for
+ * as many numbers in *scratch.  Their count, or -1 (memory).
  */
-static long created(const struct tl_model *m, const struct tl_process_stats *p,
+static long created(const struct tl_model *m, const struct tl_process_stats *p, int procs,
                     int (*keep)(const struct tl_thread_stats *), const struct tl_thread_stats ***v, uint64_t **scratch)
 {
 	size_t n = 0;
@@ -245,7 +274,9 @@ static long created(const struct tl_model *m, const struct tl_process_stats *p,
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct tl_thread_stats *t = &m->threads[i];
 
-		if (t->pid == p->pid && t->creator > 0 && t->tid != t->pid && t->exited && keep(t))
+		int mine = t->tid != t->pid ? t->pid == p->pid : procs && pid_of(m, t->creator) == p->pid;
+
+		if (mine && t->creator > 0 && t->exited_at && keep(t))
 			(*v)[n++] = t;
 	}
 	if (n > 1)
@@ -258,7 +289,7 @@ int tl_dg_churn(struct tl_dg_ctx *c, const struct tl_process_stats *p)
 {
 	const struct tl_thread_stats **v;
 	uint64_t *lives;
-	long got = created(c->m, p, short_lived, &v, &lives);
+	long got = created(c->m, p, 0, short_lived, &v, &lives);
 	size_t n = got > 0 ? (size_t)got : 0;
 	int ret = 0;
 
@@ -278,7 +309,7 @@ int tl_dg_workers(struct tl_dg_ctx *c, const struct tl_process_stats *p)
 {
 	const struct tl_thread_stats **v;
 	uint64_t *ends;
-	long got = created(c->m, p, busy, &v, &ends);
+	long got = created(c->m, p, 1, busy, &v, &ends);
 	size_t n = got > 0 ? (size_t)got : 0;
 	int ret = 0;
 
@@ -290,9 +321,14 @@ int tl_dg_workers(struct tl_dg_ctx *c, const struct tl_process_stats *p)
 
 		while (i < n && v[i]->creator == creator) {
 			size_t j = i + 1;
+			uint64_t first_end = end_of(v[i]);
 
-			while (j < n && v[j]->creator == creator && v[j]->start - v[i]->start <= TEAM_GAP_NS)
+			/* created together, and all of them running before the first is done */
+			while (j < n && v[j]->creator == creator && v[j]->start - v[i]->start <= TEAM_GAP_NS &&
+			       v[j]->start < first_end) {
+				first_end = end_of(v[j]) < first_end ? end_of(v[j]) : first_end;
 				j++;
+			}
 			if (j - i > 1)
 				team(c, p, v + i, j - i, ends, &s);
 			i = j;

@@ -271,7 +271,7 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 	}
 	if (ev->type == TL_EV_EXIT && th && (a = acc_of(p, th))) {
 		a->exited_at = ev->ts;
-		a->st.exited = ev->ts >= p->r->win_start && ev->ts <= p->r->win_end;
+		a->st.exited_at = ev->ts >= p->r->win_start && ev->ts <= p->r->win_end ? ev->ts : 0;
 	}
 	if (ev->type == TL_EV_AFFINITY && th && (a = acc_of(p, th)) && ev->a >= 0 && ev->a < (p->ncpus + 63) / 64) {
 		/* every mask it had: the CPUs its process could use (seed 000, Eq. 4) */

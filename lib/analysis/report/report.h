@@ -67,7 +67,7 @@ struct tl_thread_stats {
 	int snapshot;                               /* existed before the trace */
 	int is_target;                              /* belongs to the recorded program */
 	int32_t creator;                            /* the thread that created it (a FORK seen), 0 if unknown */
-	int exited;                                 /* it exited inside the window (its EXIT event) */
+	uint64_t exited_at;                         /* its EXIT event inside the window (absolute ns), 0 if none */
 	uint64_t start, end;                        /* lifetime inside the window */
 	uint64_t state_ns[TL_ST__COUNT];            /* sums to end - start */
 	uint64_t entries[TL_ST__COUNT];             /* intervals that began inside the window */
