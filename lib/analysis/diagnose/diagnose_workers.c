@@ -8,24 +8,24 @@
  * leave their CPUs idle.  No markers are needed: the workers' lives say
  * it (barrier-imbalance judges marked or OpenMP regions instead).
  *
- * A team: threads that one thread created (FORK) within TEAM_GAP_NS of
- * the first, in its process or as processes of their own (Python's
+ * A team: threads that one thread created (FORK) within TEAM_GAP_NS of the
+ * first, in its process or as processes of their own (Python's
  * multiprocessing.Process, a fork per part), that exited in the window and
  * wanted a CPU (on one, or waiting for one) at least BUSY_PCT of their
- * lives of 1 ms or more: they computed until their part was done, and all of them began
- * before the first of them ended (they ran together).  A member ends at its
- * exit (a child process lives on until its parent reaps it, in the order
- * the parent joins).  Its span S runs from the first one's start to the
- * last one's end.  With k the fewer of its threads and
- * the CPUs the process may use, each end that leaves fewer than k of them
- * alive leaves a CPU idle until the team ends; the loss L is that idle
- * CPU time over k: the wall time the same work split evenly would have
- * saved (a team of two, one done at 0.5 s, the other at 1.5 s: 0.5 s).
- * A team counts when L is at least imbalance_pct of S (`--imbalance`,
- * barrier-imbalance's option).  Found per creator when
- * the losses of its teams add up to the minimum cost; the cost is that
- * sum, wall time.  Pool threads that live for the whole run and wait for
- * work, and pipeline stages (asleep much of their lives), are no teams.
+ * lives of 1 ms or more: they computed until their part was done, and all
+ * of them began before the first of them ended (they ran together).  A
+ * member ends at its exit (a child process lives on until its parent reaps
+ * it, in the order the parent joins).  Its span S runs from the first one's
+ * start to the last one's end.  With k the fewer of its threads and the
+ * CPUs the process may use, each end that leaves fewer than k of them alive
+ * leaves a CPU idle until the team ends; the loss L is that idle CPU time
+ * over k: the wall time the same work split evenly would have saved (a team
+ * of two, one done at 0.5 s, the other at 1.5 s: 0.5 s).  A team counts when
+ * L is at least imbalance_pct of S (`--imbalance`, barrier-imbalance's
+ * option).  Found per creator when the losses of its teams add up to the
+ * minimum cost; the cost is that sum, wall time.  Pool threads that live
+ * for the whole run and wait for work, and pipeline stages (asleep much of
+ * their lives), are no teams.
  *
  * Thread churn: a thread that creates threads living under CHURN_LIFE_NS
  * each, at least CHURN_MIN of them at CHURN_RATE a second or more (from
@@ -171,11 +171,6 @@ static int finding(struct tl_dg_ctx *c, const struct tl_process_stats *p, int32_
 	return 0;
 }
 
-static int cmp_ns(const void *a, const void *b)
-{
-	return cmp_u64(a, b);
-}
-
 /* The short-lived threads v[0..n) that one creator made (sorted by start; lives[] room for n). */
 static int churn(struct tl_dg_ctx *c, const struct tl_process_stats *p, const struct tl_thread_stats **v, size_t n,
                  uint64_t *lives)
@@ -196,7 +191,7 @@ static int churn(struct tl_dg_ctx *c, const struct tl_process_stats *p, const st
 	}
 	if (wait < c->o->min_cost_ns)
 		return 0;
-	qsort(lives, n, sizeof(*lives), cmp_ns);
+	qsort(lives, n, sizeof(*lives), cmp_u64);
 	for (size_t i = 0; i < m->nthreads; i++)
 		if (m->threads[i].tid == v[0]->creator && m->threads[i].pid == p->pid) {
 			name = m->threads[i].name;
