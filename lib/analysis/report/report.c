@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "base/errors.h"
-#include "analysis/confine/confine.h"
 #include "base/grow.h"
+#include "analysis/confine/confine.h"
 #include "analysis/report/report_int.h"
 #include "analysis/report/report_pass.h"
 #include "timeline/walk.h"
@@ -280,7 +280,6 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 		else
 			a->aff[ev->a] |= (uint64_t)ev->b;
 	}
-
 	if ((ev->type == TL_EV_SWITCH && (ev->flags & TL_EVF_WAIT_FUTEX)) || ev->type == TL_EV_FUTEX_ENTER) {
 		/* what kind of futex wait: a lock's or a condition's (FUTEX_ENTER: the perf back end) */
 		struct tl_thread *w = tl_sched_thread(p->sched, ev->tid);
