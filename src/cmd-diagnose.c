@@ -42,6 +42,7 @@ enum {
 	OPT_OVERSUB,
 	OPT_THROTTLE,
 	OPT_AFFINITY,
+	OPT_YIELD_SPIN,
 };
 
 static const struct option long_options[] = {
@@ -63,6 +64,7 @@ static const struct option long_options[] = {
 	{ "oversub", required_argument, NULL, OPT_OVERSUB },
 	{ "throttle", required_argument, NULL, OPT_THROTTLE },
 	{ "affinity", required_argument, NULL, OPT_AFFINITY },
+	{ "yield-spin", required_argument, NULL, OPT_YIELD_SPIN },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -79,8 +81,8 @@ static void usage(FILE *out)
 	      "detectors: lock-contention, io-bound, wake-storm, preemption-starvation,\n"
 	      "migration-storm, single-thread-bottleneck, irq-interference, oversubscription,\n"
 	      "priority-inversion, serialized-threads, cpu-throttled, thundering-herd,\n"
-	      "affinity-bound, worker-imbalance, thread-churn, cpu-saturation (the\n"
-	      "recorded processes together);\n"
+	      "affinity-bound, worker-imbalance, thread-churn, yield-spinning,\n"
+	      "cpu-saturation (the recorded processes together);\n"
 	      "from the parallel regions (tl_region_begin/end, or OpenMP's): barrier-imbalance,\n"
 	      "pointless-parallelism; from OpenMP's regions: spin-waiting, task-starvation\n"
 	      "\n"
@@ -97,6 +99,7 @@ static void usage(FILE *out)
 	      "      --oversub PCT        oversubscription: over and under the CPUs, % [10]\n"
 	      "      --throttle PCT       cpu-throttled: held off idle CPUs, % of wanting one [5]\n"
 	      "      --affinity PCT       affinity-bound: beside idle CPUs the mask excludes, % [5]\n"
+	      "      --yield-spin PCT     yield-spinning: in sched_yield loops, % of CPU time [20]\n"
 	      "      --storm-rate HZ      wake-storm: voluntary switches per second [1000]\n"
 	      "      --storm-burst DURATION\n"
 	      "                           wake-storm: median run between switches at most [50us]\n"
@@ -182,6 +185,10 @@ static int parse_args(int argc, char **argv, struct diag_args *a)
 			break;
 		case OPT_AFFINITY:
 			if (parse_pct("--affinity", optarg, &a->o.affinity_pct))
+				return 2;
+			break;
+		case OPT_YIELD_SPIN:
+			if (parse_pct("--yield-spin", optarg, &a->o.yield_spin_pct))
 				return 2;
 			break;
 		case OPT_IMBALANCE:

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/types.h>
 
@@ -243,6 +244,21 @@ static int have_tracepoint(const char *tp)
  * x86's irq_vectors programs (record.bpf.c VECTOR_PROGS): loaded with the
  * interrupts, where the kernel has them.  1 if the local timer's are.
  */
+/* 1 if the kernel has the tracepoint tp for tp_btf programs (one with no trace event is not in tracefs). */
+static int have_btf_tracepoint(const char *tp)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	char name[128];
+	int yes;
+
+	if (!btf)
+		return 0;
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	yes = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) >= 0;
+	btf__free(btf);
+	return yes;
+}
+
 static int vector_progs(struct record *skel, unsigned groups)
 {
 	const struct {
@@ -370,6 +386,9 @@ struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filte
 	}
 	r->skel->rodata->classify_futex = !!(groups & TL_REC_FUTEX);
 	r->skel->rodata->classify_yield = !!(groups & TL_REC_YIELD);
+	if (!(groups & TL_REC_YIELD) || !have_btf_tracepoint("sched_exit_tp"))
+		bpf_program__set_autoload(r->skel->progs.tl_yield,
+		                          false); /* no YIELD_SPIN: switches still say yields */
 	r->skel->rodata->filter = !!filter;
 	if (sample)
 		r->skel->rodata->stack_dwarf = !!sample->dwarf;
@@ -573,6 +592,37 @@ out:
 	free(acct);
 	free(open_ns);
 	free(cnt);
+	return ret;
+}
+
+int tl_bpf_rec_yield_runs(struct tl_bpf_rec *r, uint64_t end_ns, int (*fn)(void *ctx, const struct tl_event *ev),
+                          void *ctx)
+{
+	int n = r->ncpus, ret = -1;
+	struct tlb_yspin *y = calloc((size_t)n, sizeof(*y));
+	uint32_t zero = 0;
+
+	if (!y)
+		return tl_error("out of memory");
+	if (bpf_map__lookup_elem(r->skel->maps.yspin, &zero, sizeof(zero), y, (size_t)n * sizeof(*y), 0)) {
+		tl_error_errno("eBPF: cannot read the open runs of sched_yield calls");
+		goto out;
+	}
+	for (int c = 0; c < n; c++) {
+		struct tl_event e = { .ts = end_ns, .type = TL_EV_YIELD_SPIN, .cpu = (int16_t)c };
+
+		if (y[c].calls < 2)
+			continue;
+		e.tid = (int32_t)y[c].tid;
+		e.a = y[c].calls;
+		e.b = (int64_t)(y[c].last - y[c].first);
+		e.c = end_ns > y[c].last ? (int64_t)(end_ns - y[c].last) : 0;
+		if (fn(ctx, &e))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(y);
 	return ret;
 }
 

@@ -104,6 +104,15 @@ int tl_bpf_rec_filtered(struct tl_bpf_rec *r, uint64_t end_ns,
                         int (*fn)(void *ctx, const struct tl_event *ev, const char *name), void *ctx,
                         uint64_t *left_out);
 
+/*
+ * The runs of sched_yield calls still open when the recording ended at
+ * end_ns (trace/event.h, YIELD_SPIN; a switch or a gap ended the others),
+ * each passed to fn as a YIELD_SPIN event at end_ns.  0, or -1 (fn's
+ * failure, or tl_error set).
+ */
+int tl_bpf_rec_yield_runs(struct tl_bpf_rec *r, uint64_t end_ns, int (*fn)(void *ctx, const struct tl_event *ev),
+                          void *ctx);
+
 /* Start (1) or stop (0) recording.  Stopping waits for no program: records already reserved still arrive. */
 void tl_bpf_rec_enable(struct tl_bpf_rec *r, int on);
 

@@ -428,6 +428,12 @@ static int add_filtered(void *ctx, const struct tl_event *ev, const char *name)
 	return tl_rec_add_event(rc, &e);
 }
 
+/* A run of yields still open at the end (bpf_rec.h). */
+static int add_yield_run(void *ctx, const struct tl_event *ev)
+{
+	return tl_rec_add_event(ctx, ev);
+}
+
 /*
  * The eBPF back end: the ring buffer up to now.  Losses arrive as LOST
  * records in the stream; at the end, the drop counters also give the
@@ -457,6 +463,8 @@ static int drain_bpf(struct rec *rc, uint64_t t0, int final)
 		}
 		if (rc->info.filter[0] &&
 		    tl_bpf_rec_filtered(rc->bpf, rc->stop_ns, add_filtered, rc, &rc->res->left_out))
+			return -1;
+		if (tl_bpf_rec_yield_runs(rc->bpf, rc->stop_ns, add_yield_run, rc))
 			return -1;
 	}
 	return 0;

@@ -154,6 +154,21 @@
  * of the CPU's task (analysis/kcheck: stale readings).  An older reader
  * takes them for IRQ line `a`.
  *
+ * YIELD_SPIN (format 1.8, eBPF on kernels with sched_exit_tp: 6.15 on) is a run of a thread's sched_yield calls
+ * with no switch between them: each returned at once (no other task wanted
+ * its CPU), so the thread may have spun on the CPU waiting for something.
+ * Calls join a run while they come at most TL_YIELD_SPIN_GAP_NS apart (1
+ * ms: a spinning thread of this VM went 100-300 us without a call, an
+ * interrupt or a switch, its virtual CPU stopped; a run's calls per second
+ * tell a spin from calls between pieces of real work: analysis/yspin); a
+ * run ends at a longer gap, at the thread's next switch, after
+ * TL_YIELD_SPIN_MAX_NS, or when the recording ends.  Runs of one call are
+ * not written.  tid = the thread, cpu = its CPU, a = the calls, b = ns
+ * from the first call's entry to the last one's, c = ns from the last
+ * call's entry to ts (the event is written when the run ends, after it).
+ * The perf back end writes every call instead (YIELD_ENTER/EXIT), and
+ * the report finds the same runs in them (analysis/yspin).
+ *
  * RUNTIME is kept by the recorder only where it shows a task running that
  * no recorded switch put on the CPU: some kernels (seen on a 6.18 VM) drop
  * the sched_switch out of the idle task, and the runtime since the task's
@@ -163,6 +178,10 @@
 #define TL_EVENT_H
 
 #include <stdint.h>
+
+/* YIELD_SPIN's runs: the longest gap between two calls of one run, its longest span. */
+#define TL_YIELD_SPIN_GAP_NS 1000000ull
+#define TL_YIELD_SPIN_MAX_NS 100000000ull
 
 enum tl_event_type {
 	TL_EV_NONE = 0,
@@ -199,15 +218,16 @@ enum tl_event_type {
 	TL_EV_FUNC_ENTRY,
 	TL_EV_FUNC_EXIT,
 	TL_EV_MARKS_LOST,
-	TL_EV_KSTAT,     /* format 1.1: the kernel's run / run-queue / block-I/O times of a thread */
-	TL_EV_KSTAT_CSW, /* format 1.1: its voluntary / involuntary switch counts */
-	TL_EV_KSTAT_CPU, /* format 1.1: a CPU's steal time */
-	TL_EV_FILTERED,  /* format 1.2: totals of what a filtered recording left in the kernel */
-	TL_EV_AFFINITY,  /* format 1.3: the CPUs a thread may run on (capture/affinity.h) */
-	TL_EV_SAMPLE,    /* format 1.5: a profiling sample (record --sample) */
-	TL_EV_MAP,       /* format 1.5: a code mapping of a sampled process */
-	TL_EV_KSYM,      /* format 1.5: a kernel function that samples hit */
-	TL_EV__COUNT     /* keep last; new types go above and get a format doc line */
+	TL_EV_KSTAT,      /* format 1.1: the kernel's run / run-queue / block-I/O times of a thread */
+	TL_EV_KSTAT_CSW,  /* format 1.1: its voluntary / involuntary switch counts */
+	TL_EV_KSTAT_CPU,  /* format 1.1: a CPU's steal time */
+	TL_EV_FILTERED,   /* format 1.2: totals of what a filtered recording left in the kernel */
+	TL_EV_AFFINITY,   /* format 1.3: the CPUs a thread may run on (capture/affinity.h) */
+	TL_EV_SAMPLE,     /* format 1.5: a profiling sample (record --sample) */
+	TL_EV_MAP,        /* format 1.5: a code mapping of a sampled process */
+	TL_EV_KSYM,       /* format 1.5: a kernel function that samples hit */
+	TL_EV_YIELD_SPIN, /* format 1.8: a run of sched_yield calls that gave no CPU away */
+	TL_EV__COUNT      /* keep last; new types go above and get a format doc line */
 };
 
 /*

@@ -48,6 +48,11 @@
 #   thread-churn     wl_spawn with 4000 threads of 10 us: a thread per
 #                    task; the waits to run against the kernel's and the
 #                    workload's own clocks
+#   yield-spinning   wl_yspin: 'waiter' waits for 'yspin' by calling
+#                    sched_yield in a loop (each back end); the calls and
+#                    the time in runs against the waiter's own count and
+#                    its CPU clock in its loops; --block (a condition
+#                    variable), none
 #   lock-holder      what the holder did while a lock's waiter waited:
 #                    asleep in wl_states mutex (against its own clock), on
 #                    a CPU in wl_kernel contend; the cause follows
@@ -373,6 +378,54 @@ print("; ".join(bad))
 PY
 }
 
+# yspin_once NAME BACKEND [--block]: record wl_yspin (8 rounds: 'yspin'
+# computes 40 ms, 'waiter' waits for it by calling sched_yield in a loop,
+# or with --block on a condition variable) with BACKEND.  Spinning,
+# diagnose must find yield-spinning on waiter with the cost the report
+# gives its runs (JSON yield_spin), whose calls must be the waiter's own
+# count less at most its yields that gave the CPU away (READY_YIELD: a
+# call that switched joins no run) and one a round, and whose time its
+# CPU clock in its loops within 20 us (eBPF; perf 60 us, whose every call
+# is traced) a run boundary (runs and rounds: the clock reads and the
+# check around a run's calls, an interrupt at its edge) and 0.2% (perf
+# 0.5%).  Measured: 9-20 calls less with 11-22 such yields, 108-211 us
+# under the clock in 8-13 runs (eBPF); 0.99-1.02 ms in 24-25 (perf).
+# With --block no yield-spinning.  Prints the problems.
+yspin_once() {
+	"$TL" record --backend "$2" -o "$TMP/$1.tl" -- "$BUILD/tests/wl_yspin" "${@:3}" >"$TMP/$1.truth" 2>"$ERR" ||
+		{ echo "record exit $?: $(tail -n 2 "$ERR")"; return; }
+	"$TL" report --json "$TMP/$1.tl" >"$TMP/$1.report" 2>"$ERR" || { echo "report failed: $(head -n 2 "$ERR")"; return; }
+	"$TL" diagnose --json "$TMP/$1.tl" >"$OUT" 2>"$ERR" || { echo "diagnose failed: $(head -n 2 "$ERR")"; return; }
+	python3 - "$OUT" "$TMP/$1.report" "$TMP/$1.truth" "$2" <<'PY'
+import json, sys
+dg, rp = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+truth, perf = json.loads(open(sys.argv[3]).read().strip().splitlines()[-1]), sys.argv[4] == "perf"
+bad = []
+f = [x for x in dg["findings"] if x["kind"] == "yield-spinning"]
+if not truth["calls"]:
+    if f:
+        bad.append("yield-spinning with --block: %s" % f[0]["title"])
+    print("; ".join(bad))
+    sys.exit(0)
+w = [t for t in rp["threads"] if t["tid"] == truth["waiter"]]
+if len(w) != 1:
+    bad.append("no waiter %d in the report" % truth["waiter"])
+else:
+    y, gave = w[0]["yield_spin"], w[0]["entries"]["READY_YIELD"]
+    edges = y["runs"] + truth["rounds"]
+    if not truth["calls"] - gave - truth["rounds"] <= y["calls"] <= truth["calls"]:
+        bad.append("%d calls in %d runs, %d that gave the CPU away; the waiter counted %d" %
+                   (y["calls"], y["runs"], gave, truth["calls"]))
+    tol = (60000 if perf else 20000) * edges + (0.005 if perf else 0.002) * truth["loop_cpu_ns"]
+    if abs(y["ns"] - truth["loop_cpu_ns"]) > tol:
+        bad.append("%.3f ms in %d runs; the waiter's CPU clock in its loops: %.3f ms (%.3f ms allowed)" %
+                   (y["ns"] / 1e6, y["runs"], truth["loop_cpu_ns"] / 1e6, tol / 1e6))
+    if len(f) != 1 or f[0]["threads"][0]["name"] != "waiter" or f[0]["cost_ns"] != y["ns"]:
+        bad.append("yield-spinning: %s (want one on waiter, cost %d)" % ([(x["title"], x["cost_ns"]) for x in f], y["ns"]))
+print("; ".join(bad))
+PY
+}
+
 # affinity_once NAME: record wl_states quantum (busyA and busyB pinned to CPU
 # 1, CPU 0 idle); diagnose's only finding must be affinity-bound naming both,
 # and each thread's wait beside the idle CPU (report JSON: confined) must lie
@@ -524,6 +577,9 @@ for t in ts: t.join()'
 	twice worker-imbalance spawn_once worker-imbalance
 	twice worker-imbalance-procs spawn_once worker-imbalance-procs --procs
 	twice thread-churn churn_once thread-churn
+	twice yield-spinning yspin_once yield-spinning bpf
+	twice yield-spinning-perf yspin_once yield-spinning-perf perf
+	twice healthy-yield-block yspin_once healthy-yield-block bpf --block
 	diag healthy-spawn-even "" "$BUILD/tests/wl_spawn" --work 30,30
 	# a broadcast per item to six waiting workers; a signal per item (the producer's 200 us sleeps are a
 	# wake storm, judged elsewhere)

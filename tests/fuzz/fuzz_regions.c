@@ -12,7 +12,8 @@
  * six tids: so that tasks nest in regions, barriers in tasks, and ends go
  * missing; affinity masks (of one CPU or both, or of a word past the
  * CPUs) and a filtered recording's stretches and totals, for the waits
- * beside idle CPUs (analysis/confine).  The first two bytes choose the window.  The events go through
+ * beside idle CPUs (analysis/confine); sched_yield calls and runs of them
+ * (analysis/yspin).  The first two bytes choose the window.  The events go through
  * the real writer and reader into tl_report_analyze().
  *
  * Checked: every region's compared rounds are among its parallel ones and
@@ -105,6 +106,16 @@ static void add(struct tl_trace_writer *w, const uint8_t *b, uint64_t *ts)
 			e.c = __builtin_popcount(b[6] & 3);
 		}
 		break;
+	case 10:
+		if (b[5] & 0x80) {
+			/* sched_yield: a run of calls (eBPF; damaged now and then) or one call (perf) */
+			e.type = b[5] & 0x40 ? TL_EV_YIELD_SPIN : b[5] & 0x20 ? TL_EV_YIELD_ENTER : TL_EV_YIELD_EXIT;
+			e.a = b[6] % 64;
+			e.b = (int64_t)b[7] * 500 - 1000;
+			e.c = (int64_t)b[2] * 1000;
+			break;
+		}
+		/* fall through */
 	default:
 		e.type = TL_EV_WAKING;
 		e.arg = b[2] % 7;

@@ -39,6 +39,7 @@ static const char *const kind_names[TL_FIND__COUNT] = {
 	[TL_FIND_AFFINITY_BOUND] = "affinity-bound",
 	[TL_FIND_WORKER_IMBALANCE] = "worker-imbalance",
 	[TL_FIND_THREAD_CHURN] = "thread-churn",
+	[TL_FIND_YIELD_SPIN] = "yield-spinning",
 	[TL_FIND_THUNDERING_HERD] = "thundering-herd",
 	[TL_FIND_CPU_SATURATION] = "cpu-saturation",
 };
@@ -76,6 +77,7 @@ void tl_diagnose_defaults(struct tl_diagnose_opts *o)
 	o->oversub_pct = 10;
 	o->throttle_pct = 5;
 	o->affinity_pct = 5;
+	o->yield_spin_pct = 20;
 }
 
 void tl_findings_release(struct tl_findings *f)
@@ -772,7 +774,8 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 	static const unsigned ready[] = { TL_FIND_LOCK_CONTENTION,  TL_FIND_IO_BOUND,
 		                          TL_FIND_WAKE_STORM,       TL_FIND_PREEMPT_STARVATION,
 		                          TL_FIND_MIGRATION_STORM,  TL_FIND_SINGLE_THREAD_BOTTLENECK,
-		                          TL_FIND_IRQ_INTERFERENCE, TL_FIND_PRIORITY_INVERSION };
+		                          TL_FIND_IRQ_INTERFERENCE, TL_FIND_PRIORITY_INVERSION,
+		                          TL_FIND_YIELD_SPIN };
 	struct tl_diagnose_opts def;
 	struct tl_dg_ctx c = { 0 };
 	int ret = 0;
@@ -811,7 +814,7 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 			out->checked[ready[k]]++;
 		ret = lock_contention(&c, t) || io_bound(&c, t) || wake_storm(&c, t) || preempt_starvation(&c, t) ||
 		                      migration_storm(&c, t) || bottleneck(&c, t) || irq_interference(&c, t) ||
-		                      priority_inversion(&c, t)
+		                      priority_inversion(&c, t) || tl_dg_yield(&c, t)
 		              ? -1
 		              : 0;
 	}

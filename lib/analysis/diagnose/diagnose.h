@@ -24,7 +24,8 @@
  * process's waits beside idle CPUs its threads may not use
  * (analysis/confine), affinity-bound; from the lives of the threads one
  * thread created together for parts of a work, worker-imbalance; from
- * many short-lived threads of one creator, thread-churn.  A detector that could not run says
+ * many short-lived threads of one creator, thread-churn; from each
+ * thread's runs of sched_yield calls (analysis/yspin), yield-spinning.  A detector that could not run says
  * why in `skipped` (a kind added to the enum before its detector says
  * "not implemented yet"), so that silence is never mistaken for health.
  * Only the recorded program's threads are examined
@@ -62,6 +63,7 @@ enum tl_finding_kind {
 	TL_FIND_AFFINITY_BOUND,           /* threads wait for the CPUs their mask allows while another is idle */
 	TL_FIND_WORKER_IMBALANCE,         /* threads created for parts of a work finish far apart: uneven split */
 	TL_FIND_THREAD_CHURN,             /* a thread created anew for each small task */
+	TL_FIND_YIELD_SPIN,               /* a thread waits by calling sched_yield in a loop: it spins */
 	TL_FIND__COUNT
 };
 
@@ -149,6 +151,7 @@ struct tl_diagnose_opts {
 	double oversub_pct;       /* oversubscription: share of the active time over, and under, the CPUs (10) */
 	double throttle_pct;      /* cpu-throttled: held-back waits, share of the time wanting a CPU (5) */
 	double affinity_pct;      /* affinity-bound: waits beside an idle CPU the mask excludes, same share (5) */
+	double yield_spin_pct;    /* yield-spinning: runs of sched_yield calls, share of its time on a CPU (20) */
 };
 
 void tl_diagnose_defaults(struct tl_diagnose_opts *o);

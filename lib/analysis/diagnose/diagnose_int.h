@@ -80,6 +80,9 @@ int tl_dg_workers(struct tl_dg_ctx *c, const struct tl_process_stats *p);
 /* Process p's threads created anew for each small task (diagnose_workers.c).  0, or -1 (memory). */
 int tl_dg_churn(struct tl_dg_ctx *c, const struct tl_process_stats *p);
 
+/* Thread t waiting by calling sched_yield in a loop (diagnose_yield.c).  0, or -1 (memory). */
+int tl_dg_yield(struct tl_dg_ctx *c, const struct tl_thread_stats *t);
+
 /* Thundering herds of the recorded processes (diagnose_herd.c).  0, or -1 (memory). */
 int tl_dg_herds(struct tl_dg_ctx *c);
 

@@ -251,6 +251,24 @@ static void on_cpu_interval(void *ctx, const struct tl_cpu_interval *iv)
 		add_intr(p, iv, len);
 }
 
+/* Runs of sched_yield calls (analysis/yspin): the recorder's, or found in the calls; a switch ends prev's. */
+static void yield_runs(struct pass *p, const struct tl_event *ev)
+{
+	struct tl_thread *t;
+	struct acc *a;
+
+	if (ev->type != TL_EV_YIELD_SPIN && ev->type != TL_EV_YIELD_ENTER && ev->type != TL_EV_SWITCH)
+		return;
+	if (!(t = tl_sched_thread(p->sched, ev->tid)) || !(a = acc_of(p, t)))
+		return;
+	if (ev->type == TL_EV_YIELD_SPIN)
+		tl_yspin_event(&a->st.yield_spin, ev, p->r->win_start, p->r->win_end);
+	else if (ev->type == TL_EV_YIELD_ENTER)
+		tl_yspin_call(&a->yrun, ev->ts, &a->st.yield_spin, p->r->win_start, p->r->win_end);
+	else
+		tl_yspin_end(&a->yrun, &a->st.yield_spin, p->r->win_start, p->r->win_end);
+}
+
 static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 {
 	struct pass *p = ctx;
@@ -290,6 +308,7 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 			                                           (ev->a & TL_FUTEX_CMD_MASK) == TL_FUTEX_LOCK_PI ||
 			                                           (ev->a & TL_FUTEX_CMD_MASK) == TL_FUTEX_LOCK_PI2);
 	}
+	yield_runs(p, ev);
 	if (ev->type != TL_EV_SWITCH && ev->type != TL_EV_MIGRATE && ev->type != TL_EV_FORK)
 		return; /* the rest is counted from intervals */
 	if (ev->ts < p->r->win_start || ev->ts > p->r->win_end)
@@ -332,6 +351,7 @@ static void on_thread_end(void *ctx, struct tl_thread *th)
 	if (!a)
 		return;
 	sync_identity(a, th);
+	tl_yspin_end(&a->yrun, &a->st.yield_spin, p->r->win_start, p->r->win_end);
 	a->st.start = from < p->r->win_start ? p->r->win_start : from;
 	a->st.end = to > p->r->win_end ? p->r->win_end : to;
 	if (a->st.end < a->st.start)

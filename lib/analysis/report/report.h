@@ -30,6 +30,7 @@
 #include "analysis/inversion/inversion.h"
 #include "analysis/load/load.h"
 #include "analysis/regions/regions.h"
+#include "analysis/yspin/yspin.h"
 #include "base/dist.h"
 #include "timeline/run.h"
 #include "timeline/state_machine.h"
@@ -105,6 +106,8 @@ struct tl_thread_stats {
 	 */
 	uint64_t confined, confined_ns;
 	int confined_cpus;
+	/* its runs of sched_yield calls that spun: waits on a CPU no switch shows (analysis/yspin) */
+	struct tl_yspin_sum yield_spin;
 	struct tl_waker_stat *wakers; /* sorted by wait_ns, largest first */
 	size_t nwakers;
 	struct tl_waker_stat *preemptors; /* the threads that took its CPU (READY_PREEMPT `by`), the same way */

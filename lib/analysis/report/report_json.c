@@ -141,6 +141,12 @@ static void write_thread(struct tl_json *j, const struct tl_model *m, const stru
 	tl_json_kv_uint(j, "wait_ns", t->confined_ns);
 	tl_json_kv_int(j, "cpus", t->confined_cpus);
 	tl_json_end_object(j);
+	tl_json_key(j, "yield_spin"); /* runs of sched_yield calls that spun (yspin.h) */
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	tl_json_kv_uint(j, "calls", t->yield_spin.calls);
+	tl_json_kv_uint(j, "runs", t->yield_spin.runs);
+	tl_json_kv_uint(j, "ns", t->yield_spin.ns);
+	tl_json_end_object(j);
 	write_dist(j, m, "bursts", &t->bursts, t->burst_max_at);
 
 	write_wakers(j, "wakers", t->wakers, t->nwakers);

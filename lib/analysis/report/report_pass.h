@@ -36,9 +36,10 @@ struct acc {
 	uint64_t *cpu_ns; /* per-CPU EXECUTING + INTERRUPTED time in the window */
 	size_t wakers_cap, preemptors_cap, lock_wakers_cap;
 	int ended;
-	uint64_t exited_at; /* its EXIT event, 0 before */
-	int lock_wait;      /* its current or next SYNC_WAIT is a lock's (event.h, TL_EVF_WAIT_LOCK) */
-	int outsider;       /* not a recorded thread of a filtered trace: left out */
+	uint64_t exited_at;       /* its EXIT event, 0 before */
+	int lock_wait;            /* its current or next SYNC_WAIT is a lock's (event.h, TL_EVF_WAIT_LOCK) */
+	struct tl_yspin_run yrun; /* its open run of sched_yield calls (YIELD_ENTER: the perf back end) */
+	int outsider;             /* not a recorded thread of a filtered trace: left out */
 };
 
 struct pass {

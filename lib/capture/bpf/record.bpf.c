@@ -344,6 +344,66 @@ static __always_inline int futex_op_locks(long op)
 	}
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tlb_yspin);
+} yspin SEC(".maps");
+
+/* End this CPU's run of yields y at now: a YIELD_SPIN record when it has two calls or more. */
+static __always_inline void yspin_end(struct tlb_yspin *y, __u64 now)
+{
+	if (y->calls >= 2)
+		plain(TL_EV_YIELD_SPIN, now, 0, (__s32)y->tid, 0, y->calls, (__s64)(y->last - y->first),
+		      (__s64)(now - y->last));
+	y->calls = 0;
+}
+
+/*
+ * A sched_yield call of a recorded thread that returned at once: no other
+ * task wanted its CPU and no switch shows it.  Such calls are counted
+ * here, in runs (tlb.h, struct tlb_yspin), not written one by one.
+ * sched_yield always calls the scheduler, whose end (sched_exit_tp, a
+ * tracepoint with no trace event, kernel 6.15 on) says whether it
+ * switched; the thread's saved registers say which syscall it is in.  A
+ * syscall tracepoint (sys_enter_sched_yield) would do as well but puts
+ * every syscall of the machine on the slow path: +45 ns a futex call.
+ */
+SEC("tp_btf/sched_exit_tp")
+int tl_yield(__u64 *ctx)
+{
+	struct task_struct *cur;
+	struct tlb_yspin *y;
+	__u32 zero = 0;
+	__u64 now;
+
+	if ((__u8)ctx[0] || !enabled) /* a switch: tl_switch() ends the run */
+		return 0;
+	cur = bpf_get_current_task_btf();
+	if ((cur->flags & PF_KTHREAD) || cur->pid <= 0)
+		return 0;
+#ifdef NR_FUTEX
+	if (SYSCALL_NR((struct pt_regs *)bpf_task_pt_regs(cur)) != NR_SCHED_YIELD)
+		return 0;
+#else
+	return 0;
+#endif
+	if ((filter && !is_tracked(cur)) || !(y = bpf_map_lookup_elem(&yspin, &zero)))
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (y->calls && (y->tid != (__u32)cur->pid || now - y->last > TL_YIELD_SPIN_GAP_NS ||
+	                 now - y->first >= TL_YIELD_SPIN_MAX_NS))
+		yspin_end(y, now);
+	if (!y->calls) {
+		y->tid = (__u32)cur->pid;
+		y->first = now;
+	}
+	y->last = now;
+	y->calls++;
+	return 0;
+}
+
 SEC("tp_btf/sched_switch")
 int tl_switch(__u64 *ctx)
 {
@@ -371,6 +431,13 @@ int tl_switch(__u64 *ctx)
 	if (filter && (other = filter_switch(prev, next, ts)) < 0) {
 		count(TLB_STAT_FILTERED);
 		return 0;
+	}
+	if (classify_yield) {
+		/* a switch ends the run of yields of the task it takes off the CPU */
+		struct tlb_yspin *y = bpf_map_lookup_elem(&yspin, &zero);
+
+		if (y && y->calls && y->tid == (__u32)ptid)
+			yspin_end(y, ts);
 	}
 	/* its saved registers say what it waits in */
 	if (!preempt && ptid > 0 && !(prev->flags & PF_KTHREAD)) {

@@ -92,6 +92,18 @@ struct tlb_other {
 	char comm[TLB_COMM_LEN]; /* the process's name (its leader's comm) */
 };
 
+/*
+ * The run of sched_yield calls open on a CPU (map "yspin", per CPU): the
+ * calls of its current task since the last switch, each less than
+ * TL_YIELD_SPIN_GAP_NS after the one before (trace/event.h, YIELD_SPIN).
+ * A switch out of tid ends it, so it never leaves its CPU; the reader
+ * writes the runs still open when the recording ends.
+ */
+struct tlb_yspin {
+	__u64 first, last; /* the first and the last call's entry */
+	__u32 tid, calls;  /* calls: 0 when none is open */
+};
+
 #define TLB_MAX_CPUS 4096
 
 #endif
