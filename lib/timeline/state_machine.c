@@ -253,12 +253,17 @@ static int32_t context_tid(const struct tl_event *ev)
  * the wakeups: before format 1.7 a waker that is not recorded is not
  * flagged, so it cannot be told from a recorded one.
  */
+int tl_sm_in_context(const struct tl_event *ev)
+{
+	return (ev->type >= TL_EV_IRQ_ENTRY && ev->type <= TL_EV_SOFTIRQ_EXIT) || ev->type == TL_EV_EXIT ||
+	       ev->type == TL_EV_EXEC || ev->type == TL_EV_BLOCK_ISSUE;
+}
+
 static int recorded_context(struct tl_sched *s, const struct tl_event *ev, int32_t tid)
 {
 	const struct tl_thread *t;
 
-	if ((ev->type < TL_EV_IRQ_ENTRY || ev->type > TL_EV_SOFTIRQ_EXIT) && ev->type != TL_EV_EXIT &&
-	    ev->type != TL_EV_EXEC && ev->type != TL_EV_BLOCK_ISSUE)
+	if (!tl_sm_in_context(ev))
 		return 0;
 	t = tl_sched_thread(s, tid);
 	return t && !t->outsider;

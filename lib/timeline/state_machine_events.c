@@ -146,6 +146,40 @@ static void switch_in(struct tl_sched *s, struct thread *next, const struct tl_e
  * the switch); otherwise (its wakeup was not reported either) at ev->ts.  The
  * task that was believed on the CPU left it unseen, so it is UNKNOWN from then.
  */
+/*
+ * An event in tid's context on CPU c, which has had no switch since the
+ * trace began (and lost nothing): tid has held c since then, as the first
+ * switch there would say (tl_sm_on_switch()), or since it came to be in
+ * the trace (a fork, a wakeup: its state_since).  A thread already running
+ * when a -p or -a recording starts may keep its CPU for long: a spinner
+ * alone on a CPU had its first 77 ms UNKNOWN, its interrupts naming it all
+ * along.  Only an event that names the CPU's current task
+ * (tl_sm_in_context()), and a thread that could be running then (UNKNOWN,
+ * or waiting for a CPU) is taken; its interrupts before this event count
+ * as EXECUTING (they are past).  The CPU's open interval, since the start
+ * or its last interrupt, becomes the thread's, as at a first switch.
+ */
+static void reveal_from_start(struct tl_sched *s, int c, int32_t tid, const struct tl_event *ev)
+{
+	struct thread *t;
+	uint64_t at;
+
+	if (!tl_sm_in_context(ev) || !(t = tl_sm_thread_get(s, tid)) ||
+	    (t->pub.state != TL_ST_UNKNOWN && !tl_state_is_ready(t->pub.state)))
+		return;
+	at = s->o.start_ns > t->pub.state_since ? s->o.start_ns : t->pub.state_since;
+	if (at > ev->ts)
+		at = ev->ts;
+	s->inferring = 1;
+	tl_sm_set_state(s, t, TL_ST_EXECUTING, at, t->by);
+	s->inferring = 0;
+	t->pub.cpu = (int16_t)c;
+	t->run_since = at;
+	t->evidence = 1;
+	s->cpus[c].cur = tid;
+	s->cpus[c].what = TL_CPU_THREAD;
+}
+
 void tl_sm_reveal(struct tl_sched *s, int c, int32_t tid, uint64_t runtime, const struct tl_event *ev)
 {
 	struct cpu *cpu = &s->cpus[c];
@@ -153,8 +187,13 @@ void tl_sm_reveal(struct tl_sched *s, int c, int32_t tid, uint64_t runtime, cons
 	uint64_t at;
 	int exact = 0, woke = 0; /* exact: the runtime dates the switch-in; woke: the wakeup is inferred */
 
-	if (tid <= 0 || cpu->cur == tid || cpu->cur < 0 || cpu->irq_depth || cpu->softirq_depth)
-		return; /* known, or the occupant is unknown anyway (trace start, lost events) */
+	if (tid <= 0 || cpu->cur == tid || cpu->irq_depth || cpu->softirq_depth)
+		return; /* known */
+	if (cpu->cur < 0) {
+		if (!cpu->after_lost && cpu->what == TL_CPU_UNKNOWN)
+			reveal_from_start(s, c, tid, ev);
+		return; /* after lost events the occupant is unknown anyway */
+	}
 	t = tl_sm_thread_get(s, tid);
 	if (!t || tl_state_is_oncpu(t->pub.state) || t->pub.state == TL_ST_NEW)
 		return;

@@ -86,6 +86,13 @@ void tl_sm_pq_add(struct tl_sched *s, struct thread *t, int c);
 void tl_sm_set_state(struct tl_sched *s, struct thread *t, unsigned state, uint64_t at, int32_t by_closing);
 void tl_sm_cpu_set(struct tl_sched *s, int c, unsigned what, int32_t tid, int32_t irq, uint64_t at);
 unsigned tl_sm_cpu_base_activity(int32_t cur);
+/*
+ * 1 for an event that fires only in the context of the task it names, as
+ * the CPU's current task, in every back end and filter: an interrupt of
+ * it, its exit, exec or block I/O (not a wakeup: its waker may be another
+ * process's task that a filter left unrecorded, unflagged before 1.7).
+ */
+int tl_sm_in_context(const struct tl_event *ev);
 struct thread *tl_sm_thread_new(struct tl_sched *s, int32_t tid, uint64_t born, unsigned state);
 void tl_sm_thread_end(struct tl_sched *s, struct thread *t, uint64_t at);
 struct thread *tl_sm_thread_get(struct tl_sched *s, int32_t tid);

@@ -118,6 +118,39 @@ TEST(running_before_trace)
 	tl_sched_free(S);
 }
 
+/*
+ * Running before the trace, and interrupted before its first switch: the
+ * first interrupt that names it on a CPU with no switch yet says it has run
+ * there since the trace start (a spinner alone on a CPU under record -a).
+ * The CPU's time since its last interrupt becomes the thread's too (its
+ * earlier stretches are past: UNKNOWN).  A thread asleep at the start (its
+ * snapshot) is not taken.
+ */
+TEST(running_before_trace_interrupted)
+{
+	start();
+	ev(1000, -1, TL_EV_THREAD, 300, 300, TL_PS_S | TL_PS_SNAPSHOT, 0, 0, 0, "sleeper");
+	ev(1010, 1, TL_EV_IRQ_ENTRY, 200, 0, 11, 0, 0, TL_EVF_HARDIRQ, NULL);
+	ev(1012, 1, TL_EV_IRQ_EXIT, 200, 0, 11, 1, 0, TL_EVF_HARDIRQ, NULL);
+	ev(1012, 1, TL_EV_SOFTIRQ_ENTRY, 200, 0, 3, 0, 0, TL_EVF_SOFTIRQ, NULL);
+	ev(1013, 1, TL_EV_SOFTIRQ_EXIT, 200, 0, 3, 0, 0, TL_EVF_SOFTIRQ, NULL);
+	ev(1020, 0, TL_EV_IRQ_ENTRY, 300, 0, 11, 0, 0, TL_EVF_HARDIRQ, NULL); /* the sleeper: not taken */
+	ev(1021, 0, TL_EV_IRQ_EXIT, 300, 0, 11, 1, 0, TL_EVF_HARDIRQ, NULL);
+	ev(1050, 1, TL_EV_IRQ_ENTRY, 200, 0, 11, 0, 0, TL_EVF_HARDIRQ, NULL);
+	ev(1052, 1, TL_EV_IRQ_EXIT, 200, 0, 11, 1, 0, TL_EVF_HARDIRQ, NULL);
+	sw(1080, 1, 200, TL_PS_S, 0);
+	finish(1100);
+	CHECK_EQ_INT(st(200, 0, TL_ST_EXECUTING), 10 + 37 + 28);
+	CHECK_EQ_INT(st(200, 0, TL_ST_INTERRUPTED), 2 + 1 + 2);
+	CHECK_EQ_INT(st(200, 0, TL_ST_SLEEPING), 20);
+	CHECK_EQ_INT(st(200, 0, TL_ST_UNKNOWN), 0);
+	CHECK_EQ_INT(st(300, 0, TL_ST_SLEEPING), 100);
+	CHECK_EQ_INT(R.cpu_ns[1][TL_CPU_THREAD] / US, 10 + 37 + 28);
+	CHECK_EQ_INT(R.cpu_ns[1][TL_CPU_UNKNOWN] / US, 0);
+	CHECK_EQ_INT(tl_sched_counters(S)->anomalies, 0);
+	tl_sched_free(S);
+}
+
 /* futex wait -> SYNC_WAIT; the waker is named */
 TEST(sync_wait)
 {
@@ -482,8 +515,8 @@ TEST(sleep_in_exit_path)
 
 int main(void)
 {
-	RUN_TESTS(life_cycle, zero_length_interval, running_before_trace, sync_wait, io_wait_and_blocked, ready_kinds,
-	          interrupted, interrupt_wakers, stopped_and_zombie, migration_mid_run, zombie_ends_at_reap,
-	          waking_before_switch_out, pid_reuse, snapshot_state, identity_before_fork, preempt_then_turn,
-	          sleep_in_exit_path);
+	RUN_TESTS(life_cycle, zero_length_interval, running_before_trace, running_before_trace_interrupted, sync_wait,
+	          io_wait_and_blocked, ready_kinds, interrupted, interrupt_wakers, stopped_and_zombie,
+	          migration_mid_run, zombie_ends_at_reap, waking_before_switch_out, pid_reuse, snapshot_state,
+	          identity_before_fork, preempt_then_turn, sleep_in_exit_path);
 }
