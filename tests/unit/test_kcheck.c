@@ -163,11 +163,52 @@ TEST(test_within_tolerance_and_verdict)
 	CHECK_EQ_INT(r.threads[0].ok, 1);
 	CHECK_EQ_INT(r.bad, 0);
 	tl_kcheck_verdict(&r, v, sizeof(v));
-	CHECK(strstr(v, "1 thread checked against the kernel's accounting: on-CPU time within 0.50% of the window") ==
-	      v);
+	CHECK(strstr(v, "1 thread checked against the kernel's accounting: on-CPU time within 0.50% of the window, "
+	                "run-queue wait within 0.00% (5.00ms and 0ns at most; under 1 ms agrees at any window)") == v);
 	tl_kcheck_release(&r);
 	tl_kcheck_verdict(&r, v, sizeof(v));
 	CHECK_EQ_INT(v[0], 0);
+	tl_kcheck_free(kc);
+}
+
+/*
+ * A short-lived thread off by less than the absolute tolerance (a 0.4 ms
+ * process off by 0.35 ms) agrees, and is no "within 87.5% of the window":
+ * the percentages take differences over 1 ms only; the largest in time
+ * takes every thread.
+ */
+TEST(test_short_thread_in_verdict)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+	char v[512];
+
+	feed(kc, kstat(0, 5, TL_KSTAT_AT_START, 0, 0, 0));
+	iv(kc, 5, 0, 500 * MS, TL_ST_EXECUTING);
+	feed(kc, kstat(1000 * MS, 5, TL_KSTAT_AT_END, 505 * MS, 0, 0)); /* 5 ms of 1 s: 0.5% */
+	feed(kc, kstat(0, 6, TL_KSTAT_AT_START, 0, 0, 0));
+	iv(kc, 6, 0, 400000, TL_ST_EXECUTING);
+	feed(kc, kstat(400000, 6, TL_KSTAT_AT_END, 50000, 0, 0)); /* 350 us of 400 us */
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.nthreads, 2);
+	CHECK_EQ_INT(r.bad, 0);
+	CHECK(r.max_run_pct > 0.49 && r.max_run_pct < 0.51);
+	CHECK_EQ_INT(r.max_run_ns, 5 * MS);
+	tl_kcheck_release(&r);
+	tl_kcheck_free(kc);
+	/* alone, the short one: 0%, 350 us */
+	kc = tl_kcheck_new();
+	feed(kc, kstat(0, 6, TL_KSTAT_AT_START, 0, 0, 0));
+	iv(kc, 6, 0, 400000, TL_ST_EXECUTING);
+	feed(kc, kstat(400000, 6, TL_KSTAT_AT_END, 50000, 0, 0));
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.bad, 0);
+	CHECK(r.max_run_pct == 0);
+	CHECK_EQ_INT(r.max_run_ns, 350000);
+	tl_kcheck_verdict(&r, v, sizeof(v));
+	CHECK(strstr(v, "on-CPU time within 0.00% of the window, run-queue wait within 0.00% (350us and 0ns at most; "
+	                "under 1 ms agrees at any window)") != NULL);
+	tl_kcheck_release(&r);
 	tl_kcheck_free(kc);
 }
 
@@ -769,7 +810,7 @@ TEST(test_stale_readings)
 
 int main(void)
 {
-	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances,
+	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_tolerances, test_short_thread_in_verdict,
 	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance,
 	          test_impossible_blkio, test_unknown_allowance, test_allowed_in_verdict, test_sleep_dating,
 	          test_remote_enqueue, test_late_preemption, test_lost_switches, test_unseen_switches,

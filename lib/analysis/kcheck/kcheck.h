@@ -191,11 +191,17 @@ struct tl_kcheck_result {
 	size_t bad;       /* threads not ok */
 	size_t allowed;   /* threads ok only with what the trace does not know allowed for (lags) */
 	size_t unchecked; /* threads with a reading but no pair to compare (no start, or no end) */
-	/* the worst of the checked threads, as a percentage of their window / of the kernel's count */
+	/*
+	 * The worst of the checked threads, as a percentage of their window /
+	 * of the kernel's count; times only where off by more than
+	 * TL_KCHECK_MIN_TOL_NS (a shorter thread's tiny difference is a large
+	 * share of its window, and tolerated at any window).
+	 */
 	double max_run_pct, max_wait_pct, max_switch_pct;
 	double max_run_dated_pct,
-	        max_wait_dated_pct; /* the same dated by the recorded clock lags (lags), else as above */
-	int have_wait;              /* some thread had run-queue wait on both readings */
+	        max_wait_dated_pct;       /* the same dated by the recorded clock lags (lags), else as above */
+	uint64_t max_run_ns, max_wait_ns; /* the worst in ns, every thread (dated with lags) */
+	int have_wait;                    /* some thread had run-queue wait on both readings */
 	int lags; /* the trace has the kernel's clock lags: the verdicts are on the dated differences */
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/kcheck/kcheck.h"
+#include "output/fmt.h"
 #include "output/json.h"
 
 static void side(struct tl_json *j, const char *key, const struct tl_kcheck_side *s, unsigned have)
@@ -57,6 +58,12 @@ void tl_kcheck_write_json(struct tl_json *j, const struct tl_kcheck_result *r, u
 	else
 		tl_json_null(j);
 	tl_json_kv_double(j, "max_switch_pct", r->max_switch_pct, 3);
+	tl_json_kv_uint(j, "max_run_ns", r->max_run_ns); /* every thread's, dated with clock_lags */
+	tl_json_key(j, "max_wait_ns");
+	if (r->have_wait)
+		tl_json_uint(j, r->max_wait_ns);
+	else
+		tl_json_null(j);
 	tl_json_kv_bool(j, "clock_lags", r->lags); /* recorded: the verdicts are on the dated differences */
 	tl_json_key(j, "max_run_dated_pct");
 	if (r->lags)
@@ -118,7 +125,7 @@ void tl_kcheck_verdict(const struct tl_kcheck_result *r, char *buf, size_t len)
 	/* with the recorded clock lags, the judged differences are the dated ones; the trace's own follow */
 	double run = r->lags ? r->max_run_dated_pct : r->max_run_pct;
 	double wait_pct = r->lags ? r->max_wait_dated_pct : r->max_wait_pct;
-	char wait[64] = "", raw[96] = "", allowed[96] = "";
+	char wait[64] = "", raw[96] = "", allowed[96] = "", most[96] = "", d[2][32];
 
 	if (!r->nthreads) {
 		if (len)
@@ -127,6 +134,14 @@ void tl_kcheck_verdict(const struct tl_kcheck_result *r, char *buf, size_t len)
 	}
 	if (r->have_wait)
 		snprintf(wait, sizeof(wait), ", run-queue wait %s %.2f%%", r->bad ? "by up to" : "within", wait_pct);
+	/* the percentages leave out differences under the absolute tolerance: say how large those were */
+	if (r->have_wait)
+		snprintf(most, sizeof(most), " (%s and %s at most; under %.0f ms agrees at any window)",
+		         tl_fmt_dur(r->max_run_ns, d[0], sizeof(d[0])), tl_fmt_dur(r->max_wait_ns, d[1], sizeof(d[1])),
+		         TL_KCHECK_MIN_TOL_NS / 1e6);
+	else
+		snprintf(most, sizeof(most), " (%s at most; under %.0f ms agrees at any window)",
+		         tl_fmt_dur(r->max_run_ns, d[0], sizeof(d[0])), TL_KCHECK_MIN_TOL_NS / 1e6);
 	if (r->lags && r->have_wait)
 		snprintf(raw, sizeof(raw),
 		         " (dated as the kernel dates, from the recorded clock lags; undated %.2f%% and %.2f%%)",
@@ -141,8 +156,8 @@ void tl_kcheck_verdict(const struct tl_kcheck_result *r, char *buf, size_t len)
 	if (!r->bad)
 		snprintf(buf, len,
 		         "%zu thread%s checked against the kernel's accounting: on-CPU time within %.2f%% of the "
-		         "window%s, switch counts within %.1f%%%s%s",
-		         r->nthreads, r->nthreads == 1 ? "" : "s", run, wait, r->max_switch_pct, raw, allowed);
+		         "window%s%s, switch counts within %.1f%%%s%s",
+		         r->nthreads, r->nthreads == 1 ? "" : "s", run, wait, most, r->max_switch_pct, raw, allowed);
 	else
 		snprintf(buf, len,
 		         "THE KERNEL DISAGREES on %zu of %zu threads (beyond %.0f%% of the window or %.0f ms, or "

@@ -98,6 +98,8 @@ function kcheckView(m) {
 			? 'The kernel disagrees on ' + k.disagree + ' of ' + k.checked + ' threads (beyond 1% of the window or 1 ms): their states are not to be trusted.'
 			: k.checked + ' threads agree with the kernel\'s own accounting: on-CPU time within ' + pct(run) + ' of each thread\'s window' +
 				(wait === null ? '' : ', run-queue wait within ' + pct(wait)) +
+				(k.max_run_ns === undefined ? '' : ' (' + fmtNs(k.max_run_ns) + (k.max_wait_ns === null ? '' : ' and ' + fmtNs(k.max_wait_ns)) +
+					' at most; under 1 ms agrees at any window)') +
 				(dated ? ', dated as the kernel dates (the recorded clock lags; as recorded ' + pct(k.max_run_pct) + ' and ' + pct(k.max_wait_pct) + ')' : '') + '.'));
 	const t = el('table', 'tl-table');
 	const diff = dated ? 'dated' : 'trace − kernel';
