@@ -4,7 +4,7 @@
  * CPU work, and joins them (pthread-style data parallelism, a thread per
  * part, as image kernels often split rows).
  *
- *   wl_spawn [--rounds R] [--work T,T,...] [--procs]
+ *   wl_spawn [--rounds R] [--work T,T,...] [--procs] [--exec FILE]
  *
  * Each round (default 5) 'spawn' creates one worker per T ('part0',
  * 'part1', ...; default 60,20: a 3:1 imbalance), each computes T of its
@@ -24,7 +24,11 @@
  * the worker to the worker's clock as it began (the clone, the wait for a
  * CPU: diagnose's thread-churn), Q the sum of the kernel's count of each
  * worker's run-queue wait as it began (schedstat: its wait for its first
- * CPU).  Exit status: 0, or 2 for bad usage.
+ * CPU).  With --exec FILE (implies --procs) each child, instead of its
+ * work, reads its CPU clock and execs FILE (a shell loop's process per
+ * command: /bin/true), and the line adds "exec_cpu_ns": E, the sum of
+ * those clocks (the children's time on a CPU from the fork to just
+ * before execve).  Exit status: 0, or 2 for bad usage.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -67,6 +71,7 @@ struct part {
 };
 
 static void *part_body(void *arg);
+static const char *exec_file; /* --exec */
 
 /*
  * --procs: part p in a child process of its own (a fork per part, as
@@ -77,6 +82,15 @@ static pid_t part_fork(struct part *p, int fd)
 {
 	pid_t pid = fork();
 
+	if (pid == 0 && exec_file) {
+		p->start = p->end = wl_now_ns();
+		p->runq = 0;
+		p->cpu = wl_cpu_ns(); /* since the fork: a new task's clock starts at 0 */
+		if (write(fd, p, sizeof(*p)) != (ssize_t)sizeof(*p))
+			_exit(1);
+		execl(exec_file, exec_file, (char *)NULL);
+		_exit(127);
+	}
 	if (pid == 0) {
 		part_body(p);
 		_exit(write(fd, p, sizeof(*p)) == (ssize_t)sizeof(*p) ? 0 : 1);
@@ -116,8 +130,12 @@ int main(int argc, char **argv)
 			work = argv[++i];
 		} else if (!strcmp(argv[i], "--procs")) {
 			procs = 1;
+		} else if (!strcmp(argv[i], "--exec") && i + 1 < argc) {
+			exec_file = argv[++i];
+			procs = 1;
 		} else {
-			fprintf(stderr, "usage: wl_spawn [--rounds R] [--work T,T,...] [--procs] (T in ms, or 10us)\n");
+			fprintf(stderr, "usage: wl_spawn [--rounds R] [--work T,T,...] [--procs] [--exec FILE] (T in "
+			                "ms, or 10us)\n");
 			return 2;
 		}
 	}
@@ -181,8 +199,11 @@ int main(int argc, char **argv)
 		lost += loss(ends, n, n < ncpus ? n : ncpus);
 	}
 	printf("{\"rounds\": %d, \"workers\": %d, \"cpu_ns\": %llu, \"span_ns\": %llu, \"loss_ns\": %llu, "
-	       "\"start_ns\": %llu, \"start_runq_ns\": %llu}\n",
+	       "\"start_ns\": %llu, \"start_runq_ns\": %llu",
 	       rounds, n, (unsigned long long)cpu, (unsigned long long)span, (unsigned long long)lost,
 	       (unsigned long long)starting, (unsigned long long)runq);
+	if (exec_file)
+		printf(", \"exec_cpu_ns\": %llu", (unsigned long long)cpu);
+	printf("}\n");
 	return 0;
 }

@@ -641,9 +641,11 @@ TEST(worker_imbalance)
  * 10 us from 1000 (FORK, then WAKEUP_NEW 1 us later); each waits 3 us more
  * for CPU 1, runs 5 us there and exits.  Each waited 4 us to run (1 us
  * NEW, 3 RUNNABLE): 480 us in all; lives of 9 us, 100,000 a second
- * (119 gaps of 10 us).  With 99 of them, none (under 100).
+ * (119 gaps of 10 us).  With 99 of them, none (under 100).  As processes
+ * (procs: a fork per task, then an exec 2 us into its run, a shell loop):
+ * the same, and 2 us a process on a CPU before its exec, 240 us in all.
  */
-static void write_churn(char *p, int n)
+static void write_churn(char *p, int n, int procs)
 {
 	W = program_trace_open(p, 800, 1000);
 	CHECK(W != NULL);
@@ -654,9 +656,11 @@ static void write_churn(char *p, int n)
 		int32_t tid = 801 + i;
 
 		ev(t, 0, TL_EV_FORK, tid, 800, 0, 0, 0, 0, "task");
-		ev(t, -1, TL_EV_THREAD, tid, 800, 0, 0, 0, 0, "task");
+		ev(t, -1, TL_EV_THREAD, tid, procs ? tid : 800, 0, 0, 0, 0, "task");
 		ev(t + 1, 0, TL_EV_WAKEUP_NEW, tid, 800, 1, 120, 0, 0, NULL);
 		sw(t + 4, 1, 0, 0, tid, 0);
+		if (procs)
+			ev(t + 6, 1, TL_EV_EXEC, tid, tid, 0, 0, 0, 0, "/bin/true");
 		ev(t + 9, 1, TL_EV_EXIT, tid, 0, 0, 0, 0, 0, NULL);
 		sw(t + 9, 1, tid, TL_PS_X, 0, 0);
 	}
@@ -666,7 +670,8 @@ static void write_churn(char *p, int n)
 
 TEST(thread_churn)
 {
-	for (int n = 120; n >= 99; n -= 21) {
+	for (int k = 0; k < 4; k++) {
+		const int n = k & 1 ? 99 : 120, procs = k >= 2, e = procs; /* procs: one more evidence first */
 		char p[] = "/tmp/tl-test-churn-XXXXXX";
 		struct tl_run run = { .to_ns = -1, .path = p };
 		struct tl_diagnose_opts o;
@@ -674,7 +679,7 @@ TEST(thread_churn)
 		struct tl_model m;
 		const struct tl_finding *x = NULL;
 
-		write_churn(p, n);
+		write_churn(p, n, procs);
 		CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
 		CHECK_EQ_INT(m.nthreads, (size_t)n + 1);
 		tl_diagnose_defaults(&o);
@@ -683,14 +688,20 @@ TEST(thread_churn)
 		CHECK_EQ_INT(count_kind(&f, TL_FIND_THREAD_CHURN, &x), n == 120);
 		if (x && n == 120) {
 			CHECK_EQ_INT(x->pid, 800);
-			CHECK_EQ_INT(x->cost_ns, 480 * US);
+			CHECK_EQ_INT(x->cost_ns, procs ? 720 * US : 480 * US);
 			CHECK_EQ_STR(x->threads[0].role, "creator");
 			CHECK_EQ_INT(x->threads[0].tid, 800);
 			CHECK_EQ_INT((int64_t)x->evidence[0].value, 120);
-			CHECK_EQ_INT((int64_t)(x->evidence[1].value + 0.5), 100840); /* 120 in 1190 us */
-			CHECK_EQ_INT((int64_t)x->evidence[2].value, 480 * US);
-			CHECK_EQ_INT((int64_t)x->evidence[3].value, 9 * US);
-			CHECK_EQ_INT((int64_t)x->evidence[4].value, 600 * US);
+			if (procs)
+				CHECK_EQ_INT((int64_t)x->evidence[1].value, 120);        /* of them processes */
+			CHECK_EQ_INT((int64_t)(x->evidence[1 + e].value + 0.5), 100840); /* 120 in 1190 us */
+			CHECK_EQ_INT((int64_t)x->evidence[2 + e].value, 480 * US);
+			if (procs)
+				CHECK_EQ_INT((int64_t)x->evidence[4].value, 240 * US); /* before the exec */
+			CHECK_EQ_INT((int64_t)x->evidence[3 + 2 * e].value, procs ? 720 * US : 480 * US);
+			CHECK_EQ_INT((int64_t)x->evidence[4 + 2 * e].value, 9 * US);
+			CHECK_EQ_INT((int64_t)x->evidence[5 + 2 * e].value, 600 * US);
+			CHECK(strstr(x->title, procs ? "created 120 processes" : "created 120 threads") != NULL);
 		}
 		tl_findings_release(&f);
 		tl_report_release(&m);

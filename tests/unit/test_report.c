@@ -228,7 +228,7 @@ TEST(test_json_document)
 	CHECK_HAS(s, "\"threads\": [\n    {\n      \"tid\": 101,\n      \"pid\": 100,\n"
 	             "      \"name\": \"main\",\n      \"process\": \"app\",\n      \"target\": true,\n"
 	             "      \"snapshot\": true,\n      \"creator\": 0,\n      \"exited\": false,\n"
-	             "      \"start_ns\": 0,\n      \"end_ns\": 1000000000,\n"
+	             "      \"pre_exec_ns\": null,\n      \"start_ns\": 0,\n      \"end_ns\": 1000000000,\n"
 	             "      \"lifetime_ns\": 1000000000,\n");
 	CHECK_HAS(s, "\"state_ns\": {\"NEW\": 0, \"RUNNABLE\": 50000000, \"READY_PREEMPT\": 0, "
 	             "\"READY_QUANTUM\": 0, \"READY_YIELD\": 0, \"EXECUTING\": 250000000, \"INTERRUPTED\": 0, "

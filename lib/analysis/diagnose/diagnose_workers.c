@@ -27,15 +27,19 @@
  * for the whole run and wait for work, and pipeline stages (asleep much of
  * their lives), are no teams.
  *
- * Thread churn: a thread that creates threads living under CHURN_LIFE_NS
- * each, at least CHURN_MIN of them at CHURN_RATE a second or more (from
- * its first such creation to its last), pays for a thread per task: the
- * clone, the new thread's start on a CPU, its exit and the join, where a
- * pool would hand the task to a thread already running.  The cost is what
- * the trace measures of it: the new threads' waits to run (NEW, and
- * RUNNABLE: a new thread waits for its first CPU); the CPU time of the
- * clone and of the thread's start and exit is not told from its work, so
- * the cost is a lower bound.
+ * Thread churn: a thread that creates threads (or child processes) living
+ * under CHURN_LIFE_NS each, from creation to exit, at least CHURN_MIN of
+ * them at CHURN_RATE a second or more (from its first such creation to its
+ * last), pays for a thread per task: the clone, the new thread's start on
+ * a CPU, its exit and the join, where a pool would hand the task to a
+ * thread already running; a process per task (a shell loop running a
+ * command per item) pays a fork, an exec and the loader besides.  The cost
+ * is what the trace measures of it: the new threads' waits to run (NEW,
+ * and RUNNABLE: a new thread waits for its first CPU), and a process's
+ * time on a CPU before its exec (the fork's copy, before the command
+ * runs: 72 us of a /bin/true's 474); the CPU time of the clone and of the
+ * thread's start and exit, and the loader's, is not told from its work,
+ * so the cost is a lower bound.
  */
 #include <math.h>
 #include <stdio.h>
@@ -176,20 +180,24 @@ static int churn(struct tl_dg_ctx *c, const struct tl_process_stats *p, const st
                  uint64_t *lives)
 {
 	const struct tl_model *m = c->m;
-	uint64_t span = v[n - 1]->start - v[0]->start, wait = 0, run = 0, life = 0, creator_run = 0;
+	uint64_t span = v[n - 1]->start - v[0]->start, wait = 0, run = 0, life = 0, creator_run = 0, copy = 0;
 	double rate = span ? (double)n * 1e9 / (double)span : 0;
-	const char *name = p->name;
+	const char *name = p->name, *what;
 	struct tl_finding *f;
+	size_t procs = 0;
 
 	if (n < CHURN_MIN || rate < CHURN_RATE)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		wait += v[i]->state_ns[TL_ST_NEW] + v[i]->state_ns[TL_ST_RUNNABLE];
 		run += oncpu(v[i]);
-		lives[i] = tl_dg_lifetime(v[i]);
+		lives[i] = end_of(v[i]) - v[i]->start;
 		life += lives[i];
+		procs += v[i]->tid == v[i]->pid;
+		copy += v[i]->exec_at ? v[i]->pre_exec_ns : 0;
 	}
-	if (wait < c->o->min_cost_ns)
+	what = !procs ? "threads" : procs == n ? "processes" : "threads and processes";
+	if (wait + copy < c->o->min_cost_ns)
 		return 0;
 	qsort(lives, n, sizeof(*lives), cmp_u64);
 	for (size_t i = 0; i < m->nthreads; i++)
@@ -197,27 +205,45 @@ static int churn(struct tl_dg_ctx *c, const struct tl_process_stats *p, const st
 			name = m->threads[i].name;
 			creator_run = oncpu(&m->threads[i]);
 		}
-	f = tl_dg_new_finding_at(c, TL_FIND_THREAD_CHURN, p->pid, p->name, v[0]->start, v[n - 1]->end, wait, life);
+	f = tl_dg_new_finding_at(c, TL_FIND_THREAD_CHURN, p->pid, p->name, v[0]->start, v[n - 1]->end, wait + copy,
+	                         life);
 	if (!f)
 		return -1;
 	snprintf(f->title, sizeof(f->title),
-	         "%.40s (%d) created %zu threads of a median %.0f us each, %.0f a second: a thread per task", name,
-	         (int)v[0]->creator, n, (double)lives[n / 2] / 1e3, rate);
+	         "%.40s (%d) created %zu %s of a median %.0f us each, %.0f a second: a %s per task", name,
+	         (int)v[0]->creator, n, what, (double)lives[n / 2] / 1e3, rate, procs == n ? "process" : "thread");
 	tl_dg_add_thread(f, v[0]->creator, p->pid, name, "creator");
 	tl_dg_add_thread(f, v[n / 2]->tid, v[n / 2]->pid, v[n / 2]->name, "one of them");
-	tl_dg_add_evidence(f, "short-lived threads it created (under 1 ms)", (double)n, CHURN_MIN, "", 1);
+	tl_dg_add_evidence(f, "short-lived ones it created (under 1 ms)", (double)n, CHURN_MIN, "", 1);
+	if (procs)
+		tl_dg_add_evidence(f, "of them processes", (double)procs, NAN, "", 1);
 	tl_dg_add_evidence(f, "created a second", rate, CHURN_RATE, "", 1);
-	tl_dg_add_evidence(f, "their waits to run (NEW, RUNNABLE)", (double)wait, (double)c->o->min_cost_ns, "ns", 1);
+	tl_dg_add_evidence(f, "their waits to run (NEW, RUNNABLE)", (double)wait, NAN, "ns", 1);
+	if (copy)
+		tl_dg_add_evidence(f, "their time on a CPU before exec (fork's copy)", (double)copy, NAN, "ns", 1);
+	tl_dg_add_evidence(f, "the two: the cost, a lower bound", (double)(wait + copy), (double)c->o->min_cost_ns,
+	                   "ns", 1);
 	tl_dg_add_evidence(f, "their median lifetime", (double)lives[n / 2], NAN, "ns", 1);
 	tl_dg_add_evidence(f, "their time on a CPU in all (work, start, exit)", (double)run, NAN, "ns", 1);
 	tl_dg_add_evidence(f, "the creator's time on a CPU (clones, joins too)", (double)creator_run, NAN, "ns", 1);
-	snprintf(f->cause, sizeof(f->cause),
-	         "a new thread for each small task: every one pays a clone and a new stack, a wait for its first CPU, "
-	         "its exit and a join, which can cost as much as the task; the trace measures the waits, the rest "
-	         "is in the threads' and the creator's CPU time");
-	snprintf(f->fix, sizeof(f->fix),
-	         "keep a pool of long-lived threads and hand them the tasks through a queue (a thread pool, "
-	         "std::async with a pool, OpenMP tasks), or give each thread a larger batch of work");
+	if (procs == n) {
+		snprintf(f->cause, sizeof(f->cause),
+		         "a new process for each small task: every one pays a fork, an exec and the loader, a wait for "
+		         "its first CPU, its exit and a wait, which can cost far more than the task; the trace "
+		         "measures the waits and the time before the exec, the rest is in the processes' and the "
+		         "creator's CPU time");
+		snprintf(f->fix, sizeof(f->fix),
+		         "do the task in the creator (a library call, a shell builtin), or give each process many "
+		         "items (xargs -n, a long-running helper fed through a pipe)");
+	} else {
+		snprintf(f->cause, sizeof(f->cause),
+		         "a new thread for each small task: every one pays a clone and a new stack, a wait for its "
+		         "first CPU, its exit and a join, which can cost as much as the task; the trace measures the "
+		         "waits, the rest is in the threads' and the creator's CPU time");
+		snprintf(f->fix, sizeof(f->fix),
+		         "keep a pool of long-lived threads and hand them the tasks through a queue (a thread pool, "
+		         "std::async with a pool, OpenMP tasks), or give each thread a larger batch of work");
+	}
 	return 0;
 }
 
@@ -233,10 +259,14 @@ static int busy(const struct tl_thread_stats *t)
 	return life >= CHURN_LIFE_NS && tl_dg_pct(tl_dg_wanting(t), life) >= BUSY_PCT;
 }
 
-/* A thread for one small task: born in the window, it lived under CHURN_LIFE_NS. */
+/*
+ * A thread (or process) for one small task: born in the window, it lived
+ * under CHURN_LIFE_NS up to its exit (a child process waits for its
+ * parent's reaping after that: 19 ms once in a shell loop).
+ */
 static int short_lived(const struct tl_thread_stats *t)
 {
-	return !t->snapshot && tl_dg_lifetime(t) < CHURN_LIFE_NS;
+	return !t->snapshot && end_of(t) >= t->start && end_of(t) - t->start < CHURN_LIFE_NS;
 }
 
 /* The process of thread tid among the model's threads, 0 if none. */
@@ -284,7 +314,7 @@ int tl_dg_churn(struct tl_dg_ctx *c, const struct tl_process_stats *p)
 {
 	const struct tl_thread_stats **v;
 	uint64_t *lives;
-	long got = created(c->m, p, 0, short_lived, &v, &lives);
+	long got = created(c->m, p, 1, short_lived, &v, &lives);
 	size_t n = got > 0 ? (size_t)got : 0;
 	int ret = 0;
 

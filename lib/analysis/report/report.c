@@ -287,6 +287,16 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 			p->oom = 1;
 		return;
 	}
+	if (ev->type == TL_EV_EXEC && th && (a = acc_of(p, th)) && !a->st.exec_at && ev->ts >= p->r->win_start &&
+	    ev->ts <= p->r->win_end) {
+		uint64_t tot[TL_ST__COUNT];
+
+		a->st.exec_at = ev->ts;
+		if (th->born >= p->r->win_start) {
+			tl_thread_totals(th, ev->ts, tot);
+			a->st.pre_exec_ns = tot[TL_ST_EXECUTING] + tot[TL_ST_INTERRUPTED];
+		}
+	}
 	if (ev->type == TL_EV_EXIT && th && (a = acc_of(p, th))) {
 		a->exited_at = ev->ts;
 		a->st.exited_at = ev->ts >= p->r->win_start && ev->ts <= p->r->win_end ? ev->ts : 0;

@@ -65,11 +65,13 @@ struct tl_thread_stats {
 	uint32_t serial;
 	char name[TL_NAME_MAX];
 	char process[TL_NAME_MAX];
-	int snapshot;                               /* existed before the trace */
-	int is_target;                              /* belongs to the recorded program */
-	int32_t creator;                            /* the thread that created it (a FORK seen), 0 if unknown */
-	uint64_t exited_at;                         /* its EXIT event inside the window (absolute ns), 0 if none */
-	uint64_t start, end;                        /* lifetime inside the window */
+	int snapshot;         /* existed before the trace */
+	int is_target;        /* belongs to the recorded program */
+	int32_t creator;      /* the thread that created it (a FORK seen), 0 if unknown */
+	uint64_t exited_at;   /* its EXIT event inside the window (absolute ns), 0 if none */
+	uint64_t exec_at;     /* its first EXEC inside the window (absolute ns), 0 if none */
+	uint64_t pre_exec_ns; /* born in the window: its time on a CPU from birth to that EXEC (a fork's copy) */
+	uint64_t start, end;  /* lifetime inside the window */
 	uint64_t state_ns[TL_ST__COUNT];            /* sums to end - start */
 	uint64_t entries[TL_ST__COUNT];             /* intervals that began inside the window */
 	uint32_t trans[TL_ST__COUNT][TL_ST__COUNT]; /* [from][to] */

@@ -83,6 +83,11 @@ static void write_thread(struct tl_json *j, const struct tl_model *m, const stru
 	tl_json_kv_bool(j, "snapshot", t->snapshot);
 	tl_json_kv_int(j, "creator", t->creator); /* the thread that created it, 0 if the trace did not see it */
 	tl_json_kv_bool(j, "exited", t->exited_at != 0);
+	tl_json_key(j, "pre_exec_ns"); /* its time on a CPU from its birth to its exec: a fork's copy */
+	if (t->exec_at && !t->snapshot)
+		tl_json_uint(j, t->pre_exec_ns);
+	else
+		tl_json_null(j);
 	tl_json_kv_uint(j, "start_ns", rel(m, t->start));
 	tl_json_kv_uint(j, "end_ns", rel(m, t->end));
 	tl_json_kv_uint(j, "lifetime_ns", life);
