@@ -9,7 +9,9 @@
 #   lock-contention  wl_states mutex: 'waiter' blocks 200 ms on a mutex that
 #                    'holder' holds; the finding names holder as the holder
 #   io-bound         wl_states io: 'reader' reads with O_DIRECT; wl_kernel
-#                    ioqueue: 'reader' feeds 'consumer', named as starving
+#                    ioqueue: 'reader' feeds 'consumer', named as starving;
+#                    a pipeline `dd iflag=direct | wc`: wc, another
+#                    process, its consumer
 #   wake-storm       wl_kernel poll: 'poller' times out every 100 us
 #   preemption-starvation  wl_states preempt: 'victim' preempted by 'fifo'
 #                    (SCHED_FIFO) a quarter of its life; fifo is named
@@ -382,6 +384,27 @@ print("; ".join(bad))
 PY
 }
 
+# pipe_io_once NAME: record `dd iflag=direct bs=4k | wc -c` of a 40 MB
+# file in /var/tmp (on a disk: O_DIRECT reads wait for the device each
+# time); diagnose's io-bound must name dd the reader and wc, a process of
+# its own that waits for dd's writes, a consumer.  Prints the problems.
+pipe_io_once() {
+	local f=/var/tmp/tl-cli-pipe.$$
+
+	head -c 40000000 /dev/urandom >"$f" || { echo "cannot write $f"; return; }
+	rec_diag "$1" sh -c "dd if=$f iflag=direct bs=4k count=10000 status=none | wc -c"
+	rm -f "$f"
+	python3 - "$OUT" <<'PY'
+import json, sys
+dg = json.load(open(sys.argv[1]))
+f = [x for x in dg["findings"] if x["kind"] == "io-bound"]
+roles = [(t["name"], t["role"]) for t in f[0]["threads"]] if len(f) == 1 else []
+pids = {t["name"]: t["pid"] for t in f[0]["threads"]} if len(f) == 1 else {}
+if roles != [("dd", "reader"), ("wc", "consumer")] or pids["dd"] == pids["wc"]:
+    print("io-bound: %s (want dd the reader, wc in another process its consumer)" % ([x["title"] for x in f], roles))
+PY
+}
+
 # exec_once NAME: record wl_spawn --exec /bin/true, 800 rounds of two
 # children that each exec /bin/true at once (a process per task, as a
 # shell loop runs a command per item); diagnose must find thread-churn on
@@ -560,6 +583,7 @@ else
 	diag io-bound "io-bound:reader" "$BUILD/tests/wl_states" io
 	# a reader that feeds a queue: its consumer starves (BLOCK softirqs on its CPU are true findings too)
 	ONLY=io-bound diag io-bound-consumer "io-bound:reader:consumer" "$BUILD/tests/wl_kernel" ioqueue
+	twice io-bound-pipeline pipe_io_once io-bound-pipeline
 	diag wake-storm "wake-storm:poller" "$BUILD/tests/wl_kernel" poll
 	# victim and fifo on CPU 1, CPU 0 idle: victim's preempted waits are affinity-bound's too
 	diag preemption-starvation "preemption-starvation:victim:fifo affinity-bound:*:victim" "$BUILD/tests/wl_states" \

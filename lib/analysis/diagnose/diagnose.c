@@ -283,8 +283,9 @@ static uint64_t waited_on(const struct tl_dg_ctx *c, const struct tl_thread_stat
 
 /*
  * I/O-bound thread: IO_WAIT at least io_wait_pct of its life; the threads
- * of its process that wait for it (its wakeups end at least a fifth of
- * their life's waiting) are named as its starving consumers.
+ * of its process, or of another recorded one (a pipeline: `dd | wc`), that
+ * wait for it (its wakeups end at least a fifth of their life's waiting)
+ * are named as its starving consumers.
  */
 static int io_bound(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 {
@@ -299,12 +300,12 @@ static int io_bound(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 		return r;
 	tl_dg_add_evidence(f, "EXECUTING share of the thread's life",
 	                   tl_dg_pct(t->state_ns[TL_ST_EXECUTING], tl_dg_lifetime(t)), NAN, "%", 1);
-	/* its consumers: threads of its process that wait for it (its wakeups end their waits) a fifth of their life */
+	/* its consumers: recorded threads that wait for it (its wakeups end their waits) a fifth of their life */
 	for (size_t i = 0; i < c->m->nthreads; i++) {
 		const struct tl_thread_stats *u = &c->m->threads[i];
 		uint64_t all, by;
 
-		if (u == t || u->pid != t->pid)
+		if (u == t || (u->pid != t->pid && !u->is_target))
 			continue;
 		by = waited_on(c, u, t->tid, &all);
 		if (tl_dg_pct(by, tl_dg_lifetime(u)) >= 20) {
