@@ -240,10 +240,6 @@ static int have_tracepoint(const char *tp)
 	return !access(path, F_OK);
 }
 
-/*
- * x86's irq_vectors programs (record.bpf.c VECTOR_PROGS): loaded with the
- * interrupts, where the kernel has them.  1 if the local timer's are.
- */
 /* 1 if the kernel has the tracepoint tp for tp_btf programs (one with no trace event is not in tracefs). */
 static int have_btf_tracepoint(const char *tp)
 {
@@ -259,6 +255,10 @@ static int have_btf_tracepoint(const char *tp)
 	return yes;
 }
 
+/*
+ * x86's irq_vectors programs (record.bpf.c VECTOR_PROGS): loaded with the
+ * interrupts, where the kernel has them.  1 if the local timer's are.
+ */
 static int vector_progs(struct record *skel, unsigned groups)
 {
 	const struct {
@@ -386,9 +386,9 @@ struct tl_bpf_rec *tl_bpf_rec_open(unsigned groups, size_t ring_bytes, int filte
 	}
 	r->skel->rodata->classify_futex = !!(groups & TL_REC_FUTEX);
 	r->skel->rodata->classify_yield = !!(groups & TL_REC_YIELD);
+	/* without it, no YIELD_SPIN: the switches still say which waits are yields */
 	if (!(groups & TL_REC_YIELD) || !have_btf_tracepoint("sched_exit_tp"))
-		bpf_program__set_autoload(r->skel->progs.tl_yield,
-		                          false); /* no YIELD_SPIN: switches still say yields */
+		bpf_program__set_autoload(r->skel->progs.tl_yield, false);
 	r->skel->rodata->filter = !!filter;
 	if (sample)
 		r->skel->rodata->stack_dwarf = !!sample->dwarf;

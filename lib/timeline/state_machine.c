@@ -246,6 +246,13 @@ static int32_t context_tid(const struct tl_event *ev)
 	}
 }
 
+/* state_machine_int.h */
+int tl_sm_in_context(const struct tl_event *ev)
+{
+	return (ev->type >= TL_EV_IRQ_ENTRY && ev->type <= TL_EV_SOFTIRQ_EXIT) || ev->type == TL_EV_EXIT ||
+	       ev->type == TL_EV_EXEC || ev->type == TL_EV_BLOCK_ISSUE;
+}
+
 /*
  * An event that the eBPF filter writes in a recorded thread's context only
  * (an interrupt of it, its exit, exec or block I/O), whose thread is
@@ -253,12 +260,6 @@ static int32_t context_tid(const struct tl_event *ev)
  * the wakeups: before format 1.7 a waker that is not recorded is not
  * flagged, so it cannot be told from a recorded one.
  */
-int tl_sm_in_context(const struct tl_event *ev)
-{
-	return (ev->type >= TL_EV_IRQ_ENTRY && ev->type <= TL_EV_SOFTIRQ_EXIT) || ev->type == TL_EV_EXIT ||
-	       ev->type == TL_EV_EXEC || ev->type == TL_EV_BLOCK_ISSUE;
-}
-
 static int recorded_context(struct tl_sched *s, const struct tl_event *ev, int32_t tid)
 {
 	const struct tl_thread *t;

@@ -132,21 +132,6 @@ static void switch_in(struct tl_sched *s, struct thread *next, const struct tl_e
 }
 
 /*
- * An event on CPU c shows task `tid` as the current task at ev->ts, but the
- * model has another task (or the idle task) there: the kernel did not report
- * the switch.  Some kernels drop the events whose current task is the idle
- * task or a hidden one (seen on a 6.18 VM: sched_switch out of idle, and
- * everything while a sandbox agent runs), so this is not data loss on our
- * side, and it is repaired rather than counted as a contradiction.
- *
- * The task is put on the CPU at the best estimate of its switch-in: `runtime`
- * (from sched_stat_runtime, the time it ran since its last accounting
- * update) dates the first update after a switch-in exactly; otherwise a task
- * that was waiting for a CPU got it when it was woken (it was the reason for
- * the switch); otherwise (its wakeup was not reported either) at ev->ts.  The
- * task that was believed on the CPU left it unseen, so it is UNKNOWN from then.
- */
-/*
  * An event in tid's context on CPU c, which has had no switch since the
  * trace began (and lost nothing): tid has held c since then, as the first
  * switch there would say (tl_sm_on_switch()), or since it came to be in
@@ -180,6 +165,21 @@ static void reveal_from_start(struct tl_sched *s, int c, int32_t tid, const stru
 	s->cpus[c].what = TL_CPU_THREAD;
 }
 
+/*
+ * An event on CPU c shows task `tid` as the current task at ev->ts, but the
+ * model has another task (or the idle task) there: the kernel did not report
+ * the switch.  Some kernels drop the events whose current task is the idle
+ * task or a hidden one (seen on a 6.18 VM: sched_switch out of idle, and
+ * everything while a sandbox agent runs), so this is not data loss on our
+ * side, and it is repaired rather than counted as a contradiction.
+ *
+ * The task is put on the CPU at the best estimate of its switch-in: `runtime`
+ * (from sched_stat_runtime, the time it ran since its last accounting
+ * update) dates the first update after a switch-in exactly; otherwise a task
+ * that was waiting for a CPU got it when it was woken (it was the reason for
+ * the switch); otherwise (its wakeup was not reported either) at ev->ts.  The
+ * task that was believed on the CPU left it unseen, so it is UNKNOWN from then.
+ */
 void tl_sm_reveal(struct tl_sched *s, int c, int32_t tid, uint64_t runtime, const struct tl_event *ev)
 {
 	struct cpu *cpu = &s->cpus[c];

@@ -257,8 +257,10 @@ static void yield_runs(struct pass *p, const struct tl_event *ev)
 	struct tl_thread *t;
 	struct acc *a;
 
-	if (ev->type != TL_EV_YIELD_SPIN && ev->type != TL_EV_YIELD_ENTER && ev->type != TL_EV_SWITCH)
-		return;
+	if (ev->type == TL_EV_YIELD_ENTER)
+		p->yield_calls = 1;
+	else if (ev->type != TL_EV_YIELD_SPIN && (ev->type != TL_EV_SWITCH || !p->yield_calls))
+		return; /* a switch ends no run where no call was seen: not every switch looks its thread up */
 	if (!(t = tl_sched_thread(p->sched, ev->tid)) || !(a = acc_of(p, t)))
 		return;
 	if (ev->type == TL_EV_YIELD_SPIN)

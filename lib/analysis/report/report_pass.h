@@ -58,6 +58,7 @@ struct pass {
 	struct tl_confine *cf;       /* and waits beside idle CPUs the mask excludes (analysis/confine) */
 	struct tl_lockhold *lh;      /* and what lock holders did while others waited (analysis/lockhold) */
 	struct tl_report_filt *filt; /* a filtered recording's kernel totals (report_filtered.c) */
+	int yield_calls;             /* a YIELD_ENTER seen (the perf back end): a switch ends a run of them */
 	int oom;
 };
 

@@ -94,7 +94,7 @@ struct tlb_other {
 
 /*
  * The run of sched_yield calls open on a CPU (map "yspin", per CPU): the
- * calls of its current task since the last switch, each less than
+ * calls of its current task since the last switch, each at most
  * TL_YIELD_SPIN_GAP_NS after the one before (trace/event.h, YIELD_SPIN).
  * A switch out of tid ends it, so it never leaves its CPU; the reader
  * writes the runs still open when the recording ends.
