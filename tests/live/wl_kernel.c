@@ -10,6 +10,9 @@
  *             out of idle went missing and pong read +95%)
  *   contend   'lockA' and 'lockB' take one mutex in turn for 500 ms, 20 us
  *             inside and 20 us outside: 10k+ futex waits per second
+ *   convoy    'conv0'..'conv3' take one mutex for 500 ms, 300 us inside and
+ *             100 us outside, on a CPU only: the lock passes along a convoy
+ *             of waiters, and no holder ever sleeps holding it
  *   pipeline  'producer' -> queue -> 'filter' -> queue -> 'consumer', 20000
  *             items through mutex + condition-variable queues of 16
  *   poll      'poller' waits on a condition nobody signals with a 100 us
@@ -172,16 +175,18 @@ static void pong_body(struct th *self)
 
 /* ---- contend ---- */
 
+/* arg: 0 for 20 us inside and 20 outside, else arg us inside and a third of it outside */
 static void lock_body(struct th *self)
 {
 	struct run *r = self->run;
-	uint64_t end = wl_now_ns() + 500 * MS;
+	uint64_t end = wl_now_ns() + 500 * MS, in = self->arg ? (uint64_t)self->arg * US : 20 * US;
+	uint64_t out = self->arg ? in / 3 : 20 * US;
 
 	while (wl_now_ns() < end) {
 		pthread_mutex_lock(&r->lock);
-		wl_spin_until(wl_now_ns() + 20 * US);
+		wl_spin_until(wl_now_ns() + in);
 		pthread_mutex_unlock(&r->lock);
-		wl_spin_until(wl_now_ns() + 20 * US);
+		wl_spin_until(wl_now_ns() + out);
 		self->count++;
 	}
 }
@@ -555,6 +560,12 @@ static const struct scenario scenarios[] = {
 	{ "contend",
 	  "'lockA' and 'lockB' take one mutex in turn for 500 ms (20 us in, 20 us out)",
 	  { { .name = "lockA", .cpu = -1, .body = lock_body }, { .name = "lockB", .cpu = -1, .body = lock_body } } },
+	{ "convoy",
+	  "'conv0'..'conv3' take one mutex for 500 ms (300 us in, 100 us out, on a CPU only)",
+	  { { .name = "conv0", .cpu = -1, .arg = 300, .body = lock_body },
+	    { .name = "conv1", .cpu = -1, .arg = 300, .body = lock_body },
+	    { .name = "conv2", .cpu = -1, .arg = 300, .body = lock_body },
+	    { .name = "conv3", .cpu = -1, .arg = 300, .body = lock_body } } },
 	{ "pipeline",
 	  "'producer' -> 'filter' -> 'consumer', 20000 items through two queues of 16",
 	  { { .name = "producer", .cpu = -1, .body = producer_body },

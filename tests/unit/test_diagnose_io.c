@@ -10,22 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "event_build.h"
 #include "harness.h"
+#include "trace_build.h"
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/report/report.h"
 
 #define US 1000ull
-
-static struct tl_trace_writer *W;
-
-static void ev(uint64_t ts_us, int cpu, unsigned type, int32_t tid, int32_t arg, int64_t a, int64_t b, int64_t c,
-               uint16_t flags, const char *name)
-{
-	struct tl_event e = event_us(ts_us, cpu, type, tid, arg, a, b, c, flags);
-	e.name = name ? tl_trace_writer_intern(W, name) : 0;
-	CHECK(tl_trace_writer_add(W, &e) == 0);
-}
 
 static void sw(uint64_t t, int cpu, int32_t prev, int64_t state, int32_t next)
 {

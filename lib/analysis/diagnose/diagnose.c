@@ -213,27 +213,37 @@ static int share_finding(struct tl_dg_ctx *c, const struct tl_thread_stats *t, u
  * waits released what it waited for.
  */
 /*
- * What the holders did while t waited (report.h: lock_holder_ns): on a
- * CPU, asleep or blocked, waiting for a CPU.  The cause and the fix follow
- * the largest share; on a CPU when the trace cannot tell (all unknown).
+ * What the holders did while t waited (report.h: lock_holder_ns, back
+ * along a convoy: the holders before a holder that waited for the lock
+ * too): on a CPU, asleep or blocked, waiting for a CPU.  The cause and the
+ * fix follow the largest share; on a CPU when the trace cannot tell (all
+ * unknown).  The convoy's share is evidence, and named in the cause.
  */
 static void lock_holders(struct tl_finding *f, const struct tl_thread_stats *t)
 {
 	const uint64_t *h = t->lock_holder_ns;
 	uint64_t all = 0, run = h[TL_LH_RUNNING], queued = h[TL_LH_QUEUED], slept = h[TL_LH_ASLEEP] + h[TL_LH_BLOCKED];
+	char convoy[160] = "";
 
 	for (unsigned k = 0; k < TL_LH__COUNT; k++)
 		all += h[k];
 	tl_dg_add_evidence(f, "holders on a CPU meanwhile, % of the waits", tl_dg_pct(run, all), NAN, "%", 1);
 	tl_dg_add_evidence(f, "holders asleep or blocked meanwhile, %", tl_dg_pct(slept, all), NAN, "%", 1);
 	tl_dg_add_evidence(f, "holders waiting for a CPU meanwhile, %", tl_dg_pct(queued, all), NAN, "%", 1);
+	tl_dg_add_evidence(f, "holder waiting for the lock too (a convoy), %", tl_dg_pct(t->lock_convoy_ns, all), NAN,
+	                   "%", 1);
+	if (tl_dg_pct(t->lock_convoy_ns, all) >= 50)
+		snprintf(convoy, sizeof(convoy),
+		         "; a convoy: in %.0f%% of its waits the holder waited for the lock too, and what the holders "
+		         "before it did counts",
+		         tl_dg_pct(t->lock_convoy_ns, all));
 	if (slept > run && slept >= queued) {
 		snprintf(f->cause, sizeof(f->cause),
 		         "the holders sleep or block while they hold the lock (%.0f%% of its waits: a sleep, I/O, "
 		         "another "
 		         "lock or a condition inside the critical section), and it waits on a lock's futex until they "
-		         "release it",
-		         tl_dg_pct(slept, all));
+		         "release it%s",
+		         tl_dg_pct(slept, all), convoy);
 		snprintf(
 		        f->fix, sizeof(f->fix),
 		        "move the blocking call (the I/O, the sleep, the wait on another lock or condition) out of the "
@@ -241,8 +251,8 @@ static void lock_holders(struct tl_finding *f, const struct tl_thread_stats *t)
 	} else if (queued > run) {
 		snprintf(f->cause, sizeof(f->cause),
 		         "the holders wait for a CPU while they hold the lock (%.0f%% of its waits): other runnable "
-		         "threads preempt them inside the critical section, and it waits on a lock's futex meanwhile",
-		         tl_dg_pct(queued, all));
+		         "threads preempt them inside the critical section, and it waits on a lock's futex meanwhile%s",
+		         tl_dg_pct(queued, all), convoy);
 		snprintf(f->fix, sizeof(f->fix),
 		         "keep the runnable threads to the CPUs (see oversubscription), or give the holders a CPU of "
 		         "their own or a higher priority while they hold the lock");
@@ -250,8 +260,8 @@ static void lock_holders(struct tl_finding *f, const struct tl_thread_stats *t)
 		snprintf(f->cause, sizeof(f->cause),
 		         "it blocks on a lock's futex (a mutex, or a barrier outside marked regions) that the threads "
 		         "named as holders release, and they run their critical sections on a CPU meanwhile (%.0f%% of "
-		         "its waits): long critical sections",
-		         tl_dg_pct(run, all));
+		         "its waits): long critical sections%s",
+		         tl_dg_pct(run, all), convoy);
 		snprintf(f->fix, sizeof(f->fix),
 		         "shorten the critical sections of the holders, split the lock, or hand work over through a "
 		         "queue so that the waiter does not depend on one lock");

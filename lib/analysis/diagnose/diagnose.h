@@ -107,7 +107,7 @@ struct tl_finding {
 	/* why */
 	struct tl_evidence evidence[TL_FINDING_MAX_EVIDENCE];
 	size_t nevidence;
-	char cause[320];  /* the likely cause, in words */
+	char cause[448];  /* the likely cause, in words */
 	char fix[320];    /* the usual fix */
 	uint64_t cost_ns; /* estimated time it costs; the ranking key */
 	double severity;  /* cost as a share of the analysed time of the threads involved, 0..1 */

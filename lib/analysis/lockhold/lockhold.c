@@ -6,7 +6,11 @@
  * another, and the thread's current state (state_since on) follows the
  * last.  A wait's time is split over the holder's intervals inside it and
  * its current state; what they do not cover (older than the ring) is
- * unknown, so the classes add up to the wait's time in the window.
+ * unknown, so the classes add up to the wait's time in the window.  A
+ * holder's lock wait inside it is split the same way over the thread that
+ * ended that wait, on a part of the wait that shrinks at each step, so
+ * the classes still add up; the depth bounds the work and any cycle that
+ * equal timestamps could make.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +21,9 @@
 
 struct span {
 	uint64_t start, end;
-	unsigned state;
+	int32_t by;     /* the interval's waker (state_machine.h) */
+	uint16_t state; /* enum tl_state */
+	uint8_t lock;   /* a SYNC_WAIT in a lock's futex */
 };
 
 struct thr {
@@ -68,17 +74,18 @@ struct tl_lockhold *tl_lockhold_new(struct tl_sched *sched, const struct tl_walk
 	return h;
 }
 
-int tl_lockhold_interval(struct tl_lockhold *h, const struct tl_thread *th, const struct tl_interval *iv)
+int tl_lockhold_interval(struct tl_lockhold *h, const struct tl_thread *th, const struct tl_interval *iv, int lock)
 {
+	struct span s = { iv->start, iv->end, iv->by, iv->state, lock && iv->state == TL_ST_SYNC_WAIT };
 	struct thr *t;
 
 	if (th->serial >= h->thr_cap && TL_GROW_ZERO(h->thr, h->thr_cap, (size_t)th->serial + 1) < 0)
 		return -1;
 	t = &h->thr[th->serial];
 	if (t->n < TL_LOCKHOLD_RING) {
-		t->ring[t->n++] = (struct span){ iv->start, iv->end, iv->state };
+		t->ring[t->n++] = s;
 	} else {
-		t->ring[t->head] = (struct span){ iv->start, iv->end, iv->state };
+		t->ring[t->head] = s;
 		t->head = (t->head + 1) % TL_LOCKHOLD_RING;
 	}
 	return 0;
@@ -92,15 +99,18 @@ static uint64_t overlap(uint64_t start, uint64_t end, uint64_t from, uint64_t to
 	return b > a ? b - a : 0;
 }
 
-void tl_lockhold_wait(struct tl_lockhold *h, const struct tl_interval *iv, uint64_t out[TL_LH__COUNT])
+/*
+ * What thread `by` did in [from, to) (from < to), by class into out[]; its
+ * own lock waits go to the threads that ended them, `depth` steps on at
+ * most, and (at the first step) to *convoy as well.
+ */
+static void holder_did(const struct tl_lockhold *h, int32_t by, uint64_t from, uint64_t to, unsigned depth,
+                       uint64_t out[TL_LH__COUNT], uint64_t *convoy)
 {
-	uint64_t from = iv->start > h->r->win_start ? iv->start : h->r->win_start;
-	uint64_t to = iv->end < h->r->win_end ? iv->end : h->r->win_end, covered = 0;
-	struct tl_thread *holder = iv->by > 0 ? tl_sched_thread(h->sched, iv->by) : NULL;
+	struct tl_thread *holder = by > 0 ? tl_sched_thread(h->sched, by) : NULL;
 	const struct thr *t = holder && holder->serial < h->thr_cap ? &h->thr[holder->serial] : NULL;
+	uint64_t covered = 0;
 
-	if (to <= from)
-		return;
 	/* newest first: the spans follow one another, so the first that ends before the wait ends the search */
 	for (unsigned i = t ? t->n : 0; i-- > 0;) {
 		const struct span *s = &t->ring[(t->head + i) % TL_LOCKHOLD_RING];
@@ -108,7 +118,17 @@ void tl_lockhold_wait(struct tl_lockhold *h, const struct tl_interval *iv, uint6
 
 		if (s->end <= from)
 			break;
-		out[class_of(s->state)] += ns;
+		if (ns && s->lock && s->by > 0 && s->by != by) {
+			if (convoy)
+				*convoy += ns;
+			if (depth > 1)
+				holder_did(h, s->by, s->start > from ? s->start : from, s->end < to ? s->end : to,
+				           depth - 1, out, NULL);
+			else
+				out[TL_LH_UNKNOWN] += ns;
+		} else {
+			out[class_of(s->state)] += ns;
+		}
 		covered += ns;
 	}
 	if (holder) {
@@ -118,6 +138,15 @@ void tl_lockhold_wait(struct tl_lockhold *h, const struct tl_interval *iv, uint6
 		covered += ns;
 	}
 	out[TL_LH_UNKNOWN] += to - from > covered ? to - from - covered : 0;
+}
+
+void tl_lockhold_wait(struct tl_lockhold *h, const struct tl_interval *iv, uint64_t out[TL_LH__COUNT], uint64_t *convoy)
+{
+	uint64_t from = iv->start > h->r->win_start ? iv->start : h->r->win_start;
+	uint64_t to = iv->end < h->r->win_end ? iv->end : h->r->win_end;
+
+	if (to > from)
+		holder_did(h, iv->by, from, to, TL_LOCKHOLD_DEPTH, out, convoy);
 }
 
 void tl_lockhold_free(struct tl_lockhold *h)

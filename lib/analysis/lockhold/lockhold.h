@@ -18,10 +18,13 @@
  *                           its current state up to the wait's end, are
  *                           added up by class.
  * The holder is the thread whose wakeup ended the wait: the last to hold
- * the lock.  Where others held it before it in the same wait (a convoy),
- * the time is still the last holder's.  A wait longer than the holder's
- * ring reaches back counts the rest as unknown.  Only the part of a wait
- * inside the window counts.
+ * the lock.  Where it waited for a lock itself during the wait (a convoy:
+ * others held it before it), that part goes to the thread that ended its
+ * wait, and so on back along the convoy (TL_LOCKHOLD_DEPTH holders at
+ * most; beyond, unknown): what the threads that held the lock did.  The
+ * direct holder's time waiting for a lock is also given apart (convoy).
+ * A wait longer than a holder's ring reaches back counts the rest as
+ * unknown.  Only the part of a wait inside the window counts.
  */
 #ifndef TL_LOCKHOLD_H
 #define TL_LOCKHOLD_H
@@ -32,6 +35,7 @@
 #include "timeline/walk.h"
 
 #define TL_LOCKHOLD_RING 32
+#define TL_LOCKHOLD_DEPTH 8
 
 /* What a holder did, by class of its states. */
 enum tl_lockhold_class {
@@ -50,10 +54,15 @@ struct tl_lockhold;
 
 /* The walk's state machine (for the holders), its window.  NULL with tl_error set. */
 struct tl_lockhold *tl_lockhold_new(struct tl_sched *sched, const struct tl_walk_result *r);
-/* Every interval of every thread, in its order.  0, or -1 out of memory. */
-int tl_lockhold_interval(struct tl_lockhold *h, const struct tl_thread *th, const struct tl_interval *iv);
-/* A lock wait iv of a thread ended by iv->by's wakeup: add the holder's time in it to out[] by class. */
-void tl_lockhold_wait(struct tl_lockhold *h, const struct tl_interval *iv, uint64_t out[TL_LH__COUNT]);
+/* Every interval of every thread, in its order; lock: iv is a SYNC_WAIT in a lock's futex.  0, or -1 out of memory. */
+int tl_lockhold_interval(struct tl_lockhold *h, const struct tl_thread *th, const struct tl_interval *iv, int lock);
+/*
+ * A lock wait iv of a thread ended by iv->by's wakeup: add the holders'
+ * time in it to out[] by class (along the convoy: see above), and the
+ * direct holder's time waiting for a lock itself to *convoy.
+ */
+void tl_lockhold_wait(struct tl_lockhold *h, const struct tl_interval *iv, uint64_t out[TL_LH__COUNT],
+                      uint64_t *convoy);
 void tl_lockhold_free(struct tl_lockhold *h);
 
 #endif

@@ -119,7 +119,7 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 	tl_kcheck_interval(p->kc, th->tid, iv);
 	tl_load_interval(p->load, th, iv);
 	tl_inversion_preempted(p->inv, th, iv);
-	if (tl_lockhold_interval(p->lh, th, iv) < 0)
+	if (tl_lockhold_interval(p->lh, th, iv, a && a->lock_wait) < 0)
 		p->oom = 1;
 	if (!a)
 		return;
@@ -189,7 +189,7 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 			add_waker_to(p, &a->st.preemptors, &a->st.npreemptors, &a->preemptors_cap, iv->by, len);
 		if (iv->state == TL_ST_SYNC_WAIT && a->lock_wait) {
 			tl_inversion_lock_wait(p->inv, th, iv);
-			tl_lockhold_wait(p->lh, iv, a->st.lock_holder_ns);
+			tl_lockhold_wait(p->lh, iv, a->st.lock_holder_ns, &a->st.lock_convoy_ns);
 			a->st.lock_wait_ns += len;
 			add_waker_to(p, &a->st.lock_wakers, &a->st.nlock_wakers, &a->lock_wakers_cap, iv->by, len);
 			a->lock_wait = 0;

@@ -87,8 +87,12 @@ struct tl_thread_stats {
 	uint64_t burst_max_at;        /* when the longest burst began (its switch-in; absolute ns), 0 if none */
 	uint64_t join_wait_ns;        /* SYNC_WAIT or SLEEPING ended by a thread that had exited: a join, a wait4 */
 	uint64_t lock_wait_ns;        /* SYNC_WAIT in a lock's futex wait (TL_EVF_WAIT_LOCK, FUTEX_ENTER op) */
-	/* what the holders did while it waited on locks (analysis/lockhold), by class; adds up to lock_wait_ns */
-	uint64_t lock_holder_ns[TL_LH__COUNT];
+	/*
+	 * What the holders did while it waited on locks (analysis/lockhold), by
+	 * class, back along a convoy; adds up to lock_wait_ns.  lock_convoy_ns:
+	 * the part in which the holder waited for a lock itself (a convoy).
+	 */
+	uint64_t lock_holder_ns[TL_LH__COUNT], lock_convoy_ns;
 	/*
 	 * Held back: waiting for a CPU while that CPU is idle (READY_QUANTUM
 	 * with `by` 0: it left the CPU runnable to the idle task, or waited

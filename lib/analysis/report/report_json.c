@@ -134,6 +134,7 @@ static void write_thread(struct tl_json *j, const struct tl_model *m, const stru
 		tl_json_kv_uint(j, key, t->lock_holder_ns[c]);
 	}
 	tl_json_end_object(j);
+	tl_json_kv_uint(j, "lock_convoy_ns", t->lock_convoy_ns);
 	tl_json_key(j, "throttled");
 	tl_json_begin_object(j, TL_JSON_INLINE);
 	tl_json_kv_uint(j, "count", t->throttles);
