@@ -284,6 +284,10 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 		printf(" ip=0x%" PRIx64 " period=%" PRId64, (uint64_t)e->b, e->c);
 		print_stack(t, (uint32_t)e->a);
 		break;
+	case TL_EV_FUTEX_WAIT:
+		print_tid(t, nm, "tid", e->tid);
+		printf(" uaddr=0x%" PRIx64, (uint64_t)e->a);
+		break;
 	case TL_EV_YIELD_SPIN:
 		print_tid(t, nm, "tid", e->tid);
 		printf(" calls=%" PRId64 " span_ns=%" PRId64 " ended_ns_ago=%" PRId64, e->a, e->b, e->c);

@@ -183,6 +183,9 @@ int tl_bpf_parse(const void *rec, size_t size, struct tl_bpf_event *out)
 		out->d.ev.a = tl_bpf_prev_state((uint32_t)h.a, (h.a >> 32) & 1);
 		out->d.ev.lag = tl_lag_units((uint32_t)((uint64_t)h.a >> 33)); /* record.bpf.c, kclock_lag() */
 		out->d.ev.b = (int16_t)(h.b & 0xffff);
+		/* next's priority + 1 under a futex wait's word (record.bpf.c) */
+		out->d.ev.c = (int64_t)((uint64_t)h.c & 0xff) - 1;
+		out->d.futex_addr = h.flags & TL_EVF_WAIT_FUTEX ? (uint64_t)h.c >> 8 : 0;
 		end_ns = (end_ns + TL_LAG_UNIT_NS / 2) / TL_LAG_UNIT_NS; /* now in units */
 		out->d.ev.lag_end = (uint16_t)(end_ns < 0xffff ? end_ns : 0xffff);
 		break;

@@ -217,6 +217,14 @@ static int handle_decoded(struct rec *rc, int32_t cur_tid, int32_t cur_pid, stru
 		return -1;
 	if (d->ev.type == TL_EV_FORK && tl_kwatch_fork(rc->kw, d->ev.arg, d->ev.tid))
 		return -1;
+	if (d->futex_addr && d->ev.type == TL_EV_SWITCH && !(d->ev.flags & TL_EVF_OTHER_TID)) {
+		/* the futex word of the wait this switch begins, right before it (trace/event.h) */
+		struct tl_event fw = { .ts = d->ev.ts, .type = TL_EV_FUTEX_WAIT, .cpu = d->ev.cpu, .tid = d->ev.tid };
+
+		fw.a = (int64_t)d->futex_addr;
+		if (stage_push(rc, &fw))
+			return -1;
+	}
 	if (stage_push(rc, &d->ev))
 		return -1;
 	/* a sampled process changed its image: its new maps, right after the exec */

@@ -160,6 +160,8 @@ struct tl_tp_decoded {
 		struct tl_tp_str comm;
 	} ids[2];          /* (tid, comm) pairs seen in the sample */
 	int32_t reset_tid; /* FORK: the child, whose old identity (pid reuse) is void; else 0 */
+	/* SWITCH into a futex wait (the eBPF back end): the futex word's address, staged as FUTEX_WAIT before it */
+	uint64_t futex_addr;
 };
 
 /*

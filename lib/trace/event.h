@@ -50,6 +50,7 @@
  *   SAMPLE              tid        tgid       event      stack id     ip           period
  *   MAP                 pid        -          file       start        end          file offset
  *   KSYM                -          -          function   start        end          -
+ *   FUTEX_WAIT          tid        -          -          uaddr        -            -
  *
  * The kernel's clock lag (`lag`, format 1.6, the eBPF back end): the
  * kernel's accounting (sum_exec_runtime, run_delay: what the self-check
@@ -169,6 +170,13 @@
  * The perf back end writes every call instead (YIELD_ENTER/EXIT), and
  * the report finds the same runs in them (analysis/yspin).
  *
+ * FUTEX_WAIT (format 1.9, eBPF) comes right before the SWITCH (same ts
+ * and CPU) that puts `tid` to sleep in a futex wait (TL_EVF_WAIT_FUTEX;
+ * not futex_waitv, which waits on several): `a` is the futex word's
+ * address in the thread's process, so the waits on one lock (or one
+ * condition) can be told apart.  The perf back end has it in FUTEX_ENTER's
+ * uaddr.  An older reader skips it.
+ *
  * RUNTIME is kept by the recorder only where it shows a task running that
  * no recorded switch put on the CPU: some kernels (seen on a 6.18 VM) drop
  * the sched_switch out of the idle task, and the runtime since the task's
@@ -227,6 +235,7 @@ enum tl_event_type {
 	TL_EV_MAP,        /* format 1.5: a code mapping of a sampled process */
 	TL_EV_KSYM,       /* format 1.5: a kernel function that samples hit */
 	TL_EV_YIELD_SPIN, /* format 1.8: a run of sched_yield calls that gave no CPU away */
+	TL_EV_FUTEX_WAIT, /* format 1.9: the futex word of the futex wait the next SWITCH begins */
 	TL_EV__COUNT      /* keep last; new types go above and get a format doc line */
 };
 

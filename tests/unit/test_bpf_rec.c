@@ -31,7 +31,8 @@ TEST(test_switch_record)
 	r.h.arg = 42;
 	r.h.a = 0x2001; /* a futex wait: INTERRUPTIBLE | FREEZABLE */
 	r.h.b = 120;
-	r.h.c = 100;
+	r.h.c = 101 | (0x7f0012345678ll << 8); /* next's priority + 1, and the futex word (record.bpf.c) */
+	r.h.flags = TL_EVF_WAIT_FUTEX | TL_EVF_WAIT_LOCK;
 	r.c[0].tid = 41;
 	memcpy(r.c[0].comm, "worker", 6);
 	r.c[1].tid = 42;
@@ -45,6 +46,8 @@ TEST(test_switch_record)
 	CHECK_EQ_INT(ev.d.ev.a, TL_PS_S);
 	CHECK_EQ_INT(ev.d.ev.b, 120);
 	CHECK_EQ_INT(ev.d.ev.c, 100);
+	CHECK_EQ_INT(ev.d.ev.flags, TL_EVF_WAIT_FUTEX | TL_EVF_WAIT_LOCK);
+	CHECK_EQ_INT(ev.d.futex_addr, 0x7f0012345678ll);
 	CHECK_EQ_INT(ev.cur_tid, 41);
 	CHECK_EQ_INT(ev.cur_pid, 40);
 	CHECK_EQ_INT(ev.d.nids, 2);
@@ -52,6 +55,12 @@ TEST(test_switch_record)
 	CHECK(!memcmp(ev.d.ids[0].comm.s, "worker", 6));
 	CHECK_EQ_INT(ev.d.ids[1].comm.len, 16);
 	CHECK_EQ_INT(ev.d.name.len, 0);
+	/* not a futex wait: no word; a deadline task's priority is -1 */
+	r.h.flags = 0;
+	r.h.c = 0;
+	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 1);
+	CHECK_EQ_INT(ev.d.ev.c, -1);
+	CHECK_EQ_INT(ev.d.futex_addr, 0);
 	/* every shorter size is refused */
 	for (size_t n = 0; n < sizeof(r); n++)
 		CHECK_EQ_INT(tl_bpf_parse(&r, n, &ev), 0);

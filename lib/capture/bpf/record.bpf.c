@@ -17,7 +17,9 @@
  * marks the SWITCH with TL_EVF_WAIT_FUTEX, a switch out of sched_yield with
  * TL_EVF_WAIT_YIELD, which is what the state machine needs (SYNC_WAIT,
  * READY_YIELD) without putting every system call of the machine on the
- * slow path, and without an event more.  Kernel threads (PF_KTHREAD)
+ * slow path, and without an event more; a futex wait's word (its address,
+ * the first argument) rides in the SWITCH's c above next's priority, and
+ * the reader writes it as FUTEX_WAIT (format 1.9).  Kernel threads (PF_KTHREAD)
  * have no user registers; preempted tasks may carry a non-zero state, so a
  * sleep is !preempt && prev_state.  x86-64 system call numbers only; on
  * other architectures waits stay unclassified.
@@ -61,12 +63,14 @@
 #define NR_SCHED_YIELD 24
 #define NR_FUTEX_WAITV 449
 #define SYSCALL_NR(regs) ((regs)->orig_ax)
+#define SYSCALL_ARG1(regs) ((regs)->di)
 #define SYSCALL_ARG2(regs) ((regs)->si)
 #elif defined(__TARGET_ARCH_arm64)
 #define NR_FUTEX 98
 #define NR_SCHED_YIELD 124
 #define NR_FUTEX_WAITV 449
 #define SYSCALL_NR(regs) ((regs)->syscallno)
+#define SYSCALL_ARG1(regs) ((regs)->regs[0])
 #define SYSCALL_ARG2(regs) ((regs)->regs[1])
 #endif
 
@@ -414,6 +418,7 @@ int tl_switch(__u64 *ctx)
 	__u64 ts = bpf_ktime_get_ns();
 	__s32 ptid = prev->pid;
 	long nr = -1, op = 0;
+	__u64 uaddr = 0;
 	__u16 wait = 0;
 	struct tlb_hdr *r;
 	struct tlb_comm *cm;
@@ -446,6 +451,7 @@ int tl_switch(__u64 *ctx)
 
 		nr = SYSCALL_NR(regs);
 		op = SYSCALL_ARG2(regs);
+		uaddr = SYSCALL_ARG1(regs);
 #endif
 	}
 #ifdef NR_FUTEX
@@ -456,6 +462,8 @@ int tl_switch(__u64 *ctx)
 		wait = TL_EVF_WAIT_FUTEX;
 	else if (classify_yield && !state && nr == NR_SCHED_YIELD)
 		wait = TL_EVF_WAIT_YIELD;
+	if (!(wait & TL_EVF_WAIT_FUTEX) || nr != NR_FUTEX)
+		uaddr = 0; /* the word of a futex wait only (futex_waitv's is an array of them) */
 #endif
 	/* the names this CPU has not sent yet: most switches carry none */
 	pd = my_drops();
@@ -477,7 +485,8 @@ int tl_switch(__u64 *ctx)
 	r->a = (__s64)(state & 0xffff) | ((__s64)(prev->exit_state & 0xffff) << 16) | (preempt ? (1ll << 32) : 0) |
 	       ((__s64)lag << 33);
 	r->b = prev->prio | ((__s64)kclock_end_lag(prev, rq) << 16); /* bpf_rec.c splits it */
-	r->c = next->prio;
+	/* next's priority + 1 (-1 to 139: a deadline task's is -1) under the futex word (user addresses < 2^56) */
+	r->c = (__s64)(((__u64)(next->prio + 1) & 0xff) | (uaddr << 8));
 	cm = (struct tlb_comm *)(r + 1);
 	if (np && nn) {
 		r->ncomm = 2;
