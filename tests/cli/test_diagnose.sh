@@ -294,21 +294,37 @@ PY
 # along the convoy) and a convoy in at least 20% of its waits (measured
 # 49-63%), and every lock-contention finding (there must be one per
 # thread) must blame long critical sections (the cause names the convoy
-# from 50%, so not always): before holders were followed along it, 35-53% of the
+# from 50%, so not always).  The report's locks (per futex word): the
+# process's most waited-on lock must be the workload's mutex (its
+# address, from the truth file), with the four threads as its waiters
+# and holders, and each thread's lock waits must add up over the locks
+# to its lock_wait_ns, none of no known word.  Before holders were
+# followed along the convoy, 35-53% of the
 # waits read "asleep" (the last holder's own wait for the lock) and the
 # cause said the holders sleep inside the critical section.
 convoy_once() {
 	co_name=$1
 	shift
-	"$TL" record "$@" -o "$TMP/$co_name.tl" -- "$BUILD/tests/wl_kernel" convoy >"$OUT" 2>"$ERR" ||
-		{ echo "record exit $?: $(tail -n 2 "$ERR")"; return; }
+	"$TL" record "$@" -o "$TMP/$co_name.tl" -- "$BUILD/tests/wl_kernel" convoy --truth "$TMP/$co_name.json" \
+		>"$OUT" 2>"$ERR" || { echo "record exit $?: $(tail -n 2 "$ERR")"; return; }
 	"$TL" report --json "$TMP/$co_name.tl" >"$OUT" 2>"$ERR" && "$TL" diagnose --json "$TMP/$co_name.tl" >"$OUT.d" 2>>"$ERR" ||
 		{ echo "report or diagnose failed: $(head -n 2 "$ERR")"; return; }
-	python3 - "$OUT" "$OUT.d" <<'PY'
+	python3 - "$OUT" "$OUT.d" "$TMP/$co_name.json" <<'PY'
 import json, sys
-rep, dg = (json.load(open(a)) for a in sys.argv[1:3])
+rep, dg, truth = (json.load(open(a)) for a in sys.argv[1:4])
 bad = []
 conv = [t for t in rep["threads"] if t["name"].startswith("conv")]
+addr = "0x%x" % truth["threads"]["conv0"]["lock_addr"]
+procs = [p for p in rep["processes"] if conv and p["pid"] == conv[0]["pid"]]
+locks = procs[0]["locks"] if procs else []
+names = sorted(t["name"] for t in conv)
+if not locks or locks[0]["addr"] != addr or sorted(x["name"] for x in locks[0]["waiter_threads"]) != names or \
+        sorted(x["name"] for x in locks[0]["holder_threads"]) != names or procs[0]["locks_unknown"]["waits"]:
+    bad.append("locks: %s (the mutex is at %s)" % ([(x["addr"], x["waits"], x["waiters"]) for x in locks], addr))
+for t in conv:
+    on = sum(w["wait_ns"] for x in locks for w in x["waiter_threads"] if w["tid"] == t["tid"])
+    if on != t["lock_wait_ns"]:
+        bad.append("%s: %d ns of lock waits, %d over its locks" % (t["name"], t["lock_wait_ns"], on))
 if len(conv) != 4:
     bad.append("%d conv threads" % len(conv))
 for t in conv:

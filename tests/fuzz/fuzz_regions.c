@@ -56,6 +56,8 @@ static void add(struct tl_trace_writer *w, const uint8_t *b, uint64_t *ts)
 		e.a = states[b[5] & 3] | ((b[5] & 4) ? TL_PS_PREEMPT : 0);
 		e.b = e.c = 120;
 		e.flags = (uint16_t)((b[7] & 3) << 5); /* TL_EVF_OTHER_TID, TL_EVF_OTHER_ARG */
+		if (b[7] & 4)                          /* into a lock's futex wait */
+			e.flags |= TL_EVF_WAIT_FUTEX | TL_EVF_WAIT_LOCK;
 		break;
 	case 2:
 		e.type = TL_EV_WAKEUP;
@@ -113,6 +115,12 @@ static void add(struct tl_trace_writer *w, const uint8_t *b, uint64_t *ts)
 			e.a = b[6] % 64;
 			e.b = (int64_t)b[7] * 500 - 1000;
 			e.c = (int64_t)b[2] * 1000;
+			break;
+		}
+		if (b[5] & 0x40) {
+			/* the futex word of the next wait: three locks, or none */
+			e.type = TL_EV_FUTEX_WAIT;
+			e.a = (int64_t)(b[6] % 4) * 0x100;
 			break;
 		}
 		/* fall through */

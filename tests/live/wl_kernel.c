@@ -63,8 +63,9 @@
  *
  * The truth file names each thread with its tid and its CPU time
  * (CLOCK_THREAD_CPUTIME_ID at its end) as "EXECUTING+INTERRUPTED_ns": the
- * checkers compare the report with both.  Exit status 77 (and a "skip"
- * truth) when a scenario cannot run here.
+ * checkers compare the report with both; the threads of contend and
+ * convoy also give the mutex's address ("lock_addr": its futex word).
+ * Exit status 77 (and a "skip" truth) when a scenario cannot run here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -770,6 +771,8 @@ int main(int argc, char **argv)
 		wl_truth_set(tt, "EXECUTING+INTERRUPTED_ns", (int64_t)t->cpu_total);
 		wl_truth_set(tt, "cpu_ns", (int64_t)t->cpu_total);
 		wl_truth_set(tt, "count", (int64_t)t->count);
+		if (t->body == lock_body) /* the futex word of glibc's mutex is its first field: the lock's address */
+			wl_truth_set(tt, "lock_addr", (int64_t)(uintptr_t)&r.lock);
 	}
 	if (wl_truth_write(&truth, truth_path)) {
 		perror("wl_kernel: writing the truth");

@@ -1,10 +1,15 @@
 /*
  * test_lockhold.c - what a lock's holders did while a thread waited
- * (analysis/lockhold), exact, on a hand-written trace of a convoy: the
- * thread that ends a wait had waited for the lock itself, so that part is
- * what the holder before it did.  Written with the real writer and read
- * back with the real reader, as the command does.
+ * (analysis/lockhold), and the waits per lock (analysis/locks), exact, on
+ * a hand-written trace of a convoy: the thread that ends a wait had
+ * waited for the lock itself, so that part is what the holder before it
+ * did.  The futex words say which lock each wait is on (FUTEX_WAIT, as
+ * the eBPF back end writes them, or FUTEX_ENTER, as the perf back end
+ * does), or nothing.  Written with the real writer and read back with the
+ * real reader, as the command does.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -34,9 +39,19 @@ static void wake(uint64_t t, int cpu, int32_t woken, int32_t waker)
  * on CPU 0 1020-1040, waits for the lock until 1150, for CPU 0 until
  * 1250, runs to 1280.  a's wait 1040-1150: b waited for the lock 60 us of
  * it (c ran meanwhile), for a CPU 1, ran 49: on a CPU 109, queued 1,
- * convoy 60.  b's wait 1020-1100: c ran 80.
+ * convoy 60.  b's wait 1020-1100: c ran 80.  b waits on futex word wb, a
+ * on wa (0: no word): as FUTEX_WAIT before the switch, or with `perf` as
+ * a FUTEX_ENTER (op FUTEX_WAIT) just before it.
  */
-static void write_convoy(char *p)
+static void word(uint64_t t, int cpu, int32_t tid, uint64_t w, int perf)
+{
+	if (w && perf)
+		ev(t - 1, cpu, TL_EV_FUTEX_ENTER, tid, 0, TL_FUTEX_WAIT | 128, (int64_t)w, 0, 0, NULL);
+	else if (w)
+		ev(t, cpu, TL_EV_FUTEX_WAIT, tid, 0, (int64_t)w, 0, 0, 0, NULL);
+}
+
+static void write_convoy(char *p, uint64_t wa, uint64_t wb, int perf)
 {
 	const uint16_t lockf = TL_EVF_WAIT_FUTEX | TL_EVF_WAIT_LOCK;
 
@@ -47,8 +62,10 @@ static void write_convoy(char *p)
 	ev(1000, -1, TL_EV_THREAD, 503, 500, 0, 0, 1, 0, "c");
 	sw(1000, 0, 0, 0, 502, 0);
 	sw(1000, 1, 0, 0, 503, 0);
-	sw(1020, 0, 502, TL_PS_S, 501, lockf);
-	sw(1040, 0, 501, TL_PS_S, 0, lockf);
+	word(1020, 0, 502, wb, perf);
+	sw(1020, 0, 502, TL_PS_S, 501, perf ? 0 : lockf);
+	word(1040, 0, 501, wa, perf);
+	sw(1040, 0, 501, TL_PS_S, 0, perf ? 0 : lockf);
 	wake(1100, 0, 502, 503);
 	sw(1101, 0, 0, 0, 502, 0);
 	wake(1150, 0, 501, 502);
@@ -76,7 +93,7 @@ TEST(convoy)
 	struct tl_findings f;
 	struct tl_model m;
 
-	write_convoy(p);
+	write_convoy(p, 0, 0, 0);
 	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
 	a = thread_of(&m, 501);
 	b = thread_of(&m, 502);
@@ -115,7 +132,89 @@ TEST(convoy)
 	unlink(p);
 }
 
+/*
+ * The same waits per lock: one lock (both on 0x1000), two (0x2000 and
+ * 0x1000), or no words (the process's entry of address 0); the perf back
+ * end's words (FUTEX_ENTER) give the same.
+ */
+TEST(per_lock)
+{
+	static const struct {
+		uint64_t wa, wb;
+		int perf;
+	} c[] = {
+		{ 0x1000, 0x1000, 0 }, { 0x2000, 0x1000, 0 }, { 0, 0, 0 }, { 0x1000, 0x1000, 1 }, { 0x2000, 0x1000, 1 }
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char p[] = "/tmp/tl-test-locks-XXXXXX";
+		struct tl_run run = { .to_ns = -1, .path = p };
+		const struct tl_lock *la, *lb;
+		struct tl_model m;
+
+		write_convoy(p, c[i].wa, c[i].wb, c[i].perf);
+		CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+		la = tl_locks_find(&m.locks, 500, c[i].wa);
+		lb = tl_locks_find(&m.locks, 500, c[i].wb);
+		CHECK(la && lb);
+		CHECK_EQ_INT(m.locks.n, c[i].wa == c[i].wb ? 1 : 2);
+		if (la && lb &&
+		    la == lb) { /* a 110 us (b held it: 109 on a CPU, 1 queued, 60 of it b's own wait), b 80 */
+			CHECK_EQ_INT(la->waits, 2);
+			CHECK_EQ_INT(la->wait_ns, 190 * US);
+			CHECK_EQ_INT(la->max_ns, 110 * US);
+			CHECK_EQ_INT(la->holder_ns[TL_LH_RUNNING], 189 * US);
+			CHECK_EQ_INT(la->holder_ns[TL_LH_QUEUED], 1 * US);
+			CHECK_EQ_INT(la->convoy_ns, 60 * US);
+			CHECK_EQ_INT(la->nwaiters, 2);
+			CHECK_EQ_INT(la->nholders, 2);
+			if (la->nwaiters == 2 && la->nholders == 2) {
+				CHECK_EQ_INT(la->waiters[0].tid, 501);
+				CHECK_EQ_STR(la->waiters[0].name, "a");
+				CHECK_EQ_INT(la->waiters[0].ns, 110 * US);
+				CHECK_EQ_INT(la->waiters[1].tid, 502);
+				CHECK_EQ_INT(la->holders[0].tid, 502); /* b ended a's 110 us */
+				CHECK_EQ_INT(la->holders[0].waits, 1);
+				CHECK_EQ_INT(la->holders[1].tid, 503);
+				CHECK_EQ_INT(la->holders[1].ns, 80 * US);
+			}
+			if (!c[i].perf && c[i].wa) { /* the report's table: on a CPU 189 of 190 us, a convoy 60 */
+				char *text = NULL;
+				size_t len = 0;
+				FILE *f = open_memstream(&text, &len);
+
+				CHECK_EQ_INT(tl_locks_write_text(f, &m.locks, 5, 100), 1);
+				fclose(f);
+				CHECK_EQ_STR(text, "    pid  lock            waits     time      max  on CPU  convoy  "
+				                   "waiters (share of "
+				                   "its time)\n"
+				                   "    500  0x1000              2    190us    110us   99.5%   31.6%  "
+				                   "a 58%, b 42%\n");
+				free(text);
+			} else if (!c[i].wa) { /* no words: no table */
+				char *text = NULL;
+				size_t len = 0;
+				FILE *f = open_memstream(&text, &len);
+
+				CHECK_EQ_INT(tl_locks_write_text(f, &m.locks, 5, 100), 0);
+				fclose(f);
+				CHECK_EQ_INT(len, 0);
+				free(text);
+			}
+		} else if (la && lb) {
+			CHECK_EQ_INT(la->wait_ns, 110 * US);
+			CHECK_EQ_INT(la->convoy_ns, 60 * US);
+			CHECK_EQ_INT(lb->wait_ns, 80 * US);
+			CHECK_EQ_INT(lb->holder_ns[TL_LH_RUNNING], 80 * US);
+			CHECK_EQ_INT(m.locks.items[0].addr, c[i].wa); /* the most waited on first */
+		}
+		tl_report_release(&m);
+		tl_run_release(&run);
+		unlink(p);
+	}
+}
+
 int main(void)
 {
-	RUN_TESTS(convoy);
+	RUN_TESTS(convoy, per_lock);
 }

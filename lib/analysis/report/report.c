@@ -188,8 +188,17 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 		if (iv->state == TL_ST_READY_PREEMPT && iv->by > 0)
 			add_waker_to(p, &a->st.preemptors, &a->st.npreemptors, &a->preemptors_cap, iv->by, len);
 		if (iv->state == TL_ST_SYNC_WAIT && a->lock_wait) {
+			uint64_t did[TL_LH__COUNT] = { 0 }, convoy = 0;
+
 			tl_inversion_lock_wait(p->inv, th, iv);
-			tl_lockhold_wait(p->lh, iv, a->st.lock_holder_ns, &a->st.lock_convoy_ns);
+			tl_lockhold_wait(p->lh, iv, did, &convoy);
+			for (unsigned c = 0; c < TL_LH__COUNT; c++)
+				a->st.lock_holder_ns[c] += did[c];
+			a->st.lock_convoy_ns += convoy;
+			if (tl_locks_wait(p->locks, th, a->futex_word, len, iv->end - iv->start,
+			                  iv->by > 0 ? tl_sched_thread(p->sched, iv->by) : NULL, did, convoy) < 0)
+				p->oom = 1;
+			a->futex_word = 0;
 			a->st.lock_wait_ns += len;
 			add_waker_to(p, &a->st.lock_wakers, &a->st.nlock_wakers, &a->lock_wakers_cap, iv->by, len);
 			a->lock_wait = 0;
@@ -310,6 +319,13 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 		else
 			a->aff[ev->a] |= (uint64_t)ev->b;
 	}
+	if (ev->type == TL_EV_FUTEX_WAIT || ev->type == TL_EV_FUTEX_ENTER) {
+		/* the word its next wait sleeps on (locks.h) */
+		struct tl_thread *w = tl_sched_thread(p->sched, ev->tid);
+
+		if (w && (a = acc_of(p, w)))
+			a->futex_word = (uint64_t)(ev->type == TL_EV_FUTEX_WAIT ? ev->a : ev->b);
+	}
 	if ((ev->type == TL_EV_SWITCH && (ev->flags & TL_EVF_WAIT_FUTEX)) || ev->type == TL_EV_FUTEX_ENTER) {
 		/* what kind of futex wait: a lock's or a condition's (FUTEX_ENTER: the perf back end) */
 		struct tl_thread *w = tl_sched_thread(p->sched, ev->tid);
@@ -399,6 +415,7 @@ static void pass_release(struct pass *p)
 	tl_herd_free(p->herd);
 	tl_confine_free(p->cf);
 	tl_lockhold_free(p->lh);
+	tl_locks_free(p->locks);
 }
 
 int tl_report_analyze(struct tl_run *run, struct tl_model *m)
@@ -441,7 +458,8 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 	p.r = tl_walk_result(w);
 	if (!(p.rg = tl_regions_new(p.sched)) || !(p.load = tl_load_new(p.r)) ||
 	    !(p.inv = tl_inversion_new(p.sched, p.r)) || !(p.herd = tl_herd_new(p.sched, p.r)) ||
-	    !(p.cf = tl_confine_new(p.sched, p.r, p.ncpus)) || !(p.lh = tl_lockhold_new(p.sched, p.r)))
+	    !(p.cf = tl_confine_new(p.sched, p.r, p.ncpus)) || !(p.lh = tl_lockhold_new(p.sched, p.r)) ||
+	    !(p.locks = tl_locks_new()))
 		goto fail;
 	if (tl_walk_run(w, run->trace) < 0 || p.oom) {
 		if (p.oom)
@@ -450,7 +468,8 @@ int tl_report_analyze(struct tl_run *run, struct tl_model *m)
 	}
 	if (tl_run_keep(run, p.r) < 0 || tl_report_build_model(&p, m) < 0 || tl_kcheck_finish(p.kc, &m->kcheck) < 0 ||
 	    tl_regions_finish(p.rg, &m->regions) < 0 || tl_load_finish(p.load, &m->load) < 0 ||
-	    tl_inversion_finish(p.inv, &m->inversions) < 0 || tl_herd_finish(p.herd, &m->herds) < 0)
+	    tl_inversion_finish(p.inv, &m->inversions) < 0 || tl_herd_finish(p.herd, &m->herds) < 0 ||
+	    tl_locks_finish(p.locks, &m->locks) < 0)
 		goto fail;
 	pass_release(&p);
 	tl_walk_free(w);
@@ -484,5 +503,6 @@ void tl_report_release(struct tl_model *m)
 	tl_load_release(&m->load);
 	tl_inversion_release(&m->inversions);
 	tl_herd_release(&m->herds);
+	tl_locks_release(&m->locks);
 	memset(m, 0, sizeof(*m));
 }

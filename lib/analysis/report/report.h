@@ -27,6 +27,7 @@
 #include "analysis/kcheck/kcheck.h"
 #include "analysis/herd/herd.h"
 #include "analysis/lockhold/lockhold.h"
+#include "analysis/locks/locks.h"
 #include "analysis/inversion/inversion.h"
 #include "analysis/load/load.h"
 #include "analysis/regions/regions.h"
@@ -176,6 +177,7 @@ struct tl_model {
 	struct tl_load_result load;            /* threads wanting a CPU over time, per process (load.h) */
 	struct tl_inversion_result inversions; /* priority inversions (inversion.h) */
 	struct tl_herd_result herds;           /* wakeups that find nothing to do (herd.h) */
+	struct tl_lock_result locks;           /* the lock waits per lock (locks.h) */
 };
 
 /*

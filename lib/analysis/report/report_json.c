@@ -8,6 +8,7 @@
  * model's order (pid, tid) unless a sort key was given, and are cut only
  * when --top was given, so scripts see every thread the analysis kept.
  */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "analysis/report/report_int.h"
 
 #define PCT_DECIMALS 3
+#define TL_JSON_LOCK_THREADS 16 /* a lock's waiters and holders listed, the most time first */
 
 static uint64_t rel(const struct tl_model *m, uint64_t ts)
 {
@@ -67,6 +69,20 @@ static void write_dist(struct tl_json *j, const struct tl_model *m, const char *
 	tl_json_kv_uint(j, "max_ns", d->count ? d->max : 0);
 	if (max_at && d->count)
 		tl_json_kv_uint(j, "max_at_ns", rel(m, max_at));
+	tl_json_end_object(j);
+}
+
+/* What lock holders did while threads waited, by lockhold.h's class: {"running_ns": ..., ...}. */
+static void write_holder_did(struct tl_json *j, const char *key, const uint64_t ns[TL_LH__COUNT])
+{
+	tl_json_key(j, key);
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	for (unsigned c = 0; c < TL_LH__COUNT; c++) {
+		char k[32];
+
+		snprintf(k, sizeof(k), "%s_ns", tl_lockhold_class_name(c));
+		tl_json_kv_uint(j, k, ns[c]);
+	}
 	tl_json_end_object(j);
 }
 
@@ -125,15 +141,7 @@ static void write_thread(struct tl_json *j, const struct tl_model *m, const stru
 	tl_json_kv_uint(j, "waits_inferred", t->waits_inferred);
 	tl_json_kv_uint(j, "join_wait_ns", t->join_wait_ns);
 	tl_json_kv_uint(j, "lock_wait_ns", t->lock_wait_ns);
-	tl_json_key(j, "lock_holder"); /* what the holders did while it waited on locks (lockhold.h) */
-	tl_json_begin_object(j, TL_JSON_INLINE);
-	for (unsigned c = 0; c < TL_LH__COUNT; c++) {
-		char key[32];
-
-		snprintf(key, sizeof(key), "%s_ns", tl_lockhold_class_name(c));
-		tl_json_kv_uint(j, key, t->lock_holder_ns[c]);
-	}
-	tl_json_end_object(j);
+	write_holder_did(j, "lock_holder", t->lock_holder_ns); /* what the holders did while it waited on locks */
 	tl_json_kv_uint(j, "lock_convoy_ns", t->lock_convoy_ns);
 	tl_json_key(j, "throttled");
 	tl_json_begin_object(j, TL_JSON_INLINE);
@@ -200,6 +208,57 @@ static void write_cpu(struct tl_json *j, const struct tl_model *m, const struct 
 	tl_json_end_object(j);
 }
 
+/* A lock's waiters or holders: the first TL_JSON_LOCK_THREADS of them, the most time first. */
+static void write_lock_threads(struct tl_json *j, const char *key, const struct tl_lock_thread *t, size_t n)
+{
+	tl_json_key(j, key);
+	tl_json_begin_array(j, TL_JSON_INLINE);
+	for (size_t i = 0; i < n && i < TL_JSON_LOCK_THREADS; i++) {
+		tl_json_begin_object(j, TL_JSON_INLINE);
+		tl_json_kv_int(j, "tid", t[i].tid);
+		tl_json_kv_string(j, "name", t[i].name);
+		tl_json_kv_uint(j, "waits", t[i].waits);
+		tl_json_kv_uint(j, "wait_ns", t[i].ns);
+		tl_json_end_object(j);
+	}
+	tl_json_end_array(j);
+}
+
+/* Process pid's locks (locks.h), most waited on first; the waits of no known futex word apart. */
+static void write_locks(struct tl_json *j, const struct tl_model *m, int32_t pid)
+{
+	const struct tl_lock *unknown = tl_locks_find(&m->locks, pid, 0);
+
+	tl_json_key(j, "locks");
+	tl_json_begin_array(j, TL_JSON_BLOCK);
+	for (size_t i = 0; i < m->locks.n; i++) {
+		const struct tl_lock *x = &m->locks.items[i];
+		char addr[24];
+
+		if (x->pid != pid || !x->addr)
+			continue;
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, x->addr);
+		tl_json_begin_object(j, TL_JSON_INLINE);
+		tl_json_kv_string(j, "addr", addr);
+		tl_json_kv_uint(j, "waits", x->waits);
+		tl_json_kv_uint(j, "wait_ns", x->wait_ns);
+		tl_json_kv_uint(j, "max_ns", x->max_ns);
+		tl_json_kv_uint(j, "waiters", x->nwaiters);
+		tl_json_kv_uint(j, "holders", x->nholders);
+		write_holder_did(j, "holder", x->holder_ns);
+		tl_json_kv_uint(j, "convoy_ns", x->convoy_ns);
+		write_lock_threads(j, "waiter_threads", x->waiters, x->nwaiters);
+		write_lock_threads(j, "holder_threads", x->holders, x->nholders);
+		tl_json_end_object(j);
+	}
+	tl_json_end_array(j);
+	tl_json_key(j, "locks_unknown"); /* lock waits whose futex word the trace does not give */
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	tl_json_kv_uint(j, "waits", unknown ? unknown->waits : 0);
+	tl_json_kv_uint(j, "wait_ns", unknown ? unknown->wait_ns : 0);
+	tl_json_end_object(j);
+}
+
 static void write_process(struct tl_json *j, const struct tl_model *m, const struct tl_process_stats *p)
 {
 	const struct tl_load_proc *lp;
@@ -255,6 +314,7 @@ static void write_process(struct tl_json *j, const struct tl_model *m, const str
 		tl_json_end_object(j);
 	}
 	tl_json_end_array(j);
+	write_locks(j, m, p->pid);
 	tl_json_end_object(j);
 }
 

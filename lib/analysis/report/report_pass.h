@@ -21,6 +21,7 @@ struct tl_load;
 struct tl_inversions;
 struct tl_confine;
 struct tl_lockhold;
+struct tl_locks;
 struct tl_report_filt;
 
 /* Per-thread accumulator: the public stats plus what is needed to finish them. */
@@ -38,6 +39,7 @@ struct acc {
 	int ended;
 	uint64_t exited_at;       /* its EXIT event, 0 before */
 	int lock_wait;            /* its current or next SYNC_WAIT is a lock's (event.h, TL_EVF_WAIT_LOCK) */
+	uint64_t futex_word;      /* and the futex word it waits on (FUTEX_WAIT, FUTEX_ENTER), 0 unknown */
 	struct tl_yspin_run yrun; /* its open run of sched_yield calls (YIELD_ENTER: the perf back end) */
 	int outsider;             /* not a recorded thread of a filtered trace: left out */
 };
@@ -57,6 +59,7 @@ struct pass {
 	struct tl_herds *herd;       /* and wakeups that find nothing to do (analysis/herd) */
 	struct tl_confine *cf;       /* and waits beside idle CPUs the mask excludes (analysis/confine) */
 	struct tl_lockhold *lh;      /* and what lock holders did while others waited (analysis/lockhold) */
+	struct tl_locks *locks;      /* and the waits per lock (analysis/locks) */
 	struct tl_report_filt *filt; /* a filtered recording's kernel totals (report_filtered.c) */
 	int yield_calls;             /* a YIELD_ENTER seen (the perf back end): a switch ends a run of them */
 	int oom;

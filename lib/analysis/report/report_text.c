@@ -31,6 +31,7 @@ struct text {
 	const size_t *order; /* thread rows shown, in order */
 	size_t nrows;
 	size_t nprocs; /* process rows shown */
+	size_t nlocks; /* lock rows shown */
 };
 
 /* Print a cleaned name cut or padded to exactly w columns. */
@@ -582,6 +583,18 @@ static void process_table(struct text *t)
 	more_rows(t, t->nprocs, m->nprocs, "processes");
 }
 
+/* The most waited-on locks (analysis/locks), when the trace gives the futex words. */
+static void locks_table(struct text *t)
+{
+	size_t n;
+
+	if (!t->nlocks)
+		return;
+	section(t, "LOCKS", "lock waits by futex word; on CPU, convoy: what the holders did while they waited");
+	n = tl_locks_write_text(t->f, &t->m->locks, t->nlocks, t->width);
+	more_rows(t, t->nlocks, n, "locks");
+}
+
 /* ---- the self-check ---- */
 
 /* The first of m's threads with this tid, through tids (tl_report_tids_sort()); NULL if none. */
@@ -771,6 +784,9 @@ int tl_report_write_text(FILE *out, const struct tl_model *m, const struct tl_re
 		return -1;
 	t.order = order;
 	t.nprocs = tl_report_limit(o, m->nprocs, dflt);
+	for (size_t i = 0; i < m->locks.n; i++)
+		t.nlocks += m->locks.items[i].addr && m->locks.items[i].waits;
+	t.nlocks = tl_report_limit(o, t.nlocks, dflt);
 
 	header(&t, o);
 	states_table(&t, sort);
@@ -778,6 +794,7 @@ int tl_report_write_text(FILE *out, const struct tl_model *m, const struct tl_re
 	sched_table(&t);
 	cpu_table(&t);
 	process_table(&t);
+	locks_table(&t);
 	regions_table(&t);
 	rc = kcheck_table(&t);
 	free(order);

@@ -1,0 +1,63 @@
+/*
+ * locks_write.c - the report's LOCKS table (locks.h): the most waited-on
+ * locks, one line each, as `perf lock contention` lists them.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/locks/locks.h"
+#include "output/fmt.h"
+
+/* The lock's waiters with their shares of its time, as many as fit in w columns. */
+static void put_waiters(FILE *f, const struct tl_lock *x, int w)
+{
+	int used = 0;
+
+	for (size_t i = 0; i < x->nwaiters; i++) {
+		char cell[TL_NAME_MAX + 16];
+		int n = snprintf(cell, sizeof(cell), "%s%s %.0f%%", i ? ", " : "", x->waiters[i].name,
+		                 x->wait_ns ? 100.0 * (double)x->waiters[i].ns / (double)x->wait_ns : 0.0);
+
+		if (used + n > w - (i + 1 < x->nwaiters ? 4 : 0)) {
+			fputs(i ? ", ..." : "...", f);
+			return;
+		}
+		fputs(cell, f);
+		used += n;
+	}
+}
+
+size_t tl_locks_write_text(FILE *f, const struct tl_lock_result *r, size_t max, int width)
+{
+	size_t shown = 0, known = 0;
+	int tail = width - (7 + 2 + 14 + 7 + 9 + 9 + 8 + 8 + 2);
+
+	for (size_t i = 0; i < r->n; i++)
+		known += r->items[i].addr && r->items[i].waits;
+	if (!known)
+		return 0;
+	if (tail < 20)
+		tail = 20;
+	fprintf(f, "%7s  %-14s %6s %8s %8s %7s %7s  %s\n", "pid", "lock", "waits", "time", "max", "on CPU", "convoy",
+	        "waiters (share of its time)");
+	for (size_t i = 0; i < r->n && shown < max; i++) {
+		const struct tl_lock *x = &r->items[i];
+		char addr[24], b[2][16];
+		double all = 0;
+
+		if (!x->addr || !x->waits)
+			continue;
+		for (unsigned c = 0; c < TL_LH__COUNT; c++)
+			all += (double)x->holder_ns[c];
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, x->addr);
+		fprintf(f, "%7d  %-14s %6" PRIu64 " %8s %8s %6.1f%% %6.1f%%  ", x->pid, addr, x->waits,
+		        tl_fmt_dur(x->wait_ns, b[0], sizeof(b[0])), tl_fmt_dur(x->max_ns, b[1], sizeof(b[1])),
+		        all > 0 ? 100.0 * (double)x->holder_ns[TL_LH_RUNNING] / all : 0.0,
+		        all > 0 ? 100.0 * (double)x->convoy_ns / all : 0.0);
+		put_waiters(f, x, tail);
+		putc('\n', f);
+		shown++;
+	}
+	return known;
+}
