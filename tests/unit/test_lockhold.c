@@ -150,6 +150,8 @@ TEST(per_lock)
 		char p[] = "/tmp/tl-test-locks-XXXXXX";
 		struct tl_run run = { .to_ns = -1, .path = p };
 		const struct tl_lock *la, *lb;
+		struct tl_diagnose_opts o;
+		struct tl_findings f;
 		struct tl_model m;
 
 		write_convoy(p, c[i].wa, c[i].wb, c[i].perf);
@@ -181,10 +183,10 @@ TEST(per_lock)
 			if (!c[i].perf && c[i].wa) { /* the report's table: on a CPU 189 of 190 us, a convoy 60 */
 				char *text = NULL;
 				size_t len = 0;
-				FILE *f = open_memstream(&text, &len);
+				FILE *mem = open_memstream(&text, &len);
 
-				CHECK_EQ_INT(tl_locks_write_text(f, &m.locks, 5, 100), 1);
-				fclose(f);
+				CHECK_EQ_INT(tl_locks_write_text(mem, &m.locks, 5, 100), 1);
+				fclose(mem);
 				CHECK_EQ_STR(text, "    pid  lock            waits     time      max  on CPU  convoy  "
 				                   "waiters (share of "
 				                   "its time)\n"
@@ -194,10 +196,10 @@ TEST(per_lock)
 			} else if (!c[i].wa) { /* no words: no table */
 				char *text = NULL;
 				size_t len = 0;
-				FILE *f = open_memstream(&text, &len);
+				FILE *mem = open_memstream(&text, &len);
 
-				CHECK_EQ_INT(tl_locks_write_text(f, &m.locks, 5, 100), 0);
-				fclose(f);
+				CHECK_EQ_INT(tl_locks_write_text(mem, &m.locks, 5, 100), 0);
+				fclose(mem);
 				CHECK_EQ_INT(len, 0);
 				free(text);
 			}
@@ -208,6 +210,49 @@ TEST(per_lock)
 			CHECK_EQ_INT(lb->holder_ns[TL_LH_RUNNING], 80 * US);
 			CHECK_EQ_INT(m.locks.items[0].addr, c[i].wa); /* the most waited on first */
 		}
+		/*
+		 * diagnose: a (110 of its 300 us) and b (80 of 300) both wait on locks at least 20% of their
+		 * lives: one finding of the lock, or one per lock, or (no words) one per thread
+		 */
+		tl_diagnose_defaults(&o);
+		o.min_cost_ns = 50 * US;
+		o.busy_pct = 101;
+		o.oversub_pct = 101;
+		CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
+		CHECK_EQ_INT(f.n, (c[i].wa == c[i].wb && c[i].wa) ? 1 : 2);
+		if (f.n == 1) {
+			const struct tl_finding *x = &f.items[0];
+
+			CHECK_EQ_INT(x->kind, TL_FIND_LOCK_CONTENTION);
+			CHECK_EQ_INT(x->cost_ns, 190 * US);
+			CHECK_EQ_STR(x->title, "2 threads wait on lock 0x1000, 27-37% of their lives");
+			CHECK_EQ_INT(x->nthreads, 3);
+			if (x->nthreads ==
+			    3) { /* the waiters, the most time on it first, then the holder that is none */
+				CHECK_EQ_INT(x->threads[0].tid, 501);
+				CHECK_EQ_STR(x->threads[0].role, "waiter");
+				CHECK_EQ_INT(x->threads[1].tid, 502);
+				CHECK_EQ_STR(x->threads[1].role, "waiter");
+				CHECK_EQ_INT(x->threads[2].tid, 503);
+				CHECK_EQ_STR(x->threads[2].role, "holder");
+			}
+			CHECK_EQ_INT((int64_t)x->evidence[2].value, 2);                  /* threads that waited on it */
+			CHECK_EQ_INT((int64_t)x->evidence[3].value, 2);                  /* waits */
+			CHECK_EQ_INT((int64_t)(x->evidence[4].value * 100 + 0.5), 9947); /* on a CPU: 189 of 190 */
+			CHECK(!strncmp(x->cause, "they block on a lock's futex", 28));
+		} else if (f.n == 2 && c[i].wa) {
+			const struct tl_finding *x = &f.items[0], *y = &f.items[1];
+
+			CHECK_EQ_STR(x->title, "a (501) waits on lock 0x2000 37% of its life");
+			CHECK_EQ_INT(x->cost_ns, 110 * US);
+			CHECK_EQ_STR(y->title, "b (502) waits on lock 0x1000 27% of its life");
+			CHECK_EQ_INT(y->nthreads, 2);
+			if (y->nthreads == 2)
+				CHECK_EQ_STR(y->threads[1].name, "c");
+		} else if (f.n == 2) {
+			CHECK_EQ_STR(f.items[0].title, "a (501) waits on a lock 37% of its life");
+		}
+		tl_findings_release(&f);
 		tl_report_release(&m);
 		tl_run_release(&run);
 		unlink(p);

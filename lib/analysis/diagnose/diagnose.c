@@ -171,23 +171,15 @@ struct tl_finding *tl_dg_new_finding(struct tl_dg_ctx *c, unsigned kind, const s
 	return tl_dg_new_finding_at(c, kind, t->pid, t->process, t->start, t->end, cost, tl_dg_lifetime(t));
 }
 
-/* The threads whose wakeups ended t's waits, largest share first: the likely holders or producers. */
-static void add_wakers(struct tl_finding *f, const struct tl_waker_stat *w, size_t n, const char *role, size_t max)
+void tl_dg_add_wakers(struct tl_finding *f, const struct tl_waker_stat *w, size_t n, const char *role, size_t max)
 {
 	for (size_t i = 0; i < n && i < max; i++)
 		tl_dg_add_thread(f, w[i].tid, 0, w[i].name, role);
 }
 
-/*
- * The test the share-of-life detectors have in common: the thread spent w
- * ns (the cost) in what `doing` says, at least min_pct of its life and at
- * least opts->min_cost_ns.  Then *out is a new finding with its title, the
- * thread in `role`, and the evidence of both thresholds (share_what,
- * time_what).  1 when it fires, 0 when not, -1 out of memory.
- */
-static int share_finding(struct tl_dg_ctx *c, const struct tl_thread_stats *t, unsigned kind, uint64_t w,
-                         double min_pct, const char *doing, const char *role, const char *share_what,
-                         const char *time_what, struct tl_finding **out)
+int tl_dg_share_finding(struct tl_dg_ctx *c, const struct tl_thread_stats *t, unsigned kind, uint64_t w, double min_pct,
+                        const char *doing, const char *role, const char *share_what, const char *time_what,
+                        struct tl_finding **out)
 {
 	uint64_t life = tl_dg_lifetime(t);
 	struct tl_finding *f;
@@ -205,89 +197,6 @@ static int share_finding(struct tl_dg_ctx *c, const struct tl_thread_stats *t, u
 	return 1;
 }
 
-/*
- * Lock contention: waiting in a lock's futex (FUTEX_WAIT or LOCK_PI, which
- * glibc's mutexes use; a condition variable, a join or a semaphore waits
- * with WAIT_BITSET and is waiting for work, not for a lock) takes at least
- * lock_wait_pct of the thread's life.  The threads whose wakeups ended its
- * waits released what it waited for.
- */
-/*
- * What the holders did while t waited (report.h: lock_holder_ns, back
- * along a convoy: the holders before a holder that waited for the lock
- * too): on a CPU, asleep or blocked, waiting for a CPU.  The cause and the
- * fix follow the largest share; on a CPU when the trace cannot tell (all
- * unknown).  The convoy's share is evidence, and named in the cause.
- */
-static void lock_holders(struct tl_finding *f, const struct tl_thread_stats *t)
-{
-	const uint64_t *h = t->lock_holder_ns;
-	uint64_t all = 0, run = h[TL_LH_RUNNING], queued = h[TL_LH_QUEUED], slept = h[TL_LH_ASLEEP] + h[TL_LH_BLOCKED];
-	char convoy[160] = "";
-
-	for (unsigned k = 0; k < TL_LH__COUNT; k++)
-		all += h[k];
-	tl_dg_add_evidence(f, "holders on a CPU meanwhile, % of the waits", tl_dg_pct(run, all), NAN, "%", 1);
-	tl_dg_add_evidence(f, "holders asleep or blocked meanwhile, %", tl_dg_pct(slept, all), NAN, "%", 1);
-	tl_dg_add_evidence(f, "holders waiting for a CPU meanwhile, %", tl_dg_pct(queued, all), NAN, "%", 1);
-	tl_dg_add_evidence(f, "holder waiting for the lock too (a convoy), %", tl_dg_pct(t->lock_convoy_ns, all), NAN,
-	                   "%", 1);
-	if (tl_dg_pct(t->lock_convoy_ns, all) >= 50)
-		snprintf(convoy, sizeof(convoy),
-		         "; a convoy: in %.0f%% of its waits the holder waited for the lock too, and what the holders "
-		         "before it did counts",
-		         tl_dg_pct(t->lock_convoy_ns, all));
-	if (slept > run && slept >= queued) {
-		snprintf(f->cause, sizeof(f->cause),
-		         "the holders sleep or block while they hold the lock (%.0f%% of its waits: a sleep, I/O, "
-		         "another "
-		         "lock or a condition inside the critical section), and it waits on a lock's futex until they "
-		         "release it%s",
-		         tl_dg_pct(slept, all), convoy);
-		snprintf(
-		        f->fix, sizeof(f->fix),
-		        "move the blocking call (the I/O, the sleep, the wait on another lock or condition) out of the "
-		        "critical section: prepare outside the lock and hold it only to publish the result");
-	} else if (queued > run) {
-		snprintf(f->cause, sizeof(f->cause),
-		         "the holders wait for a CPU while they hold the lock (%.0f%% of its waits): other runnable "
-		         "threads preempt them inside the critical section, and it waits on a lock's futex meanwhile%s",
-		         tl_dg_pct(queued, all), convoy);
-		snprintf(f->fix, sizeof(f->fix),
-		         "keep the runnable threads to the CPUs (see oversubscription), or give the holders a CPU of "
-		         "their own or a higher priority while they hold the lock");
-	} else {
-		snprintf(f->cause, sizeof(f->cause),
-		         "it blocks on a lock's futex (a mutex, or a barrier outside marked regions) that the threads "
-		         "named as holders release, and they run their critical sections on a CPU meanwhile (%.0f%% of "
-		         "its waits): long critical sections%s",
-		         tl_dg_pct(run, all), convoy);
-		snprintf(f->fix, sizeof(f->fix),
-		         "shorten the critical sections of the holders, split the lock, or hand work over through a "
-		         "queue so that the waiter does not depend on one lock");
-	}
-}
-
-static int lock_contention(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
-{
-	struct tl_finding *f;
-	uint64_t rs = tl_dg_rsync(c, t), w = t->lock_wait_ns > rs ? t->lock_wait_ns - rs : 0;
-	int r = share_finding(c, t, TL_FIND_LOCK_CONTENTION, w, c->o->lock_wait_pct, "waits on a lock", "waiter",
-	                      "share of the thread's life waiting on locks",
-	                      "time waiting on locks (SYNC_WAIT in a lock's futex)", &f);
-
-	if (r <= 0)
-		return r;
-	add_wakers(f, t->lock_wakers, t->nlock_wakers, "holder", 3); /* who ended its lock waits, not its sleeps */
-	tl_dg_add_evidence(f, "all SYNC_WAIT (conditions and joins too)", (double)t->state_ns[TL_ST_SYNC_WAIT], NAN,
-	                   "ns", 1);
-	tl_dg_add_evidence(f, "waits that ended (SYNC_WAIT entries)", (double)t->entries[TL_ST_SYNC_WAIT], NAN, "", 1);
-	if (rs)
-		tl_dg_add_evidence(f, "left out: waits at parallel regions' barriers", (double)rs, NAN, "ns", 1);
-	lock_holders(f, t);
-	return 0;
-}
-
 /* I/O-bound: waiting for block I/O (IO_WAIT) takes at least io_wait_pct of the thread's life. */
 static uint64_t waited_on(const struct tl_dg_ctx *c, const struct tl_thread_stats *u, int32_t tid, uint64_t *all);
 
@@ -302,9 +211,9 @@ static int io_bound(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 	struct tl_finding *f;
 	size_t starved = 0;
 	uint64_t starved_ns = 0;
-	int r = share_finding(c, t, TL_FIND_IO_BOUND, t->state_ns[TL_ST_IO_WAIT], c->o->io_wait_pct,
-	                      "waits for block I/O", "reader", "IO_WAIT share of the thread's life", "time in IO_WAIT",
-	                      &f);
+	int r = tl_dg_share_finding(c, t, TL_FIND_IO_BOUND, t->state_ns[TL_ST_IO_WAIT], c->o->io_wait_pct,
+	                            "waits for block I/O", "reader", "IO_WAIT share of the thread's life",
+	                            "time in IO_WAIT", &f);
 
 	if (r <= 0)
 		return r;
@@ -377,7 +286,7 @@ static int wake_storm(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 	snprintf(f->title, sizeof(f->title), "%s (%d) wakes %.0f times a second to run %.1f us each time", t->name,
 	         t->tid, hz, (double)burst / 1e3);
 	tl_dg_add_thread(f, t->tid, t->pid, t->name, "poller");
-	add_wakers(f, t->wakers, t->nwakers, "waker", 2);
+	tl_dg_add_wakers(f, t->wakers, t->nwakers, "waker", 2);
 	tl_dg_add_evidence(f, "voluntary switches per second (block I/O apart)", hz, c->o->storm_switches_hz, "/s", 1);
 	tl_dg_add_evidence(f, "median on-CPU burst", (double)burst, (double)c->o->storm_burst_ns, "ns", 0);
 	tl_dg_add_evidence(f, "involuntary share of the switches", tl_dg_pct(t->invol_switches, sw),
@@ -416,8 +325,8 @@ static int preempt_starvation(struct tl_dg_ctx *c, const struct tl_thread_stats 
 	for (size_t i = 0; i < t->npreemptors; i++)
 		if (outranks(&t->preemptors[i], t))
 			w += t->preemptors[i].wait_ns;
-	r = share_finding(c, t, TL_FIND_PREEMPT_STARVATION, w, c->o->preempt_pct, "waits preempted", "victim",
-	                  "READY_PREEMPT by more urgent threads, % of life", "time preempted by them", &f);
+	r = tl_dg_share_finding(c, t, TL_FIND_PREEMPT_STARVATION, w, c->o->preempt_pct, "waits preempted", "victim",
+	                        "READY_PREEMPT by more urgent threads, % of life", "time preempted by them", &f);
 	if (r <= 0)
 		return r;
 	for (size_t i = 0; i < t->npreemptors && named < 3; i++)
@@ -823,9 +732,9 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 
 		for (size_t k = 0; k < sizeof(ready) / sizeof(ready[0]); k++)
 			out->checked[ready[k]]++;
-		ret = lock_contention(&c, t) || io_bound(&c, t) || wake_storm(&c, t) || preempt_starvation(&c, t) ||
-		                      migration_storm(&c, t) || bottleneck(&c, t) || irq_interference(&c, t) ||
-		                      priority_inversion(&c, t) || tl_dg_yield(&c, t)
+		ret = io_bound(&c, t) || wake_storm(&c, t) || preempt_starvation(&c, t) || migration_storm(&c, t) ||
+		                      bottleneck(&c, t) || irq_interference(&c, t) || priority_inversion(&c, t) ||
+		                      tl_dg_yield(&c, t)
 		              ? -1
 		              : 0;
 	}
@@ -846,7 +755,7 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
 			              : 0;
 		}
 	if (!ret)
-		ret = tl_dg_regions(&c) || tl_dg_herds(&c) || tl_dg_saturation(&c) ? -1 : 0;
+		ret = tl_dg_locks(&c) || tl_dg_regions(&c) || tl_dg_herds(&c) || tl_dg_saturation(&c) ? -1 : 0;
 	free(c.rsync);
 	if (ret) {
 		tl_findings_release(out);

@@ -7,7 +7,7 @@
  * for a program of several processes short of CPUs, diagnose_affinity.c
  * for threads kept off idle CPUs by their masks, diagnose_workers.c for
  * work split unevenly among threads created for it and a thread per
- * task): the context of one analysis and the helpers that
+ * task, diagnose_lock.c for lock contention): the context of one analysis and the helpers that
  * fill a finding.
  */
 #ifndef TL_DIAGNOSE_INT_H
@@ -47,6 +47,20 @@ uint64_t tl_dg_wanting(const struct tl_thread_stats *t);
 void tl_dg_keep_top(const struct tl_thread_stats **top, size_t *n, const struct tl_thread_stats *t,
                     int (*cmp)(const void *, const void *));
 
+/* The threads whose wakeups ended a thread's waits (w[0..n), largest share first), up to max, in `role`. */
+void tl_dg_add_wakers(struct tl_finding *f, const struct tl_waker_stat *w, size_t n, const char *role, size_t max);
+
+/*
+ * The test the share-of-life detectors have in common: the thread spent w
+ * ns (the cost) in what `doing` says, at least min_pct of its life and at
+ * least opts->min_cost_ns.  Then *out is a new finding with its title, the
+ * thread in `role`, and the evidence of both thresholds (share_what,
+ * time_what).  1 when it fires, 0 when not, -1 out of memory.
+ */
+int tl_dg_share_finding(struct tl_dg_ctx *c, const struct tl_thread_stats *t, unsigned kind, uint64_t w, double min_pct,
+                        const char *doing, const char *role, const char *share_what, const char *time_what,
+                        struct tl_finding **out);
+
 /* Add a thread (up to TL_FINDING_MAX_THREADS) or a measured number (up to TL_FINDING_MAX_EVIDENCE). */
 void tl_dg_add_thread(struct tl_finding *f, int32_t tid, int32_t pid, const char *name, const char *role);
 void tl_dg_add_evidence(struct tl_finding *f, const char *what, double value, double threshold, const char *unit,
@@ -82,6 +96,9 @@ int tl_dg_churn(struct tl_dg_ctx *c, const struct tl_process_stats *p);
 
 /* Thread t waiting by calling sched_yield in a loop (diagnose_yield.c).  0, or -1 (memory). */
 int tl_dg_yield(struct tl_dg_ctx *c, const struct tl_thread_stats *t);
+
+/* Lock contention: one finding per lock, or per thread where the lock is unknown (diagnose_lock.c).  0, or -1. */
+int tl_dg_locks(struct tl_dg_ctx *c);
 
 /* Thundering herds of the recorded processes (diagnose_herd.c).  0, or -1 (memory). */
 int tl_dg_herds(struct tl_dg_ctx *c);

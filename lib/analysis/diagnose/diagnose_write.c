@@ -57,8 +57,10 @@ static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 	        : f->kind == TL_FIND_THREAD_CHURN     ? "short threads' lifetimes"
 	        : f->kind == TL_FIND_THUNDERING_HERD  ? "woken threads' time running or queued"
 	        : f->kind == TL_FIND_CPU_SATURATION   ? "program's wall time"
-	        : per_process(f->kind)                ? "process's time"
-	                                              : "thread's time");
+	        : f->kind == TL_FIND_LOCK_CONTENTION && f->nthreads > 1 && !strcmp(f->threads[1].role, "waiter")
+	                ? "waiters' time"
+	        : per_process(f->kind) ? "process's time"
+	                               : "thread's time");
 	fprintf(out, "   %s\n", f->title);
 	if (f->kind == TL_FIND_CPU_SATURATION && !f->pid)
 		fputs("   where:    the machine;", out);
