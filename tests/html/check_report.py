@@ -181,6 +181,21 @@ def demo(b, path, shot):
     check("html/demo/regions", rg["got"] == rg["want"] and len(rg["got"]) == 3 and rg["rounds"] == rg["want_rounds"] and
           w is not None and abs(st["v0"] - w["from_ns"]) <= 1e3 and abs(st["v1"] - w["to_ns"]) <= 1e3,
           "%s; view %d-%d" % (json.dumps(rg)[:300], st["v0"], st["v1"]))
+    # the locks: a row per lock of a known futex word, the most waited on first, as the JSON has them
+    # (the demo's regions meet at barriers: those lead); a click selects the lock's longest waiter
+    lk = page.eval("""(() => {
+        const want = [].concat(...window.threadlens.model.report.processes.map(p => p.locks || []))
+            .sort((a, b) => b.wait_ns - a.wait_ns).slice(0, 20);
+        const rows = Array.from(document.querySelectorAll('.tl-locks tr')).slice(1);
+        if (rows.length)
+            rows[0].click();
+        return { want: want.map(k => k.addr), got: rows.map(r => r.dataset.lock),
+                 waits: rows.map(r => Number(r.children[2].textContent)), want_waits: want.map(k => k.waits),
+                 first: want.length ? want[0].waiter_threads[0].tid : null };
+    })()""")
+    st = state(page)
+    check("html/demo/locks", lk["got"] == lk["want"] and len(lk["got"]) > 0 and lk["waits"] == lk["want_waits"] and
+          st["selected"] == lk["first"], "%s; selected %s" % (json.dumps(lk)[:300], st["selected"]))
     # the frames views; a click on the longest frame's point shows it with its critical path
     charts = page.eval("document.querySelectorAll('.tl-framesview canvas').length")
     worst = page.eval("(() => { const c = JSON.parse(document.getElementById('tl-critical').textContent).frames[0];"

@@ -78,7 +78,7 @@ function buildSide(side, box, tip, others, column) {
 	const pj2 = jsonBlock('tl-predict' + side);
 	const predict = pj2 ? predictView(pj2, { tip: (lines, x, y) => tip.show(lines, x, y), hideTip: () => tip.hide() }) : null;
 	box.append(...[headerView(m), el('h2', null, 'Timeline'), legendView(m), tools, tl.box, findingsView(m, ui),
-		frames, regionsView(m, ui), !column && profile && profile.box, predict && predict.box, spansView(m), bars,
+		frames, regionsView(m, ui), locksView(m, ui), !column && profile && profile.box, predict && predict.box, spansView(m), bars,
 		kcheckView(m)].filter(Boolean));
 	if (profile)
 		profile.redraw();

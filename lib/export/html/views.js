@@ -189,6 +189,51 @@ function regionsView(m, ui) {
 	return box;
 }
 
+/*
+ * The most waited-on locks (analysis/locks), as the text report's LOCKS
+ * table: a row per lock of a known futex word (a mutex's, or a barrier's),
+ * the first LOCK_ROWS; a click selects its longest waiter on the timeline.
+ * Null when the trace names no lock (before format 1.9).
+ */
+const LOCK_ROWS = 20;
+
+function locksView(m, ui) {
+	const locks = [];
+	for (const p of m.report.processes || [])
+		for (const k of p.locks || [])
+			locks.push(Object.assign({ pid: p.pid }, k));
+	if (!locks.length)
+		return null;
+	locks.sort((a, b) => b.wait_ns - a.wait_ns);
+	const box = el('section', 'tl-locks');
+	box.append(el('h2', null, 'Locks'));
+	box.append(el('p', 'tl-meta', 'Waits in a lock\'s futex by its word (a mutex, or a barrier): waits that ended, their time ' +
+		'(summed over the waiters), the longest; on CPU and convoy: the share of that time in which the holders ran, and in which ' +
+		'the last holder waited for a lock itself. A click selects its longest waiter.'));
+	const t = el('table', 'tl-table');
+	t.append(el('tr', null, null, ...['lock', 'pid', 'waits', 'time', 'max', 'on CPU', 'convoy', 'waiters']
+		.map((h) => el('th', null, h))));
+	for (const k of locks.slice(0, LOCK_ROWS)) {
+		const all = Object.values(k.holder).reduce((a, v) => a + v, 0);
+		const share = (v) => fmtPct(all ? v / all : 0);
+		const row = el('tr', null, null, el('td', null, k.addr), el('td', null, String(k.pid)), el('td', null, String(k.waits)),
+			el('td', null, fmtNs(k.wait_ns)), el('td', null, fmtNs(k.max_ns)), el('td', null, share(k.holder.running_ns)),
+			el('td', null, share(k.convoy_ns)),
+			el('td', null, k.waiter_threads.map((w) => w.name + ' ' + fmtPct(k.wait_ns ? w.wait_ns / k.wait_ns : 0)).join(', ') +
+				(k.waiters > k.waiter_threads.length ? ', …' : '')));
+		row.dataset.lock = k.addr;
+		if (k.waiter_threads.length) {
+			row.classList.add('tl-clickable');
+			row.addEventListener('click', () => ui.selectThread(k.waiter_threads[0].tid, true));
+		}
+		t.append(row);
+	}
+	box.append(t);
+	if (locks.length > LOCK_ROWS)
+		box.append(el('p', 'tl-meta', (locks.length - LOCK_ROWS) + ' more locks in the report\'s JSON'));
+	return box;
+}
+
 function findingsView(m, ui) {
 	const box = el('section', 'tl-findings');
 	box.append(el('h2', null, 'Findings'));
