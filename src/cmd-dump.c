@@ -288,6 +288,10 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 		print_tid(t, nm, "tid", e->tid);
 		printf(" uaddr=0x%" PRIx64, (uint64_t)e->a);
 		break;
+	case TL_EV_FUTEX_NAME:
+		printf(" pid=%d uaddr=0x%" PRIx64, e->tid, (uint64_t)e->a);
+		print_str(t, "name", e->name);
+		break;
 	case TL_EV_YIELD_SPIN:
 		print_tid(t, nm, "tid", e->tid);
 		printf(" calls=%" PRId64 " span_ns=%" PRId64 " ended_ns_ago=%" PRId64, e->a, e->b, e->c);

@@ -51,6 +51,7 @@
 #include "base/errors.h"
 #include "base/grow.h"
 #include "capture/kallsyms.h"
+#include "capture/locknames.h"
 #include "capture/procmaps.h"
 #include "capture/sample_events.h"
 #include "capture/umarks.h"
@@ -518,6 +519,7 @@ static void release(struct rec *rc)
 	tl_marks_free(rc->marks);
 	tl_umarks_free(rc->um);
 	tl_procmaps_free(rc->maps);
+	tl_locknames_free(rc->ln);
 	tl_unwinder_free(rc->unwind);
 	free(rc->kips);
 	tl_kwatch_free(rc->kw); /* sets kernel.task_delayacct back */
@@ -653,6 +655,8 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	if (opts->sample_dwarf && !(rc->unwind = tl_unwinder_new()))
 		goto out;
 	if (opts->sample && !(rc->maps = tl_procmaps_new()))
+		goto out;
+	if (!(rc->ln = tl_locknames_new()))
 		goto out;
 	/* Without the marker memory the recording goes on, without markers. */
 	if (opts->argv && !(rc->marks = tl_marks_new()))

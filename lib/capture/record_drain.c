@@ -12,6 +12,7 @@
 
 #include "base/errors.h"
 #include "base/grow.h"
+#include "capture/locknames.h"
 #include "capture/procmaps.h"
 #include "capture/record_int.h"
 
@@ -182,7 +183,24 @@ static uint32_t irq_name_id(struct rec *rc, int64_t irq, const struct tl_tp_str 
 	return id;
 }
 
-/* One tracepoint sample, whatever back end produced it. */
+/*
+ * A futex word that process pid waited on, at event `at`: named once
+ * (capture/locknames.h), as a FUTEX_NAME event at the same time and CPU.
+ * 0, or -1 (tl_error set).
+ */
+static int name_word(struct rec *rc, const struct tl_event *at, int32_t pid, uint64_t addr)
+{
+	struct tl_event e = { .ts = at->ts, .type = TL_EV_FUTEX_NAME, .cpu = at->cpu, .tid = pid, .a = (int64_t)addr };
+	char name[TL_LOCKNAME_MAX];
+	int r = rc->ln && addr ? tl_locknames_note(rc->ln, pid, addr, name, sizeof(name)) : 0;
+
+	if (r <= 0)
+		return r;
+	if ((e.name = intern_n(rc, name, strlen(name))) == (uint32_t)-1)
+		return -1;
+	return stage_push(rc, &e);
+}
+
 /*
  * A decoded event, whatever back end produced it: the identities it
  * reveals (the current task's process comes with every record, its name
@@ -222,9 +240,12 @@ static int handle_decoded(struct rec *rc, int32_t cur_tid, int32_t cur_pid, stru
 		struct tl_event fw = { .ts = d->ev.ts, .type = TL_EV_FUTEX_WAIT, .cpu = d->ev.cpu, .tid = d->ev.tid };
 
 		fw.a = (int64_t)d->futex_addr;
-		if (stage_push(rc, &fw))
+		if (stage_push(rc, &fw) || name_word(rc, &d->ev, cur_pid, d->futex_addr))
 			return -1;
 	}
+	if (d->ev.type == TL_EV_FUTEX_ENTER && tl_futex_op_waits(d->ev.a) &&
+	    name_word(rc, &d->ev, cur_pid, (uint64_t)d->ev.b))
+		return -1;
 	if (stage_push(rc, &d->ev))
 		return -1;
 	/* a sampled process changed its image: its new maps, right after the exec */

@@ -54,6 +54,7 @@ struct rec {
 	int nsample_names;
 	struct tl_unwinder *unwind; /* --stack dwarf */
 	struct tl_procmaps *maps;   /* --sample: the sampled processes' code mappings */
+	struct tl_locknames *ln;    /* the futex words named so far (FUTEX_NAME) */
 	uint64_t map_ts;            /* the time MAP events get (capture/procmaps.h) */
 	int16_t map_cpu;            /* and their CPU */
 	uint64_t *kips;             /* kernel addresses of samples without a stack, to name */

@@ -53,8 +53,9 @@ static void scan(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct tl_symfile *f
 		if (!gelf_getsym(d, (int)i, &sym))
 			break;
 		type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !sym.st_value ||
-		    !sym.st_name || !(name = elf_strptr(e, sh->sh_link, sym.st_name)) || !*name)
+		if ((f->data ? type != STT_OBJECT : type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value || !sym.st_name ||
+		    !(name = elf_strptr(e, sh->sh_link, sym.st_name)) || !*name)
 			continue;
 		if (global_only && GELF_ST_BIND(sym.st_info) == STB_LOCAL)
 			continue;
@@ -87,7 +88,7 @@ static int load_elf(struct Elf *e, const char *label, void *ctx)
 			GElf_Phdr ph;
 			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD)
 				f->segs[f->nsegs].vaddr = ph.p_vaddr, f->segs[f->nsegs].offset = ph.p_offset,
-				f->segs[f->nsegs++].filesz = ph.p_filesz;
+				f->segs[f->nsegs].memsz = ph.p_memsz, f->segs[f->nsegs++].filesz = ph.p_filesz;
 		}
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
@@ -124,18 +125,69 @@ int tl_symfile_load_mem(struct tl_symfile *f, const void *image, size_t size, co
 	return tl_elfsym_with_mem(image, size, label, load_elf, f);
 }
 
+int tl_symfile_load_data(struct tl_symfile *f, const char *path)
+{
+	memset(f, 0, sizeof(*f));
+	f->data = 1;
+	return tl_elfsym_with(path, load_elf, f);
+}
+
+int tl_symfile_load_data_mem(struct tl_symfile *f, const void *image, size_t size, const char *label)
+{
+	memset(f, 0, sizeof(*f));
+	f->data = 1;
+	return tl_elfsym_with_mem(image, size, label, load_elf, f);
+}
+
+#define PAGE 4096ull
+
+/*
+ * A segment's mapping starts at its first page, which the segment before
+ * may share (text ending and data beginning in one page of the file): the
+ * segment whose first page is off wins, then one that holds it.
+ */
+int tl_symfile_vaddr_of(const struct tl_symfile *f, uint64_t off, uint64_t *v)
+{
+	for (int exact = 1; exact >= 0; exact--)
+		for (size_t i = 0; i < f->nsegs; i++) {
+			uint64_t from = f->segs[i].offset & ~(PAGE - 1);
+
+			if (exact ? off == from
+			          : off >= from && off - from <= f->segs[i].filesz + (f->segs[i].offset - from)) {
+				*v = f->segs[i].vaddr -
+				     (f->segs[i].offset - off); /* wraps to the right bias either way */
+				return 0;
+			}
+		}
+	return -1;
+}
+
+int tl_symfile_holds(const struct tl_symfile *f, uint64_t v)
+{
+	for (size_t i = 0; i < f->nsegs; i++)
+		if (v >= f->segs[i].vaddr && v - f->segs[i].vaddr < f->segs[i].memsz)
+			return 1;
+	return 0;
+}
+
 const char *tl_symfile_lookup(const struct tl_symfile *f, uint64_t off, uint64_t *into)
 {
 	uint64_t v = 0;
-	size_t lo = 0, hi, i;
 	int found = 0;
 
-	for (i = 0; i < f->nsegs && !found; i++)
+	for (size_t i = 0; i < f->nsegs && !found; i++)
 		if (off >= f->segs[i].offset && off - f->segs[i].offset < f->segs[i].filesz) {
 			v = off - f->segs[i].offset + f->segs[i].vaddr;
 			found = 1;
 		}
-	if (!found || !f->nsyms)
+	return found ? tl_symfile_lookup_vaddr(f, v, into) : NULL;
+}
+
+const char *tl_symfile_lookup_vaddr(const struct tl_symfile *f, uint64_t v, uint64_t *into)
+{
+	size_t lo = 0, hi, i;
+
+	if (!f->nsyms)
 		return NULL;
 	/* the last symbol that starts at or below v */
 	hi = f->nsyms;

@@ -9,6 +9,11 @@
  * exported functions); an address no symbol covers is shown as the file
  * and the offset ("libfoo.so+0x1a2b"), never "[unknown]".
  *
+ * The same file's data objects (STT_OBJECT: globals, statics) instead of
+ * its functions (tl_symfile_load_data): what names a lock's futex word,
+ * looked up by link-time address (tl_symfile_lookup_vaddr), .bss
+ * included (a segment's memsz beyond its filesz).
+ *
  * Pure on an image (tl_symfile_load_mem: the unit tests and fuzz_symfile);
  * tl_symfile_load reads a path.
  */
@@ -26,19 +31,23 @@ struct tl_sym {
 struct tl_symfile {
 	int loaded;   /* 0: not an ELF file we could read (every lookup misses) */
 	int symtab;   /* 1 if it had .symtab (not stripped) */
+	int data;     /* syms are its data objects (tl_symfile_load_data), not its functions */
 	size_t nsyms; /* sorted by start, one per address (a global name beats a local one) */
 	struct tl_sym *syms;
 	char *names;
 	size_t names_len, names_cap;
 	size_t nsegs;
 	struct {
-		uint64_t vaddr, offset, filesz;
+		uint64_t vaddr, offset, filesz, memsz;
 	} segs[16]; /* PT_LOAD, in file order */
 };
 
 /* Read the file at path (0), or an image (the same): 0, or -1 with tl_error set; f is usable either way. */
 int tl_symfile_load(struct tl_symfile *f, const char *path);
 int tl_symfile_load_mem(struct tl_symfile *f, const void *image, size_t size, const char *label);
+/* The same with the file's data objects as its symbols. */
+int tl_symfile_load_data(struct tl_symfile *f, const char *path);
+int tl_symfile_load_data_mem(struct tl_symfile *f, const void *image, size_t size, const char *label);
 
 /*
  * The function that holds file offset `off` (what a mapping gives: address
@@ -46,6 +55,24 @@ int tl_symfile_load_mem(struct tl_symfile *f, const void *image, size_t size, co
  * covers it (or the offset is in no segment).
  */
 const char *tl_symfile_lookup(const struct tl_symfile *f, uint64_t off, uint64_t *into);
+
+/*
+ * The symbol that holds link-time address v (a symbol of unknown size
+ * holds up to 1 MiB), the offset into it in *into; NULL if none.
+ */
+const char *tl_symfile_lookup_vaddr(const struct tl_symfile *f, uint64_t v, uint64_t *into);
+
+/*
+ * The link-time address of what a mapping at file offset `off` maps (the
+ * PT_LOAD segment that holds the page: off may be rounded down from the
+ * segment's offset), in *v: 0, or -1 if no segment holds it.  With the
+ * mapping's start s, s - *v is the file's load bias: v + bias is where
+ * link-time address v is in the process.
+ */
+int tl_symfile_vaddr_of(const struct tl_symfile *f, uint64_t off, uint64_t *v);
+
+/* 1 if link-time address v lies in a PT_LOAD segment (its memsz: .bss too). */
+int tl_symfile_holds(const struct tl_symfile *f, uint64_t v);
 
 void tl_symfile_release(struct tl_symfile *f);
 

@@ -51,6 +51,7 @@
  *   MAP                 pid        -          file       start        end          file offset
  *   KSYM                -          -          function   start        end          -
  *   FUTEX_WAIT          tid        -          -          uaddr        -            -
+ *   FUTEX_NAME          pid        -          name       uaddr        -            -
  *
  * The kernel's clock lag (`lag`, format 1.6, the eBPF back end): the
  * kernel's accounting (sum_exec_runtime, run_delay: what the self-check
@@ -177,6 +178,14 @@
  * condition) can be told apart.  The perf back end has it in FUTEX_ENTER's
  * uaddr.  An older reader skips it.
  *
+ * FUTEX_NAME (format 1.10, either back end) names a futex word the first
+ * time a thread of process `tid` waits on it (right after that FUTEX_WAIT
+ * or FUTEX_ENTER, same time and CPU): the data object that holds it with
+ * its file ("queue_lock (app)", "pool+0x40 (libfoo.so)"), or the mapping
+ * ("[heap]", "[stack]", "[anon]"), read off the live process
+ * (capture/locknames.h); none when the process was gone.  An older reader
+ * skips it.
+ *
  * RUNTIME is kept by the recorder only where it shows a task running that
  * no recorded switch put on the CPU: some kernels (seen on a 6.18 VM) drop
  * the sched_switch out of the idle task, and the runtime since the task's
@@ -236,6 +245,7 @@ enum tl_event_type {
 	TL_EV_KSYM,       /* format 1.5: a kernel function that samples hit */
 	TL_EV_YIELD_SPIN, /* format 1.8: a run of sched_yield calls that gave no CPU away */
 	TL_EV_FUTEX_WAIT, /* format 1.9: the futex word of the futex wait the next SWITCH begins */
+	TL_EV_FUTEX_NAME, /* format 1.10: a futex word's name: the data object, or mapping, that holds it */
 	TL_EV__COUNT      /* keep last; new types go above and get a format doc line */
 };
 

@@ -9,9 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/locknames.h"
 #include "capture/procmaps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const struct tl_symfile *no_file(void *ctx, const char *path, size_t len)
+{
+	(void)ctx, (void)path, (void)len;
+	return NULL;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -23,6 +30,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(line, data, size);
 	if (tl_procmaps_parse_line(line, size, &m)) {
 		if (m.end <= m.start || m.path < line || m.path + m.path_len > line + size)
+			abort();
+	}
+	/* the input as a whole maps text: a lock's name at the first mapping's start, with no file readable */
+	{
+		char name[TL_LOCKNAME_MAX];
+		uint64_t addr = 0;
+
+		if (size >= 8)
+			memcpy(&addr, data + size - 8, 8);
+		if (tl_locknames_resolve(line, size, addr, no_file, NULL, name, sizeof(name)) == 1 &&
+		    strnlen(name, sizeof(name)) >= sizeof(name))
 			abort();
 	}
 	free(line);

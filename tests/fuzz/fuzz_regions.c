@@ -118,9 +118,13 @@ static void add(struct tl_trace_writer *w, const uint8_t *b, uint64_t *ts)
 			break;
 		}
 		if (b[5] & 0x40) {
-			/* the futex word of the next wait: three locks, or none */
-			e.type = TL_EV_FUTEX_WAIT;
+			/* the futex word of the next wait (three locks, or none), or a word's name */
+			e.type = b[5] & 0x20 ? TL_EV_FUTEX_NAME : TL_EV_FUTEX_WAIT;
 			e.a = (int64_t)(b[6] % 4) * 0x100;
+			if (e.type == TL_EV_FUTEX_NAME) {
+				e.tid = b[1] & 1 ? 1 : 4; /* a process */
+				e.name = tl_trace_writer_intern(w, b[7] & 1 ? "queue_lock (app)" : "[heap]");
+			}
 			break;
 		}
 		/* fall through */

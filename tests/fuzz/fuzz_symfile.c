@@ -36,6 +36,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	tl_symfile_release(&f);
+	/* the same image's data objects (lock names), by link-time address and through a mapping's offset */
+	tl_symfile_load_data_mem(&f, image, size, "fuzz");
+	for (size_t i = 1; i < f.nsyms; i++)
+		if (f.syms[i - 1].start >= f.syms[i].start)
+			abort();
+	if (!tl_symfile_vaddr_of(&f, off & ~4095ull, &into))
+		tl_symfile_holds(&f, into + 16);
+	tl_symfile_lookup_vaddr(&f, off, &into);
+	tl_symfile_release(&f);
 	free(image);
 	return 0;
 }

@@ -64,13 +64,15 @@
  * The truth file names each thread with its tid and its CPU time
  * (CLOCK_THREAD_CPUTIME_ID at its end) as "EXECUTING+INTERRUPTED_ns": the
  * checkers compare the report with both; the threads of contend and
- * convoy also give the mutex's address ("lock_addr": its futex word).
+ * convoy also give the mutex's address ("lock_addr": its futex word) and
+ * its offset in the static that holds it ("lock_offset").
  * Exit status 77 (and a "skip" truth) when a scenario cannot run here.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -771,8 +773,10 @@ int main(int argc, char **argv)
 		wl_truth_set(tt, "EXECUTING+INTERRUPTED_ns", (int64_t)t->cpu_total);
 		wl_truth_set(tt, "cpu_ns", (int64_t)t->cpu_total);
 		wl_truth_set(tt, "count", (int64_t)t->count);
-		if (t->body == lock_body) /* the futex word of glibc's mutex is its first field: the lock's address */
+		if (t->body == lock_body) { /* the futex word of glibc's mutex is its first field: the lock's address */
 			wl_truth_set(tt, "lock_addr", (int64_t)(uintptr_t)&r.lock);
+			wl_truth_set(tt, "lock_offset", (int64_t)offsetof(struct run, lock)); /* in r, a static */
+		}
 	}
 	if (wl_truth_write(&truth, truth_path)) {
 		perror("wl_kernel: writing the truth");

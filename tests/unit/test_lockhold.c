@@ -65,6 +65,10 @@ static void write_convoy(char *p, uint64_t wa, uint64_t wb, int perf)
 	word(1020, 0, 502, wb, perf);
 	sw(1020, 0, 502, TL_PS_S, 501, perf ? 0 : lockf);
 	word(1040, 0, 501, wa, perf);
+	if (wa == 0x1000) { /* the recorder's names: the lock's, and a condition's that no lock wait uses */
+		ev(1040, 0, TL_EV_FUTEX_NAME, 500, 0, 0x1000, 0, 0, 0, "queue_lock (app)");
+		ev(1040, 0, TL_EV_FUTEX_NAME, 500, 0, 0x3000, 0, 0, 0, "queue_cond (app)");
+	}
 	sw(1040, 0, 501, TL_PS_S, 0, perf ? 0 : lockf);
 	wake(1100, 0, 502, 503);
 	sw(1101, 0, 0, 0, 502, 0);
@@ -160,6 +164,10 @@ TEST(per_lock)
 		lb = tl_locks_find(&m.locks, 500, c[i].wb);
 		CHECK(la && lb);
 		CHECK_EQ_INT(m.locks.n, c[i].wa == c[i].wb ? 1 : 2);
+		if (la && lb && la == lb && c[i].wa) { /* named; the condition's word has no lock waits: no lock */
+			CHECK_EQ_STR(la->name, "queue_lock (app)");
+			CHECK(tl_locks_find(&m.locks, 500, 0x3000) == NULL);
+		}
 		if (la && lb &&
 		    la == lb) { /* a 110 us (b held it: 109 on a CPU, 1 queued, 60 of it b's own wait), b 80 */
 			CHECK_EQ_INT(la->waits, 2);
@@ -187,11 +195,12 @@ TEST(per_lock)
 
 				CHECK_EQ_INT(tl_locks_write_text(mem, &m.locks, 5, 100), 1);
 				fclose(mem);
-				CHECK_EQ_STR(text, "    pid  lock            waits     time      max  on CPU  convoy  "
-				                   "waiters (share of "
-				                   "its time)\n"
-				                   "    500  0x1000              2    190us    110us   99.5%   31.6%  "
-				                   "a 58%, b 42%\n");
+				CHECK_EQ_STR(
+				        text,
+				        "    pid  lock                      waits     time      max  on CPU  convoy  "
+				        "waiters (share of its time)\n"
+				        "    500  queue_lock (app)              2    190us    110us   99.5%   31.6%  "
+				        "a 58%, b 42%\n");
 				free(text);
 			} else if (!c[i].wa) { /* no words: no table */
 				char *text = NULL;
@@ -225,7 +234,7 @@ TEST(per_lock)
 
 			CHECK_EQ_INT(x->kind, TL_FIND_LOCK_CONTENTION);
 			CHECK_EQ_INT(x->cost_ns, 190 * US);
-			CHECK_EQ_STR(x->title, "2 threads wait on lock 0x1000, 27-37% of their lives");
+			CHECK_EQ_STR(x->title, "2 threads wait on lock queue_lock (app), 27-37% of their lives");
 			CHECK_EQ_INT(x->nthreads, 3);
 			if (x->nthreads ==
 			    3) { /* the waiters, the most time on it first, then the holder that is none */

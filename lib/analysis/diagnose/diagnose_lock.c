@@ -113,6 +113,7 @@ static int lock_finding(struct tl_dg_ctx *c, const struct tl_lock *k, const stru
 {
 	uint64_t cost = 0, base = 0, from = UINT64_MAX, to = 0;
 	double lo = 100, hi = 0;
+	char lock[TL_LOCK_NAME_MAX];
 	struct tl_finding *f;
 
 	for (size_t i = 0; i < n; i++) {
@@ -127,12 +128,16 @@ static int lock_finding(struct tl_dg_ctx *c, const struct tl_lock *k, const stru
 	}
 	if (!(f = tl_dg_new_finding_at(c, TL_FIND_LOCK_CONTENTION, k->pid, w[0].t->process, from, to, cost, base)))
 		return -1;
-	if (n == 1)
-		snprintf(f->title, sizeof(f->title), "%s (%d) waits on lock 0x%llx %.0f%% of its life", w[0].t->name,
-		         w[0].t->tid, (unsigned long long)k->addr, hi);
+	if (k->name[0]) /* what holds the word, as the recorder read it (FUTEX_NAME) */
+		snprintf(lock, sizeof(lock), "%s", k->name);
 	else
-		snprintf(f->title, sizeof(f->title), "%zu threads wait on lock 0x%llx, %.0f-%.0f%% of their lives", n,
-		         (unsigned long long)k->addr, lo, hi);
+		snprintf(lock, sizeof(lock), "0x%llx", (unsigned long long)k->addr);
+	if (n == 1)
+		snprintf(f->title, sizeof(f->title), "%.32s (%d) waits on lock %.64s %.0f%% of its life", w[0].t->name,
+		         w[0].t->tid, lock, hi);
+	else
+		snprintf(f->title, sizeof(f->title), "%zu threads wait on lock %.64s, %.0f-%.0f%% of their lives", n,
+		         lock, lo, hi);
 	for (size_t i = 0; i < n; i++)
 		tl_dg_add_thread(f, w[i].t->tid, w[i].t->pid, w[i].t->name, "waiter");
 	for (size_t i = 0, added = 0; i < k->nholders && added < 3; i++) {

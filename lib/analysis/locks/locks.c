@@ -5,8 +5,11 @@
  * `slots` (open addressing, linear probing, index + 1, 0 empty; kept at
  * most half full) by (pid, addr); its waiters and holders are tidmaps of
  * struct tl_lock_thread until tl_locks_finish() turns them into sorted
- * arrays.  Nothing is dropped: a lock's threads add up to its waits.
+ * arrays.  Nothing is dropped: a lock's threads add up to its waits.  A
+ * word named but never waited on as a lock's (a condition's) has no
+ * waits and is left out at the end.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +109,17 @@ static int add_thread(struct tl_tidmap *m, const struct tl_thread *th, uint64_t 
 	return 0;
 }
 
+int tl_locks_name(struct tl_locks *l, int32_t pid, uint64_t addr, const char *name)
+{
+	struct lk *k = addr ? lock_of(l, pid, addr) : NULL;
+
+	if (addr && !k)
+		return tl_error("out of memory while adding up lock waits");
+	if (k)
+		snprintf(k->pub.name, sizeof(k->pub.name), "%s", name ? name : "");
+	return 0;
+}
+
 int tl_locks_wait(struct tl_locks *l, const struct tl_thread *th, uint64_t addr, uint64_t ns, uint64_t whole,
                   const struct tl_thread *holder, const uint64_t did[TL_LH__COUNT], uint64_t convoy)
 {
@@ -179,8 +193,12 @@ int tl_locks_finish(struct tl_locks *l, struct tl_lock_result *out)
 			tl_tidmap_release(&k->waiters);
 			tl_tidmap_release(&k->holders);
 		}
-		if (out->items)
+		if (out->items && k->pub.waits) {
 			out->items[out->n++] = k->pub;
+		} else if (!bad) { /* named, never waited on as a lock */
+			free(k->pub.waiters);
+			free(k->pub.holders);
+		}
 	}
 	l->n = 0;
 	if (bad) {

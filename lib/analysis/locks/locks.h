@@ -16,9 +16,12 @@
  * the lock), each with its waits and time; and what the holders did
  * meanwhile (lockhold.h's classes, back along a convoy).
  *
+ * A lock's name is the recorder's for its word (FUTEX_NAME, format 1.10:
+ * "queue_lock (app)", "[heap]"), empty when the trace has none.
+ *
  * The collector rides on the report's walk: report.c calls tl_locks_wait()
  * for every lock wait that ends in the window, with what lockhold found
- * for it.  Memory: one record per lock, and per thread that waited on or
+ * for it, and tl_locks_name() for every FUTEX_NAME.  Memory: one record per lock, and per thread that waited on or
  * held it.
  */
 #ifndef TL_LOCKS_H
@@ -31,6 +34,8 @@
 #include "analysis/lockhold/lockhold.h"
 #include "timeline/state_machine.h"
 
+#define TL_LOCK_NAME_MAX 96
+
 /* A thread's part in a lock: its waits on it, or the waits its wakeups ended. */
 struct tl_lock_thread {
 	int32_t tid; /* first: the threads' map reads its key here (base/tidmap.h) */
@@ -42,6 +47,7 @@ struct tl_lock_thread {
 struct tl_lock {
 	int32_t pid;
 	uint64_t addr;                    /* the futex word; 0: waits whose word is unknown */
+	char name[TL_LOCK_NAME_MAX];      /* what holds the word (FUTEX_NAME), "" if the trace does not say */
 	uint64_t waits, wait_ns, max_ns;  /* ended in the window; their time in it; the longest, whole */
 	uint64_t holder_ns[TL_LH__COUNT]; /* what the holders did meanwhile (adds up to wait_ns) */
 	uint64_t convoy_ns;               /* of which the last holder waited for a lock itself */
@@ -51,7 +57,7 @@ struct tl_lock {
 };
 
 struct tl_lock_result {
-	struct tl_lock *items; /* by wait_ns, largest first; addr 0 entries too */
+	struct tl_lock *items; /* by wait_ns, largest first; addr 0 entries too; every one with waits */
 	size_t n;
 };
 
@@ -69,6 +75,9 @@ struct tl_locks *tl_locks_new(void);
  */
 int tl_locks_wait(struct tl_locks *l, const struct tl_thread *th, uint64_t addr, uint64_t ns, uint64_t whole,
                   const struct tl_thread *holder, const uint64_t did[TL_LH__COUNT], uint64_t convoy);
+
+/* The name of process pid's futex word addr (a FUTEX_NAME event).  0, or -1 out of memory (tl_error set). */
+int tl_locks_name(struct tl_locks *l, int32_t pid, uint64_t addr, const char *name);
 
 /* Move the locks into *out (sorted) and empty the collector.  0, or -1 with tl_error set. */
 int tl_locks_finish(struct tl_locks *l, struct tl_lock_result *out);

@@ -9,6 +9,8 @@
 #include "analysis/locks/locks.h"
 #include "output/fmt.h"
 
+#define LOCK_W 24 /* the lock column: its name (or address) */
+
 /* The lock's waiters with their shares of its time, as many as fit in w columns. */
 static void put_waiters(FILE *f, const struct tl_lock *x, int w)
 {
@@ -31,7 +33,7 @@ static void put_waiters(FILE *f, const struct tl_lock *x, int w)
 size_t tl_locks_write_text(FILE *f, const struct tl_lock_result *r, size_t max, int width)
 {
 	size_t shown = 0, known = 0;
-	int tail = width - (7 + 2 + 14 + 7 + 9 + 9 + 8 + 8 + 2);
+	int tail = width - (7 + 2 + LOCK_W + 1 + 7 + 9 + 9 + 8 + 8 + 2);
 
 	for (size_t i = 0; i < r->n; i++)
 		known += r->items[i].addr && r->items[i].waits;
@@ -39,8 +41,8 @@ size_t tl_locks_write_text(FILE *f, const struct tl_lock_result *r, size_t max, 
 		return 0;
 	if (tail < 20)
 		tail = 20;
-	fprintf(f, "%7s  %-14s %6s %8s %8s %7s %7s  %s\n", "pid", "lock", "waits", "time", "max", "on CPU", "convoy",
-	        "waiters (share of its time)");
+	fprintf(f, "%7s  %-*s %6s %8s %8s %7s %7s  %s\n", "pid", LOCK_W, "lock", "waits", "time", "max", "on CPU",
+	        "convoy", "waiters (share of its time)");
 	for (size_t i = 0; i < r->n && shown < max; i++) {
 		const struct tl_lock *x = &r->items[i];
 		char addr[24], b[2][16];
@@ -51,7 +53,9 @@ size_t tl_locks_write_text(FILE *f, const struct tl_lock_result *r, size_t max, 
 		for (unsigned c = 0; c < TL_LH__COUNT; c++)
 			all += (double)x->holder_ns[c];
 		snprintf(addr, sizeof(addr), "0x%" PRIx64, x->addr);
-		fprintf(f, "%7d  %-14s %6" PRIu64 " %8s %8s %6.1f%% %6.1f%%  ", x->pid, addr, x->waits,
+		fprintf(f, "%7d  ", x->pid);
+		tl_fmt_put_name(f, x->name[0] ? x->name : addr, LOCK_W); /* its name, cut to fit, or its address */
+		fprintf(f, " %6" PRIu64 " %8s %8s %6.1f%% %6.1f%%  ", x->waits,
 		        tl_fmt_dur(x->wait_ns, b[0], sizeof(b[0])), tl_fmt_dur(x->max_ns, b[1], sizeof(b[1])),
 		        all > 0 ? 100.0 * (double)x->holder_ns[TL_LH_RUNNING] / all : 0.0,
 		        all > 0 ? 100.0 * (double)x->convoy_ns / all : 0.0);

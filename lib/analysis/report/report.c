@@ -319,6 +319,9 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 		else
 			a->aff[ev->a] |= (uint64_t)ev->b;
 	}
+	if (ev->type == TL_EV_FUTEX_NAME &&
+	    tl_locks_name(p->locks, ev->tid, (uint64_t)ev->a, tl_trace_string(p->run->trace, ev->name)) < 0)
+		p->oom = 1;
 	if (ev->type == TL_EV_FUTEX_WAIT || ev->type == TL_EV_FUTEX_ENTER) {
 		/* the word its next wait sleeps on (locks.h) */
 		struct tl_thread *w = tl_sched_thread(p->sched, ev->tid);

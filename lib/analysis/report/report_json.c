@@ -240,6 +240,7 @@ static void write_locks(struct tl_json *j, const struct tl_model *m, int32_t pid
 		snprintf(addr, sizeof(addr), "0x%" PRIx64, x->addr);
 		tl_json_begin_object(j, TL_JSON_INLINE);
 		tl_json_kv_string(j, "addr", addr);
+		tl_json_kv_string(j, "name", x->name);
 		tl_json_kv_uint(j, "waits", x->waits);
 		tl_json_kv_uint(j, "wait_ns", x->wait_ns);
 		tl_json_kv_uint(j, "max_ns", x->max_ns);

@@ -192,6 +192,7 @@ function regionsView(m, ui) {
 /*
  * The most waited-on locks (analysis/locks), as the text report's LOCKS
  * table: a row per lock of a known futex word (a mutex's, or a barrier's),
+ * by its name (what holds it: format 1.10) or its address,
  * the first LOCK_ROWS; a click selects its longest waiter on the timeline.
  * Null when the trace names no lock (before format 1.9).
  */
@@ -216,7 +217,7 @@ function locksView(m, ui) {
 	for (const k of locks.slice(0, LOCK_ROWS)) {
 		const all = Object.values(k.holder).reduce((a, v) => a + v, 0);
 		const share = (v) => fmtPct(all ? v / all : 0);
-		const row = el('tr', null, null, el('td', null, k.addr), el('td', null, String(k.pid)), el('td', null, String(k.waits)),
+		const row = el('tr', null, null, el('td', null, k.name || k.addr), el('td', null, String(k.pid)), el('td', null, String(k.waits)),
 			el('td', null, fmtNs(k.wait_ns)), el('td', null, fmtNs(k.max_ns)), el('td', null, share(k.holder.running_ns)),
 			el('td', null, share(k.convoy_ns)),
 			el('td', null, k.waiter_threads.map((w) => w.name + ' ' + fmtPct(k.wait_ns ? w.wait_ns / k.wait_ns : 0)).join(', ') +
