@@ -246,7 +246,8 @@ throttled() {
 # holder_once NAME: what a lock's holder did while the waiter waited.
 # wl_states mutex: 'holder' sleeps 200 ms holding the mutex that 'waiter'
 # blocks on; the waiter's lock waits must split as the holder asleep for
-# the holder's own measure of its sleep within 200 us (its clock brackets
+# the holder's own measure of its sleep, or the waiter's of its wait if
+# shorter (it may begin waiting late), within 200 us (its clock brackets
 # the sleep call, the trace dates the switch out and the wakeup: a few us
 # apart), on a CPU or queued under 1 ms, and diagnose's lock-contention
 # must say the holders sleep or block.  wl_kernel contend: 'lockA' and
@@ -266,7 +267,9 @@ import json, sys
 rep, dg, truth, con = (json.load(open(a)) for a in sys.argv[1:5])
 bad = []
 w = [t for t in rep["threads"] if t["name"] == "waiter"]
-slept = truth["threads"]["holder"]["SLEEPING_ns"]
+# the holder's sleep inside the waiter's wait: the shorter of the two clocks (the waiter once began
+# waiting 0.29 ms after the holder began its sleep, when its CPU came late)
+slept = min(truth["threads"]["holder"]["SLEEPING_ns"], truth["threads"]["waiter"]["SYNC_WAIT_ns"])
 if len(w) != 1:
     bad.append("%d threads named waiter" % len(w))
 else:
@@ -420,8 +423,10 @@ PY
 
 # churn_once NAME: record wl_spawn with 2000 rounds of two threads of
 # 10 us each (a thread per task); diagnose must find thread-churn on
-# spawn, counting at least 99% of the 4000 threads (one preempted past
-# 1 ms is not short), and its cost (the threads' waits to run: NEW,
+# spawn, counting the 4000 threads but those the workload saw take 0.5 ms
+# or more from their creation to their end ("slow": one preempted past
+# 1 ms is not short) and 0.5% more (measured: 3986-3997 counted, 13-21
+# slow; once 3951 under a busy check), and its cost (the threads' waits to run: NEW,
 # RUNNABLE) must lie between the kernel's count of their run-queue waits
 # as they began (schedstat, read by each thread first thing: the trace's
 # waits hold it, and the NEW stretch and later waits besides) and the
@@ -442,8 +447,8 @@ if len(f) != 1 or f[0]["threads"][0]["name"] != "spawn":
     bad.append("thread-churn: %s (want one, on spawn)" % [x["title"] for x in f])
 else:
     got = f[0]["evidence"][0]["value"]
-    if got < 0.99 * n or got > n:
-        bad.append("%d short threads counted of the %d created" % (got, n))
+    if got < n - truth["slow"] - 0.005 * n or got > n:
+        bad.append("%d short threads counted of the %d created (%d slow)" % (got, n, truth["slow"]))
     if not truth["start_runq_ns"] <= f[0]["cost_ns"] <= truth["start_ns"]:
         bad.append("cost %.3f ms; the kernel: %.3f ms on a run queue as they began; the workload: %.3f ms to start" %
                    (f[0]["cost_ns"] / 1e6, truth["start_runq_ns"] / 1e6, truth["start_ns"] / 1e6))

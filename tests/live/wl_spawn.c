@@ -24,7 +24,9 @@
  * the worker to the worker's clock as it began (the clone, the wait for a
  * CPU: diagnose's thread-churn), Q the sum of the kernel's count of each
  * worker's run-queue wait as it began (schedstat: its wait for its first
- * CPU).  With --exec FILE (implies --procs) each child, instead of its
+ * CPU), "slow": N the workers that took SLOW_NS or more from spawn's clock
+ * before creating them to their own end (thread-churn counts a thread
+ * under 1 ms short: these may fall either side).  With --exec FILE (implies --procs) each child, instead of its
  * work, reads its CPU clock and execs FILE (a shell loop's process per
  * command: /bin/true), and the line adds "exec_cpu_ns": E, the sum of
  * those clocks (the children's time on a CPU from the fork to just
@@ -73,6 +75,8 @@ struct part {
 static void *part_body(void *arg);
 static const char *exec_file; /* --exec */
 
+#define SLOW_NS 500000ull /* a worker this long from its creation to its end may not be short to thread-churn */
+
 /*
  * --procs: part p in a child process of its own (a fork per part, as
  * Python's multiprocessing.Process); its clocks come back through the pipe
@@ -119,7 +123,7 @@ int main(int argc, char **argv)
 	struct part parts[MAX_WORKERS];
 	int rounds = 5, n = 0, procs = 0, fds[2];
 	pid_t pids[MAX_WORKERS];
-	uint64_t cpu = 0, span = 0, lost = 0, starting = 0, runq = 0, ends[MAX_WORKERS];
+	uint64_t cpu = 0, span = 0, lost = 0, starting = 0, runq = 0, slow = 0, ends[MAX_WORKERS];
 	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	const char *work = "60,20";
 
@@ -193,15 +197,16 @@ int main(int argc, char **argv)
 			last = parts[i].end > last ? parts[i].end : last;
 			ends[i] = parts[i].end;
 			starting += parts[i].start - parts[i].asked;
+			slow += parts[i].end - parts[i].asked >= SLOW_NS; /* near or past thread-churn's 1 ms */
 			runq += parts[i].runq;
 		}
 		span += last - first;
 		lost += loss(ends, n, n < ncpus ? n : ncpus);
 	}
 	printf("{\"rounds\": %d, \"workers\": %d, \"cpu_ns\": %llu, \"span_ns\": %llu, \"loss_ns\": %llu, "
-	       "\"start_ns\": %llu, \"start_runq_ns\": %llu",
+	       "\"start_ns\": %llu, \"start_runq_ns\": %llu, \"slow\": %llu",
 	       rounds, n, (unsigned long long)cpu, (unsigned long long)span, (unsigned long long)lost,
-	       (unsigned long long)starting, (unsigned long long)runq);
+	       (unsigned long long)starting, (unsigned long long)runq, (unsigned long long)slow);
 	if (exec_file)
 		printf(", \"exec_cpu_ns\": %llu", (unsigned long long)cpu);
 	printf("}\n");
