@@ -98,6 +98,7 @@ struct tl_finding {
 	int32_t pid;
 	char process[TL_NAME_MAX];
 	char region[TL_NAME_MAX]; /* a region or step name, if the finding is about one */
+	char lock[96];            /* a lock's name (what holds its futex word: locks.h), if it is about a named one */
 	struct tl_finding_thread threads[TL_FINDING_MAX_THREADS];
 	size_t nthreads;
 	uint64_t windows[TL_FINDING_MAX_WINDOWS][2]; /* absolute ns: where to look on the timeline */

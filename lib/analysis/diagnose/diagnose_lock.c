@@ -128,9 +128,10 @@ static int lock_finding(struct tl_dg_ctx *c, const struct tl_lock *k, const stru
 	}
 	if (!(f = tl_dg_new_finding_at(c, TL_FIND_LOCK_CONTENTION, k->pid, w[0].t->process, from, to, cost, base)))
 		return -1;
-	if (k->name[0]) /* what holds the word, as the recorder read it (FUTEX_NAME) */
+	if (k->name[0]) { /* what holds the word, as the recorder read it (FUTEX_NAME) */
 		snprintf(lock, sizeof(lock), "%s", k->name);
-	else
+		snprintf(f->lock, sizeof(f->lock), "%s", k->name); /* what diff matches it by, run after run */
+	} else
 		snprintf(lock, sizeof(lock), "0x%llx", (unsigned long long)k->addr);
 	if (n == 1)
 		snprintf(f->title, sizeof(f->title), "%.32s (%d) waits on lock %.64s %.0f%% of its life", w[0].t->name,

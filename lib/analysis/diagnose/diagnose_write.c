@@ -70,6 +70,8 @@ static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 		fprintf(out, "   where:    process %s (%d);", f->process, (int)f->pid);
 	if (f->region[0])
 		fprintf(out, " region %s;", f->region);
+	if (f->lock[0])
+		fprintf(out, " lock %s;", f->lock);
 	fputs(f->kind == TL_FIND_CPU_SATURATION ? " processes:" : " threads:", out);
 	for (size_t t = 0; t < f->nthreads; t++)
 		fprintf(out, "%s %s %d (%s)", t ? "," : "", f->threads[t].name, (int)f->threads[t].tid,
@@ -157,6 +159,7 @@ static void json_finding(struct tl_json *j, const struct tl_finding *f)
 	tl_json_kv_int(j, "pid", f->pid);
 	tl_json_kv_string(j, "process", f->process);
 	tl_json_kv_string(j, "region", f->region);
+	tl_json_kv_string(j, "lock", f->lock);
 	tl_json_key(j, "threads");
 	tl_json_begin_array(j, TL_JSON_BLOCK);
 	for (size_t t = 0; t < f->nthreads; t++) {

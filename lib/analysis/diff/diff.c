@@ -116,6 +116,7 @@ static int snap_report(const char *path, struct snap *s)
 			         tl_finding_kind_name(f.items[i].kind));
 			snprintf(s->found[i].thread, sizeof(s->found[i].thread), "%s",
 			         f.items[i].nthreads ? f.items[i].threads[0].name : "");
+			snprintf(s->found[i].lock, sizeof(s->found[i].lock), "%s", f.items[i].lock);
 		}
 		s->nfound = f.n;
 		rc = 0;
@@ -270,13 +271,19 @@ static int state_rows(struct tl_diff_result *r, const struct snap *sa, size_t na
 	return 0;
 }
 
+/* The same finding: its kind and what it is about, a named lock (its waiters vary), else its first thread. */
+static int same_finding(const struct tl_diff_finding *a, const struct tl_diff_finding *b)
+{
+	return !strcmp(a->kind, b->kind) && !strcmp(a->lock, b->lock) && (a->lock[0] || !strcmp(a->thread, b->thread));
+}
+
 static size_t runs_with(const struct snap *s, size_t n, const struct tl_diff_finding *x)
 {
 	size_t c = 0;
 
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < s[k].nfound; i++)
-			if (!strcmp(s[k].found[i].kind, x->kind) && !strcmp(s[k].found[i].thread, x->thread)) {
+			if (same_finding(&s[k].found[i], x)) {
 				c++;
 				break;
 			}
@@ -302,8 +309,7 @@ static int findings(struct tl_diff_result *r, const struct snap *sa, size_t na, 
 				int dup = 0;
 
 				for (size_t j = 0; j < r->nfindings && !dup; j++)
-					dup = !strcmp(r->findings[j].kind, x->kind) &&
-					      !strcmp(r->findings[j].thread, x->thread);
+					dup = same_finding(&r->findings[j], x);
 				if (dup || 2 * runs_with(s, n, x) <= n || 2 * runs_with(o, no, x) >= no)
 					continue;
 				if (TL_GROW(r->findings, cap, r->nfindings + 1) < 0)

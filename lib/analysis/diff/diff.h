@@ -65,6 +65,7 @@ struct tl_diff_state_row {
 struct tl_diff_finding {
 	char kind[32];
 	char thread[TL_NAME_MAX]; /* its first thread, or "" */
+	char lock[96];            /* the named lock it is about (diagnose.h), or "": matched by it, not the thread */
 	int gone;                 /* 1: before only (fixed); 0: after only (new) */
 };
 

@@ -154,7 +154,12 @@ int tl_diff_write_text(FILE *out, const struct tl_diff_result *r, size_t max_row
 		for (size_t i = 0; i < r->nfindings; i++)
 			if (r->findings[i].gone == gone) {
 				fprintf(out, "%s %s", k++ ? "," : "", r->findings[i].kind);
-				if (r->findings[i].thread[0]) {
+				if (r->findings[i].lock[0]) {
+					char clean[sizeof(r->findings[i].lock) * 4];
+
+					tl_fmt_clean_name(r->findings[i].lock, clean, sizeof(clean));
+					fprintf(out, " (lock %s)", clean);
+				} else if (r->findings[i].thread[0]) {
 					char clean[TL_NAME_MAX * 4];
 
 					tl_fmt_clean_name(r->findings[i].thread, clean, sizeof(clean));
@@ -260,6 +265,7 @@ int tl_diff_write_json(FILE *out, const struct tl_diff_result *r)
 		tl_json_begin_object(&j, TL_JSON_INLINE);
 		tl_json_kv_string(&j, "kind", r->findings[i].kind);
 		tl_json_kv_string(&j, "thread", r->findings[i].thread);
+		tl_json_kv_string(&j, "lock", r->findings[i].lock);
 		tl_json_kv_string(&j, "change", r->findings[i].gone ? "gone" : "new");
 		tl_json_end_object(&j);
 	}
