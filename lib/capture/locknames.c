@@ -1,9 +1,12 @@
 /*
  * locknames.c - names of futex words (locknames.h).
  *
- * Invariants: `seen` holds every (pid, addr) noted, named or not, so a
- * word is looked up once; `files` holds one symfile per path read (loaded
- * 0 when it could not be read: every lookup in it misses).  A maps text
+ * Invariants: `seen` (open addressing, linear probing, pid 0 empty, at
+ * most half full) holds every (pid, addr) noted, named or not, so a word
+ * is looked up once, and `procs` counts each process's: the recorder asks
+ * at every futex wait, so a question costs a probe or two whatever the
+ * number of words.  `files` holds one symfile per path read (loaded 0
+ * when it could not be read: every lookup in it misses).  A maps text
  * is parsed line by line with procmaps' parser; nothing it holds is kept.
  */
 #include "capture/locknames.h"
@@ -16,6 +19,7 @@
 #include "base/errors.h"
 #include "base/grow.h"
 #include "base/readfile.h"
+#include "base/tidmap.h"
 #include "capture/procmaps.h"
 
 struct seen {
@@ -28,9 +32,15 @@ struct file {
 	struct tl_symfile sf;
 };
 
+struct proc {
+	int32_t pid; /* the tidmap key: first */
+	uint32_t words;
+};
+
 struct tl_locknames {
-	struct seen *seen;
-	size_t nseen, capseen;
+	struct seen *seen; /* nslots entries, a power of two */
+	size_t nseen, nslots;
+	struct tl_tidmap procs; /* struct proc */
 	struct file *files;
 	size_t nfiles, capfiles;
 	int oom;
@@ -109,9 +119,50 @@ struct tl_locknames *tl_locknames_new(void)
 {
 	struct tl_locknames *ln = calloc(1, sizeof(*ln));
 
-	if (!ln)
+	if (!ln) {
 		tl_error("out of memory");
+		return NULL;
+	}
+	if (tl_tidmap_init(&ln->procs, sizeof(struct proc)) < 0) {
+		free(ln);
+		return NULL;
+	}
 	return ln;
+}
+
+static size_t slot_of(int32_t pid, uint64_t addr, size_t nslots)
+{
+	return (size_t)((((addr >> 2) ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ull) >> 32) & (nslots - 1);
+}
+
+/* The slot of (pid, addr), or the empty one where it goes. */
+static struct seen *find(const struct tl_locknames *ln, int32_t pid, uint64_t addr)
+{
+	size_t s = slot_of(pid, addr, ln->nslots);
+
+	while (ln->seen[s].pid && (ln->seen[s].pid != pid || ln->seen[s].addr != addr))
+		s = (s + 1) & (ln->nslots - 1);
+	return &ln->seen[s];
+}
+
+/* Room for one more: double the slots (or make the first 256) when half full.  0, or -1. */
+static int room(struct tl_locknames *ln)
+{
+	struct seen *old = ln->seen;
+	size_t n = ln->nslots;
+
+	if ((ln->nseen + 1) * 2 <= ln->nslots)
+		return 0;
+	if (!(ln->seen = calloc(n ? 2 * n : 256, sizeof(*ln->seen)))) {
+		ln->seen = old;
+		return -1;
+	}
+	ln->nslots = n ? 2 * n : 256;
+	for (size_t i = 0; i < n; i++)
+		if (old[i].pid)
+			*find(ln, old[i].pid, old[i].addr) = old[i];
+	free(old);
+	return 0;
 }
 
 void tl_locknames_free(struct tl_locknames *ln)
@@ -124,6 +175,7 @@ void tl_locknames_free(struct tl_locknames *ln)
 	}
 	free(ln->files);
 	free(ln->seen);
+	tl_tidmap_release(&ln->procs);
 	free(ln);
 }
 
@@ -152,21 +204,27 @@ static const struct tl_symfile *load_file(void *ctx, const char *path, size_t le
 
 int tl_locknames_note(struct tl_locknames *ln, int32_t pid, uint64_t addr, char *name, size_t name_len)
 {
-	size_t named = 0, len = 0;
+	size_t len = 0;
 	char path[64];
 	char *maps = NULL;
+	struct proc *pr;
+	struct seen *s;
 	int r;
 
-	for (size_t i = 0; i < ln->nseen; i++) {
-		if (ln->seen[i].pid == pid && ln->seen[i].addr == addr)
-			return 0;
-		named += ln->seen[i].pid == pid;
-	}
-	if (named >= TL_LOCKNAMES_PER_PROC || pid <= 0)
+	if (pid <= 0)
 		return 0;
-	if (TL_GROW(ln->seen, ln->capseen, ln->nseen + 1) < 0)
+	if (ln->nslots && find(ln, pid, addr)->pid)
+		return 0; /* seen */
+	if (!(pr = tl_tidmap_put(&ln->procs, pid, NULL)))
 		return -1;
-	ln->seen[ln->nseen++] = (struct seen){ pid, addr };
+	if (pr->words >= TL_LOCKNAMES_PER_PROC)
+		return 0;
+	pr->words++;
+	if (room(ln) < 0)
+		return tl_error("out of memory");
+	s = find(ln, pid, addr);
+	*s = (struct seen){ pid, addr };
+	ln->nseen++;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	if (tl_read_file(path, 16 << 20, &maps, &len) < 0)
 		return 0; /* gone already */

@@ -56,6 +56,26 @@ TEST(own_process)
 	munmap(anon, 1 << 20);
 }
 
+/* At most TL_LOCKNAMES_PER_PROC words a process are named (a mutex per object would be thousands), each once. */
+TEST(per_process_cap)
+{
+	struct tl_locknames *ln = tl_locknames_new();
+	char *anon = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+	     name[TL_LOCKNAME_MAX];
+	int named = 0;
+
+	CHECK(ln != NULL && anon != MAP_FAILED);
+	if (!ln || anon == MAP_FAILED)
+		return;
+	for (int round = 0; round < 2; round++) /* 1000 words of one mapping, twice */
+		for (size_t i = 0; i < 1000; i++)
+			named += tl_locknames_note(ln, getpid(), (uint64_t)(uintptr_t)(anon + 64 * i), name,
+			                           sizeof(name));
+	CHECK_EQ_INT(named, TL_LOCKNAMES_PER_PROC);
+	tl_locknames_free(ln);
+	munmap(anon, 1 << 20);
+}
+
 static const struct tl_symfile *no_file(void *ctx, const char *path, size_t len)
 {
 	(void)ctx, (void)path, (void)len;
@@ -87,5 +107,5 @@ TEST(resolve_text)
 
 int main(void)
 {
-	RUN_TESTS(own_process, resolve_text);
+	RUN_TESTS(own_process, per_process_cap, resolve_text);
 }
