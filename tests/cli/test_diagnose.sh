@@ -402,10 +402,14 @@ PY
 # loss (wl_spawn's loss_ns: the idle CPU after part1's end over 2 CPUs,
 # 20 ms a round) within 100 us a round (the trace dates a worker's end at
 # its last switch-out, its clock just before it returns: measured within
-# 50 us over 5 rounds).  Prints the problems.
+# 50 us over 5 rounds).  Prints the problems; a failing attempt's trace is
+# kept as BUILD/artifacts/NAME-failed.tl (a first attempt has counted 4 of
+# 5 rounds as teams a few times: the trace says why).
 spawn_once() {
+	local got
+
 	rec_diag "$1" "$BUILD/tests/wl_spawn" "${@:2}" || return
-	python3 - "$OUT" "$TMP/$1.truth" <<'PY'
+	got=$(python3 - "$OUT" "$TMP/$1.truth" <<'PY'
 import json, sys
 dg, truth = json.load(open(sys.argv[1])), json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
 bad = []
@@ -419,6 +423,11 @@ elif abs(dg["findings"][0]["cost_ns"] - truth["loss_ns"]) > 100000 * truth["roun
                 [(e["what"], e["value"]) for e in dg["findings"][0]["evidence"]]))
 print("; ".join(bad))
 PY
+)
+	if [ -n "$got" ] && mkdir -p "$BUILD/artifacts" && cp "$TMP/$1.tl" "$BUILD/artifacts/$1-failed.tl"; then
+		got="$got (trace kept: $BUILD/artifacts/$1-failed.tl)"
+	fi
+	echo "$got"
 }
 
 # churn_once NAME: record wl_spawn with 2000 rounds of two threads of
