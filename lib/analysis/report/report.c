@@ -322,22 +322,27 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 	if (ev->type == TL_EV_FUTEX_NAME &&
 	    tl_locks_name(p->locks, ev->tid, (uint64_t)ev->a, tl_trace_string(p->run->trace, ev->name)) < 0)
 		p->oom = 1;
-	if (ev->type == TL_EV_FUTEX_WAIT || ev->type == TL_EV_FUTEX_ENTER) {
-		/* the word its next wait sleeps on (locks.h) */
+	if (ev->type == TL_EV_FUTEX_WAIT || ev->type == TL_EV_FUTEX_ENTER ||
+	    (ev->type == TL_EV_SWITCH && (ev->flags & TL_EVF_WAIT_FUTEX))) {
+		/*
+		 * Its next wait: the futex word it sleeps on (locks.h: FUTEX_WAIT, or
+		 * FUTEX_ENTER's uaddr), and whether it is a lock's or a condition's
+		 * (the switch's flag; FUTEX_ENTER's op: the perf back end).
+		 */
 		struct tl_thread *w = tl_sched_thread(p->sched, ev->tid);
+		int64_t cmd = ev->a & TL_FUTEX_CMD_MASK;
 
-		if (w && (a = acc_of(p, w)))
-			a->futex_word = (uint64_t)(ev->type == TL_EV_FUTEX_WAIT ? ev->a : ev->b);
-	}
-	if ((ev->type == TL_EV_SWITCH && (ev->flags & TL_EVF_WAIT_FUTEX)) || ev->type == TL_EV_FUTEX_ENTER) {
-		/* what kind of futex wait: a lock's or a condition's (FUTEX_ENTER: the perf back end) */
-		struct tl_thread *w = tl_sched_thread(p->sched, ev->tid);
-
-		if (w && (a = acc_of(p, w)))
-			a->lock_wait = ev->type == TL_EV_SWITCH ? !!(ev->flags & TL_EVF_WAIT_LOCK)
-			                                        : ((ev->a & TL_FUTEX_CMD_MASK) == TL_FUTEX_WAIT ||
-			                                           (ev->a & TL_FUTEX_CMD_MASK) == TL_FUTEX_LOCK_PI ||
-			                                           (ev->a & TL_FUTEX_CMD_MASK) == TL_FUTEX_LOCK_PI2);
+		if (w && (a = acc_of(p, w))) {
+			if (ev->type == TL_EV_FUTEX_WAIT)
+				a->futex_word = (uint64_t)ev->a;
+			if (ev->type == TL_EV_FUTEX_ENTER)
+				a->futex_word = (uint64_t)ev->b;
+			if (ev->type == TL_EV_SWITCH)
+				a->lock_wait = !!(ev->flags & TL_EVF_WAIT_LOCK);
+			if (ev->type == TL_EV_FUTEX_ENTER)
+				a->lock_wait =
+				        cmd == TL_FUTEX_WAIT || cmd == TL_FUTEX_LOCK_PI || cmd == TL_FUTEX_LOCK_PI2;
+		}
 	}
 	yield_runs(p, ev);
 	if (ev->type != TL_EV_SWITCH && ev->type != TL_EV_MIGRATE && ev->type != TL_EV_FORK)
