@@ -18,7 +18,8 @@
  * when it is off, says so through warn, and tl_kwatch_free() sets it back.
  *
  * Events are queued with the CLOCK_MONOTONIC time they were read at (an
- * exit: when the recorder heard of it) and handed out in time order by
+ * exit: when the recorder handled its message, after the kernel sent it
+ * early in the thread's exit, before its EXIT event) and handed out in time order by
  * tl_kwatch_flush(), so that the recorder can merge them with the other
  * cpu -1 events (the user markers) in time order.
  */

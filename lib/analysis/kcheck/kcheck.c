@@ -50,6 +50,17 @@ struct kth {
 	uint64_t enq_lag; /* its last WAKEUP's, until the RUNNABLE it begins is counted */
 	int unqueued;     /* preempted while not running (state S/D): the kernel does not count that wait */
 	int exit_dated;   /* its EXIT has the lag of its exit totals: kd_run has it, lag_exit is not needed */
+	/*
+	 * Its exit totals came before its EXIT: the kernel sends them early in
+	 * the exit, before it frees the memory and passes the tracepoint, and
+	 * they are stamped when read.  They stand for the EXIT (and its lag),
+	 * so the window stays open until it comes; `post` is what was counted
+	 * after the reading, taken back if it never does (lost).
+	 */
+	int exit_early;
+	uint64_t exit_read_ts, exit_read_lost;
+	struct tl_kcheck_side post;
+	uint64_t post_unknown;
 	/* how much the kernel's delta between its readings is short, each reading being as of its last update */
 	int64_t stale_run, stale_wait;
 	int wait_open; /* maybe waiting for a CPU since before the trace at the start reading: its wait is not judged */
@@ -218,6 +229,21 @@ static void stale_settle(struct kth *t, const struct tl_interval *iv)
 	}
 }
 
+/* Exit totals read before an EXIT that did not come: the window ends at the reading. */
+static void close_early(struct kth *t)
+{
+	t->to = t->exit_read_ts;
+	t->trace.run_ns -= t->post.run_ns;
+	t->trace.wait_ns -= t->post.wait_ns;
+	t->trace.blkio_ns -= t->post.blkio_ns;
+	t->trace.vol -= t->post.vol;
+	t->trace.invol -= t->post.invol;
+	t->unknown_ns -= t->post_unknown;
+	t->lost_to = t->exit_read_lost;
+	t->status = CLOSED;
+	t->exit_early = 0;
+}
+
 static void on_kstat(struct tl_kcheck *kc, const struct tl_event *ev, const struct tl_thread *th)
 {
 	struct kth *t = get(kc, ev->tid, 1);
@@ -234,7 +260,17 @@ static void on_kstat(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 		t->lost_from = kc->lost;
 		memset(&t->trace, 0, sizeof(t->trace));
 		stale_mark(kc, t, ev, th, 0);
+	} else if (ev->arg == TL_KSTAT_AT_EXIT && t->status == OPEN && !t->exit_ts && !t->exit_early) {
+		reading_times(&t->end, ev);
+		t->exited = 1;
+		t->exit_early = 1;
+		t->exit_read_ts = ev->ts;
+		t->exit_read_lost = kc->lost;
 	} else if (ev->arg == TL_KSTAT_AT_END || ev->arg == TL_KSTAT_AT_EXIT) {
+		if (t->exit_early) {
+			close_early(t); /* the end reading before its EXIT: the exit totals stand */
+			return;
+		}
 		if (t->status == CLOSED)
 			return; /* an exit after the end reading: the end stands */
 		reading_times(&t->end, ev);
@@ -464,6 +500,12 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 			if ((c = cpu_of(kc, ev->cpu)) && c->in_tid == ev->tid && ev->ts > c->switch_ts)
 				t->lag_exit = ev->ts - c->switch_ts < TL_KCHECK_MAX_LAG_NS ? ev->ts - c->switch_ts
 				                                                           : TL_KCHECK_MAX_LAG_NS;
+			if (t->exit_early) { /* its exit totals, read before it, end here (as dated) */
+				t->to = ev->ts;
+				t->lost_to = kc->lost;
+				t->status = CLOSED;
+				t->exit_early = 0;
+			}
 		}
 		break;
 	case TL_EV_SWITCH: {
@@ -480,14 +522,30 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 			break;
 		if (ev->a & (TL_PS_X | TL_PS_Z))
 			break; /* the last switch of an exiting thread: after its exit totals */
-		if ((ev->a & TL_PS_PREEMPT) || !(ev->a & ~TL_PS_PREEMPT))
+		if ((ev->a & TL_PS_PREEMPT) || !(ev->a & ~TL_PS_PREEMPT)) {
 			t->trace.invol++; /* preempted, or yielded (R): the kernel's nivcsw */
-		else
+			t->post.invol += t->exit_early && ev->ts > t->exit_read_ts;
+		} else {
 			t->trace.vol++;
+			t->post.vol += t->exit_early && ev->ts > t->exit_read_ts;
+		}
 		break;
 	}
 	default: break;
 	}
+}
+
+/* Adds [s, e) of the interval to a side of the comparison. */
+static void count(struct tl_kcheck_side *side, uint64_t *unknown, const struct tl_interval *iv, uint64_t s, uint64_t e)
+{
+	if (tl_state_is_oncpu(iv->state))
+		side->run_ns += e - s;
+	else if (tl_state_is_ready(iv->state))
+		side->wait_ns += e - s;
+	else if (iv->state == TL_ST_IO_WAIT)
+		side->blkio_ns += e - s;
+	else if (iv->state == TL_ST_UNKNOWN)
+		*unknown += e - s;
 }
 
 void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_interval *iv)
@@ -538,16 +596,11 @@ void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_inter
 	/* a wait after a preemption on the way to sleep: in the trace's, not in the kernel's */
 	if (t->unqueued && tl_state_is_ready(iv->state))
 		t->kd_wait -= (int64_t)(e - s);
-	if (tl_state_is_oncpu(iv->state)) {
-		t->trace.run_ns += e - s;
-		if (iv->cpu >= 0)
-			t->cpus_used |= 1ull << (iv->cpu < 63 ? iv->cpu : 63);
-	} else if (tl_state_is_ready(iv->state))
-		t->trace.wait_ns += e - s;
-	else if (iv->state == TL_ST_IO_WAIT)
-		t->trace.blkio_ns += e - s;
-	else if (iv->state == TL_ST_UNKNOWN)
-		t->unknown_ns += e - s;
+	count(&t->trace, &t->unknown_ns, iv, s, e);
+	if (tl_state_is_oncpu(iv->state) && iv->cpu >= 0)
+		t->cpus_used |= 1ull << (iv->cpu < 63 ? iv->cpu : 63);
+	if (t->exit_early && e > t->exit_read_ts)
+		count(&t->post, &t->post_unknown, iv, s > t->exit_read_ts ? s : t->exit_read_ts, e);
 }
 
 uint64_t tl_kcheck_time_tol(uint64_t window_ns)
@@ -749,7 +802,11 @@ int tl_kcheck_finish(struct tl_kcheck *kc, struct tl_kcheck_result *r)
 		return tl_error("out of memory in the self-check");
 	r->lags = kc->lags;
 	while ((t = tl_tidmap_next(&kc->m, &pos))) {
-		int had_reading = t->has_start || t->status == CLOSED;
+		int had_reading;
+
+		if (t->exit_early)
+			close_early(t);
+		had_reading = t->has_start || t->status == CLOSED;
 
 		if (TL_GROW(r->threads, cap, r->nthreads + 1) < 0) {
 			tl_kcheck_release(r);
