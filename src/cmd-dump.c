@@ -182,6 +182,8 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 		print_tid(t, nm, "tid", e->tid);
 		printf(" op=%" PRId64 "%s uaddr=0x%" PRIx64, e->a, tl_futex_op_waits(e->a) ? "(wait)" : "",
 		       (uint64_t)e->b);
+		if (e->c) /* format 1.11: a wait's expected value */
+			printf(" val=%" PRId64 "%s", e->c, tl_futex_wait_locks(e->a, e->c) ? "(lock)" : "");
 		break;
 	case TL_EV_FUTEX_EXIT:
 		print_tid(t, nm, "tid", e->tid);

@@ -98,7 +98,7 @@ static const char *const field_names[TL_TP__COUNT][MAX_FIELDS] = {
 	[TL_TP_IRQ_EXIT] = { "irq", "?ret" },
 	[TL_TP_SOFTIRQ_ENTRY] = { "vec" },
 	[TL_TP_SOFTIRQ_EXIT] = { "vec" },
-	[TL_TP_FUTEX_ENTER] = { "uaddr", "op" },
+	[TL_TP_FUTEX_ENTER] = { "uaddr", "op", "?val" },
 	[TL_TP_FUTEX_EXIT] = { "ret" },
 	[TL_TP_FUTEX_WAITV_ENTER] = { "waiters" },
 	[TL_TP_FUTEX_WAITV_EXIT] = { "ret" },
@@ -620,6 +620,8 @@ int tl_tp_decode(const struct tl_tp_table *t, const struct tl_tp_sample *s, stru
 		d.ev.type = TL_EV_FUTEX_ENTER;
 		d.ev.a = rd_int(p, &f[1]) & TL_FUTEX_CMD_MASK;
 		d.ev.b = rd_int(p, &f[0]);
+		/* a wait's expected value (format 1.11): a rwlock's or a condition's */
+		d.ev.c = tl_futex_op_waits(d.ev.a) ? (uint32_t)rd_int(p, &f[2]) : 0;
 		break;
 	case TL_TP_FUTEX_WAITV_ENTER:
 		d.ev.type = TL_EV_FUTEX_ENTER;

@@ -88,6 +88,17 @@ const char *tl_event_type_name(unsigned type)
 	return type_names[type];
 }
 
+int tl_futex_wait_locks(int64_t op, int64_t val)
+{
+	switch (op & TL_FUTEX_CMD_MASK) {
+	case TL_FUTEX_WAIT:
+	case TL_FUTEX_LOCK_PI:
+	case TL_FUTEX_LOCK_PI2: return 1;
+	case TL_FUTEX_WAIT_BITSET: return (uint32_t)val == 2 || (uint32_t)val == 3;
+	default: return 0;
+	}
+}
+
 int tl_futex_op_waits(int64_t op)
 {
 	switch (op & TL_FUTEX_CMD_MASK) {

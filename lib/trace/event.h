@@ -26,7 +26,7 @@
  *   IRQ_ENTRY           cur tid    -          handler    irq          -            vector kind
  *   IRQ_EXIT            cur tid    -          -          irq          ret          vector kind
  *   SOFTIRQ_ENTRY/EXIT  cur tid    -          -          vec          -            -
- *   FUTEX_ENTER         tid        -          -          op           uaddr        -
+ *   FUTEX_ENTER         tid        -          -          op           uaddr        val (a wait's, 1.11)
  *   FUTEX_EXIT          tid        -          -          ret          -            -
  *   BLOCK_ISSUE         submitter  -          -          dev          sector       bytes
  *   BLOCK_COMPLETE      cur tid    -          -          dev          sector       bytes
@@ -424,6 +424,19 @@ const char *tl_softirq_name(int64_t vec);
 
 /* 1 if a futex op (after TL_FUTEX_CMD_MASK) is one that puts the caller to sleep. */
 int tl_futex_op_waits(int64_t op);
+
+/*
+ * 1 if a futex wait with this op and expected value `val` is a lock's, 0 if
+ * a condition's.  glibc: a mutex or a barrier waits with FUTEX_WAIT (or
+ * LOCK_PI); a reader-writer lock with FUTEX_WAIT_BITSET and the value 3
+ * (a reader: 1 | the word's FUTEX_USED bit) or 2 (a writer), where a
+ * condition variable and a semaphore wait with 0 and a join with the
+ * thread's tid.  So does Rust's Mutex (2).  A FUTEX_WAIT_BITSET of
+ * another value is a condition's; C++20's atomic waits, which wait with
+ * whatever value the atomic held, read as a lock's when that was 2 or 3.
+ * The eBPF recorder applies the same rule in the kernel (record.bpf.c).
+ */
+int tl_futex_wait_locks(int64_t op, int64_t val);
 
 /* Format prev_state bits as the kernel prints them ("R+", "S", "D|K"...) into buf. */
 const char *tl_prev_state_str(int64_t state, char *buf, unsigned len);

@@ -541,11 +541,17 @@ TEST(test_decode_futex)
 	put32(&r, 8, 202);
 	put64(&r, 16, 0x7f0000001000ull);
 	put64(&r, 24, 0x80 | 9); /* FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG */
+	put64(&r, 32, 3);        /* val: a glibc rwlock's reader (format 1.11) */
 	CHECK_EQ_INT(decode(t, &r, &d), 1);
 	CHECK_EQ_INT(d.ev.type, TL_EV_FUTEX_ENTER);
 	CHECK_EQ_INT(d.ev.tid, 701);
 	CHECK_EQ_INT(d.ev.a, TL_FUTEX_WAIT_BITSET);
 	CHECK_EQ_INT(d.ev.b, 0x7f0000001000ll);
+	CHECK_EQ_INT(d.ev.c, 3);
+	put64(&r, 24, 0x80 | TL_FUTEX_WAKE); /* a wake's val is a count: not kept */
+	put64(&r, 32, 0x7fffffff);
+	CHECK_EQ_INT(decode(t, &r, &d), 1);
+	CHECK_EQ_INT(d.ev.c, 0);
 
 	rec_init(&r, 521, 0, 24);
 	put64(&r, 16, (uint64_t)-110); /* -ETIMEDOUT */

@@ -122,6 +122,15 @@ TEST(event_names)
 	CHECK(!tl_futex_op_waits(TL_FUTEX_WAKE | 128));
 	CHECK(!tl_futex_op_waits(TL_FUTEX_UNLOCK_PI));
 	CHECK(!tl_futex_op_waits(TL_FUTEX_TRYLOCK_PI));
+	/* a lock's wait: glibc's mutex (FUTEX_WAIT 2), rwlock (WAIT_BITSET 3 a reader, 2 a writer) */
+	CHECK(tl_futex_wait_locks(TL_FUTEX_WAIT | 128, 2));
+	CHECK(tl_futex_wait_locks(TL_FUTEX_LOCK_PI, 0));
+	CHECK(tl_futex_wait_locks(TL_FUTEX_WAIT_BITSET | 128 | 256, 3));
+	CHECK(tl_futex_wait_locks(TL_FUTEX_WAIT_BITSET, 2));
+	/* a condition's: a condition variable or semaphore (0), a join (the tid), a wake */
+	CHECK(!tl_futex_wait_locks(TL_FUTEX_WAIT_BITSET | 128 | 256, 0));
+	CHECK(!tl_futex_wait_locks(TL_FUTEX_WAIT_BITSET | 256, 28298));
+	CHECK(!tl_futex_wait_locks(TL_FUTEX_WAKE, 2));
 	CHECK_EQ_STR(tl_prev_state_str(0, buf, sizeof(buf)), "R");
 	CHECK_EQ_STR(tl_prev_state_str(TL_PS_PREEMPT, buf, sizeof(buf)), "R+");
 	CHECK_EQ_STR(tl_prev_state_str(TL_PS_S, buf, sizeof(buf)), "S");

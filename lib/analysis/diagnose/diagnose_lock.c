@@ -76,7 +76,8 @@ static void lock_holders(struct tl_finding *f, const uint64_t h[TL_LH__COUNT], u
 		         "their own or a higher priority while they hold the lock");
 	} else {
 		snprintf(f->cause, sizeof(f->cause),
-		         "%s on a lock's futex (a mutex, or a barrier outside marked regions) that the threads "
+		         "%s on a lock's futex (a mutex, a reader-writer lock, or a barrier outside marked regions) "
+		         "that the threads "
 		         "named as holders release, and they run their critical sections on a CPU meanwhile (%.0f%% "
 		         "of %s): long critical sections%s",
 		         many ? "they block" : "it blocks", tl_dg_pct(run, all), waits, cv);

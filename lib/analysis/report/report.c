@@ -339,9 +339,8 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 				a->futex_word = (uint64_t)ev->b;
 			if (ev->type == TL_EV_SWITCH)
 				a->lock_wait = !!(ev->flags & TL_EVF_WAIT_LOCK);
-			if (ev->type == TL_EV_FUTEX_ENTER)
-				a->lock_wait =
-				        cmd == TL_FUTEX_WAIT || cmd == TL_FUTEX_LOCK_PI || cmd == TL_FUTEX_LOCK_PI2;
+			if (ev->type == TL_EV_FUTEX_ENTER) /* its value: before 1.11 0, a condition's for WAIT_BITSET */
+				a->lock_wait = tl_futex_wait_locks(cmd, ev->c);
 		}
 	}
 	yield_runs(p, ev);

@@ -591,7 +591,8 @@ static void locks_table(struct text *t)
 	if (!t->nlocks)
 		return;
 	section(t, "LOCKS",
-	        "waits in a lock's futex by its word: a mutex, or a barrier; on CPU, convoy: what the holders did");
+	        "waits in a lock's futex by its word: a mutex, a rwlock, a barrier; on CPU, convoy: what the holders "
+	        "did");
 	n = tl_locks_write_text(t->f, &t->m->locks, t->nlocks, t->width);
 	more_rows(t, t->nlocks, n, "locks");
 }

@@ -45,7 +45,7 @@ struct task_struct {
 } __attribute__((preserve_access_index));
 
 struct pt_regs {
-	unsigned long di, si, orig_ax, ip, sp, bp;
+	unsigned long di, si, dx, orig_ax, ip, sp, bp;
 } __attribute__((preserve_access_index));
 
 struct irqaction {

@@ -65,6 +65,7 @@
 #define SYSCALL_NR(regs) ((regs)->orig_ax)
 #define SYSCALL_ARG1(regs) ((regs)->di)
 #define SYSCALL_ARG2(regs) ((regs)->si)
+#define SYSCALL_ARG3(regs) ((regs)->dx)
 #elif defined(__TARGET_ARCH_arm64)
 #define NR_FUTEX 98
 #define NR_SCHED_YIELD 124
@@ -72,6 +73,7 @@
 #define SYSCALL_NR(regs) ((regs)->syscallno)
 #define SYSCALL_ARG1(regs) ((regs)->regs[0])
 #define SYSCALL_ARG2(regs) ((regs)->regs[1])
+#define SYSCALL_ARG3(regs) ((regs)->regs[2])
 #endif
 
 #include "capture/bpf/kstruct.h"
@@ -337,13 +339,14 @@ static __always_inline int futex_op_waits(long op)
 	}
 }
 
-/* The waits of a lock (glibc's mutexes and barriers), not of a condition (WAIT_BITSET). */
-static __always_inline int futex_op_locks(long op)
+/* The waits of a lock, not of a condition: the rule of trace/event.c, tl_futex_wait_locks(). */
+static __always_inline int futex_wait_locks(long op, long val)
 {
 	switch (op & TL_FUTEX_CMD_MASK) {
 	case TL_FUTEX_WAIT:
 	case TL_FUTEX_LOCK_PI:
 	case TL_FUTEX_LOCK_PI2: return 1;
+	case TL_FUTEX_WAIT_BITSET: return (__u32)val == 2 || (__u32)val == 3; /* glibc's rwlocks */
 	default: return 0;
 	}
 }
@@ -417,7 +420,7 @@ int tl_switch(__u64 *ctx)
 	int preempt = (int)ctx[0];
 	__u64 ts = bpf_ktime_get_ns();
 	__s32 ptid = prev->pid;
-	long nr = -1, op = 0;
+	long nr = -1, op = 0, val = 0;
 	__u64 uaddr = 0;
 	__u16 wait = 0;
 	struct tlb_hdr *r;
@@ -452,12 +455,13 @@ int tl_switch(__u64 *ctx)
 		nr = SYSCALL_NR(regs);
 		op = SYSCALL_ARG2(regs);
 		uaddr = SYSCALL_ARG1(regs);
+		val = SYSCALL_ARG3(regs);
 #endif
 	}
 #ifdef NR_FUTEX
 	/* the syscall it sleeps in: a futex wait (of the ops that wait), or sched_yield */
 	if (classify_futex && state && nr == NR_FUTEX && futex_op_waits(op))
-		wait = TL_EVF_WAIT_FUTEX | (futex_op_locks(op) ? TL_EVF_WAIT_LOCK : 0);
+		wait = TL_EVF_WAIT_FUTEX | (futex_wait_locks(op, val) ? TL_EVF_WAIT_LOCK : 0);
 	else if (classify_futex && state && nr == NR_FUTEX_WAITV)
 		wait = TL_EVF_WAIT_FUTEX;
 	else if (classify_yield && !state && nr == NR_SCHED_YIELD)
