@@ -9,106 +9,17 @@
  *            the part before `to` of an interval still open then.
  * Intervals reach us when they end, so one that spans `from` arrives after
  * the start reading and is clipped, and one that ended before it is dropped.
+ * The records are in kcheck_int.h; the verdict on each, kcheck_compare.c.
  */
 #include "analysis/kcheck/kcheck.h"
+#include "analysis/kcheck/kcheck_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/errors.h"
 #include "base/grow.h"
-#include "base/tidmap.h"
 #include "timeline/states.h"
-
-enum { PENDING = 0, OPEN, CLOSED };
-
-struct reading {
-	int have_times, have_csw;
-	int64_t run, wait, blkio, vol, invol;
-};
-
-struct kth {
-	int32_t tid; /* tidmap key */
-	int status;
-	int born, exited, has_start;
-	uint64_t from, to;
-	uint64_t exit_ts;         /* its EXIT event, 0 before: the kernel sent its exit totals just before it */
-	uint64_t lag_in, lag_out; /* clock lag at its switch-ins and preempted switch-outs (kcheck.h) */
-	uint64_t lag_end;         /* at switch-outs to sleep dated at an enqueue's clock (kcheck.h) */
-	uint64_t lag_sleep;       /* at the other switch-outs to sleep: the kernel's dequeue and pick (kcheck.h) */
-	uint64_t enq_ts;          /* its last WAKEUP: when it joined a run queue */
-	uint64_t waking_ts;       /* its WAKING since, 0 none */
-	uint64_t lag_wake;        /* at enqueues by another CPU: the kernel's wait starts up to this much earlier */
-	uint64_t lag_exit;        /* on a CPU at its EXIT since this long: its exit totals may lack that run time */
-	uint64_t unknown_ns;      /* UNKNOWN in the window: could be any state, so it may hide run or wait time */
-	uint64_t lost_from;       /* kc->lost when its window opened, and when it closed */
-	uint64_t lost_to;
-	uint64_t ins;       /* switches into it in its window: more than out of it are switches not in the trace */
-	uint64_t cpus_used; /* bit c: it ran on CPU c (c < 64); bit 63 also stands for every CPU above */
-	/* the recorded clock lags (format 1.6): the kernel's dating minus the trace's, of its run and its wait */
-	int64_t kd_run, kd_wait;
-	uint64_t enq_lag; /* its last WAKEUP's, until the RUNNABLE it begins is counted */
-	int unqueued;     /* preempted while not running (state S/D): the kernel does not count that wait */
-	int exit_dated;   /* its EXIT has the lag of its exit totals: kd_run has it, lag_exit is not needed */
-	/*
-	 * Its exit totals came before its EXIT: the kernel sends them early in
-	 * the exit, before it frees the memory and passes the tracepoint, and
-	 * they are stamped when read.  They stand for the EXIT (and its lag),
-	 * so the window stays open until it comes; `post` is what was counted
-	 * after the reading, taken back if it never does (lost).
-	 */
-	int exit_early;
-	uint64_t exit_read_ts, exit_read_lost;
-	struct tl_kcheck_side post;
-	uint64_t post_unknown;
-	/* how much the kernel's delta between its readings is short, each reading being as of its last update */
-	int64_t stale_run, stale_wait;
-	int wait_open; /* maybe waiting for a CPU since before the trace at the start reading: its wait is not judged */
-	struct stale_mark {
-		uint64_t at;   /* the reading, [0] start and [1] end, until the interval holding it comes */
-		uint64_t tick; /* its CPU's last tick then */
-		int cpu;       /* the CPU the walk had it on then, -1 none */
-		int set;
-	} mark[2];
-	/* the stay on a CPU, and the wait for one, that its last intervals make up */
-	uint64_t run_from, run_to, wait_from, wait_to;
-	int run_inferred, wait_inferred; /* they began where a switch-in nobody reported was guessed */
-	uint64_t inferred_at;            /* the end of its last interval that ended at such a guess */
-	struct reading start, end;
-	struct tl_kcheck_side trace;
-};
-
-struct cpu_marks {
-	uint64_t mark;      /* the CPU's last event at which the kernel updates its clock */
-	uint64_t enq_mark;  /* the last enqueue onto it (a WAKEUP whose target it is) */
-	int32_t enq_tid;    /* the thread enqueued then */
-	uint64_t switch_ts; /* its last switch */
-	int32_t in_tid;     /* the thread it switched in */
-	int64_t steal[2];   /* KSTAT_CPU at the start and the end, -1 unknown */
-	uint64_t tick;      /* their unit */
-	uint64_t timer;     /* the end of its last tick (or local timer interrupt): it updated its task's run time */
-};
-
-#define CACHE 64 /* a power of two */
-
-/* A tid's lookup, remembered (found or not) until the next insertion moves the map's values. */
-struct cached {
-	int32_t tid;
-	uint32_t gen;
-	struct kth *t;
-};
-
-struct tl_kcheck {
-	struct tl_tidmap m;
-	uint32_t gen; /* bumped at every insertion */
-	struct cached cache[CACHE];
-	struct cpu_marks *cpus;
-	size_t ncpus;
-	uint64_t lost;  /* events lost so far (LOST) */
-	int lags;       /* the trace has the kernel's clock lags (format 1.6): the check dates as the kernel */
-	int ticks_told; /* an IRQ_EXIT said the scheduler tick ran in it (1.6): only those update run times */
-	int oom;
-};
 
 struct tl_kcheck *tl_kcheck_new(void)
 {
@@ -229,19 +140,25 @@ static void stale_settle(struct kth *t, const struct tl_interval *iv)
 	}
 }
 
+/* Its window ends at `to`, with `lost` events lost by then. */
+static void close_at(struct kth *t, uint64_t to, uint64_t lost)
+{
+	t->to = to;
+	t->lost_to = lost;
+	t->status = CLOSED;
+	t->exit_early = 0;
+}
+
 /* Exit totals read before an EXIT that did not come: the window ends at the reading. */
 static void close_early(struct kth *t)
 {
-	t->to = t->exit_read_ts;
 	t->trace.run_ns -= t->post.run_ns;
 	t->trace.wait_ns -= t->post.wait_ns;
 	t->trace.blkio_ns -= t->post.blkio_ns;
 	t->trace.vol -= t->post.vol;
 	t->trace.invol -= t->post.invol;
 	t->unknown_ns -= t->post_unknown;
-	t->lost_to = t->exit_read_lost;
-	t->status = CLOSED;
-	t->exit_early = 0;
+	close_at(t, t->exit_read_ts, t->exit_read_lost);
 }
 
 static void on_kstat(struct tl_kcheck *kc, const struct tl_event *ev, const struct tl_thread *th)
@@ -275,13 +192,11 @@ static void on_kstat(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 			return; /* an exit after the end reading: the end stands */
 		reading_times(&t->end, ev);
 		t->exited = ev->arg == TL_KSTAT_AT_EXIT;
-		t->to = t->exited && t->exit_ts ? t->exit_ts : ev->ts;
 		if (t->status == PENDING)
 			t->from = ev->ts; /* nothing to compare from: finish() counts it unchecked */
 		else if (!t->exited)
 			stale_mark(kc, t, ev, th, 1); /* exit totals: the EXIT's lag, or lag_exit */
-		t->status = CLOSED;
-		t->lost_to = kc->lost;
+		close_at(t, t->exited && t->exit_ts ? t->exit_ts : ev->ts, kc->lost);
 	}
 }
 
@@ -327,26 +242,6 @@ static void on_cpu_steal(struct tl_kcheck *kc, const struct tl_event *ev)
 		return;
 	c->steal[ev->a == TL_KSTAT_AT_END] = ev->b;
 	c->tick = ev->c > 0 ? (uint64_t)ev->c : 0;
-}
-
-/*
- * The steal time a thread's on-CPU time may hold that the kernel left out:
- * the steal of every CPU it ran on over the recording, plus one tick per
- * such CPU (the counters are in ticks, so a delta can be a tick short).
- * A CPU with no steal in its counters adds nothing.
- */
-static uint64_t steal_allowance(const struct tl_kcheck *kc, uint64_t used)
-{
-	uint64_t sum = 0;
-
-	for (size_t c = 0; c < kc->ncpus; c++) {
-		const struct cpu_marks *m = &kc->cpus[c];
-
-		if (!(used & (1ull << (c < 63 ? c : 63))) || m->steal[0] < 0 || m->steal[1] <= m->steal[0])
-			continue;
-		sum += (uint64_t)(m->steal[1] - m->steal[0]) + m->tick;
-	}
-	return sum;
 }
 
 /* A switch on its CPU: the lag between the CPU's last clock update and it, to both threads. */
@@ -500,12 +395,8 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 			if ((c = cpu_of(kc, ev->cpu)) && c->in_tid == ev->tid && ev->ts > c->switch_ts)
 				t->lag_exit = ev->ts - c->switch_ts < TL_KCHECK_MAX_LAG_NS ? ev->ts - c->switch_ts
 				                                                           : TL_KCHECK_MAX_LAG_NS;
-			if (t->exit_early) { /* its exit totals, read before it, end here (as dated) */
-				t->to = ev->ts;
-				t->lost_to = kc->lost;
-				t->status = CLOSED;
-				t->exit_early = 0;
-			}
+			if (t->exit_early) /* its exit totals, read before it, end here (as dated) */
+				close_at(t, ev->ts, kc->lost);
 		}
 		break;
 	case TL_EV_SWITCH: {
@@ -603,188 +494,6 @@ void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_inter
 		count(&t->post, &t->post_unknown, iv, s > t->exit_read_ts ? s : t->exit_read_ts, e);
 }
 
-uint64_t tl_kcheck_time_tol(uint64_t window_ns)
-{
-	uint64_t pct = (uint64_t)((double)window_ns * TL_KCHECK_TOL_PCT / 100.0);
-
-	return pct > TL_KCHECK_MIN_TOL_NS ? pct : TL_KCHECK_MIN_TOL_NS;
-}
-
-uint64_t tl_kcheck_count_tol(uint64_t kernel_count)
-{
-	uint64_t pct = (uint64_t)((double)kernel_count * TL_KCHECK_TOL_PCT / 100.0);
-
-	return pct > 1 ? pct : 1;
-}
-
-static uint64_t delta(int64_t end, int64_t start)
-{
-	return end > start ? (uint64_t)(end - start) : 0;
-}
-
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0;
-}
-
-static uint64_t absdiff(int64_t d)
-{
-	return d < 0 ? (uint64_t)-d : (uint64_t)d;
-}
-
-/*
- * A thread's difference d over its window win into the worst ones: *pct
- * counts only a difference over TL_KCHECK_MIN_TOL_NS (any window
- * tolerates less, and 0.4 ms of a 0.4 ms process read as "within 90%" of
- * the window where every thread agreed); *ns, when judged (the difference
- * the verdicts are on), takes every one.
- */
-static void worst(double *pct_max, uint64_t *ns_max, int64_t d, uint64_t win, int judged)
-{
-	if (absdiff(d) > TL_KCHECK_MIN_TOL_NS && pct(absdiff(d), win) > *pct_max)
-		*pct_max = pct(absdiff(d), win);
-	if (judged && absdiff(d) > *ns_max)
-		*ns_max = absdiff(d);
-}
-
-/* trace - kernel = d within [-below, above]. */
-static int within(int64_t d, uint64_t above, uint64_t below)
-{
-	return d >= 0 ? (uint64_t)d <= above : (uint64_t)-d <= below;
-}
-
-/* One thread's comparison; 0 if it has no pair of readings. */
-static int compare(const struct tl_kcheck *kc, const struct kth *t, struct tl_kcheck_thread *o,
-                   struct tl_kcheck_result *r)
-{
-	struct reading zero = { 1, 1, 0, 0, 0, 0, 0 }, s = t->born ? zero : t->start;
-	const struct reading *e = &t->end;
-	uint64_t win, tol;
-	int64_t run, wait;
-	int judge_wait;
-
-	if (t->status != CLOSED || (!t->born && !t->has_start) || !e->have_times || !s.have_times || e->run < 0 ||
-	    s.run < 0 || t->to <= t->from)
-		return 0;
-	memset(o, 0, sizeof(*o));
-	o->tid = t->tid;
-	o->from = t->from;
-	o->to = t->to;
-	o->born = t->born;
-	o->exited = t->exited;
-	o->trace = t->trace;
-	o->kernel.run_ns = delta(e->run, s.run);
-	if (e->wait >= 0 && s.wait >= 0) {
-		o->have |= TL_KCHECK_WAIT;
-		o->kernel.wait_ns = delta(e->wait, s.wait);
-	}
-	/*
-	 * A delay longer than the window is the kernel's, not ours: switching
-	 * delay accounting on during a wait counts it from 0 (seen: 14778 s, the
-	 * machine's uptime).  Then the reading says nothing.
-	 */
-	if (e->blkio >= 0 && s.blkio >= 0 && delta(e->blkio, s.blkio) <= t->to - t->from) {
-		o->have |= TL_KCHECK_BLKIO;
-		o->kernel.blkio_ns = delta(e->blkio, s.blkio);
-	}
-	if (e->have_csw && s.have_csw && e->vol >= 0 && s.vol >= 0) {
-		o->have |= TL_KCHECK_SWITCHES;
-		o->kernel.vol = delta(e->vol, s.vol);
-		o->kernel.invol = delta(e->invol, s.invol);
-	}
-	win = t->to - t->from;
-	tol = tl_kcheck_time_tol(win);
-	o->lag_in_ns = t->lag_in;
-	o->lag_out_ns = t->lag_out;
-	o->lag_end_ns = t->lag_end;
-	o->lag_sleep_ns = t->lag_sleep;
-	o->lag_wake_ns = t->lag_wake;
-	o->lag_exit_ns = t->lag_exit;
-	o->steal_ns = steal_allowance(kc, t->cpus_used);
-	o->unknown_ns = t->unknown_ns;
-	o->run_diff = (int64_t)o->trace.run_ns - (int64_t)o->kernel.run_ns;
-	if (o->have & TL_KCHECK_WAIT)
-		o->wait_diff = (int64_t)o->trace.wait_ns - (int64_t)o->kernel.wait_ns;
-	/* the kernel's readings as of their last update (stale_mark(), stale_settle()): judged as of their time */
-	o->stale_run_ns = t->stale_run;
-	o->wait_open = t->wait_open;
-	judge_wait = (o->have & TL_KCHECK_WAIT) && !t->wait_open; /* run + wait holds the unknown part too */
-	o->stale_wait_ns = (o->have & TL_KCHECK_WAIT) ? t->stale_wait : 0;
-	run = o->run_diff - o->stale_run_ns;
-	wait = o->wait_diff - o->stale_wait_ns;
-	if (kc->lags) {
-		/*
-		 * Dated as the kernel dates (the recorded clock lags): nothing is
-		 * allowed for but what no lag explains: stolen time, UNKNOWN time,
-		 * and the run since the last update before an exit when the EXIT
-		 * does not say it (a trace of format 1.6 before it did).
-		 */
-		uint64_t exit = t->exit_dated ? 0 : t->lag_exit;
-
-		o->lags = 1;
-		o->lag_run_ns = t->kd_run - o->stale_run_ns;
-		o->lag_wait_ns = t->kd_wait - o->stale_wait_ns;
-		run += t->kd_run; /* = run_diff + lag_run_ns */
-		wait += t->kd_wait;
-		o->ok = within(run, tol + exit + o->steal_ns, tol + t->unknown_ns);
-		if (judge_wait) {
-			o->ok &= within(wait, tol, tol + t->unknown_ns);
-			o->ok &= within(run + wait, tol + exit + o->steal_ns, tol + t->unknown_ns);
-		}
-		/* within only thanks to what the trace does not know: the verdict says how many */
-		o->allowed = o->ok && !(within(run, tol, tol) &&
-		                        (!judge_wait || (within(wait, tol, tol) && within(run + wait, tol, tol))));
-	} else {
-		/*
-		 * The kernel dates switch-ins early (lag_in, lag_out), sleeps
-		 * early (lag_end, lag_sleep), enqueues by another CPU early
-		 * (lag_wake), and leaves stolen time out (steal); what the trace
-		 * says it does not know (UNKNOWN) may hide run or wait time, so
-		 * the trace may show that much less.
-		 */
-		o->ok = within(run, tol + t->lag_out + t->lag_end + t->lag_sleep + t->lag_exit + o->steal_ns,
-		               tol + t->lag_in + t->unknown_ns);
-		if (judge_wait) {
-			o->ok &= within(wait, tol + t->lag_in, tol + t->lag_out + t->lag_wake + t->unknown_ns);
-			/* the sum depends only on where sleeps and enqueues are dated; stolen time is in the trace's only */
-			o->ok &= within(run + wait, tol + o->steal_ns + t->lag_end + t->lag_sleep + t->lag_exit,
-			                tol + t->lag_wake + t->unknown_ns);
-		}
-	}
-	worst(&r->max_run_pct, &r->max_run_ns, o->run_diff, win, !kc->lags);
-	worst(&r->max_run_dated_pct, &r->max_run_ns, o->run_diff + o->lag_run_ns, win, kc->lags);
-	if (judge_wait) {
-		worst(&r->max_wait_pct, &r->max_wait_ns, o->wait_diff, win, !kc->lags);
-		worst(&r->max_wait_dated_pct, &r->max_wait_ns, o->wait_diff + o->lag_wait_ns, win, kc->lags);
-		r->have_wait = 1;
-	}
-	if (o->have & TL_KCHECK_SWITCHES) {
-		o->vol_diff = (int64_t)o->trace.vol - (int64_t)o->kernel.vol;
-		o->invol_diff = (int64_t)o->trace.invol - (int64_t)o->kernel.invol;
-		/* events lost while it was UNKNOWN may have been its switches: the trace may count that many fewer */
-		o->lost_events = t->unknown_ns ? t->lost_to - t->lost_from : 0;
-		/*
-		 * Switched in more often than out: switches out of it were not
-		 * reported (docs/STATES.md), and whole stays may be missing with
-		 * them (seen: 1 switch in, 3 out by the kernel's count).  Its counts
-		 * are shown, not judged; its times still are.
-		 */
-		o->unseen_switches =
-		        t->ins > o->trace.vol + o->trace.invol ? t->ins - o->trace.vol - o->trace.invol : 0;
-		if (!o->unseen_switches) {
-			o->ok &= within(o->vol_diff, tl_kcheck_count_tol(o->kernel.vol),
-			                tl_kcheck_count_tol(o->kernel.vol) + o->lost_events) &&
-			         within(o->invol_diff, tl_kcheck_count_tol(o->kernel.invol),
-			                tl_kcheck_count_tol(o->kernel.invol) + o->lost_events);
-			if (pct(absdiff(o->vol_diff), o->kernel.vol) > r->max_switch_pct)
-				r->max_switch_pct = pct(absdiff(o->vol_diff), o->kernel.vol);
-			if (pct(absdiff(o->invol_diff), o->kernel.invol) > r->max_switch_pct)
-				r->max_switch_pct = pct(absdiff(o->invol_diff), o->kernel.invol);
-		}
-	}
-	return 1;
-}
-
 static int cmp_tid(const void *x, const void *y)
 {
 	const struct tl_kcheck_thread *a = x, *b = y;
@@ -812,7 +521,7 @@ int tl_kcheck_finish(struct tl_kcheck *kc, struct tl_kcheck_result *r)
 			tl_kcheck_release(r);
 			return -1;
 		}
-		if (compare(kc, t, &r->threads[r->nthreads], r)) {
+		if (tl_kcheck_compare(kc, t, &r->threads[r->nthreads], r)) {
 			r->bad += !r->threads[r->nthreads].ok;
 			r->allowed += r->threads[r->nthreads].allowed;
 			r->nthreads++;
