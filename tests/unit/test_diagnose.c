@@ -13,9 +13,7 @@
  * (write_herd()); two processes that want three CPUs of two, CPU
  * saturation (write_saturated()); two threads pinned to one CPU while the
  * other idles, affinity-bound (write_pinned(), also as a filtered
- * recording); two threads created for a work, one done long before the
- * other, worker-imbalance (write_spawn()); a thread per task, thread-churn
- * (write_churn()).
+ * recording).  Threads created for work: test_diagnose_workers.c.
  *
  * The trace is written with the real writer and read back with the real
  * reader, as the command does.
@@ -26,6 +24,7 @@
 
 #include "harness.h"
 #include "trace_build.h"
+#include "diagnose_test_util.h"
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/report/report.h"
 
@@ -33,37 +32,6 @@
 #define T0 (1000 * US)
 
 static char path[] = "/tmp/tl-test-diagnose-XXXXXX";
-
-static void sw(uint64_t t, int cpu, int32_t prev, int64_t state, int32_t next, uint16_t flags)
-{
-	ev(t, cpu, TL_EV_SWITCH, prev, next, state, 120, 120, flags, NULL);
-}
-
-/* How many findings of `kind` f has; *x the last of them (untouched if none). */
-static int count_kind(const struct tl_findings *f, unsigned kind, const struct tl_finding **x)
-{
-	int n = 0;
-
-	for (size_t i = 0; i < f->n; i++)
-		if (f->items[i].kind == kind) {
-			*x = &f->items[i];
-			n++;
-		}
-	return n;
-}
-
-/* Diagnose m with o again: how many findings of `kind` (the model is kept). */
-static int count_with(const struct tl_model *m, const struct tl_diagnose_opts *o, unsigned kind)
-{
-	const struct tl_finding *x = NULL;
-	struct tl_findings f;
-	int n;
-
-	CHECK_EQ_INT(tl_diagnose_model(m, o, &f), 0);
-	n = count_kind(&f, kind, &x);
-	tl_findings_release(&f);
-	return n;
-}
 
 /*
  * app (100): lockw (101) waits 100 us on a lock that holder (102) releases;
@@ -553,155 +521,6 @@ TEST(affinity_bound)
 }
 
 /*
- * Work split among threads created for it: c (700) creates a (701) at 1005
- * and b (702) at 1006 and joins them; a computes on CPU 0 from 1010 and
- * exits at 4000, b on CPU 1 from 1010 and exits at b_end.  A team of two
- * on the 2 CPUs: with b_end 2100, CPU 1 is idle 2100-4000: 1900 us over 2
- * CPUs, 950 us lost of the team's 2995 (1005-4000), 31.72%; with b_end
- * 4000, none.
- */
-static void write_spawn(char *p, uint64_t b_end)
-{
-	W = program_trace_open(p, 700, 1000);
-	CHECK(W != NULL);
-	ev(1000, -1, TL_EV_THREAD, 700, 700, 0, 0, 2, 0, "c");
-	sw(1000, 0, 0, 0, 700, 0);
-	ev(1005, 0, TL_EV_FORK, 701, 700, 0, 0, 0, 0, "a");
-	ev(1005, -1, TL_EV_THREAD, 701, 700, 0, 0, 0, 0, "a");
-	ev(1006, 0, TL_EV_FORK, 702, 700, 0, 0, 0, 0, "b");
-	ev(1006, -1, TL_EV_THREAD, 702, 700, 0, 0, 0, 0, "b");
-	sw(1010, 0, 700, TL_PS_S, 701, TL_EVF_WAIT_FUTEX); /* c joins */
-	sw(1010, 1, 0, 0, 702, 0);
-	ev(b_end, 1, TL_EV_EXIT, 702, 0, 0, 0, 0, 0, NULL);
-	sw(b_end, 1, 702, TL_PS_X, 0, 0);
-	ev(4000, 0, TL_EV_EXIT, 701, 0, 0, 0, 0, 0, NULL);
-	ev(4000, 0, TL_EV_WAKING, 700, 701, 0, 120, 0, 0, NULL);
-	ev(4000, 0, TL_EV_WAKEUP, 700, 701, 0, 120, 0, 0, NULL);
-	sw(4000, 0, 701, TL_PS_X, 700, 0);
-	sw(4010, 0, 700, TL_PS_S, 0, 0);
-	CHECK(program_trace_close(W, 4100) == 0);
-}
-
-TEST(worker_imbalance)
-{
-	for (int even = 0; even < 2; even++) {
-		char p[] = "/tmp/tl-test-spawn-XXXXXX";
-		struct tl_run run = { .to_ns = -1, .path = p };
-		struct tl_diagnose_opts o;
-		struct tl_findings f;
-		struct tl_model m;
-		const struct tl_finding *x = NULL;
-
-		write_spawn(p, even ? 4000 : 2100);
-		CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
-		CHECK_EQ_INT(m.nthreads, 3);
-		for (size_t i = 1; i < m.nthreads && i < 3; i++) {
-			CHECK_EQ_INT(m.threads[i].creator, 700);
-			CHECK_EQ_INT(m.threads[i].exited_at, (i == 1 ? 4000 : even ? 4000 : 2100) * US);
-		}
-		tl_diagnose_defaults(&o);
-		o.min_cost_ns = 50 * US;
-		CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
-		CHECK_EQ_INT(count_kind(&f, TL_FIND_WORKER_IMBALANCE, &x), !even);
-		if (x && !even) {
-			CHECK_EQ_INT(x->pid, 700);
-			CHECK_EQ_INT(x->cost_ns, 950 * US);
-			CHECK_EQ_INT(x->nthreads, 3);
-			CHECK_EQ_STR(x->threads[0].role, "creator");
-			CHECK_EQ_INT(x->threads[1].tid, 701);
-			CHECK_EQ_STR(x->threads[1].role, "last to finish");
-			CHECK_EQ_INT(x->threads[2].tid, 702);
-			CHECK_EQ_INT((int64_t)(x->evidence[0].value * 1000 + 0.5), 31720); /* 950 of 2995 us */
-			CHECK_EQ_INT((int64_t)x->evidence[1].value, 950 * US);
-			CHECK_EQ_INT((int64_t)x->evidence[4].value, 2995 * US);
-			CHECK_EQ_INT((int64_t)x->evidence[5].value, 2045 * US);
-		}
-		CHECK_EQ_INT(f.checked[TL_FIND_WORKER_IMBALANCE], 1);
-		tl_findings_release(&f);
-		/* an --imbalance above its share leaves it out */
-		o.imbalance_pct = 32;
-		CHECK_EQ_INT(count_with(&m, &o, TL_FIND_WORKER_IMBALANCE), 0);
-		tl_report_release(&m);
-		tl_run_release(&run);
-		unlink(p);
-	}
-}
-
-/*
- * A thread per task: c (800) on CPU 0 creates 120 threads, one every
- * 10 us from 1000 (FORK, then WAKEUP_NEW 1 us later); each waits 3 us more
- * for CPU 1, runs 5 us there and exits.  Each waited 4 us to run (1 us
- * NEW, 3 RUNNABLE): 480 us in all; lives of 9 us, 100,000 a second
- * (119 gaps of 10 us).  With 99 of them, none (under 100).  As processes
- * (procs: a fork per task, then an exec 2 us into its run, a shell loop):
- * the same, and 2 us a process on a CPU before its exec, 240 us in all.
- */
-static void write_churn(char *p, int n, int procs)
-{
-	W = program_trace_open(p, 800, 1000);
-	CHECK(W != NULL);
-	ev(1000, -1, TL_EV_THREAD, 800, 800, 0, 0, 2, 0, "c");
-	sw(1000, 0, 0, 0, 800, 0);
-	for (int i = 0; i < n; i++) {
-		uint64_t t = 1000 + 10 * (uint64_t)i;
-		int32_t tid = 801 + i;
-
-		ev(t, 0, TL_EV_FORK, tid, 800, 0, 0, 0, 0, "task");
-		ev(t, -1, TL_EV_THREAD, tid, procs ? tid : 800, 0, 0, 0, 0, "task");
-		ev(t + 1, 0, TL_EV_WAKEUP_NEW, tid, 800, 1, 120, 0, 0, NULL);
-		sw(t + 4, 1, 0, 0, tid, 0);
-		if (procs)
-			ev(t + 6, 1, TL_EV_EXEC, tid, tid, 0, 0, 0, 0, "/bin/true");
-		ev(t + 9, 1, TL_EV_EXIT, tid, 0, 0, 0, 0, 0, NULL);
-		sw(t + 9, 1, tid, TL_PS_X, 0, 0);
-	}
-	sw(1000 + 10 * (uint64_t)n + 20, 0, 800, TL_PS_S, 0, 0);
-	CHECK(program_trace_close(W, 1000 + 10 * (uint64_t)n + 50) == 0);
-}
-
-TEST(thread_churn)
-{
-	for (int k = 0; k < 4; k++) {
-		const int n = k & 1 ? 99 : 120, procs = k >= 2, e = procs; /* procs: one more evidence first */
-		char p[] = "/tmp/tl-test-churn-XXXXXX";
-		struct tl_run run = { .to_ns = -1, .path = p };
-		struct tl_diagnose_opts o;
-		struct tl_findings f;
-		struct tl_model m;
-		const struct tl_finding *x = NULL;
-
-		write_churn(p, n, procs);
-		CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
-		CHECK_EQ_INT(m.nthreads, (size_t)n + 1);
-		tl_diagnose_defaults(&o);
-		o.min_cost_ns = 50 * US;
-		CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
-		CHECK_EQ_INT(count_kind(&f, TL_FIND_THREAD_CHURN, &x), n == 120);
-		if (x && n == 120) {
-			CHECK_EQ_INT(x->pid, 800);
-			CHECK_EQ_INT(x->cost_ns, procs ? 720 * US : 480 * US);
-			CHECK_EQ_STR(x->threads[0].role, "creator");
-			CHECK_EQ_INT(x->threads[0].tid, 800);
-			CHECK_EQ_INT((int64_t)x->evidence[0].value, 120);
-			if (procs)
-				CHECK_EQ_INT((int64_t)x->evidence[1].value, 120);        /* of them processes */
-			CHECK_EQ_INT((int64_t)(x->evidence[1 + e].value + 0.5), 100840); /* 120 in 1190 us */
-			CHECK_EQ_INT((int64_t)x->evidence[2 + e].value, 480 * US);
-			if (procs)
-				CHECK_EQ_INT((int64_t)x->evidence[4].value, 240 * US); /* before the exec */
-			CHECK_EQ_INT((int64_t)x->evidence[3 + 2 * e].value, procs ? 720 * US : 480 * US);
-			CHECK_EQ_INT((int64_t)x->evidence[4 + 2 * e].value, 9 * US);
-			CHECK_EQ_INT((int64_t)x->evidence[5 + 2 * e].value, 600 * US);
-			CHECK(strstr(x->title, procs ? "created 120 processes" : "created 120 threads") != NULL);
-		}
-		tl_findings_release(&f);
-		tl_report_release(&m);
-		tl_run_release(&run);
-		unlink(p);
-	}
-}
-
-/*
  * A thundering herd: pool (500) has a producer P (501) and workers W1..W3
  * (502..504), which first wait on a condition (1000-1003, CPU 1).  Twice
  * (at B = 1010, then 1100 after a timer wakes P at 1090) P wakes W1, W2, W3
@@ -875,5 +694,5 @@ int main(void)
 	write_trace();
 	atexit(remove_trace);
 	RUN_TESTS(lock_not_condition_nor_join, lock_holder, serialized_threads, spin_waiting, cpu_throttled,
-	          thundering_herd, cpu_saturation, affinity_bound, worker_imbalance, thread_churn, kind_names);
+	          thundering_herd, cpu_saturation, affinity_bound, kind_names);
 }

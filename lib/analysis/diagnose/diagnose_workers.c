@@ -12,8 +12,9 @@
  * first, in its process or as processes of their own (Python's
  * multiprocessing.Process, a fork per part), that exited in the window and
  * wanted a CPU (on one, or waiting for one) at least BUSY_PCT of their
- * lives of 1 ms or more: they computed until their part was done, and all
- * of them began before the first of them ended (they ran together).  A
+ * lives of 1 ms or more (of what the trace knows of them, busy()): they
+ * computed until their part was done, and all of them began before the
+ * first of them ended (they ran together).  A
  * member ends at its exit (a child process lives on until its parent reaps
  * it, in the order the parent joins).  Its span S runs from the first one's
  * start to the last one's end.  With k the fewer of its threads and the
@@ -252,11 +253,18 @@ static int churn(struct tl_dg_ctx *c, const struct tl_process_stats *p, const st
  * exit (see the head of the file), for CHURN_LIFE_NS at least: shorter
  * threads are thread-churn's, and their ends a few us apart are noise.
  */
+/*
+ * Wanted a CPU BUSY_PCT of the part of its life the trace knows: UNKNOWN
+ * time (a switch back to it that no tracepoint reported: 8 ms of a
+ * worker's 26 once, preempted by a hypervisor agent's thread) could be
+ * waiting or running, so it is left out, when at most half the life.
+ */
 static int busy(const struct tl_thread_stats *t)
 {
 	uint64_t life = end_of(t) > t->start ? end_of(t) - t->start : 0;
+	uint64_t unknown = t->state_ns[TL_ST_UNKNOWN] < life ? t->state_ns[TL_ST_UNKNOWN] : life;
 
-	return life >= CHURN_LIFE_NS && tl_dg_pct(tl_dg_wanting(t), life) >= BUSY_PCT;
+	return life >= CHURN_LIFE_NS && unknown <= life / 2 && tl_dg_pct(tl_dg_wanting(t), life - unknown) >= BUSY_PCT;
 }
 
 /*
