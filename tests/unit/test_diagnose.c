@@ -118,6 +118,39 @@ TEST(lock_not_condition_nor_join)
 }
 
 /*
+ * The same trace at the default --busy: holder, on a CPU all its life
+ * (1000-1132), is a single-thread bottleneck, lockw and condw each waiting
+ * 100 us of their 150 for it (app's join does not count).  The cost is
+ * their 200 us, its share of their 300 us of life: 2/3 (of holder's own
+ * 132 us it would be 152%).
+ */
+TEST(bottleneck_share_of_waiters)
+{
+	struct tl_run run = { .to_ns = -1, .path = path };
+	struct tl_diagnose_opts o;
+	struct tl_findings f;
+	const struct tl_finding *x = NULL;
+
+	tl_diagnose_defaults(&o);
+	o.min_cost_ns = 50 * US;
+	o.lock_wait_pct = 101;
+	CHECK_EQ_INT(tl_diagnose_analyze(&run, &o, &f), 0);
+	CHECK_EQ_INT(count_kind(&f, TL_FIND_SINGLE_THREAD_BOTTLENECK, &x), 1);
+	if (x) {
+		CHECK_EQ_INT(x->cost_ns, 200 * US);
+		CHECK_EQ_INT((int64_t)(x->severity * 1e6 + 0.5), 666667);
+		CHECK_EQ_INT(x->nthreads, 3);
+		CHECK_EQ_INT(x->threads[0].tid, 102);
+		CHECK_EQ_STR(x->threads[0].role, "bottleneck");
+		CHECK_EQ_INT(x->threads[1].tid, 101);
+		CHECK_EQ_INT(x->threads[2].tid, 103);
+		CHECK_EQ_STR(x->threads[2].role, "waiting");
+	}
+	tl_findings_release(&f);
+	tl_run_release(&run);
+}
+
+/*
  * What the holder did in a lock wait: hold (400) has w (401), which waits
  * on a lock 1010-1200 (CPU 0), and h (402), which holds it and wakes w at
  * 1200, and x (403), both on CPU 1: h runs 1000-1050, sleeps until `wake`
@@ -693,6 +726,6 @@ int main(void)
 {
 	write_trace();
 	atexit(remove_trace);
-	RUN_TESTS(lock_not_condition_nor_join, lock_holder, serialized_threads, spin_waiting, cpu_throttled,
-	          thundering_herd, cpu_saturation, affinity_bound, kind_names);
+	RUN_TESTS(lock_not_condition_nor_join, bottleneck_share_of_waiters, lock_holder, serialized_threads,
+	          spin_waiting, cpu_throttled, thundering_herd, cpu_saturation, affinity_bound, kind_names);
 }

@@ -451,12 +451,13 @@ static int waits_for(const struct tl_dg_ctx *c, const struct tl_thread_stats *u,
  * Single-thread bottleneck: one thread runs at least busy_pct of its life,
  * while other threads of its process wait at least half of their lives,
  * mostly for it (its wakeups end at least half of their waiting).  The
- * cost is the time they waited for it.
+ * cost is the time they waited for it, and its share is of their lives
+ * (of its own, two threads waiting all along read as 200%).
  */
 static int bottleneck(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 {
 	uint64_t life = tl_dg_lifetime(t), run = t->state_ns[TL_ST_EXECUTING] + t->state_ns[TL_ST_INTERRUPTED],
-	         cost = 0, by;
+	         cost = 0, lives = 0, by;
 	const struct tl_model *m = c->m;
 	struct tl_finding *f;
 	size_t nwait = 0, elsewhere = 0;
@@ -467,12 +468,14 @@ static int bottleneck(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 	for (size_t i = 0; i < m->nthreads; i++)
 		if (waits_for(c, &m->threads[i], t, &by)) {
 			cost += by;
+			lives += tl_dg_lifetime(&m->threads[i]);
 			nwait++;
 			elsewhere += m->threads[i].pid != t->pid;
 		}
 	if (!nwait || cost < c->o->min_cost_ns)
 		return 0;
-	if (!(f = tl_dg_new_finding(c, TL_FIND_SINGLE_THREAD_BOTTLENECK, t, cost)))
+	if (!(f = tl_dg_new_finding_at(c, TL_FIND_SINGLE_THREAD_BOTTLENECK, t->pid, t->process, t->start, t->end, cost,
+	                               lives)))
 		return -1;
 	if (elsewhere)
 		snprintf(others, sizeof(others), " (%zu in other processes)", elsewhere);

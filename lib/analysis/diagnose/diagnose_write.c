@@ -49,14 +49,15 @@ static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 
 	fprintf(out, "\n%zu. %s  cost %s (%.0f%% of the %s)\n", i + 1, tl_finding_kind_name(f->kind),
 	        tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity,
-	        f->region[0]                          ? "region's time"
-	        : f->kind == TL_FIND_SPIN_WAITING     ? "workers' CPU time"
-	        : f->kind == TL_FIND_CPU_THROTTLED    ? "time its threads wanted a CPU"
-	        : f->kind == TL_FIND_AFFINITY_BOUND   ? "time its threads wanted a CPU"
-	        : f->kind == TL_FIND_WORKER_IMBALANCE ? "teams' time"
-	        : f->kind == TL_FIND_THREAD_CHURN     ? "short threads' lifetimes"
-	        : f->kind == TL_FIND_THUNDERING_HERD  ? "woken threads' time running or queued"
-	        : f->kind == TL_FIND_CPU_SATURATION   ? "program's wall time"
+	        f->region[0]                                  ? "region's time"
+	        : f->kind == TL_FIND_SPIN_WAITING             ? "workers' CPU time"
+	        : f->kind == TL_FIND_CPU_THROTTLED            ? "time its threads wanted a CPU"
+	        : f->kind == TL_FIND_AFFINITY_BOUND           ? "time its threads wanted a CPU"
+	        : f->kind == TL_FIND_WORKER_IMBALANCE         ? "teams' time"
+	        : f->kind == TL_FIND_THREAD_CHURN             ? "short threads' lifetimes"
+	        : f->kind == TL_FIND_THUNDERING_HERD          ? "woken threads' time running or queued"
+	        : f->kind == TL_FIND_CPU_SATURATION           ? "program's wall time"
+	        : f->kind == TL_FIND_SINGLE_THREAD_BOTTLENECK ? "waiting threads' lives"
 	        : f->kind == TL_FIND_LOCK_CONTENTION && f->nthreads > 1 && !strcmp(f->threads[1].role, "waiter")
 	                ? "waiters' time"
 	        : per_process(f->kind) ? "process's time"
