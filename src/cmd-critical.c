@@ -59,7 +59,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "output:\n"
 	      "  -o, --output FILE        write to FILE instead of stdout\n"
-	      "      --json               the JSON document of docs/JSON.md (\"threadlens-critical\")\n"
+	      "      --json               JSON (\"threadlens-critical\", docs/JSON.md)\n"
 	      "\n"
 	      "examples:\n"
 	      "  threadlens critical demo.tl\n"

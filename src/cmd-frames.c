@@ -79,7 +79,7 @@ static void usage(FILE *out)
 	      "what to analyse:\n"
 	      "      --from TIME        start of the window, from the trace start (1.5, 250ms);\n"
 	      "                         frames that began before it are left out\n"
-	      "      --to TIME          end of the window; frames still open then are unfinished\n"
+	      "      --to TIME          end of the window; frames open then are unfinished\n"
 	      "      --step NAME        only this step (region or task name; repeatable)\n"
 	      "      --interval DURATION\n"
 	      "                         throughput per interval of this length (default 1s)\n"

@@ -21,7 +21,7 @@ static void usage(FILE *out)
 	fprintf(out, "usage: threadlens import [-o OUT.tl] INPUT\n"
 	             "\n"
 	             "Convert a 'perf sched record' recording into a threadlens trace.  INPUT is a\n"
-	             "perf.data file (perf script is run on it) or a text file that holds the output of\n"
+	             "perf.data file (perf script is run on it) or a text file holding the output of\n"
 	             "  perf script --ns -F comm,tid,pid,cpu,time,event,trace [--header]\n"
 	             "Timestamps stay on perf's clock unless the recording used 'perf record -k mono'.\n"
 	             "\n"

@@ -56,20 +56,21 @@ static void usage(FILE *out)
 	      "\n"
 	      "options:\n"
 	      "      --directives FILE  the directives (required)\n"
-	      "      --platform FILE    the runtime costs of threadlens calibrate (default: none)\n"
-	      "      --cores N          predict for 1..N cores (also 1-N; default 1-8, at most 256)\n"
-	      "      --tid TID          the thread whose tasks to read (when several made tasks)\n"
-	      "      --marker-ns N      each marker call's cost, taken out of the tasks (default:\n"
+	      "      --platform FILE    costs measured by threadlens calibrate (default: none)\n"
+	      "      --cores N          1..N cores (also 1-N; default 1-8, at most 256)\n"
+	      "      --tid TID          the thread whose tasks to read (if several made tasks)\n"
+	      "      --marker-ns N      each marker call's cost, taken out of tasks (default:\n"
 	      "                         the least gap between two marker calls; 0 keeps it)\n"
 	      "      --from TIME        start of the window, from the trace start (1.5, 250ms)\n"
 	      "      --to TIME          end of the window\n"
 	      "  -o, --output FILE      write to FILE instead of stdout\n"
-	      "      --json             the JSON document of docs/JSON.md (\"threadlens-predict\")\n"
+	      "      --json             JSON (\"threadlens-predict\", docs/JSON.md)\n"
 	      "\n"
 	      "examples:\n"
 	      "  threadlens record -o seq.tl -- ./kernel-seq\n"
 	      "  threadlens calibrate -o platform.json\n"
-	      "  threadlens predict --platform platform.json --directives outer.omp --cores 1-16 seq.tl\n",
+	      "  threadlens predict --platform platform.json --directives outer.omp \\\n"
+	      "      --cores 1-16 seq.tl\n",
 	      out);
 }
 

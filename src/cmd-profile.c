@@ -72,7 +72,7 @@ static void usage(FILE *out)
 	      "output:\n"
 	      "  -o, --output FILE      write to FILE instead of stdout\n"
 	      "      --top N            functions listed (default 20)\n"
-	      "      --json             the JSON document of docs/JSON.md (\"threadlens-profile\")\n"
+	      "      --json             JSON (\"threadlens-profile\", docs/JSON.md)\n"
 	      "      --folded           folded stacks, one \"thread;outer;...;inner COUNT\" per\n"
 	      "                         line, for flamegraph.pl or speedscope\n"
 	      "\n"

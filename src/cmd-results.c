@@ -50,7 +50,7 @@ static void usage(FILE *out)
 	        "      --span NAME      the MODULE span (default: the sweep's only one)\n"
 	        "      --sweep N        the sweep (default: the newest)\n"
 	        "      --compare A,B    the metric at value A of the parameter against value B\n"
-	        "      --json           the JSON document of docs/JSON.md (\"threadlens-results\")\n"
+	        "      --json           JSON (\"threadlens-results\", docs/JSON.md)\n"
 	        "      --csv            one row per value\n"
 	        "  -o, --output FILE    write to FILE instead of stdout\n"
 	        "\n"

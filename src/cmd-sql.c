@@ -53,16 +53,16 @@ static void usage(FILE *out)
 	      "(docs/SWEEP.md) is queried as it is. Times are ns from the trace start.\n"
 	      "\n"
 	      "options:\n"
-	      "      --save FILE.db     keep the trace's tables in FILE.db (sqlite3 can open it)\n"
+	      "      --save FILE.db     keep the tables in FILE.db (sqlite3 can open it)\n"
 	      "      --from TIME        load only this window of the trace (1.5, 250ms)\n"
 	      "      --to TIME\n"
 	      "      --csv              the rows as CSV, a header first\n"
-	      "      --json             the JSON document of docs/JSON.md (\"threadlens-sql\")\n"
+	      "      --json             JSON (\"threadlens-sql\", docs/JSON.md)\n"
 	      "  -o, --output FILE      write to FILE instead of stdout\n"
 	      "\n"
 	      "examples:\n"
-	      "  threadlens sql app.tl 'SELECT tid, state, sum(dur) FROM thread_state GROUP BY 1, 2'\n"
-	      "  threadlens sql --save app.db app.tl 'SELECT name, count(*) FROM spans GROUP BY 1'\n"
+	      "  threadlens sql app.tl 'SELECT state, sum(dur) FROM thread_state GROUP BY 1'\n"
+	      "  threadlens sql --save app.db app.tl 'SELECT count(*) FROM spans'\n"
 	      "  threadlens sql mcast.db 'SELECT * FROM runs'\n",
 	      out);
 }

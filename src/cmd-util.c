@@ -112,7 +112,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "output:\n"
 	      "  -o, --output FILE      write to FILE instead of stdout\n"
-	      "      --json             the JSON document of docs/JSON.md (\"threadlens-util\")\n"
+	      "      --json             JSON (\"threadlens-util\", docs/JSON.md)\n"
 	      "      --instances        also list every instance (JSON: an \"instances\" array)\n"
 	      "\n"
 	      "examples:\n"

@@ -16,15 +16,15 @@ static const struct cli_command commands[] = {
 	{ "report", cmd_report, "where each thread's time went: states, CPUs, processes" },
 	{ "import", cmd_import, "convert a perf.data ('perf sched record') into a threadlens trace" },
 	{ "dump", cmd_dump, "print a trace's events as text, one per line" },
-	{ "hist", cmd_hist, "execution-time histogram, exact percentiles and profile (ETP) of a span" },
-	{ "frames", cmd_frames, "frames/s, latency per frame, step times and dropped frames from markers" },
-	{ "profile", cmd_profile, "where the sampled CPU time went: functions, threads, CPUs (record --sample)" },
-	{ "calibrate", cmd_calibrate, "measure this machine's runtime costs for predict (OpenMP, switches, memory)" },
-	{ "sweep", cmd_sweep, "measure a program under every combination of its parameters into a database" },
-	{ "sql", cmd_sql, "SQL over a trace's states, CPUs and markers, or over a results database" },
-	{ "results", cmd_results, "a sweep's metric against a parameter, with error bars and a linear fit" },
-	{ "predict", cmd_predict, "speedup on 1..N cores of a sequential run's tasks under OpenMP-like directives" },
-	{ "util", cmd_util, "CPU time a module (span) really uses per period; RM/EDF admission test" },
+	{ "hist", cmd_hist, "execution-time histogram, percentiles and profile (ETP) of a span" },
+	{ "frames", cmd_frames, "frames/s, latency per frame, steps and dropped frames (markers)" },
+	{ "profile", cmd_profile, "where sampled CPU time went: functions, threads (record --sample)" },
+	{ "calibrate", cmd_calibrate, "measure this machine's costs for predict (OpenMP, switches)" },
+	{ "sweep", cmd_sweep, "measure a program under every combination of its parameters" },
+	{ "sql", cmd_sql, "SQL over a trace's states, CPUs and markers, or sweep results" },
+	{ "results", cmd_results, "a sweep's metric against a parameter: error bars, a linear fit" },
+	{ "predict", cmd_predict, "speedup on 1..N cores of a sequential run's tasks (OpenMP-like)" },
+	{ "util", cmd_util, "CPU a module (span) uses per period, net of interrupts; RM/EDF test" },
 	{ "diagnose", cmd_diagnose, "threading problems ranked by cost, with evidence, cause and fix" },
 	{ "critical", cmd_critical, "where a frame's latency went, along its critical path" },
 	{ "diff", cmd_diff, "two recordings side by side: before and after a change" },
@@ -39,7 +39,7 @@ static void usage(FILE *out)
 	             "Shows where every thread of a multi-threaded program spends its time.\n\n"
 	             "commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nexample:\n"
 	             "  threadlens record -o app.tl -- ./app --frames 100\n"
 	             "  threadlens report app.tl\n\n"

@@ -20,10 +20,10 @@ tl frobnicate
 expect_err unknown-command 2 "^threadlens: 'frobnicate' is not a threadlens command" "threadlens --help"
 
 tl --help
-if [ "$RC" = 0 ] && grep -qi 'example' "$OUT" && [ ! -s "$ERR" ]; then
+if [ "$RC" = 0 ] && grep -qi 'example' "$OUT" && [ ! -s "$ERR" ] && awk 'length > 80 { exit 1 }' "$OUT"; then
 	pass help
 else
-	fail help "exit $RC, want 0 with an example on stdout and nothing on stderr"
+	fail help "exit $RC, want 0 with an example on stdout (80 columns at most) and nothing on stderr"
 fi
 
 tl --version
@@ -45,6 +45,9 @@ for c in $cmds; do
 		fail "$c-help" "exit $RC (want 0) and an example with 'threadlens $c' on stdout" \
 			"stdout: $(head -c 300 "$OUT")" "stderr: $(head -c 300 "$ERR")"
 	fi
+	# it fits a terminal of 80 columns
+	wide=$(awk 'length > 80 { print length ": " $0 }' "$OUT")
+	[ -z "$wide" ] && pass "$c-help-width" || fail "$c-help-width" "lines over 80 columns" "$(head -n 3 <<<"$wide")"
 
 	tl "$c" --no-such-option
 	if [ "$RC" = 2 ] && grep -q -- 'no-such-option' "$ERR" && grep -q "threadlens $c --help" "$ERR" &&

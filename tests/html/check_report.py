@@ -164,6 +164,12 @@ def demo(b, path, shot):
               "view %d-%d, finding %d-%d" % (st["v0"], st["v1"], want0, want1))
     else:
         check("html/demo/finding-link", False, "the demo has no findings")
+    # each finding's cost line says what its share is of, as the text report does
+    cost = page.eval("(() => { const d = JSON.parse(document.getElementById('tl-diagnose').textContent);"
+                     " return d.findings.map((f, i) => [document.querySelectorAll('.tl-finding .tl-cost')[i]"
+                     ".textContent, f.severity_of]); })()")
+    bad = [c for c, of in cost if not of or not c.endswith(" of the %s)" % of)]
+    check("html/demo/finding-share", cost and not bad, "%d findings; %s" % (len(cost), bad[:2]))
     # the parallel regions: a row per region with parallel rounds, as the JSON has them; a row shows
     # its worst round on the timeline
     rg = page.eval("""(() => {

@@ -122,7 +122,7 @@ TEST(lock_not_condition_nor_join)
  * (1000-1132), is a single-thread bottleneck, lockw and condw each waiting
  * 100 us of their 150 for it (app's join does not count).  The cost is
  * their 200 us, its share of their 300 us of life: 2/3 (of holder's own
- * 132 us it would be 152%).
+ * 132 us it would be 152%), which the text and the JSON say.
  */
 TEST(bottleneck_share_of_waiters)
 {
@@ -145,6 +145,21 @@ TEST(bottleneck_share_of_waiters)
 		CHECK_EQ_INT(x->threads[1].tid, 101);
 		CHECK_EQ_INT(x->threads[2].tid, 103);
 		CHECK_EQ_STR(x->threads[2].role, "waiting");
+	}
+	/* the text and the JSON say what the share is of */
+	for (int json = 0; json < 2; json++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+
+		CHECK(out != NULL);
+		if (!out)
+			break;
+		CHECK_EQ_INT(json ? tl_diagnose_write_json(out, &f) : tl_diagnose_write_text(out, &f), 0);
+		fclose(out);
+		CHECK(strstr(buf, json ? "\"severity_of\": \"waiting threads' lives\""
+		                       : "cost 200us (67% of the waiting threads' lives)") != NULL);
+		free(buf);
 	}
 	tl_findings_release(&f);
 	tl_run_release(&run);

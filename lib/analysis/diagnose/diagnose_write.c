@@ -43,25 +43,30 @@ static const char *examined_unit(unsigned k)
 	return per_process(k) ? "process" : "thread";
 }
 
+/* What a finding's severity is a share of: "the " and this. */
+static const char *share_of(const struct tl_finding *f)
+{
+	return f->region[0]                                  ? "region's time"
+	       : f->kind == TL_FIND_SPIN_WAITING             ? "workers' CPU time"
+	       : f->kind == TL_FIND_CPU_THROTTLED            ? "time its threads wanted a CPU"
+	       : f->kind == TL_FIND_AFFINITY_BOUND           ? "time its threads wanted a CPU"
+	       : f->kind == TL_FIND_WORKER_IMBALANCE         ? "teams' time"
+	       : f->kind == TL_FIND_THREAD_CHURN             ? "short threads' lifetimes"
+	       : f->kind == TL_FIND_THUNDERING_HERD          ? "woken threads' time running or queued"
+	       : f->kind == TL_FIND_CPU_SATURATION           ? "program's wall time"
+	       : f->kind == TL_FIND_SINGLE_THREAD_BOTTLENECK ? "waiting threads' lives"
+	       : f->kind == TL_FIND_LOCK_CONTENTION && f->nthreads > 1 && !strcmp(f->threads[1].role, "waiter")
+	               ? "waiters' time"
+	       : per_process(f->kind) ? "process's time"
+	                              : "thread's time";
+}
+
 static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 {
 	char b[3][32];
 
 	fprintf(out, "\n%zu. %s  cost %s (%.0f%% of the %s)\n", i + 1, tl_finding_kind_name(f->kind),
-	        tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity,
-	        f->region[0]                                  ? "region's time"
-	        : f->kind == TL_FIND_SPIN_WAITING             ? "workers' CPU time"
-	        : f->kind == TL_FIND_CPU_THROTTLED            ? "time its threads wanted a CPU"
-	        : f->kind == TL_FIND_AFFINITY_BOUND           ? "time its threads wanted a CPU"
-	        : f->kind == TL_FIND_WORKER_IMBALANCE         ? "teams' time"
-	        : f->kind == TL_FIND_THREAD_CHURN             ? "short threads' lifetimes"
-	        : f->kind == TL_FIND_THUNDERING_HERD          ? "woken threads' time running or queued"
-	        : f->kind == TL_FIND_CPU_SATURATION           ? "program's wall time"
-	        : f->kind == TL_FIND_SINGLE_THREAD_BOTTLENECK ? "waiting threads' lives"
-	        : f->kind == TL_FIND_LOCK_CONTENTION && f->nthreads > 1 && !strcmp(f->threads[1].role, "waiter")
-	                ? "waiters' time"
-	        : per_process(f->kind) ? "process's time"
-	                               : "thread's time");
+	        tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity, share_of(f));
 	fprintf(out, "   %s\n", f->title);
 	if (f->kind == TL_FIND_CPU_SATURATION && !f->pid)
 		fputs("   where:    the machine;", out);
@@ -157,6 +162,7 @@ static void json_finding(struct tl_json *j, const struct tl_finding *f)
 	tl_json_kv_string(j, "title", f->title);
 	tl_json_kv_uint(j, "cost_ns", f->cost_ns);
 	tl_json_kv_double(j, "severity", f->severity, 3);
+	tl_json_kv_string(j, "severity_of", share_of(f));
 	tl_json_kv_int(j, "pid", f->pid);
 	tl_json_kv_string(j, "process", f->process);
 	tl_json_kv_string(j, "region", f->region);

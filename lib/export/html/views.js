@@ -243,7 +243,7 @@ function findingsView(m, ui) {
 	m.findings.forEach((f, i) => {
 		const card = el('div', 'tl-finding');
 		card.append(el('h3', null, (i + 1) + '. ' + f.kind + ': ' + f.title),
-			el('div', 'tl-cost', 'costs about ' + fmtNs(f.cost_ns) + ' (' + fmtPct(f.severity) + ' of the threads\' time)'));
+			el('div', 'tl-cost', 'costs about ' + fmtNs(f.cost_ns) + ' (' + fmtPct(f.severity) + ' of the ' + (f.severity_of || 'threads\' time') + ')'));
 		const links = el('div', 'tl-links');
 		(f.windows || []).forEach((w, k) => {
 			const a = el('button', 'tl-link', 'show on the timeline' + (f.windows.length > 1 ? ' (' + (k + 1) + ')' : ''));
