@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "base/errors.h"
@@ -287,4 +288,23 @@ char *cli_output_beside(const char *cmd, const char *trace, const char *ext)
 	}
 	snprintf(s, size, "%.*s%s", (int)n, trace, ext);
 	return s;
+}
+
+int cli_width_arg(const char *cmd, const char *arg, int *width)
+{
+	long long v = strtoll(arg, NULL, 10);
+
+	if (!*arg || strspn(arg, "0123456789") != strlen(arg) || v < 60 || v > 1000)
+		return cli_bad_value(cmd, "--width", arg, "a number of columns, 60 to 1000");
+	*width = (int)v;
+	return 0;
+}
+
+int cli_terminal_width(const char *output)
+{
+	struct winsize ws;
+
+	if (output || !isatty(1) || ioctl(1, TIOCGWINSZ, &ws) || !ws.ws_col)
+		return 0;
+	return ws.ws_col;
 }

@@ -145,6 +145,14 @@ int cli_inlined_calls(const struct tl_run *run, const char *name, int have_spans
 FILE *cli_output_open(const char *path);
 
 /*
+ * Text that fits a terminal: --width COLS (60 to 1000) into *width, or 2
+ * after the usage message; and the terminal's width when the output goes
+ * to one (no -o, stdout a terminal), else 0 (the writer's default).
+ */
+int cli_width_arg(const char *cmd, const char *arg, int *width);
+int cli_terminal_width(const char *output);
+
+/*
  * Finish the output: write_failed is the writer's result (non-zero: its
  * tl_error says why).  Closes a file, and removes it if writing failed.
  * Returns 0, or 1 after the message.

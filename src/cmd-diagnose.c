@@ -21,7 +21,7 @@
 struct diag_args {
 	struct tl_run run;
 	const char *output;
-	int json;
+	int json, width;
 	struct tl_diagnose_opts o;
 };
 
@@ -43,6 +43,7 @@ enum {
 	OPT_THROTTLE,
 	OPT_AFFINITY,
 	OPT_YIELD_SPIN,
+	OPT_WIDTH,
 };
 
 static const struct option long_options[] = {
@@ -65,6 +66,7 @@ static const struct option long_options[] = {
 	{ "throttle", required_argument, NULL, OPT_THROTTLE },
 	{ "affinity", required_argument, NULL, OPT_AFFINITY },
 	{ "yield-spin", required_argument, NULL, OPT_YIELD_SPIN },
+	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -109,6 +111,8 @@ static void usage(FILE *out)
 	      "output:\n"
 	      "  -o, --output FILE        write to FILE instead of stdout\n"
 	      "      --json               JSON (\"threadlens-diagnose\", docs/JSON.md)\n"
+	      "      --width COLS         wrap the text to COLS columns (default: the\n"
+	      "                           terminal's, or 100)\n"
 	      "\n"
 	      "examples:\n"
 	      "  threadlens diagnose app.tl\n"
@@ -144,6 +148,10 @@ static int parse_args(int argc, char **argv, struct diag_args *a)
 		case 'h': usage(stdout); return -1;
 		case 'o': a->output = optarg; break;
 		case OPT_JSON: a->json = 1; break;
+		case OPT_WIDTH:
+			if (cli_width_arg("diagnose", optarg, &a->width))
+				return 2;
+			break;
 		case OPT_FROM:
 		case OPT_TO:
 			if (cli_window_arg("diagnose", c == OPT_TO, optarg, &a->run))
@@ -245,8 +253,10 @@ int cmd_diagnose(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	rc = cli_output_close(out, a.output,
-	                      a.json ? tl_diagnose_write_json(out, &f) : tl_diagnose_write_text(out, &f));
+	rc = cli_output_close(
+	        out, a.output,
+	        a.json ? tl_diagnose_write_json(out, &f)
+	               : tl_diagnose_write_text(out, &f, a.width ? a.width : cli_terminal_width(a.output)));
 out:
 	tl_findings_release(&f);
 	tl_run_release(&a.run);

@@ -15,8 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "analysis/diagnose/diagnose.h"
@@ -158,10 +156,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->rep.top = (int)v;
 			break;
 		case OPT_WIDTH:
-			v = strtoll(optarg, NULL, 10);
-			if (!*optarg || strspn(optarg, "0123456789") != strlen(optarg) || v < 60 || v > 1000)
-				return cli_bad_value("report", "--width", optarg, "a number of columns, 60 to 1000");
-			a->width = (int)v;
+			if (cli_width_arg("report", optarg, &a->width))
+				return 2;
 			break;
 		case OPT_FROM:
 		case OPT_TO:
@@ -185,16 +181,6 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	if ((c = cli_trace_args("report", argc, argv, optind, a->run.from_ns, a->run.to_ns, &a->run.path)))
 		return c;
 	return 0;
-}
-
-/* The terminal's width when the report goes to one, else 0 (the writer's default). */
-static int terminal_width(const char *output)
-{
-	struct winsize ws;
-
-	if (output || !isatty(1) || ioctl(1, TIOCGWINSZ, &ws) || !ws.ws_col)
-		return 0;
-	return ws.ws_col;
 }
 
 /* The text report ends with the diagnosis in brief (analysis/diagnose), from the same walk. */
@@ -287,7 +273,7 @@ int cmd_report(int argc, char **argv)
 		cli_warn("no thread in the window matches %s: the tables are empty", what);
 	}
 
-	a.rep.width = a.width ? a.width : terminal_width(a.output);
+	a.rep.width = a.width ? a.width : cli_terminal_width(a.output);
 	out = cli_output_open(a.output);
 	if (out)
 		rc = cli_output_close(out, a.output, write_report(out, &a, &m));

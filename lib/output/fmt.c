@@ -131,3 +131,72 @@ void tl_fmt_csv_cell(FILE *f, const char *s, int first)
 	}
 	putc('"', f);
 }
+
+/* The columns of s: its UTF-8 characters (continuation bytes do not count). */
+static size_t cols_of(const char *s)
+{
+	size_t c = 0;
+
+	for (; *s; s++)
+		c += ((unsigned char)*s & 0xC0) != 0x80;
+	return c;
+}
+
+void tl_fmt_wrap(FILE *f, const char *prefix, const char *text, int width)
+{
+	char clean[4096];
+	int indent = (int)cols_of(prefix), avail = width - indent;
+	const char *p = clean;
+
+	tl_fmt_clean_name(text, clean, sizeof(clean));
+	if (avail < 20)
+		avail = 20;
+	fputs(prefix, f);
+	for (;;) {
+		const char *q = p, *cut = NULL;
+		int cols = 0;
+
+		/* walk at most avail characters; remember the last space seen */
+		while (*q) {
+			if (*q == ' ')
+				cut = q;
+			if (cols == avail)
+				break;
+			q++;
+			while ((*q & 0xc0) == 0x80)
+				q++;
+			cols++;
+		}
+		if (!*q) {
+			fputs(p, f);
+			break;
+		}
+		if (!cut || cut == p)
+			cut = q; /* one word longer than the line: cut it at the line's end */
+		fwrite(p, 1, (size_t)(cut - p), f);
+		fprintf(f, "\n%*s", indent, "");
+		p = *cut == ' ' ? cut + 1 : cut;
+	}
+	putc('\n', f);
+}
+
+void tl_fmt_wrap_items(FILE *f, const char *prefix, const char *const *items, size_t n, int width)
+{
+	size_t indent = cols_of(prefix), col = indent;
+
+	fputs(prefix, f);
+	for (size_t i = 0; i < n; i++) {
+		size_t c = cols_of(items[i]);
+
+		if (i && col + 1 + c > (size_t)width) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (i) {
+			putc(' ', f);
+			col++;
+		}
+		fputs(items[i], f);
+		col += c;
+	}
+	putc('\n', f);
+}

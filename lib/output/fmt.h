@@ -56,4 +56,18 @@ void tl_fmt_put_name(FILE *f, const char *in, size_t cols);
  */
 void tl_fmt_csv_cell(FILE *f, const char *s, int first);
 
+/*
+ * Prose that fits `width` columns: "prefix text", the text cleaned as
+ * tl_fmt_clean_name() does (at most 4095 bytes) and wrapped at spaces,
+ * each next line indented by the prefix's width; a word longer than a line
+ * is cut at its end.  Ends with a newline.  Columns count UTF-8 characters.
+ */
+void tl_fmt_wrap(FILE *f, const char *prefix, const char *text, int width);
+
+/*
+ * The same with items[0..n) (text the caller made safe) for words: each
+ * item, spaces and all, stays on one line; one longer than a line passes it.
+ */
+void tl_fmt_wrap_items(FILE *f, const char *prefix, const char *const *items, size_t n, int width);
+
 #endif

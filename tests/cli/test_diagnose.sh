@@ -475,7 +475,7 @@ pipe_io_once() {
 	head -c 40000000 /dev/urandom >"$f" || { echo "cannot write $f"; return; }
 	rec_diag "$1" sh -c "dd if=$f iflag=direct bs=4k count=10000 status=none | wc -c"
 	rm -f "$f"
-	python3 - "$OUT" <<'PY'
+	python3 - "$OUT" 2>&1 <<'PY'
 import json, sys
 dg = json.load(open(sys.argv[1]))
 f = [x for x in dg["findings"] if x["kind"] == "io-bound"]
@@ -798,8 +798,8 @@ sys.exit(not (ev["threshold"] == 1 and 2.5 <= ev["value"] <= 3.3))' "$OUT"; then
 	else
 		fail diagnose/text "exit $RC" "$(head -n 12 "$OUT")"
 	fi
-	# the oversubscribed process alternates: the title says for how long each way
-	tl diagnose "$TMP/oversubscription.tl"
+	# the oversubscribed process alternates: the title says for how long each way (on one line)
+	tl diagnose --width 1000 "$TMP/oversubscription.tl"
 	if [ "$RC" = 0 ] && grep -Eq '^   [^ ].* \([0-9]+\) wants more than its [0-9]+ CPUs for [0-9]+% of its active time, and leaves some idle for [0-9]+%$' "$OUT"; then
 		pass diagnose/oversubscription-title
 	else
@@ -820,6 +820,21 @@ sys.exit(any(x["kind"] == "lock-contention" for x in json.load(open(sys.argv[1])
 	fi
 fi
 
+# --width: the prose (titles, where, causes, fixes, what was examined) wraps to it; the evidence
+# tables (lines of 5 spaces first) do not.  A committed trace with findings at --min-cost 0.
+tl diagnose --width 60 --min-cost 0 "$(dirname "$0")/../data/traces/v1.11-rwlock.tl"
+wide=$(awk 'NR > 1 && length > 60 && !/^     [^ ]/' "$OUT")
+if [ "$RC" = 0 ] && grep -q '^   cause:' "$OUT" && grep -q '^             ' "$OUT" && [ -z "$wide" ]; then
+	pass diagnose/width
+else
+	fail diagnose/width "exit $RC; lines over 60 columns: $(head -n 2 <<<"$wide")"
+fi
+tl diagnose --width 20 "$TMP/none.tl"
+if [ "$RC" = 2 ] && head -n 1 "$ERR" | grep -q "invalid --width '20'"; then
+	pass diagnose/bad-width
+else
+	fail diagnose/bad-width "exit $RC, want 2 and a line about --width" "$(cat "$ERR")"
+fi
 tl diagnose "$TMP/none.tl"
 expect_err diagnose/missing-file 1 "none\.tl"
 tl diagnose --lock-wait 0 "$TMP/none.tl"

@@ -155,7 +155,7 @@ TEST(bottleneck_share_of_waiters)
 		CHECK(out != NULL);
 		if (!out)
 			break;
-		CHECK_EQ_INT(json ? tl_diagnose_write_json(out, &f) : tl_diagnose_write_text(out, &f), 0);
+		CHECK_EQ_INT(json ? tl_diagnose_write_json(out, &f) : tl_diagnose_write_text(out, &f, 0), 0);
 		fclose(out);
 		CHECK(strstr(buf, json ? "\"severity_of\": \"waiting threads' lives\""
 		                       : "cost 200us (67% of the waiting threads' lives)") != NULL);

@@ -548,6 +548,53 @@ TEST(test_text_wrap_long_word)
 	fixture_release(&fx);
 }
 
+/* tl_fmt_wrap() and tl_fmt_wrap_items() into a string. */
+static char *wrapped(const char *prefix, const char *text, const char *const *items, size_t n, int width)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (items)
+		tl_fmt_wrap_items(f, prefix, items, n, width);
+	else
+		tl_fmt_wrap(f, prefix, text, width);
+	fclose(f);
+	return buf;
+}
+
+TEST(test_wrap)
+{
+	const char *items[] = { "io-bound (3 threads)", "wake-storm (3 threads)", "x (1 process)" };
+	char *s;
+
+	/* 30 columns: a prefix of 4, lines of up to 26 characters after it */
+	s = wrapped("ab: ", "one two three four five six seven eight nine", NULL, 0, 30);
+	CHECK_EQ_STR(s, "ab: one two three four five\n    six seven eight nine\n");
+	free(s);
+	/* a word longer than a line is cut at its end; a control character is cleaned */
+	s = wrapped("> ", "abcdefghijklmnopqrstuvwxyz0123 end\x1b", NULL, 0, 22);
+	CHECK_EQ_STR(s, "> abcdefghijklmnopqrst\n  uvwxyz0123 end?\n");
+	free(s);
+	/* UTF-8 characters count one column each */
+	s = wrapped("",
+	            "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 "
+	            "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 xx",
+	            NULL, 0, 20);
+	CHECK_EQ_STR(s, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 "
+	                "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\nxx\n");
+	free(s);
+	/* items stay whole: the second does not fit after the first */
+	s = wrapped("examined: ", NULL, items, 3, 50);
+	CHECK_EQ_STR(s, "examined: io-bound (3 threads)\n          wake-storm (3 threads) x (1 process)\n");
+	free(s);
+	s = wrapped("e: ", NULL, items, 0, 40);
+	CHECK_EQ_STR(s, "e: \n");
+	free(s);
+}
+
 TEST(test_helpers)
 {
 	char b[16];
@@ -620,7 +667,7 @@ TEST(test_empty_model)
 
 int main(void)
 {
-	RUN_TESTS(test_json_document, test_json_compact, test_json_window_sort_top, test_csv_tables, test_text_report,
-	          test_text_kcheck_flagged_first, test_text_warnings_and_top, test_text_wrap_long_word, test_helpers,
-	          test_empty_model);
+	RUN_TESTS(test_wrap, test_json_document, test_json_compact, test_json_window_sort_top, test_csv_tables,
+	          test_text_report, test_text_kcheck_flagged_first, test_text_warnings_and_top,
+	          test_text_wrap_long_word, test_helpers, test_empty_model);
 }

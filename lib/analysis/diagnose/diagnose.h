@@ -172,8 +172,14 @@ int tl_diagnose_analyze(struct tl_run *run, const struct tl_diagnose_opts *opts,
 struct tl_model;
 int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *opts, struct tl_findings *out);
 
-/* Writers: they print, never compute.  0, or -1 with tl_error set (a write failed). */
-int tl_diagnose_write_text(FILE *out, const struct tl_findings *f);
+/*
+ * Writers: they print, never compute.  0, or -1 with tl_error set (a write
+ * failed).  The text's prose (titles, where, causes, fixes, what was
+ * examined) is wrapped to `width` columns (0: TL_DIAGNOSE_WIDTH); its
+ * evidence tables are not.
+ */
+#define TL_DIAGNOSE_WIDTH 100
+int tl_diagnose_write_text(FILE *out, const struct tl_findings *f, int width);
 int tl_diagnose_write_json(FILE *out, const struct tl_findings *f);
 
 /* The findings in brief, a line or two each, as the last section of `report`'s text. */

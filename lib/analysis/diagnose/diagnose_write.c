@@ -61,28 +61,37 @@ static const char *share_of(const struct tl_finding *f)
 	                              : "thread's time";
 }
 
-static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
+/* Where a finding is: its process, region, lock and threads, as one text. */
+static void where_text(const struct tl_finding *f, char *w, size_t len)
 {
-	char b[3][32];
+	size_t n;
+
+	if (f->kind == TL_FIND_CPU_SATURATION && !f->pid)
+		n = (size_t)snprintf(w, len, "the machine;");
+	else
+		n = (size_t)snprintf(w, len, "process %s (%d)%s;", f->process, (int)f->pid,
+		                     f->kind == TL_FIND_CPU_SATURATION ? " and its children" : "");
+	if (f->region[0] && n < len)
+		n += (size_t)snprintf(w + n, len - n, " region %s;", f->region);
+	if (f->lock[0] && n < len)
+		n += (size_t)snprintf(w + n, len - n, " lock %s;", f->lock);
+	if (n < len)
+		n += (size_t)snprintf(w + n, len - n, f->kind == TL_FIND_CPU_SATURATION ? " processes:" : " threads:");
+	for (size_t t = 0; t < f->nthreads && n < len; t++)
+		n += (size_t)snprintf(w + n, len - n, "%s %s %d (%s)", t ? "," : "", f->threads[t].name,
+		                      (int)f->threads[t].tid, f->threads[t].role);
+}
+
+/* One finding; its prose (title, where, cause, fix) wrapped to `width` columns under its label. */
+static void text_finding(FILE *out, size_t i, const struct tl_finding *f, int width)
+{
+	char b[3][32], w[2048];
 
 	fprintf(out, "\n%zu. %s  cost %s (%.0f%% of the %s)\n", i + 1, tl_finding_kind_name(f->kind),
 	        tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity, share_of(f));
-	fprintf(out, "   %s\n", f->title);
-	if (f->kind == TL_FIND_CPU_SATURATION && !f->pid)
-		fputs("   where:    the machine;", out);
-	else if (f->kind == TL_FIND_CPU_SATURATION)
-		fprintf(out, "   where:    process %s (%d) and its children;", f->process, (int)f->pid);
-	else
-		fprintf(out, "   where:    process %s (%d);", f->process, (int)f->pid);
-	if (f->region[0])
-		fprintf(out, " region %s;", f->region);
-	if (f->lock[0])
-		fprintf(out, " lock %s;", f->lock);
-	fputs(f->kind == TL_FIND_CPU_SATURATION ? " processes:" : " threads:", out);
-	for (size_t t = 0; t < f->nthreads; t++)
-		fprintf(out, "%s %s %d (%s)", t ? "," : "", f->threads[t].name, (int)f->threads[t].tid,
-		        f->threads[t].role);
-	fputc('\n', out);
+	tl_fmt_wrap(out, "   ", f->title, width);
+	where_text(f, w, sizeof(w));
+	tl_fmt_wrap(out, "   where:    ", w, width);
 	fputs("   evidence:\n", out);
 	for (size_t e = 0; e < f->nevidence; e++) {
 		const struct tl_evidence *ev = &f->evidence[e];
@@ -93,15 +102,18 @@ static void text_finding(FILE *out, size_t i, const struct tl_finding *f)
 			        ev->above ? ">=" : "<=", value_str(ev->threshold, ev->unit, b[2], sizeof(b[2])));
 		fputc('\n', out);
 	}
-	fprintf(out, "   cause:    %s\n", f->cause);
-	fprintf(out, "   fix:      %s\n", f->fix);
+	tl_fmt_wrap(out, "   cause:    ", f->cause, width);
+	tl_fmt_wrap(out, "   fix:      ", f->fix, width);
 	if (f->doubt[0])
-		fprintf(out, "   !! in doubt: %s\n", f->doubt);
+		tl_fmt_wrap(out, "   !! in doubt: ", f->doubt, width);
 }
 
-int tl_diagnose_write_text(FILE *out, const struct tl_findings *f)
+int tl_diagnose_write_text(FILE *out, const struct tl_findings *f, int width)
 {
-	size_t nskip = 0;
+	int cols = width > 0 ? width : TL_DIAGNOSE_WIDTH;
+	size_t n = 0;
+	char w[4096], kinds[TL_FIND__COUNT][80];
+	const char *items[TL_FIND__COUNT];
 
 	fprintf(out, "threadlens diagnose: %s\n", f->run && f->run->path ? f->run->path : "");
 	if (!f->n)
@@ -109,24 +121,35 @@ int tl_diagnose_write_text(FILE *out, const struct tl_findings *f)
 	else
 		fprintf(out, "%zu finding%s, ranked by what they cost:\n", f->n, f->n == 1 ? "" : "s");
 	for (size_t i = 0; i < f->n; i++)
-		text_finding(out, i, &f->items[i]);
-	fputs("\nexamined:", out);
+		text_finding(out, i, &f->items[i], cols);
 	for (unsigned k = 0; k < TL_FIND__COUNT; k++) {
 		const char *unit = examined_unit(k);
 
-		if (!f->skipped[k][0])
-			fprintf(out, " %s (%" PRIu64 " %s%s)", tl_finding_kind_name(k), f->checked[k], unit,
-			        f->checked[k] == 1         ? ""
-			        : !strcmp(unit, "process") ? "es"
-			                                   : "s");
+		if (f->skipped[k][0])
+			continue;
+		snprintf(kinds[n], sizeof(kinds[n]), "%s (%" PRIu64 " %s%s)", tl_finding_kind_name(k), f->checked[k],
+		         unit,
+		         f->checked[k] == 1         ? ""
+		         : !strcmp(unit, "process") ? "es"
+		                                    : "s");
+		items[n] = kinds[n];
+		n++;
 	}
+	putc('\n', out);
+	tl_fmt_wrap_items(out, "examined: ", items, n, cols);
 	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
-		if (f->skipped[k][0] && strcmp(f->skipped[k], TL_DIAGNOSE_NOT_YET))
-			fprintf(out, "\nnot examined: %s: %s", tl_finding_kind_name(k), f->skipped[k]);
-	for (unsigned k = 0; k < TL_FIND__COUNT; k++)
+		if (f->skipped[k][0] && strcmp(f->skipped[k], TL_DIAGNOSE_NOT_YET)) {
+			snprintf(w, sizeof(w), "%s: %s", tl_finding_kind_name(k), f->skipped[k]);
+			tl_fmt_wrap(out, "not examined: ", w, cols);
+		}
+	n = 0;
+	w[0] = 0;
+	for (unsigned k = 0; k < TL_FIND__COUNT && n < sizeof(w); k++)
 		if (!strcmp(f->skipped[k], TL_DIAGNOSE_NOT_YET))
-			fprintf(out, "%s %s", nskip++ ? "," : "\nnot examined yet:", tl_finding_kind_name(k));
-	fputc('\n', out);
+			n += (size_t)snprintf(w + n, sizeof(w) - n, "%s%s", n ? ", " : "", tl_finding_kind_name(k));
+	if (n) {
+		tl_fmt_wrap(out, "not examined yet: ", w, cols);
+	}
 	if (ferror(out))
 		return tl_error("cannot write the diagnosis");
 	return 0;
@@ -172,6 +195,7 @@ static void json_finding(struct tl_json *j, const struct tl_finding *f)
 	for (size_t t = 0; t < f->nthreads; t++) {
 		tl_json_begin_object(j, TL_JSON_INLINE);
 		tl_json_kv_int(j, "tid", f->threads[t].tid);
+		tl_json_kv_int(j, "pid", f->threads[t].pid);
 		tl_json_kv_string(j, "name", f->threads[t].name);
 		tl_json_kv_string(j, "role", f->threads[t].role);
 		tl_json_end_object(j);

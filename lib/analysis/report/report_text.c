@@ -49,48 +49,6 @@ static void put_tail(FILE *f, const char *text, int w)
 	put_name(f, clean, w < 1 ? 1 : (size_t)w < chars ? w : (int)chars);
 }
 
-/*
- * Print "prefix text" wrapped at spaces to fit w columns, continuation lines
- * indented by the prefix's width: warnings must be read whole, never cut.
- */
-static void put_wrapped(FILE *f, const char *prefix, const char *text, int w)
-{
-	char clean[1024];
-	int indent = (int)strlen(prefix), avail = w - indent;
-	const char *p = clean;
-
-	tl_fmt_clean_name(text, clean, sizeof(clean));
-	if (avail < 20)
-		avail = 20;
-	fputs(prefix, f);
-	for (;;) {
-		const char *q = p, *cut = NULL;
-		int cols = 0;
-
-		/* walk at most avail characters; remember the last space seen */
-		while (*q) {
-			if (*q == ' ')
-				cut = q;
-			if (cols == avail)
-				break;
-			q++;
-			while ((*q & 0xc0) == 0x80)
-				q++;
-			cols++;
-		}
-		if (!*q) {
-			fputs(p, f);
-			break;
-		}
-		if (!cut || cut == p)
-			cut = q; /* one word longer than the line: cut it at the line's end */
-		fwrite(p, 1, (size_t)(cut - p), f);
-		fprintf(f, "\n%*s", indent, "");
-		p = *cut == ' ' ? cut + 1 : cut;
-	}
-	putc('\n', f);
-}
-
 static const char *fmt_dur(uint64_t ns, char *buf)
 {
 	if (!ns)
@@ -246,7 +204,7 @@ static void header(struct text *t, const struct tl_report_opts *o)
 		header_lost(t);
 	/* the reader's warnings already say why a trace is incomplete */
 	for (int i = 0; i < m->run->read.nwarnings && i < TL_TRACE_MAX_WARNINGS; i++)
-		put_wrapped(t->f, "!! ", m->run->read.warnings[i], t->width);
+		tl_fmt_wrap(t->f, "!! ", m->run->read.warnings[i], t->width);
 	if (m->run->sched.anomalies)
 		fprintf(t->f,
 		        "note: %" PRIu64 " events contradicted the state model (anomalies); "
@@ -261,7 +219,7 @@ static void header(struct text *t, const struct tl_report_opts *o)
 		char v[512];
 
 		tl_kcheck_verdict(&m->kcheck, v, sizeof(v));
-		put_wrapped(t->f, m->kcheck.bad ? "!! " : "  check    ", v, t->width);
+		tl_fmt_wrap(t->f, m->kcheck.bad ? "!! " : "  check    ", v, t->width);
 	}
 }
 
