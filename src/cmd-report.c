@@ -191,7 +191,7 @@ static int write_text(FILE *out, const struct report_args *a, const struct tl_mo
 
 	if (rc || tl_diagnose_model(m, NULL, &f))
 		return -1;
-	rc = tl_diagnose_write_brief(out, &f);
+	rc = tl_diagnose_write_brief(out, &f, a->rep.width);
 	tl_findings_release(&f);
 	return rc;
 }

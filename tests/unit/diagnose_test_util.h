@@ -6,6 +6,10 @@
 #ifndef TL_DIAGNOSE_TEST_UTIL_H
 #define TL_DIAGNOSE_TEST_UTIL_H
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "harness.h"
 #include "trace_build.h"
 #include "analysis/diagnose/diagnose.h"
@@ -16,11 +20,34 @@ static inline void sw(uint64_t t, int cpu, int32_t prev, int64_t state, int32_t 
 	ev(t, cpu, TL_EV_SWITCH, prev, next, state, 120, 120, flags, NULL);
 }
 
-/* How many findings of `kind` f has; *x the last of them (untouched if none). */
+/*
+ * f's text at 80 columns has no line over 80 but its first (the trace's
+ * path): the prose wraps, the evidence tables fit (a `what` of up to 46).
+ */
+static inline void check_text_fits(const struct tl_findings *f)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	int n = 0;
+
+	CHECK(out != NULL);
+	if (!out)
+		return;
+	CHECK_EQ_INT(tl_diagnose_write_text(out, f, 80), 0);
+	fclose(out);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (n++ && strlen(line) > 80)
+			CHECK_EQ_STR(line, "(a line of at most 80 columns)");
+	free(buf);
+}
+
+/* How many findings of `kind` f has; *x the last of them (untouched if none); f's text fits 80 columns. */
 static inline int count_kind(const struct tl_findings *f, unsigned kind, const struct tl_finding **x)
 {
 	int n = 0;
 
+	check_text_fits(f);
 	for (size_t i = 0; i < f->n; i++)
 		if (f->items[i].kind == kind) {
 			*x = &f->items[i];

@@ -122,7 +122,8 @@ TEST(lock_not_condition_nor_join)
  * (1000-1132), is a single-thread bottleneck, lockw and condw each waiting
  * 100 us of their 150 for it (app's join does not count).  The cost is
  * their 200 us, its share of their 300 us of life: 2/3 (of holder's own
- * 132 us it would be 152%), which the text and the JSON say.
+ * 132 us it would be 152%), which the text and the JSON say; report's
+ * brief wraps the title to the width.
  */
 TEST(bottleneck_share_of_waiters)
 {
@@ -160,6 +161,23 @@ TEST(bottleneck_share_of_waiters)
 		CHECK(strstr(buf, json ? "\"severity_of\": \"waiting threads' lives\""
 		                       : "cost 200us (67% of the waiting threads' lives)") != NULL);
 		free(buf);
+	}
+	/* report's brief wraps the title under its column: 39 columns of lead, 21 left at 60 */
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+
+		CHECK(out != NULL);
+		if (out) {
+			CHECK_EQ_INT(tl_diagnose_write_brief(out, &f, 60), 0);
+			fclose(out);
+			CHECK(strstr(buf, "\n  1. single-thread-bottleneck   200us  holder (102) runs\n"
+			                  "                                       100% of its life\n"
+			                  "                                       while 2 other threads\n"
+			                  "                                       wait for it\n") != NULL);
+			free(buf);
+		}
 	}
 	tl_findings_release(&f);
 	tl_run_release(&run);

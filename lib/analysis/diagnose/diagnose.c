@@ -287,12 +287,12 @@ static int wake_storm(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 	         t->tid, hz, (double)burst / 1e3);
 	tl_dg_add_thread(f, t->tid, t->pid, t->name, "poller");
 	tl_dg_add_wakers(f, t->wakers, t->nwakers, "waker", 2);
-	tl_dg_add_evidence(f, "voluntary switches per second (block I/O apart)", hz, c->o->storm_switches_hz, "/s", 1);
+	tl_dg_add_evidence(f, "voluntary switches a second (block I/O apart)", hz, c->o->storm_switches_hz, "/s", 1);
 	tl_dg_add_evidence(f, "median on-CPU burst", (double)burst, (double)c->o->storm_burst_ns, "ns", 0);
 	tl_dg_add_evidence(f, "involuntary share of the switches", tl_dg_pct(t->invol_switches, sw),
 	                   c->o->storm_invol_pct, "%", 0);
-	tl_dg_add_evidence(f, "wakeups by its own timeouts (interrupt context)", timer_share(t), c->o->storm_timer_pct,
-	                   "%", 1);
+	tl_dg_add_evidence(f, "wakeups by its own timeouts (interrupts)", timer_share(t), c->o->storm_timer_pct, "%",
+	                   1);
 	tl_dg_add_evidence(f, "CPU time it burned (EXECUTING + INTERRUPTED)", (double)cost, (double)c->o->min_cost_ns,
 	                   "ns", 1);
 	snprintf(f->cause, sizeof(f->cause),
@@ -326,7 +326,7 @@ static int preempt_starvation(struct tl_dg_ctx *c, const struct tl_thread_stats 
 		if (outranks(&t->preemptors[i], t))
 			w += t->preemptors[i].wait_ns;
 	r = tl_dg_share_finding(c, t, TL_FIND_PREEMPT_STARVATION, w, c->o->preempt_pct, "waits preempted", "victim",
-	                        "READY_PREEMPT by more urgent threads, % of life", "time preempted by them", &f);
+	                        "preempted by more urgent threads, % of life", "time preempted by them", &f);
 	if (r <= 0)
 		return r;
 	for (size_t i = 0; i < t->npreemptors && named < 3; i++)
@@ -486,7 +486,7 @@ static int bottleneck(struct tl_dg_ctx *c, const struct tl_thread_stats *t)
 		if (waits_for(c, &m->threads[i], t, &by))
 			tl_dg_add_thread(f, m->threads[i].tid, m->threads[i].pid, m->threads[i].name, "waiting");
 	tl_dg_add_evidence(f, "on-CPU share of its life", tl_dg_pct(run, life), c->o->busy_pct, "%", 1);
-	tl_dg_add_evidence(f, "threads waiting for it at least half their lives", (double)nwait, 1, "", 1);
+	tl_dg_add_evidence(f, "threads that wait for it half their lives", (double)nwait, 1, "", 1);
 	tl_dg_add_evidence(f, "their time waiting for it", (double)cost, (double)c->o->min_cost_ns, "ns", 1);
 	snprintf(f->cause, sizeof(f->cause),
 	         "the work is serial in this thread: it is always busy while the threads it feeds (named as "

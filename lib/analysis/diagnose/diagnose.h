@@ -176,13 +176,16 @@ int tl_diagnose_model(const struct tl_model *m, const struct tl_diagnose_opts *o
  * Writers: they print, never compute.  0, or -1 with tl_error set (a write
  * failed).  The text's prose (titles, where, causes, fixes, what was
  * examined) is wrapped to `width` columns (0: TL_DIAGNOSE_WIDTH); its
- * evidence tables are not.
+ * evidence tables are not, and fit 80 columns (a `what` of up to 46).
  */
 #define TL_DIAGNOSE_WIDTH 100
 int tl_diagnose_write_text(FILE *out, const struct tl_findings *f, int width);
 int tl_diagnose_write_json(FILE *out, const struct tl_findings *f);
 
-/* The findings in brief, a line or two each, as the last section of `report`'s text. */
-int tl_diagnose_write_brief(FILE *out, const struct tl_findings *f);
+/*
+ * The findings in brief, a line or two each, as the last section of
+ * `report`'s text; titles wrapped to `width` columns (0: TL_DIAGNOSE_WIDTH).
+ */
+int tl_diagnose_write_brief(FILE *out, const struct tl_findings *f, int width);
 
 #endif

@@ -95,7 +95,7 @@ static int thread_finding(struct tl_dg_ctx *c, const struct waiter *x)
 	struct tl_finding *f;
 	int r = tl_dg_share_finding(c, t, TL_FIND_LOCK_CONTENTION, x->w, c->o->lock_wait_pct, "waits on a lock",
 	                            "waiter", "share of the thread's life waiting on locks",
-	                            "time waiting on locks (SYNC_WAIT in a lock's futex)", &f);
+	                            "time waiting on locks (in a lock's futex)", &f);
 
 	if (r <= 0)
 		return r;
@@ -155,8 +155,8 @@ static int lock_finding(struct tl_dg_ctx *c, const struct tl_lock *k, const stru
 	tl_dg_add_evidence(
 	        f, n == 1 ? "share of the thread's life waiting on locks" : "most of a waiter's life waiting on locks",
 	        hi, c->o->lock_wait_pct, "%", 1);
-	tl_dg_add_evidence(f, "time waiting on this lock (SYNC_WAIT in its futex)", (double)cost,
-	                   (double)c->o->min_cost_ns, "ns", 1);
+	tl_dg_add_evidence(f, "time waiting on this lock (in its futex)", (double)cost, (double)c->o->min_cost_ns, "ns",
+	                   1);
 	tl_dg_add_evidence(f, "threads that waited on it", (double)k->nwaiters, NAN, "", 1);
 	tl_dg_add_evidence(f, "waits on it that ended", (double)k->waits, NAN, "", 1);
 	lock_holders(f, k->holder_ns, k->convoy_ns, n > 1);

@@ -228,8 +228,8 @@ static int starvation(struct tl_dg_ctx *c, const struct tl_region_stats *g)
 		if (g->threads[i].instances)
 			tl_dg_add_thread(f, g->threads[i].tid, g->pid, g->threads[i].name,
 			                 g->threads[i].top_barrier_ns ? "waiting" : "worker");
-	tl_dg_add_evidence(f, "waiting at barriers, no task to run, % of the team's time", tl_dg_pct(idle, team),
-	                   STARVE_PCT, "%", 1);
+	tl_dg_add_evidence(f, "idle at barriers with no task, % of team time", tl_dg_pct(idle, team), STARVE_PCT, "%",
+	                   1);
 	tl_dg_add_evidence(f, "that time over the threads", (double)cost, (double)c->o->min_cost_ns, "ns", 1);
 	tl_dg_add_evidence(f, "the team's time in its rounds (wall x threads)", (double)team, NAN, "ns", 1);
 	tl_dg_add_evidence(f, "parallel rounds", (double)g->rounds_parallel, NAN, "", 1);

@@ -226,7 +226,7 @@ static int churn(struct tl_dg_ctx *c, const struct tl_process_stats *p, const st
 	                   "ns", 1);
 	tl_dg_add_evidence(f, "their median lifetime", (double)lives[n / 2], NAN, "ns", 1);
 	tl_dg_add_evidence(f, "their time on a CPU in all (work, start, exit)", (double)run, NAN, "ns", 1);
-	tl_dg_add_evidence(f, "the creator's time on a CPU (clones, joins too)", (double)creator_run, NAN, "ns", 1);
+	tl_dg_add_evidence(f, "the creator's CPU time (clones, joins too)", (double)creator_run, NAN, "ns", 1);
 	if (procs == n) {
 		snprintf(f->cause, sizeof(f->cause),
 		         "a new process for each small task: every one pays a fork, an exec and the loader, a wait for "

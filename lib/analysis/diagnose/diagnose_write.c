@@ -85,10 +85,13 @@ static void where_text(const struct tl_finding *f, char *w, size_t len)
 /* One finding; its prose (title, where, cause, fix) wrapped to `width` columns under its label. */
 static void text_finding(FILE *out, size_t i, const struct tl_finding *f, int width)
 {
-	char b[3][32], w[2048];
+	char b[3][32], w[2048], n[24];
 
-	fprintf(out, "\n%zu. %s  cost %s (%.0f%% of the %s)\n", i + 1, tl_finding_kind_name(f->kind),
-	        tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity, share_of(f));
+	snprintf(n, sizeof(n), "%zu. ", i + 1);
+	snprintf(w, sizeof(w), "%s  cost %s (%.0f%% of the %s)", tl_finding_kind_name(f->kind),
+	         tl_fmt_dur(f->cost_ns, b[0], sizeof(b[0])), 100 * f->severity, share_of(f));
+	putc('\n', out);
+	tl_fmt_wrap(out, n, w, width);
 	tl_fmt_wrap(out, "   ", f->title, width);
 	where_text(f, w, sizeof(w));
 	tl_fmt_wrap(out, "   where:    ", w, width);
@@ -96,10 +99,11 @@ static void text_finding(FILE *out, size_t i, const struct tl_finding *f, int wi
 	for (size_t e = 0; e < f->nevidence; e++) {
 		const struct tl_evidence *ev = &f->evidence[e];
 
-		fprintf(out, "     %-46s %10s", ev->what, value_str(ev->value, ev->unit, b[1], sizeof(b[1])));
+		/* 80 columns with the threshold, for a `what` of up to 46 */
+		fprintf(out, "     %-46s %9s", ev->what, value_str(ev->value, ev->unit, b[1], sizeof(b[1])));
 		if (!isnan(ev->threshold))
-			fprintf(out, "   (threshold %s %s)",
-			        ev->above ? ">=" : "<=", value_str(ev->threshold, ev->unit, b[2], sizeof(b[2])));
+			fprintf(out, "  (at %s %s)", ev->above ? "least" : "most",
+			        value_str(ev->threshold, ev->unit, b[2], sizeof(b[2])));
 		fputc('\n', out);
 	}
 	tl_fmt_wrap(out, "   cause:    ", f->cause, width);
@@ -155,9 +159,10 @@ int tl_diagnose_write_text(FILE *out, const struct tl_findings *f, int width)
 	return 0;
 }
 
-int tl_diagnose_write_brief(FILE *out, const struct tl_findings *f)
+int tl_diagnose_write_brief(FILE *out, const struct tl_findings *f, int width)
 {
-	char b[32];
+	int cols = width > 0 ? width : TL_DIAGNOSE_WIDTH;
+	char b[32], lead[64];
 
 	fputs("\nDIAGNOSIS  (threadlens diagnose: problems ranked by what they cost; docs/DIAGNOSE.md)\n", out);
 	if (!f->n)
@@ -165,10 +170,11 @@ int tl_diagnose_write_brief(FILE *out, const struct tl_findings *f)
 	for (size_t i = 0; i < f->n; i++) {
 		const struct tl_finding *x = &f->items[i];
 
-		fprintf(out, "  %zu. %-24s %7s  %s\n", i + 1, tl_finding_kind_name(x->kind),
-		        tl_fmt_dur(x->cost_ns, b, sizeof(b)), x->title);
+		snprintf(lead, sizeof(lead), "  %zu. %-24s %7s  ", i + 1, tl_finding_kind_name(x->kind),
+		         tl_fmt_dur(x->cost_ns, b, sizeof(b)));
+		tl_fmt_wrap(out, lead, x->title, cols);
 		if (x->doubt[0])
-			fprintf(out, "     !! in doubt: %s\n", x->doubt);
+			tl_fmt_wrap(out, "     !! in doubt: ", x->doubt, cols);
 	}
 	if (f->n)
 		fprintf(out, "  evidence, causes and fixes: threadlens diagnose %s\n",
