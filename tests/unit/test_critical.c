@@ -116,6 +116,23 @@ TEST(chain)
 		CHECK_EQ_INT(f->path[3].state, TL_ST_READY_QUANTUM);
 		CHECK_EQ_INT(f->path[4].from, 1000 * US);
 	}
+	/* the text: the path's stretches wrapped at 100 columns, each whole */
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+
+		CHECK(mem != NULL);
+		if (mem) {
+			CHECK_EQ_INT(tl_crit_write_text(mem, &r), 0);
+			fclose(mem);
+			CHECK(strstr(buf,
+			             "\n  path, latest first: a EXECUTING 9.00us < a RUNNABLE 1.00us < b EXECUTING "
+			             "10.0us\n"
+			             "                      < b READY_QUANTUM 10.0us < b EXECUTING 10.0us\n") != NULL);
+			free(buf);
+		}
+	}
 out:
 	tl_crit_release(&r);
 	tl_run_release(&run);

@@ -198,7 +198,7 @@ TEST(per_lock)
 				CHECK_EQ_STR(
 				        text,
 				        "    pid  lock                      waits     time      max  on CPU  convoy  "
-				        "waiters (share of its time)\n"
+				        "waiters (share of time)\n"
 				        "    500  queue_lock (app)              2    190us    110us   99.5%   31.6%  "
 				        "a 58%, b 42%\n");
 				free(text);

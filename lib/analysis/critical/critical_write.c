@@ -12,6 +12,7 @@
 #include "timeline/states.h"
 
 #define PATH_SHOWN 8   /* stretches of the path in the text, latest first */
+#define TEXT_WIDTH 100 /* the path's lines wrap at this width */
 #define PARTS_SHOWN 12 /* (thread, state) rows in the text; the others are summed */
 
 static uint64_t rel(const struct tl_crit_result *r, uint64_t ts)
@@ -31,8 +32,9 @@ static void put_name(FILE *out, const char *name)
 static void text_frame(FILE *out, const struct tl_crit_result *r, const struct tl_crit_frame *f)
 {
 	uint64_t lat = f->end - f->begin, rest = 0;
-	size_t shown = 0;
-	char b[3][32];
+	size_t shown = 0, nseg = 0;
+	char b[3][32], seg[PATH_SHOWN + 1][TL_NAME_MAX * 4 + 64];
+	const char *items[PATH_SHOWN + 1];
 
 	if (r->thread_scope) {
 		fputs("\nthread ", out);
@@ -77,21 +79,27 @@ static void text_frame(FILE *out, const struct tl_crit_result *r, const struct t
 	if (rest)
 		fprintf(out, "  %zu more, %s (%.1f%%)\n", f->nparts - shown, tl_fmt_dur(rest, b[0], sizeof(b[0])),
 		        tl_fmt_pct(rest, lat));
-	fputs("  path, latest first:", out);
+	/* one stretch an item, wrapped to TEXT_WIDTH under the label */
 	for (size_t i = 0; i < f->npath && i < PATH_SHOWN; i++) {
 		const struct tl_crit_seg *s = &f->path[i];
 		const char *name = "?";
+		char clean[TL_NAME_MAX * 4];
 
 		for (size_t k = 0; k < f->nparts; k++)
 			if (f->parts[k].tid == s->tid && f->parts[k].name[0])
 				name = f->parts[k].name;
-		fputs(i ? " < " : " ", out);
-		put_name(out, name);
-		fprintf(out, " %s %s", tl_state_name(s->state), tl_fmt_dur(s->to - s->from, b[0], sizeof(b[0])));
+		tl_fmt_clean_name(name, clean, sizeof(clean));
+		snprintf(seg[nseg], sizeof(seg[nseg]), "%s%s %s %s", i ? "< " : "", clean, tl_state_name(s->state),
+		         tl_fmt_dur(s->to - s->from, b[0], sizeof(b[0])));
+		items[nseg] = seg[nseg];
+		nseg++;
 	}
-	if (f->npath > PATH_SHOWN)
-		fprintf(out, " < ... (%zu more)", f->npath - PATH_SHOWN);
-	fputc('\n', out);
+	if (f->npath > PATH_SHOWN) {
+		snprintf(seg[nseg], sizeof(seg[nseg]), "< ... (%zu more)", f->npath - PATH_SHOWN);
+		items[nseg] = seg[nseg];
+		nseg++;
+	}
+	tl_fmt_wrap_items(out, "  path, latest first: ", items, nseg, TEXT_WIDTH);
 }
 
 int tl_crit_write_text(FILE *out, const struct tl_crit_result *r)

@@ -42,7 +42,7 @@ size_t tl_locks_write_text(FILE *f, const struct tl_lock_result *r, size_t max, 
 	if (tail < 20)
 		tail = 20;
 	fprintf(f, "%7s  %-*s %6s %8s %8s %7s %7s  %s\n", "pid", LOCK_W, "lock", "waits", "time", "max", "on CPU",
-	        "convoy", "waiters (share of its time)");
+	        "convoy", "waiters (share of time)");
 	for (size_t i = 0; i < r->n && shown < max; i++) {
 		const struct tl_lock *x = &r->items[i];
 		char addr[24], b[2][16];

@@ -110,12 +110,19 @@ static uint64_t window_ns(const struct tl_model *m)
 	return m->run->win_end > m->run->win_start ? m->run->win_end - m->run->win_start : 0;
 }
 
+/* A section's title, and its note in brackets wrapped to the width under it. */
 static void section(struct text *t, const char *title, const char *note)
 {
-	fprintf(t->f, "\n%s", title);
-	if (note)
-		fprintf(t->f, "  (%s)", note);
+	char lead[64], paren[512];
+
+	if (!note) {
+		fprintf(t->f, "\n%s\n", title);
+		return;
+	}
+	snprintf(lead, sizeof(lead), "\n%s  ", title);
+	snprintf(paren, sizeof(paren), "(%s)", note);
 	putc('\n', t->f);
+	tl_fmt_wrap(t->f, lead + 1, paren, t->width);
 }
 
 static void more_rows(struct text *t, size_t shown, size_t total, const char *what)
