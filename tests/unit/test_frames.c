@@ -165,6 +165,18 @@ static void on_frame(void *ctx, const struct tl_frame *f)
 static struct tl_run run;
 
 /* Analyse `path` in the window [from, to] from the trace start (to < 0: to the end). */
+/* Every line of the text fits in 100 columns. */
+static void check_fits_100(const char *buf)
+{
+	for (const char *l = buf; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+
+		CHECK(n <= 100);
+		l = nl ? nl + 1 : NULL;
+	}
+}
+
 static int analyze_window(int64_t from, int64_t to, struct tl_frames_opts *o, struct tl_frames_result *r)
 {
 	int rc;
@@ -545,12 +557,7 @@ TEST(picked_frames_and_json)
 	CHECK_EQ_INT(tl_frames_write_text(mem, &r, NULL), 0);
 	fclose(mem);
 	CHECK(strstr(buf, "frame 2: 80.0us") != NULL);
-	for (char *l = buf; l && *l;) { /* every line fits in 100 columns */
-		char *nl = strchr(l, '\n');
-		size_t n = nl ? (size_t)(nl - l) : strlen(l);
-		CHECK(n <= 100);
-		l = nl ? nl + 1 : NULL;
-	}
+	check_fits_100(buf); /* every line fits in 100 columns */
 	free(buf);
 	tl_frames_release(&r);
 }
@@ -746,10 +753,50 @@ TEST(json_stream)
 	tl_run_release(&rs);
 }
 
+/*
+ * The widest row of the steps table: a step name over STEP_W, run by
+ * three threads in the frame, the first named with 15 characters: the name
+ * is cut, the thread cut to 10 and "+2" follow, and the row fits 100
+ * columns.
+ */
+TEST(wide_step_row)
+{
+	static const char *step_name = "a_step_name_much_longer_than_twenty";
+	struct tl_frames_opts o = { 0 };
+	struct tl_frames_result r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	open_trace();
+	ev(1000, -1, TL_EV_THREAD, 101, 100, 0, 0, 0, "fifteen-chars-x");
+	ev(1000, -1, TL_EV_THREAD, 102, 100, 0, 0, 0, "w1");
+	ev(1000, -1, TL_EV_THREAD, 103, 100, 0, 0, 0, "w2");
+	mark(1100, TL_EV_FRAME_BEGIN, 101, 1, NULL);
+	for (int32_t tid = 101; tid <= 103; tid++) {
+		mark(1110, TL_EV_REGION_BEGIN, tid, 1, step_name);
+		mark(1190, TL_EV_REGION_END, tid, 0, step_name);
+	}
+	mark(1200, TL_EV_FRAME_END, 101, 1, NULL);
+	close_trace(1300);
+	CHECK_EQ_INT(analyze(&o, &r), 0);
+	mem = open_memstream(&buf, &len);
+	CHECK(mem != NULL);
+	if (!mem)
+		return;
+	CHECK_EQ_INT(tl_frames_write_text(mem, &r, NULL), 0);
+	fclose(mem);
+	CHECK(strstr(buf, "\na_step_name_much_lo~ region       1    3.00     240us") != NULL);
+	CHECK(strstr(buf, "  fifteen-c~ +2\n") != NULL);
+	check_fits_100(buf);
+	free(buf);
+	tl_frames_release(&r);
+}
+
 int main(void)
 {
 	atexit(cleanup);
-	RUN_TESTS(ended_by_two_threads, counts_throughput_latency, steps_per_frame, state_split_per_frame,
-	          window_and_intervals, step_filter, picked_frames_and_json, json_stream, id_gaps, many_frames,
-	          revised_state_at_begin, memory_bounded, no_markers);
+	RUN_TESTS(wide_step_row, ended_by_two_threads, counts_throughput_latency, steps_per_frame,
+	          state_split_per_frame, window_and_intervals, step_filter, picked_frames_and_json, json_stream,
+	          id_gaps, many_frames, revised_state_at_begin, memory_bounded, no_markers);
 }

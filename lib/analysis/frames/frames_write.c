@@ -21,6 +21,9 @@
 #include "output/fmt.h"
 #include "output/trace_json.h"
 
+/* The steps table's name column: a row is at most 100 columns with a thread "+N+" */
+#define STEP_W 20
+
 static uint64_t rel(uint64_t ts, uint64_t start)
 {
 	return ts > start ? ts - start : 0;
@@ -457,12 +460,12 @@ static void text_steps(FILE *out, const struct tl_frames_result *r)
 		return;
 	}
 	fputs("steps (per complete frame: the sum of the step's occurrences in it)\n", out);
-	fprintf(out, "%-24s %-6s %7s %7s %9s %9s %9s %9s  %s\n", "step", "kind", "frames", "n/frame", "mean", "p50",
-	        "p99", "max", "threads");
+	fprintf(out, "%-*s %-6s %7s %7s %9s %9s %9s %9s  %s\n", STEP_W, "step", "kind", "frames", "n/frame", "mean",
+	        "p50", "p99", "max", "threads");
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct tl_frames_step *s = &r->steps[i];
 		const struct tl_dist *pf = &s->per_frame;
-		tl_fmt_put_name(out, s->name, 24);
+		tl_fmt_put_name(out, s->name, STEP_W);
 		fprintf(out, " %-6s %7" PRIu64 " %7.2f %9s %9s %9s %9s  ", kind_name(s->kind), s->frames,
 		        s->frames ? (double)s->count / (double)s->frames : 0.0,
 		        pf->count ? dur(tl_dist_mean(pf), a) : "-",
@@ -476,7 +479,7 @@ static void text_steps(FILE *out, const struct tl_frames_result *r)
 		}
 		fputc('\n', out);
 		if (s->unframed)
-			fprintf(out, "%-24s (and %" PRIu64 " times outside complete frames)\n", "", s->unframed);
+			fprintf(out, "%-*s (and %" PRIu64 " times outside complete frames)\n", STEP_W, "", s->unframed);
 	}
 	fputc('\n', out);
 }

@@ -119,10 +119,10 @@ static void section(struct text *t, const char *title, const char *note)
 		fprintf(t->f, "\n%s\n", title);
 		return;
 	}
-	snprintf(lead, sizeof(lead), "\n%s  ", title);
+	snprintf(lead, sizeof(lead), "%s  ", title);
 	snprintf(paren, sizeof(paren), "(%s)", note);
 	putc('\n', t->f);
-	tl_fmt_wrap(t->f, lead + 1, paren, t->width);
+	tl_fmt_wrap(t->f, lead, paren, t->width);
 }
 
 static void more_rows(struct text *t, size_t shown, size_t total, const char *what)
