@@ -1,7 +1,8 @@
 /*
  * diagnose_test_util.h - what diagnose's unit tests share (test_diagnose.c,
  * test_diagnose_workers.c), header only like harness.h: a switch event for
- * trace_build.h's writer, and counting the findings of one kind.
+ * trace_build.h's writer, rendering findings, and counting the findings of
+ * one kind.
  */
 #ifndef TL_DIAGNOSE_TEST_UTIL_H
 #define TL_DIAGNOSE_TEST_UTIL_H
@@ -20,22 +21,37 @@ static inline void sw(uint64_t t, int cpu, int32_t prev, int64_t state, int32_t 
 	ev(t, cpu, TL_EV_SWITCH, prev, next, state, 120, 120, flags, NULL);
 }
 
+enum { RENDER_TEXT, RENDER_JSON, RENDER_BRIEF };
+
+/* f as the writer `how` prints it (width: the text's and the brief's), into a string to free; NULL if none. */
+static inline char *render_findings(const struct tl_findings *f, int how, int width)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	CHECK(out != NULL);
+	if (!out)
+		return NULL;
+	CHECK_EQ_INT(how == RENDER_JSON    ? tl_diagnose_write_json(out, f)
+	             : how == RENDER_BRIEF ? tl_diagnose_write_brief(out, f, width)
+	                                   : tl_diagnose_write_text(out, f, width),
+	             0);
+	fclose(out);
+	return buf;
+}
+
 /*
  * f's text at 80 columns has no line over 80 but its first (the trace's
  * path): the prose wraps, the evidence tables fit (a `what` of up to 46).
  */
 static inline void check_text_fits(const struct tl_findings *f)
 {
-	char *buf = NULL, *line, *save = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
+	char *buf = render_findings(f, RENDER_TEXT, 80), *line, *save = NULL;
 	int n = 0;
 
-	CHECK(out != NULL);
-	if (!out)
+	if (!buf)
 		return;
-	CHECK_EQ_INT(tl_diagnose_write_text(out, f, 80), 0);
-	fclose(out);
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		if (n++ && strlen(line) > 80)
 			CHECK_EQ_STR(line, "(a line of at most 80 columns)");

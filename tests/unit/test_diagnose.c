@@ -131,6 +131,7 @@ TEST(bottleneck_share_of_waiters)
 	struct tl_diagnose_opts o;
 	struct tl_findings f;
 	const struct tl_finding *x = NULL;
+	char *buf;
 
 	tl_diagnose_defaults(&o);
 	o.min_cost_ns = 50 * US;
@@ -148,37 +149,19 @@ TEST(bottleneck_share_of_waiters)
 		CHECK_EQ_STR(x->threads[2].role, "waiting");
 	}
 	/* the text and the JSON say what the share is of */
-	for (int json = 0; json < 2; json++) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *out = open_memstream(&buf, &len);
-
-		CHECK(out != NULL);
-		if (!out)
-			break;
-		CHECK_EQ_INT(json ? tl_diagnose_write_json(out, &f) : tl_diagnose_write_text(out, &f, 0), 0);
-		fclose(out);
-		CHECK(strstr(buf, json ? "\"severity_of\": \"waiting threads' lives\""
-		                       : "cost 200us (67% of the waiting threads' lives)") != NULL);
-		free(buf);
-	}
+	buf = render_findings(&f, RENDER_TEXT, 0);
+	CHECK(buf && strstr(buf, "cost 200us (67% of the waiting threads' lives)"));
+	free(buf);
+	buf = render_findings(&f, RENDER_JSON, 0);
+	CHECK(buf && strstr(buf, "\"severity_of\": \"waiting threads' lives\""));
+	free(buf);
 	/* report's brief wraps the title under its column: 39 columns of lead, 21 left at 60 */
-	{
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *out = open_memstream(&buf, &len);
-
-		CHECK(out != NULL);
-		if (out) {
-			CHECK_EQ_INT(tl_diagnose_write_brief(out, &f, 60), 0);
-			fclose(out);
-			CHECK(strstr(buf, "\n  1. single-thread-bottleneck   200us  holder (102) runs\n"
-			                  "                                       100% of its life\n"
-			                  "                                       while 2 other threads\n"
-			                  "                                       wait for it\n") != NULL);
-			free(buf);
-		}
-	}
+	buf = render_findings(&f, RENDER_BRIEF, 60);
+	CHECK(buf && strstr(buf, "\n  1. single-thread-bottleneck   200us  holder (102) runs\n"
+	                         "                                       100% of its life\n"
+	                         "                                       while 2 other threads\n"
+	                         "                                       wait for it\n"));
+	free(buf);
 	tl_findings_release(&f);
 	tl_run_release(&run);
 }
