@@ -130,10 +130,18 @@ static void stale_settle(struct kth *t, const struct tl_interval *iv)
 		if (!k && iv->state == TL_ST_UNKNOWN && iv->next < TL_ST__COUNT &&
 		    (tl_state_is_oncpu(iv->next) || tl_state_is_ready(iv->next)))
 			t->wait_open = 1;
-		if (tl_state_is_oncpu(iv->state) && iv->cpu == m->cpu && !t->run_inferred) {
-			upd = m->tick > t->run_from ? m->tick : t->run_from;
+		if (tl_state_is_oncpu(iv->state) && !t->run_inferred) {
+			/*
+			 * Neither a switch-in nor a tick of its CPU before the reading
+			 * in the trace (on since before it; the recorder reading its
+			 * own counters 3 ms in, run 3.4 ms short of the kernel's): the
+			 * update is at most a tick period old, how old is not known.
+			 */
+			upd = iv->cpu == m->cpu ? (m->tick > t->run_from ? m->tick : t->run_from) : 0;
 			if (upd && m->at > upd)
 				t->stale_run += sign * (int64_t)(m->at - upd);
+			else if (!upd)
+				t->stale_open[k] = 1;
 		} else if (tl_state_is_ready(iv->state) && !t->wait_inferred && m->at > t->wait_from) {
 			t->stale_wait += sign * (int64_t)(m->at - t->wait_from);
 		}
@@ -242,6 +250,15 @@ static void on_cpu_steal(struct tl_kcheck *kc, const struct tl_event *ev)
 		return;
 	c->steal[ev->a == TL_KSTAT_AT_END] = ev->b;
 	c->tick = ev->c > 0 ? (uint64_t)ev->c : 0;
+}
+
+/* A tick (or local timer) of CPU c at ts: the shortest gap between two is the tick period, or less. */
+static void tick_gap(struct tl_kcheck *kc, const struct cpu_marks *c, uint64_t ts)
+{
+	uint64_t gap = c->timer && ts > c->timer ? ts - c->timer : 0;
+
+	if (gap >= TL_KCHECK_MIN_TICK_NS && (!kc->tick_gap || gap < kc->tick_gap))
+		kc->tick_gap = gap < TL_KCHECK_MAX_TICK_NS ? gap : TL_KCHECK_MAX_TICK_NS;
 }
 
 /* A switch on its CPU: the lag between the CPU's last clock update and it, to both threads. */
@@ -363,8 +380,10 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 			/* the tick, when the recorder tells it (1.6); else any local timer interrupt */
 			if (ev->type == TL_EV_IRQ_EXIT && tl_irq_source(ev) == (TL_IRQ_VECTOR | TL_VEC_LOCAL_TIMER)) {
 				kc->ticks_told |= ev->b == 1;
-				if (ev->b == 1 || !kc->ticks_told)
+				if (ev->b == 1 || !kc->ticks_told) {
+					tick_gap(kc, c, ev->ts);
 					c->timer = ev->ts;
+				}
 			}
 		}
 		if (ev->type == TL_EV_WAKING && (t = get(kc, ev->tid, 0)))

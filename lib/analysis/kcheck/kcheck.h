@@ -178,11 +178,20 @@ struct tl_kcheck_thread {
 	int64_t stale_run_ns;  /* the kernel's run delta short by this: its readings as of their last update */
 	int64_t stale_wait_ns; /* the same for the wait (both in lag_*_ns when lags) */
 	int wait_open;         /* maybe waiting since before the trace at the start reading: the wait is not judged */
+	/*
+	 * A reading taken while it was on a CPU that no switch-in or tick
+	 * before it in the trace dates (on since before the trace): the
+	 * kernel's figure is as of an update up to a tick period earlier, so
+	 * its delta may be that much longer (start) or shorter (end).  The
+	 * period is the shortest gap between two ticks of a CPU in the trace;
+	 * none when the trace has no such gap.
+	 */
+	uint64_t stale_open_start_ns, stale_open_end_ns;
 	int64_t vol_diff, invol_diff;
 	uint64_t lost_events;     /* lost while it was UNKNOWN in its window: it may show that many fewer switches */
 	uint64_t unseen_switches; /* switches into it beyond those out of it: its counts are not judged */
 	int ok;                   /* every judged quantity within its tolerance */
-	int allowed;              /* lags: ok only with its UNKNOWN, stolen or undated exit time allowed for */
+	int allowed; /* lags: ok only with its UNKNOWN, stolen or undated exit time, or stale_open_*, allowed for */
 };
 
 struct tl_kcheck_result {

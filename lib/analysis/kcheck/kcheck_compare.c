@@ -138,6 +138,8 @@ int tl_kcheck_compare(const struct tl_kcheck *kc, const struct kth *t, struct tl
 	o->stale_wait_ns = (o->have & TL_KCHECK_WAIT) ? t->stale_wait : 0;
 	run = o->run_diff - o->stale_run_ns;
 	wait = o->wait_diff - o->stale_wait_ns;
+	o->stale_open_start_ns = t->stale_open[0] ? kc->tick_gap : 0; /* the kernel's delta may be longer */
+	o->stale_open_end_ns = t->stale_open[1] ? kc->tick_gap : 0;   /* or shorter */
 	if (kc->lags) {
 		/*
 		 * Dated as the kernel dates (the recorded clock lags): nothing is
@@ -152,10 +154,12 @@ int tl_kcheck_compare(const struct tl_kcheck *kc, const struct kth *t, struct tl
 		o->lag_wait_ns = t->kd_wait - o->stale_wait_ns;
 		run += t->kd_run; /* = run_diff + lag_run_ns */
 		wait += t->kd_wait;
-		o->ok = within(run, tol + exit + o->steal_ns, tol + t->unknown_ns);
+		o->ok = within(run, tol + exit + o->steal_ns + o->stale_open_end_ns,
+		               tol + t->unknown_ns + o->stale_open_start_ns);
 		if (judge_wait) {
 			o->ok &= within(wait, tol, tol + t->unknown_ns);
-			o->ok &= within(run + wait, tol + exit + o->steal_ns, tol + t->unknown_ns);
+			o->ok &= within(run + wait, tol + exit + o->steal_ns + o->stale_open_end_ns,
+			                tol + t->unknown_ns + o->stale_open_start_ns);
 		}
 		/* within only thanks to what the trace does not know: the verdict says how many */
 		o->allowed = o->ok && !(within(run, tol, tol) &&
@@ -168,13 +172,17 @@ int tl_kcheck_compare(const struct tl_kcheck *kc, const struct kth *t, struct tl
 		 * says it does not know (UNKNOWN) may hide run or wait time, so
 		 * the trace may show that much less.
 		 */
-		o->ok = within(run, tol + t->lag_out + t->lag_end + t->lag_sleep + t->lag_exit + o->steal_ns,
-		               tol + t->lag_in + t->unknown_ns);
+		o->ok = within(run,
+		               tol + t->lag_out + t->lag_end + t->lag_sleep + t->lag_exit + o->steal_ns +
+		                       o->stale_open_end_ns,
+		               tol + t->lag_in + t->unknown_ns + o->stale_open_start_ns);
 		if (judge_wait) {
 			o->ok &= within(wait, tol + t->lag_in, tol + t->lag_out + t->lag_wake + t->unknown_ns);
 			/* the sum depends only on where sleeps and enqueues are dated; stolen time is in the trace's only */
-			o->ok &= within(run + wait, tol + o->steal_ns + t->lag_end + t->lag_sleep + t->lag_exit,
-			                tol + t->lag_wake + t->unknown_ns);
+			o->ok &= within(run + wait,
+			                tol + o->steal_ns + t->lag_end + t->lag_sleep + t->lag_exit +
+			                        o->stale_open_end_ns,
+			                tol + t->lag_wake + t->unknown_ns + o->stale_open_start_ns);
 		}
 	}
 	worst(&r->max_run_pct, &r->max_run_ns, o->run_diff, win, !kc->lags);

@@ -57,6 +57,7 @@ struct kth {
 	/* how much the kernel's delta between its readings is short, each reading being as of its last update */
 	int64_t stale_run, stale_wait;
 	int wait_open; /* maybe waiting for a CPU since before the trace at the start reading: its wait is not judged */
+	int stale_open[2]; /* reading [k] on a CPU with no update before it in the trace: up to a tick old */
 	struct stale_mark {
 		uint64_t at;   /* the reading, [0] start and [1] end, until the interval holding it comes */
 		uint64_t tick; /* its CPU's last tick then */
@@ -82,6 +83,9 @@ struct cpu_marks {
 	uint64_t timer;     /* the end of its last tick (or local timer interrupt): it updated its task's run time */
 };
 
+#define TL_KCHECK_MIN_TICK_NS 1000000ull  /* HZ is at most 1000: a shorter gap is not between two ticks */
+#define TL_KCHECK_MAX_TICK_NS 10000000ull /* HZ is at least 100 */
+
 #define CACHE 64 /* a power of two */
 
 /* A tid's lookup, remembered (found or not) until the next insertion moves the map's values. */
@@ -97,9 +101,10 @@ struct tl_kcheck {
 	struct cached cache[CACHE];
 	struct cpu_marks *cpus;
 	size_t ncpus;
-	uint64_t lost;  /* events lost so far (LOST) */
-	int lags;       /* the trace has the kernel's clock lags (format 1.6): the check dates as the kernel */
-	int ticks_told; /* an IRQ_EXIT said the scheduler tick ran in it (1.6): only those update run times */
+	uint64_t lost;     /* events lost so far (LOST) */
+	int lags;          /* the trace has the kernel's clock lags (format 1.6): the check dates as the kernel */
+	int ticks_told;    /* an IRQ_EXIT said the scheduler tick ran in it (1.6): only those update run times */
+	uint64_t tick_gap; /* the shortest gap between two ticks of one CPU (1 to 10 ms), 0 none yet */
 	int oom;
 };
 

@@ -98,6 +98,9 @@ void tl_kcheck_write_json(struct tl_json *j, const struct tl_kcheck_result *r, u
 		               t->stale_run_ns); /* the kernel's delta short: readings as of their update */
 		tl_json_kv_int(j, "stale_wait_ns", t->stale_wait_ns);
 		tl_json_kv_bool(j, "wait_open_at_start", t->wait_open); /* its wait is not judged */
+		/* a reading's update not dated by the trace: up to a tick period of run either way */
+		tl_json_kv_int(j, "stale_open_start_ns", (int64_t)t->stale_open_start_ns);
+		tl_json_kv_int(j, "stale_open_end_ns", (int64_t)t->stale_open_end_ns);
 		tl_json_key(j, "dated_run_ns"); /* the kernel's dating minus the trace's, from the recorded lags */
 		if (t->lags)
 			tl_json_int(j, t->lag_run_ns);

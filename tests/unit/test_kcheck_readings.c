@@ -1,0 +1,228 @@
+/*
+ * test_kcheck_readings.c - the self-check (analysis/kcheck) taking the
+ * kernel's readings as the kernel dates them: the recorded clock lags of
+ * switches and enqueues (format 1.6), readings as of their CPU's last tick
+ * or the thread's switch-in, and readings whose update no event dates.
+ */
+#include "kcheck_test_util.h"
+
+/*
+ * The recorded clock lags (format 1.6): ten rounds of 10 ms on CPU 0.  At
+ * t0 + 5 ms thread 5 is woken (its enqueue dated LW before the WAKEUP);
+ * 200 us later it preempts thread 6 (the switch dated LS early); at t0 +
+ * 9 ms it sleeps and 6 runs again (dated L2 early).  The kernel's numbers
+ * are the trace's with each event moved by its lag, plus `off` ns of run
+ * time for thread 5; with `unqueued`, 6 is preempted on its way to sleep
+ * (state S), and the kernel counts none of its waits.
+ */
+#define LW 3008ull
+#define LS 1600ull
+#define L2 640ull
+
+static struct tl_kcheck_result dated(int64_t off, int unqueued)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+
+	feed(kc, kstat(0, 5, TL_KSTAT_AT_START, 0, 0, 0));
+	feed(kc, kstat(0, 6, TL_KSTAT_AT_START, 0, 0, 0));
+	for (uint64_t i = 0; i < 10; i++) {
+		uint64_t t0 = i * 10 * MS, wake = t0 + 5 * MS, sw1 = wake + 200000, sw2 = t0 + 9 * MS;
+		struct tl_event wakeup = { .ts = wake, .type = TL_EV_WAKEUP, .cpu = 0, .tid = 5 };
+		struct tl_event in = sw(sw1, 6, TL_PS_PREEMPT | (unqueued ? TL_PS_S : 0)), out = sw(sw2, 5, TL_PS_S);
+
+		wakeup.lag = tl_lag_units(LW + 1);
+		in.arg = 5;
+		in.lag = tl_lag_units(LS + 1);
+		out.arg = 6;
+		out.lag = tl_lag_units(L2 + 1);
+		iv(kc, 5, i ? t0 - MS : 0, wake, TL_ST_SLEEPING);
+		feed(kc, wakeup);
+		iv(kc, 6, i ? sw2 - 10 * MS : 0, sw1, TL_ST_EXECUTING);
+		iv(kc, 5, wake, sw1, TL_ST_RUNNABLE);
+		feed(kc, in);
+		iv(kc, 5, sw1, sw2, TL_ST_EXECUTING);
+		iv(kc, 6, sw1, sw2, TL_ST_READY_PREEMPT);
+		feed(kc, out);
+	}
+	iv(kc, 6, 99 * MS, 100 * MS, TL_ST_EXECUTING);
+	/* per round: 5 runs 3.8 ms - L2 + LS and waits 0.2 ms - LS + LW; 6 waits 3.8 ms - L2 + LS */
+	feed(kc, kstat(100 * MS, 5, TL_KSTAT_AT_END, (int64_t)(10 * (3800000 - L2 + LS)) + off,
+	               (int64_t)(10 * (200000 - LS + LW)), 0));
+	feed(kc, kstat(100 * MS, 6, TL_KSTAT_AT_END, (int64_t)(62 * MS - 10 * (LS - L2)),
+	               unqueued ? 0 : (int64_t)(10 * (3800000 - L2 + LS)), 0));
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	tl_kcheck_free(kc);
+	return r;
+}
+
+TEST(test_recorded_clock_lags)
+{
+	struct tl_kcheck_result r = dated(0, 0);
+
+	CHECK_EQ_INT(r.lags, 1);
+	CHECK_EQ_INT(r.nthreads, 2);
+	CHECK_EQ_INT(r.threads[0].trace.run_ns, 38 * MS);
+	CHECK_EQ_INT(r.threads[0].trace.wait_ns, 2 * MS);
+	CHECK_EQ_INT(r.threads[0].lag_run_ns, (int64_t)(10 * (LS - L2)));
+	CHECK_EQ_INT(r.threads[0].lag_wait_ns, (int64_t)(10 * LW) - (int64_t)(10 * LS));
+	CHECK_EQ_INT(r.threads[1].lag_run_ns, -(int64_t)(10 * (LS - L2)));
+	CHECK_EQ_INT(r.threads[1].lag_wait_ns, (int64_t)(10 * (LS - L2)));
+	/* dated, both agree exactly */
+	CHECK_EQ_INT(r.threads[0].run_diff + r.threads[0].lag_run_ns, 0);
+	CHECK_EQ_INT(r.threads[0].wait_diff + r.threads[0].lag_wait_ns, 0);
+	CHECK_EQ_INT(r.threads[1].run_diff + r.threads[1].lag_run_ns, 0);
+	CHECK_EQ_INT(r.threads[1].wait_diff + r.threads[1].lag_wait_ns, 0);
+	CHECK(r.max_run_dated_pct == 0 && r.max_wait_dated_pct == 0);
+	CHECK_EQ_INT(r.bad, 0);
+	tl_kcheck_release(&r);
+
+	/* 1.1 ms more run in the kernel: beyond the 1 ms tolerance, and no estimated lag is allowed */
+	r = dated(1100000, 0);
+	CHECK_EQ_INT(r.threads[0].ok, 0);
+	CHECK_EQ_INT(r.threads[1].ok, 1);
+	tl_kcheck_release(&r);
+	r = dated(900000, 0);
+	CHECK_EQ_INT(r.bad, 0);
+	tl_kcheck_release(&r);
+
+	/* preempted on its way to sleep: the kernel counts none of those waits, and neither does the dated check */
+	r = dated(0, 1);
+	CHECK_EQ_INT(r.threads[1].trace.wait_ns, 38 * MS);
+	CHECK_EQ_INT(r.threads[1].lag_wait_ns, -(int64_t)(38 * MS));
+	CHECK_EQ_INT(r.threads[1].ok, 1);
+	tl_kcheck_release(&r);
+}
+
+/*
+ * A thread on CPU 0 through both readings (a `record -p` of a spinning
+ * thread): the kernel's readings hold its run time as of the CPU's last
+ * tick (the end of the local timer interrupt), 3 ms before the start
+ * reading and 1 ms before the end one: its delta is 2 ms longer than the
+ * 100 ms the trace saw, beyond the 1 ms tolerance, unless the readings
+ * are taken as of their update.
+ */
+static struct tl_kcheck_result spinning(int ticks)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_thread th = { .tid = 7, .state = TL_ST_EXECUTING, .cpu = 0 };
+	struct tl_event tick = { .type = TL_EV_IRQ_EXIT,
+		                 .cpu = 0,
+		                 .tid = 7,
+		                 .flags = TL_EVF_VECTOR | TL_EVF_HARDIRQ,
+		                 .c = TL_VEC_LOCAL_TIMER };
+	struct tl_event start = kstat(10 * MS, 7, TL_KSTAT_AT_START, 1000 * MS, 0, 0);
+	struct tl_event end = kstat(110 * MS, 7, TL_KSTAT_AT_END, 1102 * MS, 0, 0);
+	struct tl_kcheck_result r;
+
+	tick.ts = 7 * MS;
+	tick.b = ticks == 2; /* 2: the recorder tells the tick (1.6), and another timer follows it */
+	if (ticks)
+		feed(kc, tick);
+	if (ticks == 2) {
+		struct tl_event other = tick;
+
+		other.ts = 9 * MS + 500000;
+		other.b = 0;
+		feed(kc, other); /* a timer that is not the tick: the reading stays as of 7 ms */
+	}
+	tl_kcheck_event(kc, &start, &th);
+	tick.ts = 109 * MS;
+	if (ticks)
+		feed(kc, tick);
+	tl_kcheck_event(kc, &end, &th);
+	iv(kc, 7, 0, 120 * MS, TL_ST_EXECUTING);
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	tl_kcheck_free(kc);
+	return r;
+}
+
+TEST(test_stale_readings)
+{
+	struct tl_kcheck_result r = spinning(1);
+
+	CHECK_EQ_INT(r.nthreads, 1);
+	CHECK_EQ_INT(r.threads[0].trace.run_ns, 100 * MS);
+	CHECK_EQ_INT(r.threads[0].run_diff, -2 * (int64_t)MS);
+	CHECK_EQ_INT(r.threads[0].stale_run_ns, 1 * (int64_t)MS - 3 * (int64_t)MS); /* end's 1 ms less start's 3 */
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	tl_kcheck_release(&r);
+	/* the tick told apart from another timer 0.5 ms before the start reading: the same */
+	r = spinning(2);
+	CHECK_EQ_INT(r.threads[0].stale_run_ns, -2 * (int64_t)MS);
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	tl_kcheck_release(&r);
+	/* no tick in the trace: nothing to date the readings by, and 2 ms is beyond the tolerance */
+	r = spinning(0);
+	CHECK_EQ_INT(r.threads[0].stale_run_ns, 0);
+	CHECK_EQ_INT(r.threads[0].ok, 0);
+	tl_kcheck_release(&r);
+}
+
+/*
+ * The recorder reading its own counters 3 ms into a system-wide recording:
+ * on CPU 0 since before the trace, a state the walk learns only later (no
+ * CPU at the reading), and no tick of CPU 0 before it.  The kernel's start
+ * figure is as of an update up to a tick period old (4 ms: the ticks told
+ * at 14 and 18 ms; the end reading right at the tick of 110 ms), so a delta
+ * `extra` ns longer than the trace's 100 ms agrees up to the tolerance (1
+ * ms) plus 4 ms.  `ticks` 1: only the tick of 110 ms, no period known.
+ */
+static struct tl_kcheck_result running_before(uint64_t extra, int ticks)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_thread unseen = { .tid = 7, .state = TL_ST_UNKNOWN, .cpu = -1 };
+	struct tl_thread on0 = { .tid = 7, .state = TL_ST_EXECUTING, .cpu = 0 };
+	struct tl_event tick = { .type = TL_EV_IRQ_EXIT,
+		                 .cpu = 0,
+		                 .tid = 7,
+		                 .flags = TL_EVF_VECTOR | TL_EVF_HARDIRQ,
+		                 .b = 1,
+		                 .c = TL_VEC_LOCAL_TIMER };
+	struct tl_event start = kstat(10 * MS, 7, TL_KSTAT_AT_START, 1000 * MS, 0, 0);
+	struct tl_event end = kstat(110 * MS, 7, TL_KSTAT_AT_END, 1100 * MS + (int64_t)extra, 0, 0);
+	struct tl_kcheck_result r;
+
+	tl_kcheck_event(kc, &start, &unseen);
+	for (uint64_t at = 14; ticks == 2 && at <= 18; at += 4) {
+		tick.ts = at * MS;
+		feed(kc, tick);
+	}
+	tick.ts = 110 * MS;
+	feed(kc, tick);
+	tl_kcheck_event(kc, &end, &on0);
+	iv(kc, 7, 0, 120 * MS, TL_ST_EXECUTING);
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	tl_kcheck_free(kc);
+	return r;
+}
+
+TEST(test_reading_of_unknown_age)
+{
+	struct tl_kcheck_result r = running_before(3400000, 2);
+
+	CHECK_EQ_INT(r.nthreads, 1);
+	CHECK_EQ_INT(r.threads[0].run_diff, -3400000);
+	CHECK_EQ_INT(r.threads[0].stale_run_ns, 0); /* the end reading right at its tick */
+	CHECK_EQ_INT(r.threads[0].stale_open_start_ns, 4 * MS);
+	CHECK_EQ_INT(r.threads[0].stale_open_end_ns, 0);
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	tl_kcheck_release(&r);
+	/* 5 ms + 1 us is beyond a tick period and the tolerance */
+	r = running_before(5 * MS + 1000, 2);
+	CHECK_EQ_INT(r.threads[0].ok, 0);
+	tl_kcheck_release(&r);
+	r = running_before(5 * MS, 2);
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	tl_kcheck_release(&r);
+	/* no two ticks of a CPU: no period to allow, 3.4 ms is beyond the tolerance as before */
+	r = running_before(3400000, 1);
+	CHECK_EQ_INT(r.threads[0].stale_open_start_ns, 0);
+	CHECK_EQ_INT(r.threads[0].ok, 0);
+	tl_kcheck_release(&r);
+}
+
+int main(void)
+{
+	RUN_TESTS(test_recorded_clock_lags, test_stale_readings, test_reading_of_unknown_age);
+}
