@@ -154,6 +154,43 @@ PY
 	fi
 fi
 
+# a program renamed between the sides (app-old -> app-new): its main thread
+# is one thread compared, not "only before: demo-old / only after:
+# demo-new"; the renaming is said in the text and the JSON
+if can_record && command -v python3 >/dev/null; then
+	cp "$BUILD/demo/tl-demo" "$TMP/demo-old" && cp "$BUILD/demo/tl-demo" "$TMP/demo-new"
+	for v in old new; do
+		timeout -k 5 60 "$TL" record -o "$TMP/$v.tl" -- "$TMP/demo-$v" --frames 20 --bugs none \
+			>"$TMP/rec.out" 2>"$TMP/rec.err" || break
+	done
+	tl diff --json "$TMP/old.tl" "$TMP/new.tl"
+	got=$(python3 - "$OUT" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+if d.get("program_renamed") != {"before": "demo-old", "after": "demo-new"}:
+    bad.append("program_renamed %s" % d.get("program_renamed"))
+only = d["threads_only_before"] + d["threads_only_after"]
+if any(n.startswith("demo-") for n in only):
+    bad.append("unmatched: %s" % only)
+if not any(s["thread"] == "demo-old" for s in d["states"]):
+    bad.append("no state row of demo-old")
+print("; ".join(bad))
+PY
+)
+	if [ "$RC" = 0 ] && [ -z "$got" ]; then
+		tl diff "$TMP/old.tl" "$TMP/new.tl"
+		if [ "$RC" = 0 ] && grep -q '^  program demo-old -> demo-new: threads of its name matched (as demo-old)$' "$OUT" &&
+			! grep -q '^only' "$OUT"; then
+			pass diff/renamed-program
+		else
+			fail diff/renamed-program "text: exit $RC" "$(head -n 20 "$OUT")"
+		fi
+	else
+		fail diff/renamed-program "exit $RC" "$got" "$(tail -n 2 "$TMP/rec.err")" "$(head -n 3 "$ERR")"
+	fi
+fi
+
 tl diff "$TMP/none.tl" "$TMP/none.tl"
 expect_err diff/missing-file 1 "none\.tl"
 tl diff "$TMP/none.tl"

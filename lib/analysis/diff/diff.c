@@ -5,7 +5,10 @@
  * thread names with its time per state, and its findings.  The sides are
  * then reduced to means and spreads.  Invariants: a snap's thread names
  * are unique (threads of the same name are summed); a side's finding
- * counts how many of its recordings have it.
+ * counts how many of its recordings have it.  A program renamed between
+ * the sides (one name a side) has its threads of that name renamed to
+ * before's in the after snaps, so "only before: app-old / only after:
+ * app-new" becomes one thread compared.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,7 +36,8 @@ struct snap {
 	size_t nthreads, cap;
 	struct tl_diff_finding *found; /* kind + first thread, `gone` unused */
 	size_t nfound;
-	int sampled; /* the trace has samples */
+	int sampled;               /* the trace has samples */
+	char program[TL_NAME_MAX]; /* the recorded program: the first target process to start, "" none */
 	struct tl_diff_psnap *prof;
 };
 
@@ -93,8 +97,13 @@ static int snap_report(const char *path, struct snap *s)
 		tl_run_release(&run);
 		return -1;
 	}
-	for (size_t i = 0; i < m.nprocs; i++)
+	for (size_t i = 0, first = SIZE_MAX; i < m.nprocs; i++)
 		if (m.procs[i].is_target) {
+			if (first == SIZE_MAX || m.procs[i].start < m.procs[first].start ||
+			    (m.procs[i].start == m.procs[first].start && m.procs[i].pid < m.procs[first].pid)) {
+				first = i;
+				memcpy(s->program, m.procs[i].name, TL_NAME_MAX);
+			}
 			cpu += m.procs[i].cpu_pct_available;
 			start = m.procs[i].start < start ? m.procs[i].start : start;
 			end = m.procs[i].end > end ? m.procs[i].end : end;
@@ -321,6 +330,48 @@ static int findings(struct tl_diff_result *r, const struct snap *sa, size_t na, 
 	return 0;
 }
 
+/* Every snap of s[0..n) records one program: its name, else NULL. */
+static const char *one_program(const struct snap *s, size_t n)
+{
+	for (size_t k = 1; k < n; k++)
+		if (strcmp(s[k].program, s[0].program))
+			return NULL;
+	return s[0].program[0] ? s[0].program : NULL;
+}
+
+/* A program renamed between the sides: its threads of its name in the after snaps take before's name. */
+static void match_programs(struct tl_diff_result *r, struct snap *sa, size_t na, struct snap *sb, size_t nb)
+{
+	const char *a = one_program(sa, na), *b = one_program(sb, nb);
+
+	if (!a || !b || !strcmp(a, b))
+		return;
+	memcpy(r->program_before, a, TL_NAME_MAX);
+	memcpy(r->program_after, b, TL_NAME_MAX);
+	for (size_t k = 0; k < nb; k++) {
+		struct snap *s = &sb[k];
+		struct snap_thread *to = NULL, *from = NULL;
+
+		for (size_t t = 0; t < s->nthreads; t++) {
+			if (!strcmp(s->threads[t].name, r->program_before))
+				to = &s->threads[t];
+			else if (!strcmp(s->threads[t].name, r->program_after))
+				from = &s->threads[t];
+		}
+		if (from && to) { /* a thread of before's name too: one name, summed */
+			for (unsigned st = 0; st < TL_ST__COUNT; st++)
+				to->state_ns[st] += from->state_ns[st];
+			to->life += from->life;
+			*from = s->threads[--s->nthreads];
+		} else if (from) {
+			memcpy(from->name, r->program_before, TL_NAME_MAX);
+		}
+		for (size_t i = 0; i < s->nfound; i++)
+			if (!strcmp(s->found[i].thread, r->program_after))
+				memcpy(s->found[i].thread, r->program_before, TL_NAME_MAX);
+	}
+}
+
 /* The profiles, when every recording has samples (a read more of each). */
 static int profiles(struct tl_diff_result *out, struct snap *s, size_t na, size_t nb)
 {
@@ -373,6 +424,7 @@ int tl_diff_analyze(const char *const *a, size_t na, const char *const *b, size_
 		if (have)
 			tl_diff_compare(&out->m[m], va, na, vb, nb, m == TL_DM_CPU_PCT, out->noise);
 	}
+	match_programs(out, s, na, s + na, nb);
 	if (state_rows(out, s, na, s + na, nb) < 0 || findings(out, s, na, s + na, nb) < 0) {
 		tl_error("out of memory");
 		goto done;

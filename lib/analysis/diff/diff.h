@@ -106,6 +106,13 @@ struct tl_diff_result {
 	struct tl_diff_finding *findings; /* gone first, then new */
 	size_t nfindings;
 	struct tl_diff_profile prof;
+	/*
+	 * The recorded programs' names when they differ between the sides and
+	 * each side has one ("app-old" -> "app-new"; "" otherwise): threads
+	 * named after the program (its main thread, workers that never set a
+	 * name) are matched as one, under before's name.
+	 */
+	char program_before[TL_NAME_MAX], program_after[TL_NAME_MAX];
 };
 
 /* Read each recording; 0, or -1 with tl_error set (the first that cannot be read). */

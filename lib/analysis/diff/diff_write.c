@@ -96,6 +96,13 @@ int tl_diff_write_text(FILE *out, const struct tl_diff_result *r, size_t max_row
 	        r->na == 1 ? "" : "s", r->nb, r->nb == 1 ? "" : "s");
 	side(out, "before", r->a, r->na);
 	side(out, "after", r->b, r->nb);
+	if (r->program_before[0]) {
+		char was[TL_NAME_MAX * 4], is[TL_NAME_MAX * 4];
+
+		tl_fmt_clean_name(r->program_before, was, sizeof(was));
+		tl_fmt_clean_name(r->program_after, is, sizeof(is));
+		fprintf(out, "  program %s -> %s: threads of its name matched (as %s)\n", was, is, was);
+	}
 	if (r->noise)
 		fputs("  noise   from the repeated recordings: * marks a change over 3 standard errors\n", out);
 	else
@@ -236,6 +243,15 @@ int tl_diff_write_json(FILE *out, const struct tl_diff_result *r)
 		tl_json_end_array(&j);
 	}
 	tl_json_kv_bool(&j, "noise_measured", r->noise);
+	tl_json_key(&j, "program_renamed"); /* {"before", "after"}: threads of after's name compared as before's */
+	if (r->program_before[0]) {
+		tl_json_begin_object(&j, TL_JSON_INLINE);
+		tl_json_kv_string(&j, "before", r->program_before);
+		tl_json_kv_string(&j, "after", r->program_after);
+		tl_json_end_object(&j);
+	} else {
+		tl_json_null(&j);
+	}
 	tl_json_key(&j, "metrics");
 	tl_json_begin_object(&j, TL_JSON_BLOCK);
 	for (unsigned m = 0; m < TL_DM__COUNT; m++)
