@@ -172,9 +172,10 @@ TEST(bottleneck_share_of_waiters)
  * 1200, and x (403), both on CPU 1: h runs 1000-1050, sleeps until `wake`
  * (x runs from 1050), waits for the CPU until x sleeps at `run_at`, runs
  * to the end.  In the wait: h on a CPU 40 + (1200 - run_at) us, asleep
- * wake - 1050, waiting for a CPU run_at - wake.
+ * wake - 1050 (blocked, in state D, with `blocked`), waiting for a CPU
+ * run_at - wake.
  */
-static void write_holder(char *p, uint64_t wake, uint64_t run_at)
+static void write_holder(char *p, uint64_t wake, uint64_t run_at, int blocked)
 {
 	const uint16_t lockf = TL_EVF_WAIT_FUTEX | TL_EVF_WAIT_LOCK;
 
@@ -186,7 +187,7 @@ static void write_holder(char *p, uint64_t wake, uint64_t run_at)
 	sw(1000, 0, 0, 0, 401, 0);
 	sw(1000, 1, 0, 0, 402, 0);
 	sw(1010, 0, 401, TL_PS_S, 0, lockf);
-	sw(1050, 1, 402, TL_PS_S, 403, 0);
+	sw(1050, 1, 402, blocked ? TL_PS_D : TL_PS_S, 403, 0);
 	ev(wake, 1, TL_EV_WAKING, 402, 403, 0, 120, 0, 0, NULL);
 	ev(wake, 1, TL_EV_WAKEUP, 402, 403, 0, 120, 0, 0, NULL);
 	sw(run_at, 1, 403, TL_PS_S, 402, 0);
@@ -202,12 +203,16 @@ TEST(lock_holder)
 {
 	static const struct {
 		uint64_t wake, run_at;
-		uint64_t run, asleep, queued; /* us */
+		uint64_t run, asleep, queued; /* us; asleep: blocked with `blocked` */
+		int blocked;
 		const char *cause;
 	} c[] = {
-		{ 1100, 1130, 110, 50, 30, "it blocks on a lock's futex" },
-		{ 1150, 1160, 80, 100, 10, "the holders sleep or block" },
-		{ 1060, 1160, 80, 10, 100, "the holders wait for a CPU" },
+		{ 1100, 1130, 110, 50, 30, 0, "it blocks on a lock's futex" },
+		{ 1150, 1160, 80, 100, 10, 0, "the holders sleep or block" },
+		{ 1060, 1160, 80, 10, 100, 0, "the holders wait for a CPU" },
+		{ 1150, 1160, 80, 100, 10, 1,
+		  "the holders block on I/O while they hold the lock (53% of its waits "
+		  "asleep or blocked, 53% blocked in the kernel" },
 	};
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -219,16 +224,17 @@ TEST(lock_holder)
 		const struct tl_finding *x = NULL;
 		const struct tl_thread_stats *w;
 
-		write_holder(p, c[i].wake, c[i].run_at);
+		write_holder(p, c[i].wake, c[i].run_at, c[i].blocked);
 		CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
 		CHECK_EQ_INT(m.nthreads, 3);
 		w = &m.threads[0];
 		CHECK_EQ_INT(w->tid, 401);
 		CHECK_EQ_INT(w->lock_wait_ns, 190 * US);
 		CHECK_EQ_INT(w->lock_holder_ns[TL_LH_RUNNING], c[i].run * US);
-		CHECK_EQ_INT(w->lock_holder_ns[TL_LH_ASLEEP], c[i].asleep * US);
+		CHECK_EQ_INT(w->lock_holder_ns[c[i].blocked ? TL_LH_BLOCKED : TL_LH_ASLEEP], c[i].asleep * US);
+		CHECK_EQ_INT(w->lock_holder_ns[c[i].blocked ? TL_LH_ASLEEP : TL_LH_BLOCKED], 0);
 		CHECK_EQ_INT(w->lock_holder_ns[TL_LH_QUEUED], c[i].queued * US);
-		CHECK_EQ_INT(w->lock_holder_ns[TL_LH_BLOCKED] + w->lock_holder_ns[TL_LH_UNKNOWN], 0);
+		CHECK_EQ_INT(w->lock_holder_ns[TL_LH_UNKNOWN], 0);
 		tl_diagnose_defaults(&o);
 		o.min_cost_ns = 50 * US;
 		o.busy_pct = 101;
@@ -240,6 +246,8 @@ TEST(lock_holder)
 			CHECK_EQ_INT((int64_t)(x->evidence[5].value * 100 + 0.5),
 			             (int64_t)(c[i].asleep * 10000 / 190.0 + 0.5));
 			CHECK_EQ_INT((int64_t)(x->evidence[6].value * 100 + 0.5),
+			             c[i].blocked ? (int64_t)(c[i].asleep * 10000 / 190.0 + 0.5) : 0);
+			CHECK_EQ_INT((int64_t)(x->evidence[7].value * 100 + 0.5),
 			             (int64_t)(c[i].queued * 10000 / 190.0 + 0.5));
 			CHECK(!strncmp(x->cause, c[i].cause, strlen(c[i].cause)));
 		}

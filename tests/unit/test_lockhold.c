@@ -126,7 +126,8 @@ TEST(convoy)
 	if (x) {
 		CHECK_EQ_INT((int64_t)(x->evidence[4].value * 100 + 0.5), 9909); /* on a CPU: 109 of 110 */
 		CHECK_EQ_INT((int64_t)(x->evidence[5].value * 100 + 0.5), 0);    /* asleep */
-		CHECK_EQ_INT((int64_t)(x->evidence[7].value * 100 + 0.5), 5455); /* convoy: 60 of 110 */
+		CHECK_EQ_INT((int64_t)(x->evidence[6].value * 100 + 0.5), 0);    /* of that, blocked */
+		CHECK_EQ_INT((int64_t)(x->evidence[8].value * 100 + 0.5), 5455); /* convoy: 60 of 110 */
 		CHECK(strstr(x->cause, "long critical sections; a convoy: in 55% of its waits") != NULL);
 		CHECK(strstr(x->fix, "shorten the critical sections") != NULL);
 	}

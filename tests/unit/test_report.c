@@ -451,6 +451,11 @@ TEST(test_text_report)
 		CHECK(nl - p <= 100);
 	}
 	free(s);
+	/* the legend wraps at the width (it counted a column short an entry: 62 columns at 60) */
+	o.width = 60;
+	s = render(&fx.m, OUT_TEXT, 0, &o);
+	CHECK_HAS(s, "legend:  r RUNNABLE  p READY_PREEMPT  E EXECUTING\n         W SYNC_WAIT  S SLEEPING\n");
+	free(s);
 	fixture_release(&fx);
 }
 

@@ -72,7 +72,7 @@ const char *tl_finding_kind_name(unsigned kind);
 int tl_finding_kind_from_name(const char *name); /* -1 if unknown */
 
 #define TL_FINDING_MAX_THREADS 8
-#define TL_FINDING_MAX_EVIDENCE 8
+#define TL_FINDING_MAX_EVIDENCE 10
 #define TL_FINDING_MAX_WINDOWS 4
 #define TL_FINDING_MAX_FRAMES 8
 

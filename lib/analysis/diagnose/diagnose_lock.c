@@ -36,8 +36,9 @@ struct waiter {
  * back along a convoy: the holders before a holder that waited for the
  * lock too; convoy: the part in which the last holder waited for a lock):
  * on a CPU, asleep or blocked, waiting for a CPU.  The cause and the fix
- * follow the largest share; on a CPU when the trace cannot tell (all
- * unknown).  The convoy's share is evidence, and named in the cause from
+ * follow the largest share, asleep or blocked told apart by the larger
+ * (blocked: uninterruptible in the kernel, mostly block I/O); on a CPU
+ * when the trace cannot tell (all unknown).  The convoy's share is evidence, and named in the cause from
  * 50%.  `many`: the finding is a lock's, with several waiters.
  */
 static void lock_holders(struct tl_finding *f, const uint64_t h[TL_LH__COUNT], uint64_t convoy, int many)
@@ -50,6 +51,8 @@ static void lock_holders(struct tl_finding *f, const uint64_t h[TL_LH__COUNT], u
 		all += h[k];
 	tl_dg_add_evidence(f, "holders on a CPU meanwhile, % of the waits", tl_dg_pct(run, all), NAN, "%", 1);
 	tl_dg_add_evidence(f, "holders asleep or blocked meanwhile, %", tl_dg_pct(slept, all), NAN, "%", 1);
+	tl_dg_add_evidence(f, "holders blocked in I/O (D state) meanwhile, %", tl_dg_pct(h[TL_LH_BLOCKED], all), NAN,
+	                   "%", 1);
 	tl_dg_add_evidence(f, "holders waiting for a CPU meanwhile, %", tl_dg_pct(queued, all), NAN, "%", 1);
 	tl_dg_add_evidence(f, "holder waiting for the lock too (a convoy), %", tl_dg_pct(convoy, all), NAN, "%", 1);
 	if (tl_dg_pct(convoy, all) >= 50)
@@ -57,7 +60,17 @@ static void lock_holders(struct tl_finding *f, const uint64_t h[TL_LH__COUNT], u
 		         "; a convoy: in %.0f%% of %s the holder waited for the lock too, and what the holders before "
 		         "it did counts",
 		         tl_dg_pct(convoy, all), waits);
-	if (slept > run && slept >= queued) {
+	if (slept > run && slept >= queued && h[TL_LH_BLOCKED] > h[TL_LH_ASLEEP]) {
+		snprintf(f->cause, sizeof(f->cause),
+		         "the holders block on I/O while they hold the lock (%.0f%% of %s asleep or blocked, %.0f%% "
+		         "blocked in the kernel: a write, a read or a sync of a file, or a page fault, inside the "
+		         "critical section), and %s on a lock's futex until they release it%s",
+		         tl_dg_pct(slept, all), waits, tl_dg_pct(h[TL_LH_BLOCKED], all), waiting, cv);
+		snprintf(f->fix, sizeof(f->fix),
+		         "move the I/O out of the critical section: fill the buffer under the lock and write or sync "
+		         "it after unlocking (or from one thread that owns the file), so that the lock is never held "
+		         "across the disk");
+	} else if (slept > run && slept >= queued) {
 		snprintf(f->cause, sizeof(f->cause),
 		         "the holders sleep or block while they hold the lock (%.0f%% of %s: a sleep, I/O, another "
 		         "lock or a condition inside the critical section), and %s on a lock's futex until they "

@@ -333,7 +333,7 @@ static void profile(struct text *t)
 		unsigned len;
 		if (!used[s])
 			continue;
-		len = 3 + (unsigned)strlen(tl_state_name(s));
+		len = 4 + (unsigned)strlen(tl_state_name(s)); /* "  r RUNNABLE" */
 		if (col + len > (unsigned)t->width) {
 			fputs("\n       ", t->f);
 			col = 7;
