@@ -3,8 +3,9 @@
  *
  * Invariants: syms is sorted by start with distinct starts; every name
  * offset is inside names and NUL-terminated; segs holds at most 16
- * PT_LOAD segments.  libelf checks sections and strings against the
- * image; this file checks entry sizes and caps counts, so a hostile file
+ * PT_LOAD segments; funcs is sorted by start, each start < end.  libelf
+ * checks sections and strings against the image; this file checks entry
+ * sizes, the unwind entries' bounds, and caps counts, so a hostile file
  * only makes symbols go missing.
  */
 #include "symbols/symfile.h"
@@ -74,6 +75,182 @@ static int cmp_sym(const void *a, const void *b)
 	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0; /* the sized one first */
 }
 
+/* The file offset of link-time address v (a segment's file bytes hold it): 0, or -1. */
+static int vaddr_to_off(const struct tl_symfile *f, uint64_t v, uint64_t *off)
+{
+	for (size_t i = 0; i < f->nsegs; i++)
+		if (v >= f->segs[i].vaddr && v - f->segs[i].vaddr < f->segs[i].filesz) {
+			*off = v - f->segs[i].vaddr + f->segs[i].offset;
+			return 0;
+		}
+	return -1;
+}
+
+/* A value of DWARF pointer encoding `enc` at p (n bytes there) into *v, as stored: its size, 0 if unsupported. */
+static size_t eh_value(const unsigned char *p, size_t n, unsigned enc, int64_t *v)
+{
+	uint16_t u2;
+	uint32_t u4;
+	uint64_t u8;
+
+	switch (enc & 0x0f) {
+	case 0x02: /* DW_EH_PE_udata2 */
+	case 0x0a: /* sdata2 */
+		if (n < 2)
+			return 0;
+		memcpy(&u2, p, 2);
+		*v = (enc & 0x08) ? (int64_t)(int16_t)u2 : (int64_t)u2;
+		return 2;
+	case 0x03: /* udata4 */
+	case 0x0b: /* sdata4 */
+		if (n < 4)
+			return 0;
+		memcpy(&u4, p, 4);
+		*v = (enc & 0x08) ? (int64_t)(int32_t)u4 : (int64_t)u4;
+		return 4;
+	case 0x04: /* udata8 */
+	case 0x0c: /* sdata8 */
+		if (n < 8)
+			return 0;
+		memcpy(&u8, p, 8);
+		*v = (int64_t)u8;
+		return 8;
+	default: return 0;
+	}
+}
+
+/* A ULEB128 at *k in p[0..n): its value, *k past it; *bad set when it runs off the end. */
+static uint64_t uleb(const unsigned char *p, size_t n, size_t *k, int *bad)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; *k < n && shift < 64; shift += 7) {
+		unsigned char c = p[(*k)++];
+
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return v;
+	}
+	*bad = 1;
+	return 0;
+}
+
+/*
+ * The FDE pointer encoding of the CIE at img[at..size) ('R' in a "z"
+ * augmentation; DW_EH_PE_absptr without one), or -1 for a CIE this does
+ * not read.  Layout: length, id, version, augmentation string, code and
+ * data alignment, return register, then the augmentation data.
+ */
+static int cie_encoding(const unsigned char *img, size_t size, size_t at)
+{
+	uint32_t len;
+	size_t k, n, end;
+	const char *aug;
+	int bad = 0;
+
+	if (at > size || size - at < 9)
+		return -1;
+	memcpy(&len, img + at, 4);
+	if (len == 0xffffffffu || len < 5 || len > size - at - 4)
+		return -1;
+	n = at + 4 + len;
+	k = at + 9; /* past length, id and version */
+	aug = (const char *)img + k;
+	while (k < n && img[k])
+		k++;
+	if (k >= n)
+		return -1;
+	k++;
+	uleb(img, n, &k, &bad); /* code alignment */
+	uleb(img, n, &k, &bad); /* data alignment (SLEB128: the same bytes) */
+	if (img[at + 8] == 1)   /* version 1: the return register is a byte */
+		k++;
+	else
+		uleb(img, n, &k, &bad);
+	if (aug[0] != 'z')
+		return bad || k > n ? -1 : 0;
+	end = uleb(img, n, &k, &bad);
+	if (bad || end > n - k)
+		return -1;
+	end += k;
+	for (const char *c = aug + 1; *c && k < end; c++) {
+		int64_t ignored;
+		size_t s;
+
+		if (*c == 'R')
+			return img[k];
+		if (*c == 'L')
+			k++;
+		else if (*c == 'P' && (s = eh_value(img + k + 1, end - k - 1, img[k], &ignored)))
+			k += 1 + s;
+		else
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The unwind table's functions: .eh_frame_hdr's search table (where
+ * PT_GNU_EH_FRAME points, stripped or not) gives each function's start
+ * and its FDE in .eh_frame, whose address range gives its end.  Only a
+ * little-endian file, the table encoding GNU and LLVM linkers write
+ * (DW_EH_PE_datarel | sdata4: from the header's own address) and 32-bit
+ * FDEs are read; the rest is left out.
+ */
+static void load_unwind(Elf *e, struct tl_symfile *f)
+{
+	size_t nph, size = 0, cap = 0, k = 4, s;
+	const unsigned char *img = (const unsigned char *)elf_rawfile(e, &size), *p = NULL;
+	const char *ident = elf_getident(e, NULL);
+	GElf_Phdr ph;
+	int64_t v, count;
+
+	if (!img || !ident || ident[EI_DATA] != ELFDATA2LSB || elf_getphdrnum(e, &nph))
+		return;
+	for (size_t i = 0; i < nph && i <= INT32_MAX && !p; i++)
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_GNU_EH_FRAME && ph.p_offset <= size &&
+		    ph.p_filesz <= size - ph.p_offset && ph.p_filesz >= 4)
+			p = img + ph.p_offset;
+	if (!p || p[0] != 1 || p[3] != 0x3b)
+		return;
+	if (p[1] != 0xff) { /* the pointer to .eh_frame: skipped */
+		if (!(s = eh_value(p + k, ph.p_filesz - k, p[1], &v)))
+			return;
+		k += s;
+	}
+	if (p[2] == 0xff || !(s = eh_value(p + k, ph.p_filesz - k, p[2], &count)) || count <= 0)
+		return;
+	k += s;
+	if ((uint64_t)count > (ph.p_filesz - k) / 8)
+		count = (int64_t)((ph.p_filesz - k) / 8); /* the entries the header holds */
+	for (int64_t i = 0; i < count && i < MAX_SYMS; i++) {
+		int32_t loc, fde;
+		uint32_t len, cie;
+		uint64_t start, at;
+		int64_t range;
+		int enc;
+
+		memcpy(&loc, p + k + 8 * (size_t)i, 4);
+		memcpy(&fde, p + k + 8 * (size_t)i + 4, 4);
+		start = ph.p_vaddr + (uint64_t)(int64_t)loc;
+		/* the FDE: length, the CIE's distance back from this field, pc_begin, pc_range */
+		if (vaddr_to_off(f, ph.p_vaddr + (uint64_t)(int64_t)fde, &at) || at > size || size - at < 8)
+			continue;
+		memcpy(&len, img + at, 4);
+		memcpy(&cie, img + at + 4, 4);
+		if (len == 0xffffffffu || len < 8 || len > size - at - 4 || !cie || cie > at + 4 ||
+		    (enc = cie_encoding(img, size, at + 4 - cie)) < 0 ||
+		    !(s = eh_value(img + at + 8, len - 4, (unsigned)enc, &range)) ||
+		    !eh_value(img + at + 8 + s, len - 4 - s, (unsigned)enc & 0x0f, &range) || range <= 0 ||
+		    (uint64_t)range > UINT64_MAX - start || (f->nfuncs && f->funcs[f->nfuncs - 1].start >= start))
+			continue;
+		if (TL_GROW(f->funcs, cap, f->nfuncs + 1) < 0)
+			break;
+		f->funcs[f->nfuncs].start = start;
+		f->funcs[f->nfuncs++].end = start + (uint64_t)range;
+	}
+}
+
 static int load_elf(struct Elf *e, const char *label, void *ctx)
 {
 	struct tl_symfile *f = ctx;
@@ -109,6 +286,8 @@ static int load_elf(struct Elf *e, const char *label, void *ctx)
 		if (!k || f->syms[k - 1].start != f->syms[i].start)
 			f->syms[k++] = f->syms[i];
 	f->nsyms = k;
+	if (!f->data)
+		load_unwind(e, f);
 	f->loaded = 1;
 	return 0;
 }
@@ -170,17 +349,41 @@ int tl_symfile_holds(const struct tl_symfile *f, uint64_t v)
 	return 0;
 }
 
+/* The link-time address of file offset off (a segment's file bytes hold it): 0, or -1. */
+static int vaddr_at(const struct tl_symfile *f, uint64_t off, uint64_t *v)
+{
+	for (size_t i = 0; i < f->nsegs; i++)
+		if (off >= f->segs[i].offset && off - f->segs[i].offset < f->segs[i].filesz) {
+			*v = off - f->segs[i].offset + f->segs[i].vaddr;
+			return 0;
+		}
+	return -1;
+}
+
 const char *tl_symfile_lookup(const struct tl_symfile *f, uint64_t off, uint64_t *into)
 {
-	uint64_t v = 0;
-	int found = 0;
+	uint64_t v;
 
-	for (size_t i = 0; i < f->nsegs && !found; i++)
-		if (off >= f->segs[i].offset && off - f->segs[i].offset < f->segs[i].filesz) {
-			v = off - f->segs[i].offset + f->segs[i].vaddr;
-			found = 1;
-		}
-	return found ? tl_symfile_lookup_vaddr(f, v, into) : NULL;
+	return vaddr_at(f, off, &v) ? NULL : tl_symfile_lookup_vaddr(f, v, into);
+}
+
+int tl_symfile_unwind_func(const struct tl_symfile *f, uint64_t off, uint64_t *entry)
+{
+	size_t lo = 0, hi = f->nfuncs;
+	uint64_t v;
+
+	if (vaddr_at(f, off, &v))
+		return -1;
+	while (lo < hi) { /* the last function that starts at or below v */
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->funcs[mid].start <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || v >= f->funcs[lo - 1].end)
+		return -1;
+	return vaddr_to_off(f, f->funcs[lo - 1].start, entry);
 }
 
 const char *tl_symfile_lookup_vaddr(const struct tl_symfile *f, uint64_t v, uint64_t *into)
@@ -211,5 +414,6 @@ void tl_symfile_release(struct tl_symfile *f)
 {
 	free(f->syms);
 	free(f->names);
+	free(f->funcs);
 	memset(f, 0, sizeof(*f));
 }

@@ -7,7 +7,12 @@
  * and .dynsym with its size, sorted by address; C++ names are shown
  * demangled where demangle.h can.  A stripped file still has .dynsym (its
  * exported functions); an address no symbol covers is shown as the file
- * and the offset ("libfoo.so+0x1a2b"), never "[unknown]".
+ * and the offset ("libfoo.so+0x1a2b"), never "[unknown]".  Its unwind
+ * table (.eh_frame_hdr and .eh_frame, which stripping keeps) still bounds
+ * every function compiled with unwind information: tl_symfile_unwind_func()
+ * gives the entry of the one that holds an address, so that a stripped
+ * library's function is one name ("libm.so.6+0x702c0") rather than one
+ * per sampled instruction.
  *
  * The same file's data objects (STT_OBJECT: globals, statics) instead of
  * its functions (tl_symfile_load_data): what names a lock's futex word,
@@ -39,7 +44,11 @@ struct tl_symfile {
 	size_t nsegs;
 	struct {
 		uint64_t vaddr, offset, filesz, memsz;
-	} segs[16]; /* PT_LOAD, in file order */
+	} segs[16];    /* PT_LOAD, in file order */
+	size_t nfuncs; /* the unwind table's functions (functions mode only), sorted by start */
+	struct {
+		uint64_t start, end; /* link-time [start, end) */
+	} * funcs;
 };
 
 /* Read the file at path (0), or an image (the same): 0, or -1 with tl_error set; f is usable either way. */
@@ -55,6 +64,14 @@ int tl_symfile_load_data_mem(struct tl_symfile *f, const void *image, size_t siz
  * covers it (or the offset is in no segment).
  */
 const char *tl_symfile_lookup(const struct tl_symfile *f, uint64_t off, uint64_t *into);
+
+/*
+ * The function of the unwind table that holds file offset `off`: 0 with
+ * the file offset of its entry in *entry, or -1 if no entry of the table
+ * covers it (padding between functions, code without unwind information,
+ * a file without the table, or data mode).
+ */
+int tl_symfile_unwind_func(const struct tl_symfile *f, uint64_t off, uint64_t *entry);
 
 /*
  * The symbol that holds link-time address v (a symbol of unknown size

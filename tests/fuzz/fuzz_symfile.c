@@ -2,7 +2,9 @@
  * fuzz_symfile.c - libFuzzer target: arbitrary bytes as an ELF image into
  * tl_symfile_load_mem() must never crash, read out of bounds, leak or
  * hang; the symbols it keeps are sorted with distinct starts, and lookups
- * at the first 8 bytes' offset and at every symbol's start stay in range.
+ * at the first 8 bytes' offset and at every symbol's start stay in range;
+ * the unwind table's functions (.eh_frame_hdr, .eh_frame) are sorted and
+ * not empty.
  * The image is copied into an exact-size heap buffer (AddressSanitizer sees
  * any read past its end).  Seeds: tests/data/elf/inline*.elf.
  */
@@ -35,6 +37,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (n && !*n && f.syms[i].name >= f.names_len)
 			abort();
 	}
+	/* the unwind table's functions: sorted, each not empty, an entry at or below what it holds */
+	for (size_t i = 0; i < f.nfuncs; i++)
+		if (f.funcs[i].start >= f.funcs[i].end || (i && f.funcs[i - 1].start >= f.funcs[i].start))
+			abort();
+	if (!tl_symfile_unwind_func(&f, off, &into) && into > off && f.nsegs == 1)
+		abort();
 	tl_symfile_release(&f);
 	/* the same image's data objects (lock names), by link-time address and through a mapping's offset */
 	tl_symfile_load_data_mem(&f, image, size, "fuzz");

@@ -44,6 +44,23 @@ TEST(symbols_by_offset)
 	CHECK_EQ_INT(tl_symfile_load(&f, STRIPPED), 0);
 	CHECK_EQ_INT(f.symtab, 0);
 	CHECK(tl_symfile_lookup(&f, 0x1182, &into) == NULL);
+	/*
+	 * its unwind table still bounds its functions (readelf --debug-dump=frames: six FDEs, among them
+	 * 0x1040..0x1081 main, 0x1180..0x1184 twice, 0x1190..0x1194 never_inlined, 0x1020..0x1030 the PLT)
+	 */
+	CHECK_EQ_INT(f.nfuncs, 6);
+	CHECK_EQ_INT(tl_symfile_unwind_func(&f, 0x1182, &into), 0);
+	CHECK_EQ_INT(into, 0x1180);
+	CHECK_EQ_INT(tl_symfile_unwind_func(&f, 0x1050, &into), 0);
+	CHECK_EQ_INT(into, 0x1040);
+	CHECK_EQ_INT(tl_symfile_unwind_func(&f, 0x1193, &into), 0);
+	CHECK_EQ_INT(into, 0x1190);
+	CHECK_EQ_INT(tl_symfile_unwind_func(&f, 0x1184, &into), -1);     /* past twice: padding */
+	CHECK_EQ_INT(tl_symfile_unwind_func(&f, 0x1000, &into), -1);     /* _init has no FDE */
+	CHECK_EQ_INT(tl_symfile_unwind_func(&f, 0x10000000, &into), -1); /* in no segment */
+	tl_symfile_release(&f);
+	CHECK_EQ_INT(tl_symfile_load_data(&f, STRIPPED), 0); /* data objects: no unwind table */
+	CHECK_EQ_INT(f.nfuncs, 0);
 	tl_symfile_release(&f);
 	CHECK_EQ_INT(tl_symfile_load(&f, "tests/data/elf/inline.c"), -1);
 	CHECK_EQ_STR(tl_error_msg(), "cannot read 'tests/data/elf/inline.c': not an ELF file");
@@ -52,6 +69,15 @@ TEST(symbols_by_offset)
 }
 
 static char tpath[] = "/tmp/tl-test-profile-XXXXXX";
+
+/*
+ * A stripped library's samples: those in one function (by its unwind
+ * table) are one name, its entry; one in no function keeps its offset.
+ * Process 100 maps the stripped copy at 0x7f0000000000: samples at +0x1182
+ * and +0x1183 (twice, 0x1180..0x1184), +0x1050 (main, 0x1040..0x1081) and
+ * +0x1185 (between two functions).
+ */
+static void write_stripped(char *path, const char *str);
 
 /* One sample of thread tid (process 100) at us on cpu, with a stack of up to 3 frames (0 ends it). */
 static void sample(struct tl_trace_writer *w, uint64_t us, int cpu, int32_t tid, uint64_t f0, uint64_t f1, uint64_t f2)
@@ -386,6 +412,46 @@ TEST(diff_profiles)
  * sampled by another event: left out), run 2 A 70, B 20 and C 10 of 100.
  * A: mean 72.5, sd 3.536 (sqrt 12.5); C: 0 and 10, mean 5, sd 7.071.
  */
+static void write_stripped(char *path, const char *str)
+{
+	struct tl_trace_writer *w = program_trace_open(path, 100, 1000);
+
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	map(w, 1001, str, 0x7f0000001000ull, 0x7f0000002000ull, 0x1000);
+	sample(w, 1010, 0, 101, 0x7f0000001182ull, 0, 0);
+	sample(w, 1011, 0, 101, 0x7f0000001183ull, 0, 0);
+	sample(w, 1012, 0, 101, 0x7f0000001050ull, 0, 0);
+	sample(w, 1013, 0, 101, 0x7f0000001185ull, 0, 0);
+	CHECK_EQ_INT(program_trace_close(w, 1100), 0);
+}
+
+TEST(stripped_functions)
+{
+	char str[PATH_MAX], p[] = "/tmp/tl-test-stripped-XXXXXX";
+	struct tl_run run = { .to_ns = -1, .path = p };
+	struct tl_profile_opts o = { .cpu = -1 };
+	struct tl_profile_result r;
+
+	CHECK(realpath(STRIPPED, str) != NULL);
+	write_stripped(p, str);
+	CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.samples, 4);
+	CHECK_EQ_INT(r.nfuncs, 3);
+	if (r.nfuncs == 3) {
+		CHECK_EQ_STR(r.funcs[0].name, "inline-stripped.elf+0x1180");
+		CHECK_EQ_INT(r.funcs[0].self, 2);
+		CHECK_EQ_STR(r.funcs[0].module, "inline-stripped.elf");
+		/* one sample each, by name */
+		CHECK_EQ_STR(r.funcs[1].name, "inline-stripped.elf+0x1040");
+		CHECK_EQ_STR(r.funcs[2].name, "inline-stripped.elf+0x1185");
+	}
+	tl_profile_release(&r);
+	tl_run_release(&run);
+	unlink(p);
+}
+
 TEST(profile_runs)
 {
 	struct tl_profile_func f1[3] = { { .name = "A", .module = "m", .self = 75 },
@@ -424,5 +490,5 @@ TEST(profile_runs)
 
 int main(void)
 {
-	RUN_TESTS(symbols_by_offset, profile_counts, profile_events, profile_runs, diff_profiles);
+	RUN_TESTS(symbols_by_offset, profile_counts, stripped_functions, profile_events, profile_runs, diff_profiles);
 }

@@ -112,20 +112,13 @@ static void text_finding(FILE *out, size_t i, const struct tl_finding *f, int wi
 		tl_fmt_wrap(out, "   !! in doubt: ", f->doubt, width);
 }
 
-int tl_diagnose_write_text(FILE *out, const struct tl_findings *f, int width)
+/* What each detector examined ("wake-storm (5 threads)"), and why the others examined nothing. */
+static void examined_text(FILE *out, const struct tl_findings *f, int cols)
 {
-	int cols = width > 0 ? width : TL_DIAGNOSE_WIDTH;
-	size_t n = 0;
+	size_t n = 0, len = 0;
 	char w[4096], kinds[TL_FIND__COUNT][80];
 	const char *items[TL_FIND__COUNT];
 
-	fprintf(out, "threadlens diagnose: %s\n", f->run && f->run->path ? f->run->path : "");
-	if (!f->n)
-		fputs("no findings: no detector's threshold was crossed (docs/DIAGNOSE.md)\n", out);
-	else
-		fprintf(out, "%zu finding%s, ranked by what they cost:\n", f->n, f->n == 1 ? "" : "s");
-	for (size_t i = 0; i < f->n; i++)
-		text_finding(out, i, &f->items[i], cols);
 	for (unsigned k = 0; k < TL_FIND__COUNT; k++) {
 		const char *unit = examined_unit(k);
 
@@ -146,14 +139,27 @@ int tl_diagnose_write_text(FILE *out, const struct tl_findings *f, int width)
 			snprintf(w, sizeof(w), "%s: %s", tl_finding_kind_name(k), f->skipped[k]);
 			tl_fmt_wrap(out, "not examined: ", w, cols);
 		}
-	n = 0;
 	w[0] = 0;
-	for (unsigned k = 0; k < TL_FIND__COUNT && n < sizeof(w); k++)
+	for (unsigned k = 0; k < TL_FIND__COUNT && len < sizeof(w); k++)
 		if (!strcmp(f->skipped[k], TL_DIAGNOSE_NOT_YET))
-			n += (size_t)snprintf(w + n, sizeof(w) - n, "%s%s", n ? ", " : "", tl_finding_kind_name(k));
-	if (n) {
+			len += (size_t)snprintf(w + len, sizeof(w) - len, "%s%s", len ? ", " : "",
+			                        tl_finding_kind_name(k));
+	if (len)
 		tl_fmt_wrap(out, "not examined yet: ", w, cols);
-	}
+}
+
+int tl_diagnose_write_text(FILE *out, const struct tl_findings *f, int width)
+{
+	int cols = width > 0 ? width : TL_DIAGNOSE_WIDTH;
+
+	fprintf(out, "threadlens diagnose: %s\n", f->run && f->run->path ? f->run->path : "");
+	if (!f->n)
+		fputs("no findings: no detector's threshold was crossed (docs/DIAGNOSE.md)\n", out);
+	else
+		fprintf(out, "%zu finding%s, ranked by what they cost:\n", f->n, f->n == 1 ? "" : "s");
+	for (size_t i = 0; i < f->n; i++)
+		text_finding(out, i, &f->items[i], cols);
+	examined_text(out, f, cols);
 	if (ferror(out))
 		return tl_error("cannot write the diagnosis");
 	return 0;

@@ -281,7 +281,7 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 		id = func_id(p, "[unknown]", "");
 	} else {
 		struct file *f = &p->files[m->file];
-		uint64_t into, off = ip - m->start + m->pgoff;
+		uint64_t into, entry, off = ip - m->start + m->pgoff;
 		const char *sym;
 
 		if (!f->tried) {
@@ -294,6 +294,8 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 		sym = tl_symfile_lookup(&f->sf, off, &into);
 		if (sym)
 			snprintf(name, sizeof(name), "%s", sym);
+		else if (!tl_symfile_unwind_func(&f->sf, off, &entry)) /* a function without a name: by its entry */
+			snprintf(name, sizeof(name), "%s+0x%llx", base_name(f->path), (unsigned long long)entry);
 		else
 			snprintf(name, sizeof(name), "%s+0x%llx", base_name(f->path), (unsigned long long)off);
 		id = func_id(p, name, base_name(f->path));
