@@ -367,13 +367,11 @@ const char *tl_symfile_lookup(const struct tl_symfile *f, uint64_t off, uint64_t
 	return vaddr_at(f, off, &v) ? NULL : tl_symfile_lookup_vaddr(f, v, into);
 }
 
-int tl_symfile_unwind_func(const struct tl_symfile *f, uint64_t off, uint64_t *entry)
+/* The start of the unwind table's function that holds link-time address v, or 0 (none). */
+static uint64_t unwind_start(const struct tl_symfile *f, uint64_t v)
 {
 	size_t lo = 0, hi = f->nfuncs;
-	uint64_t v;
 
-	if (vaddr_at(f, off, &v))
-		return -1;
 	while (lo < hi) { /* the last function that starts at or below v */
 		size_t mid = lo + (hi - lo) / 2;
 		if (f->funcs[mid].start <= v)
@@ -381,9 +379,16 @@ int tl_symfile_unwind_func(const struct tl_symfile *f, uint64_t off, uint64_t *e
 		else
 			hi = mid;
 	}
-	if (!lo || v >= f->funcs[lo - 1].end)
+	return lo && v < f->funcs[lo - 1].end ? f->funcs[lo - 1].start : 0;
+}
+
+int tl_symfile_unwind_func(const struct tl_symfile *f, uint64_t off, uint64_t *entry)
+{
+	uint64_t v, start;
+
+	if (vaddr_at(f, off, &v) || !(start = unwind_start(f, v)))
 		return -1;
-	return vaddr_to_off(f, f->funcs[lo - 1].start, entry);
+	return vaddr_to_off(f, start, entry);
 }
 
 const char *tl_symfile_lookup_vaddr(const struct tl_symfile *f, uint64_t v, uint64_t *into)
@@ -406,6 +411,13 @@ const char *tl_symfile_lookup_vaddr(const struct tl_symfile *f, uint64_t v, uint
 	i = lo - 1;
 	if (f->syms[i].size ? v - f->syms[i].start >= f->syms[i].size : v - f->syms[i].start >= (1u << 20))
 		return NULL; /* past its end (or far past a symbol of unknown size) */
+	/*
+	 * A symbol of unknown size (an assembler's: _init, whose 0 bytes the
+	 * PLT follows) ends where a function of the unwind table that begins
+	 * after it holds v: libpython's PLT stubs read as _init.
+	 */
+	if (!f->syms[i].size && unwind_start(f, v) > f->syms[i].start)
+		return NULL;
 	*into = v - f->syms[i].start;
 	return f->names + f->syms[i].name;
 }

@@ -75,7 +75,8 @@ int tl_symfile_unwind_func(const struct tl_symfile *f, uint64_t off, uint64_t *e
 
 /*
  * The symbol that holds link-time address v (a symbol of unknown size
- * holds up to 1 MiB), the offset into it in *into; NULL if none.
+ * holds up to 1 MiB, and not a function of the unwind table that begins
+ * after it), the offset into it in *into; NULL if none.
  */
 const char *tl_symfile_lookup_vaddr(const struct tl_symfile *f, uint64_t v, uint64_t *into);
 

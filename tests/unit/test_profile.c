@@ -38,7 +38,13 @@ TEST(symbols_by_offset)
 	CHECK_EQ_INT(into, 0);
 	CHECK_EQ_STR(tl_symfile_lookup(&f, 0x1051, &into), "main"); /* the inlined sq is main's code */
 	CHECK(tl_symfile_lookup(&f, 0x10, &into) == NULL);          /* the ELF header: no function */
-	CHECK(tl_symfile_lookup(&f, 0x10000000, &into) == NULL);    /* in no segment */
+	/* _init has no size: the PLT after it (its own function in the unwind table) is not _init's */
+	CHECK_EQ_STR(tl_symfile_lookup(&f, 0x1000, &into), "_init");
+	CHECK(tl_symfile_lookup(&f, 0x1024, &into) == NULL);
+	CHECK_EQ_INT(tl_symfile_unwind_func(&f, 0x1024, &into), 0);
+	CHECK_EQ_INT(into, 0x1020);
+	CHECK_EQ_STR(tl_symfile_lookup(&f, 0x10d0, &into), "deregister_tm_clones"); /* no size, no FDE: as before */
+	CHECK(tl_symfile_lookup(&f, 0x10000000, &into) == NULL);                    /* in no segment */
 	tl_symfile_release(&f);
 	/* stripped: no .symtab, and its .dynsym exports no function */
 	CHECK_EQ_INT(tl_symfile_load(&f, STRIPPED), 0);
