@@ -542,8 +542,11 @@ PY
 # CPU clock in its loops within 20 us (eBPF; perf 60 us, whose every call
 # is traced) a run boundary (runs and rounds: the clock reads and the
 # check around a run's calls, an interrupt at its edge) and 0.2% (perf
-# 0.5%).  Measured: 9-20 calls less with 11-22 such yields, 108-211 us
-# under the clock in 8-13 runs (eBPF); 0.99-1.02 ms in 24-25 (perf).
+# 0.5%), less the CPU time its clock counted between two calls more than
+# 1 ms apart, which no run spans (TL_YIELD_SPIN_GAP_NS; seen twice in a
+# day: 2.9 and 3.1 ms under the clock, where the VM's host held the CPU;
+# 0-0.06 ms otherwise).  Measured: 2-14 calls less, 5-231 us under the
+# clock in 7-11 runs (eBPF); 0.99-1.02 ms in 24-25 (perf).
 # With --block no yield-spinning.  Prints the problems.
 yspin_once() {
 	"$TL" record --backend "$2" -o "$TMP/$1.tl" -- "$BUILD/tests/wl_yspin" "${@:3}" >"$TMP/$1.truth" 2>"$ERR" ||
@@ -571,9 +574,10 @@ else:
         bad.append("%d calls in %d runs, %d that gave the CPU away; the waiter counted %d" %
                    (y["calls"], y["runs"], gave, truth["calls"]))
     tol = (60000 if perf else 20000) * edges + (0.005 if perf else 0.002) * truth["loop_cpu_ns"]
-    if abs(y["ns"] - truth["loop_cpu_ns"]) > tol:
-        bad.append("%.3f ms in %d runs; the waiter's CPU clock in its loops: %.3f ms (%.3f ms allowed)" %
-                   (y["ns"] / 1e6, y["runs"], truth["loop_cpu_ns"] / 1e6, tol / 1e6))
+    if abs(y["ns"] - (truth["loop_cpu_ns"] - truth["gap_ns"])) > tol:
+        bad.append("%.3f ms in %d runs; the waiter's CPU clock in its loops: %.3f ms, %.3f ms of it in gaps "
+                   "(%.3f ms allowed)" % (y["ns"] / 1e6, y["runs"], truth["loop_cpu_ns"] / 1e6,
+                                          truth["gap_ns"] / 1e6, tol / 1e6))
     if len(f) != 1 or f[0]["threads"][0]["name"] != "waiter" or f[0]["cost_ns"] != y["ns"]:
         bad.append("yield-spinning: %s (want one on waiter, cost %d)" % ([(x["title"], x["cost_ns"]) for x in f], y["ns"]))
 print("; ".join(bad))
