@@ -76,6 +76,24 @@ TEST(symbols_by_offset)
 
 static char tpath[] = "/tmp/tl-test-profile-XXXXXX";
 
+/* The profile's text (malloc'd), or NULL. */
+static char *profile_text(const struct tl_profile_result *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return NULL;
+	if (tl_profile_write_text(m, r)) {
+		fclose(m);
+		free(text);
+		return NULL;
+	}
+	fclose(m);
+	return text;
+}
+
 /*
  * A stripped library's samples: those in one function (by its unwind
  * table) are one name, its entry; one in no function keeps its offset.
@@ -172,6 +190,13 @@ TEST(profile_counts)
 	CHECK_EQ_INT(r.kernel, 2);
 	CHECK_EQ_INT(r.unresolved, 2); /* 0x10, and the sample after the exec */
 	CHECK_EQ_INT(r.no_stack, 4);
+	{
+		/* 4 of 10 samples without a stack: no word about unwinding */
+		char *text = profile_text(&r);
+
+		CHECK(text && strstr(text, "4 without a stack\n\nfunctions (by self)"));
+		free(text);
+	}
 	CHECK_EQ_STR(r.event, "cpu-clock");
 	CHECK(r.nfuncs >= 6);
 	if (r.nfuncs >= 6) {
@@ -452,6 +477,16 @@ TEST(stripped_functions)
 		/* one sample each, by name */
 		CHECK_EQ_STR(r.funcs[1].name, "inline-stripped.elf+0x1040");
 		CHECK_EQ_STR(r.funcs[2].name, "inline-stripped.elf+0x1185");
+	}
+	{
+		/* no sample has a stack: the text says why that may be, and what unwinds such code */
+		char *text = profile_text(&r);
+
+		CHECK(text && strstr(text, "\n0 in the kernel, 0 in no mapping, 4 without a stack (total = self)\n\n"
+		                           "most samples have no call stack beyond their function: record's "
+		                           "frame-pointer walk stops at\n"));
+		CHECK(text && strstr(text, "record --sample --stack dwarf\nunwinds it"));
+		free(text);
 	}
 	tl_profile_release(&r);
 	tl_run_release(&run);

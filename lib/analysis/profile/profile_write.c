@@ -82,6 +82,11 @@ int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
 	fprintf(f, "%s: %" PRIu64 " samples, %.1f ms of periods\n", r->event, r->samples, (double)r->period / 1e6);
 	fprintf(f, "%" PRIu64 " in the kernel, %" PRIu64 " in no mapping, %" PRIu64 " without a stack%s\n\n", r->kernel,
 	        r->unresolved, r->no_stack, r->no_stack == r->samples ? " (total = self)" : "");
+	if (r->no_stack * 2 > r->samples)
+		fprintf(f,
+		        "most samples have no call stack beyond their function: record's frame-pointer walk stops at\n"
+		        "code built without frame pointers (Debian's libraries); record --sample --stack dwarf\n"
+		        "unwinds it (or the recording was made with --no-stack)\n\n");
 	if (r->no_maps && r->unresolved)
 		fprintf(f,
 		        "the trace has no code mappings (recorded before they were: format 1.5 MAP events), so user\n"
