@@ -101,8 +101,9 @@ cli_init "$1"
 
 # diag_once NAME WANT CMD...: record CMD (with $REC_ARGS, under $REC_WRAP),
 # diagnose it; WANT lists "kind:thread" (the finding's first thread) and
-# "kind:thread:other" (it names other too) that must be there, and nothing
-# else may be (with $ONLY set to a kind, nothing else of that kind).
+# "kind:thread:other" (it names other too) that must be there, and
+# "?kind:thread" that may be (a true side effect that comes and goes), and
+# nothing else may be (with $ONLY set to a kind, nothing else of that kind).
 # Prints the problems; nothing if it passed.
 diag_once() {
 	name=$1
@@ -122,11 +123,12 @@ diag_once() {
 	python3 - "$OUT" "$want" "${ONLY:-}" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-want = sys.argv[2].split()
+want = [w.lstrip("?") for w in sys.argv[2].split()]
+must = [w for w in sys.argv[2].split() if not w.startswith("?")]
 found = [(f["kind"], [t["name"] for t in f["threads"]]) for f in d["findings"]
          if not sys.argv[3] or f["kind"] == sys.argv[3]]
 bad = []
-for w in want:
+for w in must:
     kind, thread, *others = w.split(":")
     if not any(k == kind and (thread == "*" or ts[0] == thread) and all(o in ts for o in others) for k, ts in found):
         bad.append("no %s finding on %s%s" % (kind, thread, " naming " + ",".join(others) if others else ""))
@@ -681,8 +683,9 @@ else
 	# the sender pays for loopback receive (NET_RX); the receiver, woken per datagram by it, is no wake storm
 	diag irq-interference "irq-interference:sender" "$BUILD/tests/wl_kernel" net
 	diag barrier-imbalance "barrier-imbalance:worker1:worker0" "$BUILD/tests/wl_kernel" imbalance
-	# three threads woken at once on two CPUs, then one: oversubscribed too, truly
-	diag pointless-parallelism "pointless-parallelism:parent:helper0:helper1 oversubscription:*" \
+	# three threads woken at once on two CPUs, then one: oversubscribed too, truly; and now and then a
+	# helper moves to the other CPU on most of its 20 us runs (a migration storm on helper0, seen once)
+	diag pointless-parallelism "pointless-parallelism:parent:helper0:helper1 oversubscription:* ?migration-storm:*" \
 		"$BUILD/tests/wl_kernel" tiny
 	diag healthy-balanced "" "$BUILD/tests/wl_kernel" balanced
 	diag oversubscription "oversubscription:*" "$BUILD/tests/wl_kernel" oversub
