@@ -12,6 +12,7 @@
 
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,6 +252,111 @@ static void load_unwind(Elf *e, struct tl_symfile *f)
 	}
 }
 
+/* A GOT slot a relocation fills with a function's address, and the "name@plt" offset in names. */
+struct slot {
+	uint64_t got;
+	uint32_t name;
+};
+
+static int cmp_slot(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+	return x->got < y->got ? -1 : x->got > y->got;
+}
+
+/* The JUMP_SLOT and GLOB_DAT relocations of the RELA section scn (symbols in .dynsym) into *s. */
+static void plt_slots(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct tl_symfile *f, struct slot **s, size_t *n,
+                      size_t *cap)
+{
+	Elf_Scn *symscn = elf_getscn(e, sh->sh_link);
+	Elf_Data *d = elf_getdata(scn, NULL), *symd;
+	GElf_Shdr symsh;
+	size_t esz = gelf_fsize(e, ELF_T_RELA, 1, EV_CURRENT);
+
+	if (!d || !esz || sh->sh_entsize != esz || !symscn || !gelf_getshdr(symscn, &symsh) ||
+	    symsh.sh_type != SHT_DYNSYM || !(symd = elf_getdata(symscn, NULL)))
+		return;
+	for (size_t i = 0; i < d->d_size / esz && i <= INT32_MAX && *n < MAX_SYMS; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *name;
+		char plt[300], dm[256];
+		size_t k;
+		uint32_t off;
+
+		if (!gelf_getrela(d, (int)i, &r))
+			break;
+		k = GELF_R_SYM(r.r_info);
+		if ((GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT && GELF_R_TYPE(r.r_info) != R_X86_64_GLOB_DAT) || !k ||
+		    k > INT32_MAX || !gelf_getsym(symd, (int)k, &sym) ||
+		    (GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC &&
+		     GELF_ST_TYPE(sym.st_info) != STT_NOTYPE) ||
+		    !(name = elf_strptr(e, symsh.sh_link, sym.st_name)) || !*name)
+			continue;
+		if (name[0] == '_' && name[1] == 'Z' && !tl_demangle_name(name, dm, sizeof(dm)))
+			name = dm;
+		snprintf(plt, sizeof(plt), "%s@plt", name);
+		if (TL_GROW(*s, *cap, *n + 1) < 0 || (off = add_name(f, plt)) == UINT32_MAX)
+			return;
+		(*s)[(*n)++] = (struct slot){ r.r_offset, off };
+	}
+}
+
+/*
+ * PLT stubs as "name@plt", as objdump and perf name them (x86-64): each
+ * entry of .plt, .plt.sec and .plt.got jumps through a GOT slot (jmp
+ * *disp32(%rip), ff 25, maybe after endbr64 and a bnd prefix), and the
+ * slot's relocation (JUMP_SLOT, or GLOB_DAT under -z now) names the
+ * function.  An entry that jumps through no such slot (the lazy PLT's
+ * first, to the resolver) gets none.
+ */
+static void plt_syms(Elf *e, struct tl_symfile *f, size_t *cap)
+{
+	struct slot *slots = NULL;
+	size_t nslots = 0, scap = 0, shstr;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(e, &eh) || eh.e_machine != EM_X86_64 || elf_getshdrstrndx(e, &shstr))
+		return;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA)
+			plt_slots(e, scn, &sh, f, &slots, &nslots, &scap);
+	}
+	if (nslots)
+		qsort(slots, nslots, sizeof(*slots), cmp_slot);
+	while (nslots && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    !(name = elf_strptr(e, shstr, sh.sh_name)) || strncmp(name, ".plt", 4) ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf || sh.sh_entsize < 6 || sh.sh_entsize > 64)
+			continue;
+		for (size_t at = 0; at + sh.sh_entsize <= d->d_size && f->nsyms < MAX_SYMS; at += sh.sh_entsize) {
+			const unsigned char *b = (const unsigned char *)d->d_buf + at;
+
+			for (size_t k = 0; k + 6 <= sh.sh_entsize; k++) {
+				int32_t disp;
+				struct slot key, *hit;
+
+				if (b[k] != 0xff || b[k + 1] != 0x25)
+					continue;
+				memcpy(&disp, b + k + 2, 4);
+				key.got = sh.sh_addr + at + k + 6 + (uint64_t)(int64_t)disp;
+				if ((hit = bsearch(&key, slots, nslots, sizeof(*slots), cmp_slot)) &&
+				    TL_GROW(f->syms, *cap, f->nsyms + 1) == 0)
+					f->syms[f->nsyms++] =
+					        (struct tl_sym){ sh.sh_addr + at, sh.sh_entsize, hit->name };
+				break;
+			}
+		}
+	}
+	free(slots);
+}
+
 static int load_elf(struct Elf *e, const char *label, void *ctx)
 {
 	struct tl_symfile *f = ctx;
@@ -280,6 +386,8 @@ static int load_elf(struct Elf *e, const char *label, void *ctx)
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
 			scan(e, scn, &sh, f, &cap, 1);
 	}
+	if (!f->data)
+		plt_syms(e, f, &cap);
 	if (f->nsyms)
 		qsort(f->syms, f->nsyms, sizeof(*f->syms), cmp_sym);
 	for (size_t i = 0; i < f->nsyms; i++) /* one per address: aliases add nothing */

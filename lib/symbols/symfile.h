@@ -4,7 +4,8 @@
  *
  * A file (executable or shared library) is read once: its PT_LOAD
  * segments, and every function symbol (STT_FUNC, STT_GNU_IFUNC) of .symtab
- * and .dynsym with its size, sorted by address; C++ names are shown
+ * and .dynsym with its size, and its PLT stubs as "name@plt" (x86-64: the
+ * relocation of the GOT slot each jumps through), sorted by address; C++ names are shown
  * demangled where demangle.h can.  A stripped file still has .dynsym (its
  * exported functions); an address no symbol covers is shown as the file
  * and the offset ("libfoo.so+0x1a2b"), never "[unknown]".  Its unwind

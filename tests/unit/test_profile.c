@@ -44,12 +44,17 @@ TEST(symbols_by_offset)
 	CHECK_EQ_INT(tl_symfile_unwind_func(&f, 0x1024, &into), 0);
 	CHECK_EQ_INT(into, 0x1020);
 	CHECK_EQ_STR(tl_symfile_lookup(&f, 0x10d0, &into), "deregister_tm_clones"); /* no size, no FDE: as before */
-	CHECK(tl_symfile_lookup(&f, 0x10000000, &into) == NULL);                    /* in no segment */
+	/* the PLT stub that jumps through __cxa_finalize's GOT slot (.plt.got, GLOB_DAT), as objdump names it */
+	CHECK_EQ_STR(tl_symfile_lookup(&f, 0x1034, &into), "__cxa_finalize@plt");
+	CHECK_EQ_INT(into, 4);
+	CHECK(tl_symfile_lookup(&f, 0x10000000, &into) == NULL); /* in no segment */
 	tl_symfile_release(&f);
 	/* stripped: no .symtab, and its .dynsym exports no function */
 	CHECK_EQ_INT(tl_symfile_load(&f, STRIPPED), 0);
 	CHECK_EQ_INT(f.symtab, 0);
 	CHECK(tl_symfile_lookup(&f, 0x1182, &into) == NULL);
+	CHECK_EQ_STR(tl_symfile_lookup(&f, 0x1030, &into),
+	             "__cxa_finalize@plt"); /* relocations stay in a stripped file */
 	/*
 	 * its unwind table still bounds its functions (readelf --debug-dump=frames: six FDEs, among them
 	 * 0x1040..0x1081 main, 0x1180..0x1184 twice, 0x1190..0x1194 never_inlined, 0x1020..0x1030 the PLT)
