@@ -1,8 +1,8 @@
 /*
  * kcheck_test_util.h - what the self-check's unit tests share (test_kcheck.c,
  * test_kcheck_readings.c), header only like harness.h: a thread's reading,
- * its switch counts, a switch on CPU 0, an interval on CPU 0, and an event
- * fed without a thread.
+ * its switch counts, a switch on CPU 0, an interval on CPU 0, an event fed
+ * without a thread, and a local timer interrupt on CPU 0.
  */
 #ifndef TL_KCHECK_TEST_UTIL_H
 #define TL_KCHECK_TEST_UTIL_H
@@ -50,6 +50,20 @@ static inline void iv(struct tl_kcheck *kc, int32_t tid, uint64_t s, uint64_t e,
 static inline void feed(struct tl_kcheck *kc, struct tl_event e)
 {
 	tl_kcheck_event(kc, &e, NULL);
+}
+
+/* The end of a local timer interrupt on CPU 0 in tid's context; told: the recorder says the tick ran in it (1.6). */
+static inline struct tl_event local_timer(uint64_t ts, int32_t tid, int told)
+{
+	struct tl_event e = { .ts = ts,
+		              .type = TL_EV_IRQ_EXIT,
+		              .cpu = 0,
+		              .tid = tid,
+		              .flags = TL_EVF_VECTOR | TL_EVF_HARDIRQ,
+		              .b = told,
+		              .c = TL_VEC_LOCAL_TIMER };
+
+	return e;
 }
 
 #endif

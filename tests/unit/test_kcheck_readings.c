@@ -106,30 +106,19 @@ static struct tl_kcheck_result spinning(int ticks)
 {
 	struct tl_kcheck *kc = tl_kcheck_new();
 	struct tl_thread th = { .tid = 7, .state = TL_ST_EXECUTING, .cpu = 0 };
-	struct tl_event tick = { .type = TL_EV_IRQ_EXIT,
-		                 .cpu = 0,
-		                 .tid = 7,
-		                 .flags = TL_EVF_VECTOR | TL_EVF_HARDIRQ,
-		                 .c = TL_VEC_LOCAL_TIMER };
 	struct tl_event start = kstat(10 * MS, 7, TL_KSTAT_AT_START, 1000 * MS, 0, 0);
 	struct tl_event end = kstat(110 * MS, 7, TL_KSTAT_AT_END, 1102 * MS, 0, 0);
 	struct tl_kcheck_result r;
 
-	tick.ts = 7 * MS;
-	tick.b = ticks == 2; /* 2: the recorder tells the tick (1.6), and another timer follows it */
+	/* 2: the recorder tells the tick (1.6), and another timer follows it */
 	if (ticks)
-		feed(kc, tick);
-	if (ticks == 2) {
-		struct tl_event other = tick;
-
-		other.ts = 9 * MS + 500000;
-		other.b = 0;
-		feed(kc, other); /* a timer that is not the tick: the reading stays as of 7 ms */
-	}
+		feed(kc, local_timer(7 * MS, 7, ticks == 2));
+	if (ticks == 2)
+		feed(kc, local_timer(9 * MS + 500000, 7,
+		                     0)); /* a timer that is not the tick: the reading stays as of 7 ms */
 	tl_kcheck_event(kc, &start, &th);
-	tick.ts = 109 * MS;
 	if (ticks)
-		feed(kc, tick);
+		feed(kc, local_timer(109 * MS, 7, ticks == 2));
 	tl_kcheck_event(kc, &end, &th);
 	iv(kc, 7, 0, 120 * MS, TL_ST_EXECUTING);
 	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
@@ -173,23 +162,14 @@ static struct tl_kcheck_result running_before(uint64_t extra, int ticks)
 	struct tl_kcheck *kc = tl_kcheck_new();
 	struct tl_thread unseen = { .tid = 7, .state = TL_ST_UNKNOWN, .cpu = -1 };
 	struct tl_thread on0 = { .tid = 7, .state = TL_ST_EXECUTING, .cpu = 0 };
-	struct tl_event tick = { .type = TL_EV_IRQ_EXIT,
-		                 .cpu = 0,
-		                 .tid = 7,
-		                 .flags = TL_EVF_VECTOR | TL_EVF_HARDIRQ,
-		                 .b = 1,
-		                 .c = TL_VEC_LOCAL_TIMER };
 	struct tl_event start = kstat(10 * MS, 7, TL_KSTAT_AT_START, 1000 * MS, 0, 0);
 	struct tl_event end = kstat(110 * MS, 7, TL_KSTAT_AT_END, 1100 * MS + (int64_t)extra, 0, 0);
 	struct tl_kcheck_result r;
 
 	tl_kcheck_event(kc, &start, &unseen);
-	for (uint64_t at = 14; ticks == 2 && at <= 18; at += 4) {
-		tick.ts = at * MS;
-		feed(kc, tick);
-	}
-	tick.ts = 110 * MS;
-	feed(kc, tick);
+	for (uint64_t at = 14; ticks == 2 && at <= 18; at += 4)
+		feed(kc, local_timer(at * MS, 7, 1));
+	feed(kc, local_timer(110 * MS, 7, 1));
 	tl_kcheck_event(kc, &end, &on0);
 	iv(kc, 7, 0, 120 * MS, TL_ST_EXECUTING);
 	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);

@@ -294,10 +294,9 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 		sym = tl_symfile_lookup(&f->sf, off, &into);
 		if (sym)
 			snprintf(name, sizeof(name), "%s", sym);
-		else if (!tl_symfile_unwind_func(&f->sf, off, &entry)) /* a function without a name: by its entry */
-			snprintf(name, sizeof(name), "%s+0x%llx", base_name(f->path), (unsigned long long)entry);
-		else
-			snprintf(name, sizeof(name), "%s+0x%llx", base_name(f->path), (unsigned long long)off);
+		else /* a function without a name: by its entry, else the address itself */
+			snprintf(name, sizeof(name), "%s+0x%llx", base_name(f->path),
+			         (unsigned long long)(tl_symfile_unwind_func(&f->sf, off, &entry) ? off : entry));
 		id = func_id(p, name, base_name(f->path));
 	}
 	if (id != UINT32_MAX) {
