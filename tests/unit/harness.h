@@ -46,6 +46,23 @@ static int harness_failed;
 		}                                                                                                   \
 	} while (0)
 
+/* The text hay (NULL fails) holds needle, or (CHECK_LACKS) does not. */
+#define CHECK_HAS(hay, needle)                                                                 \
+	do {                                                                                   \
+		if (!(hay) || !strstr((hay), (needle))) {                                      \
+			fprintf(stderr, "  %s:%d: missing: %s\n", __FILE__, __LINE__, needle); \
+			harness_failed = 1;                                                    \
+		}                                                                              \
+	} while (0)
+
+#define CHECK_LACKS(hay, needle)                                                                  \
+	do {                                                                                      \
+		if ((hay) && strstr((hay), (needle))) {                                           \
+			fprintf(stderr, "  %s:%d: unexpected: %s\n", __FILE__, __LINE__, needle); \
+			harness_failed = 1;                                                       \
+		}                                                                                 \
+	} while (0)
+
 typedef void (*harness_fn)(void);
 
 static inline int harness_run(const char *names, harness_fn *fns, int n)

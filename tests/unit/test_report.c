@@ -183,23 +183,7 @@ static char *render(const struct tl_model *m, int kind, int table, const struct 
 	return buf;
 }
 
-#define CHECK_HAS(hay, needle)                                                                 \
-	do {                                                                                   \
-		if (!(hay) || !strstr((hay), (needle))) {                                      \
-			fprintf(stderr, "  %s:%d: missing: %s\n", __FILE__, __LINE__, needle); \
-			harness_failed = 1;                                                    \
-		}                                                                              \
-	} while (0)
-
 #define CHECK_PREFIX(str, prefix) CHECK((str) && !strncmp((str), (prefix), strlen(prefix)))
-
-#define CHECK_LACKS(hay, needle)                                                                  \
-	do {                                                                                      \
-		if ((hay) && strstr((hay), (needle))) {                                           \
-			fprintf(stderr, "  %s:%d: unexpected: %s\n", __FILE__, __LINE__, needle); \
-			harness_failed = 1;                                                       \
-		}                                                                                 \
-	} while (0)
 
 TEST(test_json_document)
 {

@@ -168,9 +168,11 @@ int tl_diagnose_write_text(FILE *out, const struct tl_findings *f, int width)
 int tl_diagnose_write_brief(FILE *out, const struct tl_findings *f, int width)
 {
 	int cols = width > 0 ? width : TL_DIAGNOSE_WIDTH;
-	char b[32], lead[64];
+	char b[32], lead[64], v[4200];
 
-	fputs("\nDIAGNOSIS  (threadlens diagnose: problems ranked by what they cost; docs/DIAGNOSE.md)\n", out);
+	fputc('\n', out);
+	tl_fmt_wrap(out, "DIAGNOSIS  ", "(threadlens diagnose: problems ranked by what they cost; docs/DIAGNOSE.md)",
+	            cols);
 	if (!f->n)
 		fputs("  no findings\n", out);
 	for (size_t i = 0; i < f->n; i++) {
@@ -182,9 +184,10 @@ int tl_diagnose_write_brief(FILE *out, const struct tl_findings *f, int width)
 		if (x->doubt[0])
 			tl_fmt_wrap(out, "     !! in doubt: ", x->doubt, cols);
 	}
-	if (f->n)
-		fprintf(out, "  evidence, causes and fixes: threadlens diagnose %s\n",
-		        f->run && f->run->path ? f->run->path : "FILE");
+	if (f->n) { /* the path cleaned by the wrap */
+		snprintf(v, sizeof(v), "threadlens diagnose %s", f->run && f->run->path ? f->run->path : "FILE");
+		tl_fmt_wrap(out, "  evidence, causes and fixes: ", v, cols);
+	}
 	if (ferror(out))
 		return tl_error("cannot write the diagnosis");
 	return 0;
