@@ -21,10 +21,11 @@ struct crit_args {
 	struct tl_run run;
 	const char *output;
 	int json;
+	int width; /* --width, or 0: the terminal's */
 	struct tl_crit_opts o;
 };
 
-enum { OPT_JSON = 256, OPT_FROM, OPT_TO, OPT_FRAME, OPT_WORST, OPT_TID };
+enum { OPT_JSON = 256, OPT_FROM, OPT_TO, OPT_FRAME, OPT_WORST, OPT_TID, OPT_WIDTH };
 
 static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -35,6 +36,7 @@ static const struct option long_options[] = {
 	{ "frame", required_argument, NULL, OPT_FRAME },
 	{ "worst", required_argument, NULL, OPT_WORST },
 	{ "tid", required_argument, NULL, OPT_TID },
+	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -60,6 +62,8 @@ static void usage(FILE *out)
 	      "output:\n"
 	      "  -o, --output FILE        write to FILE instead of stdout\n"
 	      "      --json               JSON (\"threadlens-critical\", docs/JSON.md)\n"
+	      "      --width COLS         fit the text in COLS columns, 80 or more (default:\n"
+	      "                           the terminal's, or 100)\n"
 	      "\n"
 	      "examples:\n"
 	      "  threadlens critical demo.tl\n"
@@ -114,6 +118,10 @@ static int parse_args(int argc, char **argv, struct crit_args *a)
 			a->o.tid = (int32_t)t;
 			break;
 		}
+		case OPT_WIDTH:
+			if (cli_width_arg("critical", optarg, &a->width))
+				return 2;
+			break;
 		default: return cli_usage_error("critical");
 		}
 	}
@@ -145,7 +153,9 @@ int cmd_critical(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	rc = cli_output_close(out, a.output, a.json ? tl_crit_write_json(out, &r) : tl_crit_write_text(out, &r));
+	rc = cli_output_close(out, a.output,
+	                      a.json ? tl_crit_write_json(out, &r)
+	                             : tl_crit_write_text(out, &r, a.width ? a.width : cli_terminal_width(a.output)));
 out:
 	tl_crit_release(&r);
 	tl_run_release(&a.run);

@@ -28,6 +28,7 @@
 struct frames_args {
 	const char *output;
 	int json;
+	int width; /* --width, or 0: the terminal's */
 	const char *steps[MAX_LIST];
 	int64_t ids[MAX_LIST];
 	struct tl_run run;
@@ -43,6 +44,7 @@ enum {
 	OPT_FRAME,
 	OPT_STEP,
 	OPT_PREEMPT_WINDOW,
+	OPT_WIDTH,
 };
 
 static const struct option long_options[] = {
@@ -56,6 +58,7 @@ static const struct option long_options[] = {
 	{ "frame", required_argument, NULL, OPT_FRAME },
 	{ "step", required_argument, NULL, OPT_STEP },
 	{ "preempt-window", required_argument, NULL, OPT_PREEMPT_WINDOW },
+	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -75,6 +78,8 @@ static void usage(FILE *out)
 	      "      --json             the JSON document of docs/JSON.md (every frame)\n"
 	      "      --worst K          show the K longest frames in full (default 5; 0: none)\n"
 	      "      --frame ID         show frame ID in full (repeatable)\n"
+	      "      --width COLS       fit the text in COLS columns, 80 or more (default:\n"
+	      "                         the terminal's, or 100)\n"
 	      "\n"
 	      "what to analyse:\n"
 	      "      --from TIME        start of the window, from the trace start (1.5, 250ms);\n"
@@ -151,6 +156,10 @@ static int parse_args(int argc, char **argv, struct frames_args *a)
 			if (cli_preempt_window_arg("frames", optarg, &a->run))
 				return 2;
 			break;
+		case OPT_WIDTH:
+			if (cli_width_arg("frames", optarg, &a->width))
+				return 2;
+			break;
 		default: return cli_usage_error("frames");
 		}
 	}
@@ -218,7 +227,8 @@ int cmd_frames(int argc, char **argv)
 	if (a.json) {
 		rc = tl_frames_write_json_finish(&js, &r);
 	} else {
-		struct tl_frames_text_opts to = { .steps_filter = a.fo.nsteps > 0 };
+		struct tl_frames_text_opts to = { .steps_filter = a.fo.nsteps > 0,
+			                          .width = a.width ? a.width : cli_terminal_width(a.output) };
 		rc = tl_frames_write_text(out, &r, &to);
 	}
 	tl_frames_release(&r);

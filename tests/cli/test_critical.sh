@@ -68,6 +68,14 @@ PY
 		expect_err critical/no-such-frame 1 "no complete frame 999"
 		tl critical --tid 999999 "$TMP/demo.tl"
 		expect_err critical/no-such-thread 1 "no thread 999999"
+		# a terminal of 80 columns, its usual default: no line of the text commands is wider
+		wide=""
+		for cmd in report frames critical diagnose; do
+			tl "$cmd" --width 80 "$TMP/demo.tl"
+			most=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$OUT")
+			[ "$RC" = 0 ] && [ "$most" -le 80 ] || wide="$wide $cmd: exit $RC, a line of $most columns;"
+		done
+		[ -z "$wide" ] && pass critical/demo-width-80 || fail critical/demo-width-80 "$wide"
 	fi
 	timeout -k 5 60 "$TL" record -o "$TMP/sh.tl" -- sh -c 'sleep 0.05; :' >"$TMP/rec.out" 2>"$TMP/rec.err"
 	if [ $? != 0 ]; then

@@ -48,6 +48,7 @@ bad_value frames-bad-worst --worst many
 bad_value frames-bad-interval --interval 0
 bad_value frames-bad-frame --frame 12x
 bad_value frames-bad-from --from yesterday
+bad_value frames-bad-width --width 20
 
 tl frames --from 2s --to 1s "$TMP/text.tl"
 if [ "$RC" = 2 ] && grep -q "window is empty" "$ERR"; then

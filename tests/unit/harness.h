@@ -63,6 +63,22 @@ static int harness_failed;
 		}                                                                                 \
 	} while (0)
 
+/* The widest line of s, in bytes (columns for ASCII text); 0 for NULL. */
+static inline int harness_widest(const char *s)
+{
+	int most = 0;
+
+	for (const char *p = s, *nl; p && *p; p = nl + 1) {
+		if (!(nl = strchr(p, '\n')))
+			nl = p + strlen(p);
+		if (nl - p > most)
+			most = (int)(nl - p);
+		if (!*nl)
+			break;
+	}
+	return most;
+}
+
 typedef void (*harness_fn)(void);
 
 static inline int harness_run(const char *names, harness_fn *fns, int n)

@@ -116,22 +116,31 @@ TEST(chain)
 		CHECK_EQ_INT(f->path[3].state, TL_ST_READY_QUANTUM);
 		CHECK_EQ_INT(f->path[4].from, 1000 * US);
 	}
-	/* the text: the path's stretches wrapped at 100 columns, each whole */
-	{
+	/* the text: the path's stretches wrapped at the width (100 unless told), each whole */
+	for (int width = 0; width <= 80; width += 80) {
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *mem = open_memstream(&buf, &len);
 
 		CHECK(mem != NULL);
-		if (mem) {
-			CHECK_EQ_INT(tl_crit_write_text(mem, &r), 0);
-			fclose(mem);
-			CHECK(strstr(buf,
-			             "\n  path, latest first: a EXECUTING 9.00us < a RUNNABLE 1.00us < b EXECUTING "
-			             "10.0us\n"
-			             "                      < b READY_QUANTUM 10.0us < b EXECUTING 10.0us\n") != NULL);
-			free(buf);
-		}
+		if (!mem)
+			break;
+		CHECK_EQ_INT(tl_crit_write_text(mem, &r, width), 0);
+		fclose(mem);
+		if (!width)
+			CHECK_HAS(buf, "\n  path, latest first: a EXECUTING 9.00us < a RUNNABLE 1.00us < b EXECUTING "
+			               "10.0us\n"
+			               "                      < b READY_QUANTUM 10.0us < b EXECUTING 10.0us\n");
+		else
+			CHECK_HAS(buf, "\n  path, latest first: a EXECUTING 9.00us < a RUNNABLE 1.00us\n"
+			               "                      < b EXECUTING 10.0us < b READY_QUANTUM 10.0us\n"
+			               "                      < b EXECUTING 10.0us\n");
+		/* and the header's prose */
+		CHECK_HAS(buf, width ? "1 of 2 complete frames; each frame's latency along its critical path (the "
+		                       "thread\nthat ended it, back"
+		                     : "1 of 2 complete frames; each frame's latency along its critical path (the "
+		                       "thread that ended it, back\nthrough");
+		free(buf);
 	}
 out:
 	tl_crit_release(&r);

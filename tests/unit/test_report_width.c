@@ -221,22 +221,6 @@ static char *render(const struct tl_model *m, int width)
 	return buf;
 }
 
-/* The widest line of s, in characters (the fixture's text is ASCII). */
-static int widest(const char *s)
-{
-	int most = 0;
-
-	for (const char *p = s, *nl; p && *p; p = nl + 1) {
-		if (!(nl = strchr(p, '\n')))
-			nl = p + strlen(p);
-		if (nl - p > most)
-			most = (int)(nl - p);
-		if (!*nl)
-			break;
-	}
-	return most;
-}
-
 /* Every width from 80 to 130, and 300: no line is wider. */
 TEST(test_every_line_fits)
 {
@@ -245,7 +229,7 @@ TEST(test_every_line_fits)
 	fixture_init(&fx);
 	for (int w = 80; w <= 300; w = w < 130 ? w + 1 : 300) {
 		char *s = render(&fx.m, w);
-		int most = s ? widest(s) : -1;
+		int most = s ? harness_widest(s) : -1;
 
 		if (most < 0 || most > w) {
 			fprintf(stderr, "  width %d: a line of %d columns\n", w, most);

@@ -86,8 +86,12 @@ struct tl_crit_result {
 int tl_crit_analyze(struct tl_run *run, const struct tl_crit_opts *o, struct tl_crit_result *out);
 void tl_crit_release(struct tl_crit_result *r);
 
-/* Writers: they print, never compute.  0, or -1 with tl_error set. */
-int tl_crit_write_text(FILE *out, const struct tl_crit_result *r);
+/*
+ * Writers: they print, never compute.  0, or -1 with tl_error set.  The
+ * text fits `width` columns from 80 (0: 100): prose and the path wrap, the
+ * names of who woke or preempted a row's thread are cut to the width.
+ */
+int tl_crit_write_text(FILE *out, const struct tl_crit_result *r, int width);
 int tl_crit_write_json(FILE *out, const struct tl_crit_result *r);
 
 #endif

@@ -3,6 +3,7 @@
  * "threadlens-critical", docs/JSON.md).  They print, never compute.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis/critical/critical.h"
 #include "base/errors.h"
@@ -12,42 +13,45 @@
 #include "timeline/states.h"
 
 #define PATH_SHOWN 8   /* stretches of the path in the text, latest first */
-#define TEXT_WIDTH 100 /* the path's lines wrap at this width */
 #define PARTS_SHOWN 12 /* (thread, state) rows in the text; the others are summed */
+#define ROW_W 61       /* a row up to its share; what woke or preempted it gets the rest of the width */
 
 static uint64_t rel(const struct tl_crit_result *r, uint64_t ts)
 {
 	return ts > r->run->trace_start ? ts - r->run->trace_start : 0;
 }
 
-/* A thread's name made safe for a terminal, unpadded. */
-static void put_name(FILE *out, const char *name)
+/* "label name": a thread's name made safe for a terminal, cut to what is left of `room` columns. */
+static void put_by(FILE *out, const char *label, const char *name, int room)
 {
 	char clean[TL_NAME_MAX * 4];
+	int left = room - (int)strlen(label);
 
-	tl_fmt_clean_name(name[0] ? name : "?", clean, sizeof(clean));
-	fputs(clean, out);
+	tl_fmt_name_cut(name[0] ? name : "?", left > 4 ? (size_t)left : 4, clean, sizeof(clean));
+	fprintf(out, "%s%s", label, clean);
 }
 
-static void text_frame(FILE *out, const struct tl_crit_result *r, const struct tl_crit_frame *f)
+static void text_frame(FILE *out, const struct tl_crit_result *r, const struct tl_crit_frame *f, int width)
 {
 	uint64_t lat = f->end - f->begin, rest = 0;
 	size_t shown = 0, nseg = 0;
 	char b[3][32], seg[PATH_SHOWN + 1][TL_NAME_MAX * 4 + 64];
 	const char *items[PATH_SHOWN + 1];
 
-	if (r->thread_scope) {
-		fputs("\nthread ", out);
-		put_name(out, f->ended_by_name);
-		fprintf(out, " (%d): %s, from %s to %s\n", (int)f->ended_by, tl_fmt_dur(lat, b[0], sizeof(b[0])),
-		        tl_fmt_dur(rel(r, f->begin), b[1], sizeof(b[1])),
-		        tl_fmt_dur(rel(r, f->end), b[2], sizeof(b[2])));
-	} else {
-		fprintf(out, "\nframe %lld: %s (from %s), ended by ", (long long)f->id,
-		        tl_fmt_dur(lat, b[0], sizeof(b[0])), tl_fmt_dur(rel(r, f->begin), b[1], sizeof(b[1])));
-		put_name(out, f->ended_by_name);
-		fprintf(out, " (%d)\n", (int)f->ended_by);
-	}
+	char head[TL_NAME_MAX + 160];
+
+	/* the names cleaned by the wrap */
+	if (r->thread_scope)
+		snprintf(head, sizeof(head), "thread %s (%d): %s, from %s to %s",
+		         f->ended_by_name[0] ? f->ended_by_name : "?", (int)f->ended_by,
+		         tl_fmt_dur(lat, b[0], sizeof(b[0])), tl_fmt_dur(rel(r, f->begin), b[1], sizeof(b[1])),
+		         tl_fmt_dur(rel(r, f->end), b[2], sizeof(b[2])));
+	else
+		snprintf(head, sizeof(head), "frame %lld: %s (from %s), ended by %s (%d)", (long long)f->id,
+		         tl_fmt_dur(lat, b[0], sizeof(b[0])), tl_fmt_dur(rel(r, f->begin), b[1], sizeof(b[1])),
+		         f->ended_by_name[0] ? f->ended_by_name : "?", (int)f->ended_by);
+	fputc('\n', out);
+	tl_fmt_wrap(out, "", head, width);
 	fprintf(out, "  %-18s %7s  %-14s %9s %6s\n", "thread", "tid", "state", "time", "share");
 	for (size_t i = 0; i < f->nparts; i++) {
 		const struct tl_crit_part *x = &f->parts[i];
@@ -61,25 +65,22 @@ static void text_frame(FILE *out, const struct tl_crit_result *r, const struct t
 		tl_fmt_put_name(out, x->name[0] ? x->name : "?", 18);
 		fprintf(out, " %7d  %-14s %9s %5.1f%%", (int)x->tid, tl_state_name(x->state),
 		        tl_fmt_dur(x->ns, b[0], sizeof(b[0])), tl_fmt_pct(x->ns, lat));
-		if (x->by > 0 && x->state == TL_ST_RUNNABLE) {
-			fputs("  woken by ", out);
-			put_name(out, x->by_name);
-		} else if (x->by > 0 && tl_state_is_ready(x->state)) {
-			fputs("  behind ", out);
-			put_name(out, x->by_name);
-		} else if (x->by != 0 && tl_state_is_asleep(x->state)) {
-			fputs("  until woken by ", out);
-			if (x->by > 0)
-				put_name(out, x->by_name);
-			else
-				fputs(x->by == TL_WAKER_DEVICE ? "[device]" : "[interrupt]", out);
-		}
+		if (x->by > 0 && x->state == TL_ST_RUNNABLE)
+			put_by(out, "  woken by ", x->by_name, width - ROW_W);
+		else if (x->by > 0 && tl_state_is_ready(x->state))
+			put_by(out, "  behind ", x->by_name, width - ROW_W);
+		else if (x->by != 0 && tl_state_is_asleep(x->state))
+			put_by(out, "  until woken by ",
+			       x->by > 0                  ? x->by_name
+			       : x->by == TL_WAKER_DEVICE ? "[device]"
+			                                  : "[interrupt]",
+			       width - ROW_W);
 		fputc('\n', out);
 	}
 	if (rest)
 		fprintf(out, "  %zu more, %s (%.1f%%)\n", f->nparts - shown, tl_fmt_dur(rest, b[0], sizeof(b[0])),
 		        tl_fmt_pct(rest, lat));
-	/* one stretch an item, wrapped to TEXT_WIDTH under the label */
+	/* one stretch an item, wrapped to the width under the label */
 	for (size_t i = 0; i < f->npath && i < PATH_SHOWN; i++) {
 		const struct tl_crit_seg *s = &f->path[i];
 		const char *name = "?";
@@ -99,24 +100,30 @@ static void text_frame(FILE *out, const struct tl_crit_result *r, const struct t
 		items[nseg] = seg[nseg];
 		nseg++;
 	}
-	tl_fmt_wrap_items(out, "  path, latest first: ", items, nseg, TEXT_WIDTH);
+	tl_fmt_wrap_items(out, "  path, latest first: ", items, nseg, width);
 }
 
-int tl_crit_write_text(FILE *out, const struct tl_crit_result *r)
+int tl_crit_write_text(FILE *out, const struct tl_crit_result *r, int width)
 {
-	fprintf(out, "threadlens critical: %s\n", r->run && r->run->path ? r->run->path : "");
+	char v[320];
+
+	if (width <= 0)
+		width = 100;
+	snprintf(v, sizeof(v), "%s", r->run && r->run->path ? r->run->path : "");
+	tl_fmt_wrap(out, "threadlens critical: ", v, width);
 	if (r->thread_scope)
-		fprintf(out,
-		        "a thread's life along its critical path (the thread, back through the wakeups that let it\n"
-		        "go on), by thread and state; %llu complete frames in the window\n",
-		        (unsigned long long)r->frames_seen);
+		snprintf(v, sizeof(v),
+		         "a thread's life along its critical path (the thread, back through the wakeups that let it go "
+		         "on), by thread and state; %llu complete frames in the window",
+		         (unsigned long long)r->frames_seen);
 	else
-		fprintf(out,
-		        "%zu of %llu complete frames; each frame's latency along its critical path (the thread that\n"
-		        "ended it, back through the wakeups that let it go on), by thread and state\n",
-		        r->n, (unsigned long long)r->frames_seen);
+		snprintf(v, sizeof(v),
+		         "%zu of %llu complete frames; each frame's latency along its critical path (the thread that "
+		         "ended it, back through the wakeups that let it go on), by thread and state",
+		         r->n, (unsigned long long)r->frames_seen);
+	tl_fmt_wrap(out, "", v, width);
 	for (size_t i = 0; i < r->n; i++)
-		text_frame(out, r, &r->frames[i]);
+		text_frame(out, r, &r->frames[i], width);
 	if (ferror(out))
 		return tl_error("cannot write the critical paths");
 	return 0;

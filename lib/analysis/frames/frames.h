@@ -227,10 +227,11 @@ int tl_frames_write_json_finish(struct tl_frames_json_stream *s, const struct tl
 
 struct tl_frames_text_opts {
 	int steps_filter; /* 1 if --step limited the steps (said in the header) */
+	int width;        /* columns to fit, 80 or more; 0: 100 */
 };
 
 /*
- * The terminal report, at most 100 columns: trace and window, frame counts
+ * The terminal report, in o->width columns: trace and window, frame counts
  * and dropped frames, throughput (overall and per interval), latency, the
  * per-step table, the threads that worked on frames, then r->worst and
  * r->picked in full (steps and state split).  Returns 0, or -1 with

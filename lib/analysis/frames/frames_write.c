@@ -6,10 +6,12 @@
  * Invariants: instants in the JSON are relative to the trace start and
  * durations are integer nanoseconds; a per-frame state_ns object lists only
  * the states with time in them (frames are many, most states are empty),
- * while the per-thread summary lists every state.  The text output fits in
- * 100 columns: states are grouped into six columns there (exec, ready,
- * sync, sleep, io, other).  Names from the traced program are cleaned for
- * the terminal with tl_fmt_clean_name().
+ * while the per-thread summary lists every state.  The text output fits
+ * its width (100 unless told; any from 80): states are grouped into six
+ * columns there (exec, ready, sync, sleep, io, other), and a table too wide
+ * narrows its columns, then folds the groups of least time into "other+"
+ * and says which; prose wraps.  Names from the traced program are cleaned
+ * for the terminal with tl_fmt_clean_name().
  */
 #include "analysis/frames/frames.h"
 
@@ -21,7 +23,7 @@
 #include "output/fmt.h"
 #include "output/trace_json.h"
 
-/* The steps table's name column: a row is at most 100 columns with a thread "+N+" */
+/* The steps table's name column: a row is at most 100 columns with a thread "+NN+" */
 #define STEP_W 20
 
 static uint64_t rel(uint64_t ts, uint64_t start)
@@ -345,76 +347,163 @@ static const char *name_cut(const char *in, size_t width, char *buf, size_t len)
 	return buf;
 }
 
-static void group_header(FILE *out)
+/*
+ * How a table's state columns fit `width` after `fixed` columns: 9 a
+ * column, 8 when that is too wide, and then the groups of the least time
+ * in the table (totals) go into "other", as few as make it fit.
+ */
+struct glayout {
+	int cw;             /* a column's width, its space included */
+	int show[G__COUNT]; /* a column of its own; the others are added to "other" */
+	int folded;         /* how many were */
+	int need;           /* the width that shows every group */
+};
+
+static void fit_groups(const uint64_t tot[G__COUNT], int fixed, int width, struct glayout *gl)
+{
+	int n = G__COUNT;
+
+	gl->cw = fixed + 9 * G__COUNT <= width ? 9 : 8;
+	gl->folded = 0;
+	gl->need = fixed + 8 * G__COUNT;
+	for (unsigned g = 0; g < G__COUNT; g++)
+		gl->show[g] = 1;
+	while (fixed + gl->cw * n > width && n > 2) {
+		unsigned least = G__COUNT;
+
+		for (unsigned g = 0; g < G_OTHER; g++)
+			if (gl->show[g] && (least == G__COUNT || tot[g] < tot[least]))
+				least = g;
+		gl->show[least] = 0;
+		gl->folded++;
+		n--;
+	}
+}
+
+static void group_header(FILE *out, const struct glayout *gl)
 {
 	for (unsigned g = 0; g < G__COUNT; g++)
-		fprintf(out, " %8s", group_names[g]);
+		if (gl->show[g])
+			fprintf(out, " %*s", gl->cw - 1, g == G_OTHER && gl->folded ? "other+" : group_names[g]);
 	fputc('\n', out);
 }
 
-static void group_row(FILE *out, const uint64_t v[G__COUNT])
+static void group_row(FILE *out, const struct glayout *gl, const uint64_t v[G__COUNT])
 {
+	uint64_t other = v[G_OTHER];
 	char b[24];
 
-	for (unsigned g = 0; g < G__COUNT; g++)
-		fprintf(out, " %8s", v[g] ? dur(v[g], b) : "-");
-	fputc('\n', out);
+	for (unsigned g = 0; g < G_OTHER; g++)
+		if (!gl->show[g])
+			other += v[g];
+	for (unsigned g = 0; g < G_OTHER; g++)
+		if (gl->show[g])
+			fprintf(out, " %*s", gl->cw - 1, v[g] ? dur(v[g], b) : "-");
+	fprintf(out, " %*s\n", gl->cw - 1, other ? dur(other, b) : "-");
 }
 
-static void text_header(FILE *out, const struct tl_frames_result *r, const struct tl_frames_text_opts *o)
+/* The line under a table whose groups were folded: "other+: also sleep, io (...)". */
+static void group_note(FILE *out, const struct glayout *gl, const char *prefix, int width)
 {
-	char a[24], b[24], c[24];
+	char text[160];
+	int n = 0;
 
-	fprintf(out, "threadlens frames: %s\n", r->run->path ? r->run->path : "");
+	if (!gl->folded)
+		return;
+	for (unsigned g = 0; g < G_OTHER; g++)
+		if (!gl->show[g])
+			n += snprintf(text + n, sizeof(text) - (size_t)n, "%s%s", n ? ", " : "also ", group_names[g]);
+	snprintf(text + n, sizeof(text) - (size_t)n, " (--width %d shows each)", gl->need);
+	tl_fmt_wrap(out, prefix, text, width);
+}
+
+static void text_header(FILE *out, const struct tl_frames_result *r, const struct tl_frames_text_opts *o, int width)
+{
+	char a[24], b[24], c[24], v[256];
+
+	fprintf(out, "threadlens frames: %s\n", name_cut(r->run->path, (size_t)width - 19, v, sizeof(v)));
 	fprintf(out, "trace    %s, %d CPUs, %s%s\n", dur(rel(r->run->trace_end, r->run->trace_start), a),
 	        r->run->info.ncpus, r->run->read.complete ? "complete" : "incomplete (interrupted or damaged)",
 	        r->run->lost_total ? ", events lost (see report)" : "");
 	fprintf(out, "window   %s to %s\n", secs(r, r->run->win_start, b), secs(r, r->run->win_end, c));
-	if (r->run->spans.marks_lost || r->run->spans.unmatched_ends || r->run->spans.mismatched_ends)
-		fprintf(out,
-		        "markers  %" PRIu64 " lost by the program, %" PRIu64 " ends without a begin, %" PRIu64
-		        " ends out of order\n",
-		        r->run->spans.marks_lost, r->run->spans.unmatched_ends, r->run->spans.mismatched_ends);
+	if (r->run->spans.marks_lost || r->run->spans.unmatched_ends || r->run->spans.mismatched_ends) {
+		snprintf(v, sizeof(v),
+		         "%" PRIu64 " lost by the program, %" PRIu64 " ends without a begin, %" PRIu64
+		         " ends out of order",
+		         r->run->spans.marks_lost, r->run->spans.unmatched_ends, r->run->spans.mismatched_ends);
+		tl_fmt_wrap(out, "markers  ", v, width);
+	}
 	if (o && o->steps_filter)
 		fputs("steps    only those named by --step\n", out);
 	fputc('\n', out);
 }
 
-static void text_summary(FILE *out, const struct tl_frames_result *r)
+static void text_latency(FILE *out, const struct tl_frames_result *r, int width)
 {
-	char a[24], b[24], c[24], d[24], e[24], f[24];
+	static const char *const label[6] = { "mean", "min", "p50", "p90", "p99", "max" };
+	const struct tl_dist *l = &r->latency;
+	uint64_t v[6] = { tl_dist_mean(l),           l->min, tl_dist_percentile(l, 50), tl_dist_percentile(l, 90),
+		          tl_dist_percentile(l, 99), l->max };
+	char items[6][40], b[24];
+	const char *p[6];
+	int len = 9;
 
-	fprintf(out,
-	        "frames   %" PRIu64 " begun, %" PRIu64 " completed, %" PRIu64 " unfinished, %" PRIu64
-	        " ended without a begin\n",
-	        r->begun, r->completed, r->unfinished, r->ends_without_begin);
+	for (int i = 0; i < 6; i++) {
+		len += snprintf(items[i], sizeof(items[i]), "%s %s ", label[i], dur(v[i], b)) + (i < 5);
+		p[i] = items[i];
+	}
+	if (len - 2 <= width) { /* one line, two spaces apart */
+		fputs("latency ", out);
+		for (int i = 0; i < 6; i++)
+			fprintf(out, " %.*s%s", (int)strlen(items[i]) - 1, items[i], i < 5 ? " " : "\n");
+		return;
+	}
+	for (int i = 0; i < 6; i++)
+		items[i][strlen(items[i]) - 1] = 0;
+	tl_fmt_wrap_items(out, "latency  ", p, 6, width);
+}
+
+static void text_summary(FILE *out, const struct tl_frames_result *r, int width)
+{
+	char v[256];
+
+	snprintf(v, sizeof(v),
+	         "%" PRIu64 " begun, %" PRIu64 " completed, %" PRIu64 " unfinished, %" PRIu64 " ended without a begin",
+	         r->begun, r->completed, r->unfinished, r->ends_without_begin);
+	tl_fmt_wrap(out, "frames   ", v, width);
 	if (r->begun && r->ids_consecutive)
 		fprintf(out, "ids      %" PRId64 " to %" PRId64 ", %" PRIu64 " skipped\n", r->id_min, r->id_max,
 		        r->ids_skipped);
 	else if (r->begun)
 		fprintf(out, "ids      %" PRId64 " to %" PRId64 ", not consecutive integers\n", r->id_min, r->id_max);
 	if (r->nunfinished_ids) {
-		fputs("unended  ids", out);
-		for (size_t i = 0; i < r->nunfinished_ids; i++)
-			fprintf(out, "%s%" PRId64, i ? ", " : " ", r->unfinished_ids[i]);
-		fputs(r->unfinished > r->nunfinished_ids ? ", ...\n" : "\n", out);
+		char ids[TL_FRAMES_LIST + 1][24];
+		const char *p[TL_FRAMES_LIST + 1];
+		size_t n = 0;
+
+		for (; n < r->nunfinished_ids && n < TL_FRAMES_LIST; n++) {
+			snprintf(ids[n], sizeof(ids[n]), "%" PRId64 "%s", r->unfinished_ids[n],
+			         n + 1 < r->nunfinished_ids || r->unfinished > r->nunfinished_ids ? "," : "");
+			p[n] = ids[n];
+		}
+		if (r->unfinished > r->nunfinished_ids)
+			p[n++] = "...";
+		tl_fmt_wrap_items(out, "unended  ids ", p, n, width);
 	}
 	if (r->completed >= 2)
-		fprintf(out, "rate     %.2f frames/s from the first to the last completion (%.2f/s over the window)\n",
-		        r->fps, r->fps_window);
+		snprintf(v, sizeof(v), "%.2f frames/s from the first to the last completion (%.2f/s over the window)",
+		         r->fps, r->fps_window);
 	else
-		fprintf(out, "rate     %.2f frames/s over the window\n", r->fps_window);
+		snprintf(v, sizeof(v), "%.2f frames/s over the window", r->fps_window);
+	tl_fmt_wrap(out, "rate     ", v, width);
 	if (r->latency.count)
-		fprintf(out, "latency  mean %s  min %s  p50 %s  p90 %s  p99 %s  max %s\n",
-		        dur(tl_dist_mean(&r->latency), a), dur(r->latency.min, b),
-		        dur(tl_dist_percentile(&r->latency, 50), c), dur(tl_dist_percentile(&r->latency, 90), d),
-		        dur(tl_dist_percentile(&r->latency, 99), e), dur(r->latency.max, f));
+		text_latency(out, r, width);
 	fputc('\n', out);
 }
 
-static void text_throughput(FILE *out, const struct tl_frames_result *r)
+static void text_throughput(FILE *out, const struct tl_frames_result *r, int width)
 {
-	char a[24], b[24];
+	char a[24], b[24], v[160];
 	double lo = -1, hi = 0;
 	size_t full = 0;
 
@@ -437,45 +526,66 @@ static void text_throughput(FILE *out, const struct tl_frames_result *r)
 		return;
 	}
 	for (size_t i = 0; i < r->nbuckets; i++) {
-		double v = (double)r->buckets[i] * 1e9 / (double)r->interval_ns;
+		double x = (double)r->buckets[i] * 1e9 / (double)r->interval_ns;
 		if (r->run->win_start + (i + 1) * r->interval_ns > r->run->win_end)
 			continue; /* the last, shorter interval */
 		full++;
-		if (lo < 0 || v < lo)
-			lo = v;
-		if (v > hi)
-			hi = v;
+		if (lo < 0 || x < lo)
+			lo = x;
+		if (x > hi)
+			hi = x;
 	}
-	if (full)
-		fprintf(out, "completed per %s: %zu intervals, from %.2f to %.2f frames/s (each in --json)\n\n",
-		        dur(r->interval_ns, a), full, lo, hi);
+	if (full) {
+		snprintf(v, sizeof(v), "per %s: %zu intervals, from %.2f to %.2f frames/s (each in --json)",
+		         dur(r->interval_ns, a), full, lo, hi);
+		tl_fmt_wrap(out, "completed ", v, width);
+		fputc('\n', out);
+	}
 }
 
-static void text_steps(FILE *out, const struct tl_frames_result *r)
+/*
+ * The steps table: 100 columns with a thread "name +NN+"; narrower, the
+ * durations take 8 columns and p50 goes (--json has it), and the thread's
+ * name gets what is left.
+ */
+static void text_steps(FILE *out, const struct tl_frames_result *r, int width)
 {
 	char a[24], b[24], c[24], d[24], nb[4 * TL_NAME_MAX + 8];
+	int narrow = width < 100, dw = narrow ? 7 : 9, tail = narrow ? width - (STEP_W + 7 + 8 + 8 + 3 * 8 + 2) : 100;
 
 	if (!r->nsteps) {
 		fputs("steps    none (no regions or tasks in frames)\n\n", out);
 		return;
 	}
-	fputs("steps (per complete frame: the sum of the step's occurrences in it)\n", out);
-	fprintf(out, "%-*s %-6s %7s %7s %9s %9s %9s %9s  %s\n", STEP_W, "step", "kind", "frames", "n/frame", "mean",
-	        "p50", "p99", "max", "threads");
+	tl_fmt_wrap(out, "", "steps (per complete frame: the sum of the step's occurrences in it)", width);
+	fprintf(out, "%-*s %-6s %7s %7s %*s", STEP_W, "step", "kind", "frames", "n/frame", dw, "mean");
+	if (!narrow)
+		fprintf(out, " %*s", dw, "p50");
+	fprintf(out, " %*s %*s  %s\n", dw, "p99", dw, "max", "threads");
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct tl_frames_step *s = &r->steps[i];
 		const struct tl_dist *pf = &s->per_frame;
 		tl_fmt_put_name(out, s->name, STEP_W);
-		fprintf(out, " %-6s %7" PRIu64 " %7.2f %9s %9s %9s %9s  ", kind_name(s->kind), s->frames,
-		        s->frames ? (double)s->count / (double)s->frames : 0.0,
-		        pf->count ? dur(tl_dist_mean(pf), a) : "-",
-		        pf->count ? dur(tl_dist_percentile(pf, 50), b) : "-",
-		        pf->count ? dur(tl_dist_percentile(pf, 99), c) : "-", pf->count ? dur(pf->max, d) : "-");
+		fprintf(out, " %-6s %7" PRIu64 " %7.2f %*s", kind_name(s->kind), s->frames,
+		        s->frames ? (double)s->count / (double)s->frames : 0.0, dw,
+		        pf->count ? dur(tl_dist_mean(pf), a) : "-");
+		if (!narrow)
+			fprintf(out, " %*s", dw, pf->count ? dur(tl_dist_percentile(pf, 50), b) : "-");
+		fprintf(out, " %*s %*s  ", dw, pf->count ? dur(tl_dist_percentile(pf, 99), c) : "-", dw,
+		        pf->count ? dur(pf->max, d) : "-");
 		if (s->nthreads) {
 			uint32_t row = s->threads[0].row;
-			fputs(name_cut(row < r->nthreads ? r->threads[row].name : "?", 10, nb, sizeof(nb)), out);
+			char more[32] = "";
+			int mlen = 0, room;
+
 			if (s->nthreads > 1 || s->other_threads_count)
-				fprintf(out, " +%zu%s", s->nthreads - 1, s->other_threads_count ? "+" : "");
+				mlen = snprintf(more, sizeof(more), " +%zu%s", s->nthreads - 1,
+				                s->other_threads_count ? "+" : "");
+			room = tail - mlen < 10 ? tail - mlen : 10;
+			fputs(name_cut(row < r->nthreads ? r->threads[row].name : "?", room > 1 ? (size_t)room : 1, nb,
+			               sizeof(nb)),
+			      out);
+			fputs(more, out);
 		}
 		fputc('\n', out);
 		if (s->unframed)
@@ -491,19 +601,26 @@ static const char *roles_str(unsigned roles, char *buf)
 	return buf;
 }
 
-static void text_threads(FILE *out, const struct tl_frames_result *r)
+static void text_threads(FILE *out, const struct tl_frames_result *r, int width)
 {
-	uint64_t g[G__COUNT];
+	uint64_t g[G__COUNT], tot[G__COUNT] = { 0 };
+	struct glayout gl;
 	char rb[8];
 	int any = 0;
 
-	for (size_t i = 0; i < r->nthreads; i++)
+	for (size_t i = 0; i < r->nthreads; i++) {
 		any |= r->threads[i].frames != 0;
+		groups(r->threads[i].state_ns, r->threads[i].frames, g);
+		for (unsigned k = 0; k < G__COUNT && r->threads[i].frames; k++)
+			tot[k] += g[k];
+	}
 	if (!any)
 		return;
-	fputs("threads on complete frames (roles: b began, e ended, s steps; mean time per frame)\n", out);
+	fit_groups(tot, 16 + 8 + 8 + 6, width, &gl);
+	tl_fmt_wrap(out, "", "threads on complete frames (roles: b began, e ended, s steps; mean time per frame)",
+	            width);
 	fprintf(out, "%-16s %7s %7s %5s", "thread", "tid", "frames", "roles");
-	group_header(out);
+	group_header(out, &gl);
 	for (size_t i = 0; i < r->nthreads; i++) {
 		const struct tl_frames_thread *t = &r->threads[i];
 		unsigned roles = (t->began ? TL_FROLE_BEGAN : 0) | (t->ended ? TL_FROLE_ENDED : 0) |
@@ -513,8 +630,9 @@ static void text_threads(FILE *out, const struct tl_frames_result *r)
 		tl_fmt_put_name(out, t->name, 16);
 		fprintf(out, " %7d %7" PRIu64 " %5s", t->tid, t->frames, roles_str(roles, rb));
 		groups(t->state_ns, t->frames, g);
-		group_row(out, g);
+		group_row(out, &gl, g);
 	}
+	group_note(out, &gl, "other+: ", width);
 	fputc('\n', out);
 }
 
@@ -534,72 +652,88 @@ static const char *who(const struct tl_frame *f, int32_t tid, char *buf, size_t 
 	return buf;
 }
 
-static void text_frame(FILE *out, const struct tl_frames_result *r, const struct tl_frame *f)
+static void text_frame(FILE *out, const struct tl_frames_result *r, const struct tl_frame *f, int width)
 {
-	char a[24], b[24], c[24], nb[4 * TL_NAME_MAX + 8];
-	uint64_t g[G__COUNT];
+	char a[24], b[24], c[24], nb[4 * TL_NAME_MAX + 8], lead[40], v[256];
+	uint64_t g[G__COUNT], tot[G__COUNT] = { 0 };
+	struct glayout gl;
 	size_t col;
+	int n;
 
-	fprintf(out, "frame %" PRId64 ": %s%s, %s to %s, began by %s", f->id, dur(f->end - f->begin, a),
-	        f->complete ? "" : " (unfinished)", secs(r, f->begin, b), secs(r, f->end, c),
-	        who(f, f->began_by, nb, sizeof(nb)));
+	snprintf(lead, sizeof(lead), "frame %" PRId64 ": ", f->id);
+	n = snprintf(v, sizeof(v), "%s%s, %s to %s, began by %s", dur(f->end - f->begin, a),
+	             f->complete ? "" : " (unfinished)", secs(r, f->begin, b), secs(r, f->end, c),
+	             who(f, f->began_by, nb, sizeof(nb)));
 	if (f->ended_by)
-		fprintf(out, ", ended by %s", who(f, f->ended_by, nb, sizeof(nb)));
-	fputc('\n', out);
+		snprintf(v + n, sizeof(v) - (size_t)n, ", ended by %s", who(f, f->ended_by, nb, sizeof(nb)));
+	tl_fmt_wrap(out, lead, v, width);
 	if (f->nsteps) {
 		fputs("  steps:", out);
 		col = 8;
 		for (size_t i = 0; i < f->nsteps; i++) {
 			char item[200], times[16] = "";
-			int n;
+			int len;
 			if (f->steps[i].count > 1)
 				snprintf(times, sizeof(times), " (x%u)", f->steps[i].count);
-			n = snprintf(item, sizeof(item), " %s %s%s%s", name_cut(f->steps[i].name, 24, nb, sizeof(nb)),
-			             dur(f->steps[i].ns, a), times, i + 1 < f->nsteps ? "," : "");
-			if (col + (size_t)n > 98) {
+			len = snprintf(item, sizeof(item), " %s %s%s%s", name_cut(f->steps[i].name, 24, nb, sizeof(nb)),
+			               dur(f->steps[i].ns, a), times, i + 1 < f->nsteps ? "," : "");
+			if (col + (size_t)len > (size_t)width) {
 				fputs("\n        ", out);
 				col = 8;
 			}
 			fputs(item, out);
-			col += (size_t)n;
+			col += (size_t)len;
 		}
 		fputc('\n', out);
 	}
 	if (f->nthreads) {
+		for (size_t i = 0; i < f->nthreads; i++) {
+			groups(f->threads[i].state_ns, 1, g);
+			for (unsigned k = 0; k < G__COUNT; k++)
+				tot[k] += g[k];
+		}
+		fit_groups(tot, 2 + 16 + 8 + 6, width, &gl);
 		fprintf(out, "  %-16s %7s %5s", "thread", "tid", "roles");
-		group_header(out);
+		group_header(out, &gl);
 		for (size_t i = 0; i < f->nthreads; i++) {
 			const struct tl_frame_thread *t = &f->threads[i];
 			fputs("  ", out);
 			tl_fmt_put_name(out, t->name, 16);
 			fprintf(out, " %7d %5s", t->tid, roles_str(t->roles, nb));
 			groups(t->state_ns, 1, g);
-			group_row(out, g);
+			group_row(out, &gl, g);
 			if (t->from > f->begin && t->to > t->from)
 				fprintf(out, "  %-16s (counted from %s)\n", "", secs(r, t->from, a));
 		}
+		group_note(out, &gl, "  other+: ", width);
 	}
 	fputc('\n', out);
 }
 
 int tl_frames_write_text(FILE *out, const struct tl_frames_result *r, const struct tl_frames_text_opts *o)
 {
-	text_header(out, r, o);
-	text_summary(out, r);
-	text_throughput(out, r);
-	text_steps(out, r);
-	text_threads(out, r);
+	int width = o && o->width > 0 ? o->width : 100;
+
+	text_header(out, r, o, width);
+	text_summary(out, r, width);
+	text_throughput(out, r, width);
+	text_steps(out, r, width);
+	text_threads(out, r, width);
 	if (r->nworst) {
+		char v[96];
+
 		if (r->nworst == 1)
-			fputs("the longest frame (--worst K for more, --frame ID for others)\n\n", out);
+			snprintf(v, sizeof(v), "the longest frame (--worst K for more, --frame ID for others)");
 		else
-			fprintf(out, "the %zu longest frames (--worst K for more, --frame ID for others)\n\n",
-			        r->nworst);
-		for (size_t i = 0; i < r->nworst; i++)
-			text_frame(out, r, &r->worst[i]);
+			snprintf(v, sizeof(v), "the %zu longest frames (--worst K for more, --frame ID for others)",
+			         r->nworst);
+		tl_fmt_wrap(out, "", v, width);
+		fputc('\n', out);
 	}
+	for (size_t i = 0; i < r->nworst; i++)
+		text_frame(out, r, &r->worst[i], width);
 	for (size_t i = 0; i < r->npicked; i++)
-		text_frame(out, r, &r->picked[i]);
+		text_frame(out, r, &r->picked[i], width);
 	if (fflush(out) || ferror(out))
 		return tl_error("%s", strerror(errno ? errno : EIO));
 	return 0;
