@@ -15,13 +15,14 @@
 #include "cli.h"
 #include "analysis/diff/diff.h"
 
-enum { OPT_JSON = 256, OPT_ROWS };
+enum { OPT_JSON = 256, OPT_ROWS, OPT_WIDTH };
 
 static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "rows", required_argument, NULL, OPT_ROWS },
+	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -39,6 +40,8 @@ static void usage(FILE *out)
 	      "      --rows N             (thread, state) rows, largest changes first [12]\n"
 	      "  -o, --output FILE        write to FILE instead of stdout\n"
 	      "      --json               JSON (\"threadlens-diff\", docs/JSON.md)\n"
+	      "      --width COLS         fit the text in COLS columns, 80 or more (default:\n"
+	      "                           the terminal's, or 100)\n"
 	      "\n"
 	      "examples:\n"
 	      "  threadlens diff before.tl after.tl\n"
@@ -64,7 +67,7 @@ int cmd_diff(int argc, char **argv)
 	const char *a[TL_DIFF_MAX_RUNS], *b[TL_DIFF_MAX_RUNS], *output = NULL;
 	struct tl_diff_result r;
 	unsigned long rows = 12;
-	int json = 0, na, nb, c, rc;
+	int json = 0, width = 0, na, nb, c, rc;
 	char *end, *sa, *sb;
 	FILE *out;
 
@@ -79,6 +82,10 @@ int cmd_diff(int argc, char **argv)
 			rows = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || optarg[0] == '-' || rows > 100000)
 				return cli_bad_value("diff", "--rows", optarg, "a count, 0 or more");
+			break;
+		case OPT_WIDTH:
+			if (cli_width_arg("diff", optarg, &width))
+				return 2;
 			break;
 		default: return cli_usage_error("diff");
 		}
@@ -113,7 +120,9 @@ int cmd_diff(int argc, char **argv)
 		tl_diff_release(&r);
 		goto done;
 	}
-	rc = cli_output_close(out, output, json ? tl_diff_write_json(out, &r) : tl_diff_write_text(out, &r, rows));
+	rc = cli_output_close(out, output,
+	                      json ? tl_diff_write_json(out, &r)
+	                           : tl_diff_write_text(out, &r, rows, width ? width : cli_terminal_width(output)));
 	tl_diff_release(&r);
 done:
 	free(sa);

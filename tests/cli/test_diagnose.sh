@@ -690,8 +690,9 @@ else
 	diag healthy-balanced "" "$BUILD/tests/wl_kernel" balanced
 	diag oversubscription "oversubscription:*" "$BUILD/tests/wl_kernel" oversub
 	# OpenMP without markers: the outlined function of its loop is the region (uprobes); a static split of
-	# rows of uneven cost is imbalanced, a dynamic one is not
-	diag omp-static "barrier-imbalance:*" "$BUILD/tests/wl_fast" --omp 2 outer static
+	# rows of uneven cost is imbalanced, a dynamic one is not.  Its worker spins in the runtime between
+	# the regions 15-19% of its time on a CPU (8 recordings), over spin-waiting's 25% once in a loaded run
+	diag omp-static "barrier-imbalance:* ?spin-waiting:*" "$BUILD/tests/wl_fast" --omp 2 outer static
 	# OpenMP's worker spins in the runtime while the main thread runs the serial parts alone
 	diag spin-serial "spin-waiting:*" "$BUILD/tests/wl_sort" --omp 2 outer dynamic
 	ONLY=barrier-imbalance diag omp-dynamic "" "$BUILD/tests/wl_fast" --omp 2 outer dynamic

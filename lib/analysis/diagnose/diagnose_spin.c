@@ -22,7 +22,8 @@
  *
  * Measured (docs/DIAGNOSE.md): wl_sort --omp 2 (serial fill and merge
  * between the regions) 65-88% of E between; wl_filter --omp 2 inner (3 us
- * regions back to back) 33%; wl_fast and wl_filter outer 3-10%.
+ * regions back to back) 33%; wl_fast and wl_filter outer 3-10%
+ * (wl_fast outer static 1.4-18.7% of late, 25% once under load).
  */
 #include <math.h>
 #include <stdio.h>

@@ -119,8 +119,11 @@ struct tl_diff_result {
 int tl_diff_analyze(const char *const *a, size_t na, const char *const *b, size_t nb, struct tl_diff_result *out);
 void tl_diff_release(struct tl_diff_result *r);
 
-/* Writers: they print, never compute.  0, or -1 with tl_error set. */
-int tl_diff_write_text(FILE *out, const struct tl_diff_result *r, size_t max_rows);
+/*
+ * Writers: they print, never compute.  0, or -1 with tl_error set.  The
+ * text fits `width` columns from 80 (0: 100): its lists and prose wrap.
+ */
+int tl_diff_write_text(FILE *out, const struct tl_diff_result *r, size_t max_rows, int width);
 int tl_diff_write_json(FILE *out, const struct tl_diff_result *r);
 
 #endif

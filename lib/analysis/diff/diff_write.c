@@ -25,12 +25,17 @@ static const char *value(unsigned m, double v, char *buf, size_t len)
 	return buf;
 }
 
-static void side(FILE *out, const char *what, const char *const *paths, size_t n)
+/* "  before  a1.tl a2.tl", wrapped to the width (the paths cleaned by the wrap). */
+static void side(FILE *out, const char *what, const char *const *paths, size_t n, int width)
 {
-	fprintf(out, "  %-7s", what);
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, " %s", paths[i]);
-	fputc('\n', out);
+	char lead[16], text[4096];
+	size_t len = 0;
+
+	snprintf(lead, sizeof(lead), "  %-7s ", what);
+	text[0] = 0;
+	for (size_t i = 0; i < n && len + 1 < sizeof(text); i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s", i ? " " : "", paths[i]);
+	tl_fmt_wrap(out, lead, text, width);
 }
 
 /* "cpu-clock" and "task-clock" count ns; other events count themselves. */
@@ -48,7 +53,7 @@ static void count_row(FILE *out, const char *what, const struct tl_diff_value *d
 }
 
 /* The profiles (diff.h, tl_diff_profile): the event's total, the samples per CPU, the functions. */
-static void profile_text(FILE *out, const struct tl_diff_profile *p, size_t max_rows)
+static void profile_text(FILE *out, const struct tl_diff_profile *p, size_t max_rows, int width)
 {
 	char b[2][32];
 	size_t shown = 0;
@@ -72,7 +77,7 @@ static void profile_text(FILE *out, const struct tl_diff_profile *p, size_t max_
 		count_row(out, what, &p->cpus[c]);
 	}
 	fprintf(out, "%-26s %10s %10s %10s   %s\n", "functions (self samples)", "before", "after", "change",
-	        "share before -> after");
+	        width >= 83 ? "share before -> after" : "share");
 	for (size_t i = 0; i < p->nfuncs && shown < max_rows; i++, shown++) {
 		const struct tl_diff_func *f = &p->funcs[i];
 
@@ -87,28 +92,44 @@ static void profile_text(FILE *out, const struct tl_diff_profile *p, size_t max_
 		fputs("  (no function has 0.5% of a side's samples)\n", out);
 }
 
-int tl_diff_write_text(FILE *out, const struct tl_diff_result *r, size_t max_rows)
+/* Append "sep s" to the list in buf (len bytes used); "..." once it is full. */
+static void list_add(char *buf, size_t size, size_t *len, const char *sep, const char *s)
 {
-	char b[3][32];
+	int n;
+
+	if (*len + 4 >= size)
+		return;
+	n = snprintf(buf + *len, size - *len, "%s%s", *len ? sep : "", s);
+	if (n < 0 || *len + (size_t)n + 4 >= size) {
+		snprintf(buf + *len, size - *len, "...");
+		*len = size;
+		return;
+	}
+	*len += (size_t)n;
+}
+
+int tl_diff_write_text(FILE *out, const struct tl_diff_result *r, size_t max_rows, int width)
+{
+	char b[3][32], text[4096];
 	size_t shown = 0;
+
+	if (width <= 0)
+		width = 100;
 
 	fprintf(out, "threadlens diff: before (%zu recording%s) -> after (%zu recording%s)\n", r->na,
 	        r->na == 1 ? "" : "s", r->nb, r->nb == 1 ? "" : "s");
-	side(out, "before", r->a, r->na);
-	side(out, "after", r->b, r->nb);
-	if (r->program_before[0]) {
-		char was[TL_NAME_MAX * 4], is[TL_NAME_MAX * 4];
-
-		tl_fmt_clean_name(r->program_before, was, sizeof(was));
-		tl_fmt_clean_name(r->program_after, is, sizeof(is));
-		fprintf(out, "  program %s -> %s: threads of its name matched (as %s)\n", was, is, was);
+	side(out, "before", r->a, r->na, width);
+	side(out, "after", r->b, r->nb, width);
+	if (r->program_before[0]) { /* the names cleaned by the wrap */
+		snprintf(text, sizeof(text), "%s -> %s: threads of its name matched (as %s)", r->program_before,
+		         r->program_after, r->program_before);
+		tl_fmt_wrap(out, "  program ", text, width);
 	}
-	if (r->noise)
-		fputs("  noise   from the repeated recordings: * marks a change over 3 standard errors\n", out);
-	else
-		fputs("  noise   not known (one recording on a side): * marks a change over 10% (5 points for\n"
-		      "          shares); give several recordings a side to measure it\n",
-		      out);
+	tl_fmt_wrap(out, "  noise   ",
+	            r->noise ? "from the repeated recordings: * marks a change over 3 standard errors"
+	                     : "not known (one recording on a side): * marks a change over 10% (5 points for "
+	                       "shares); give several recordings a side to measure it",
+	            width);
 	fprintf(out, "\n%-26s %10s %10s %10s\n", "", "before", "after", "change");
 	for (unsigned m = 0; m < TL_DM__COUNT; m++) {
 		const struct tl_diff_value *d = &r->m[m];
@@ -125,7 +146,9 @@ int tl_diff_write_text(FILE *out, const struct tl_diff_result *r, size_t max_row
 	}
 	if (!r->m[TL_DM_FPS].have)
 		fputs("(no frames: mark them with tl_frame_begin/end to compare frames/s and latency)\n", out);
-	fprintf(out, "\nTHREADS  (%% of each thread's life per state, matched by name; largest changes first)\n");
+	fputc('\n', out);
+	tl_fmt_wrap(out, "THREADS  ", "(% of each thread's life per state, matched by name; largest changes first)",
+	            width);
 	fprintf(out, "%-20s %-14s %7s %7s %9s\n", "thread", "state", "before", "after", "change");
 	for (size_t i = 0; i < r->nrows && shown < max_rows; i++) {
 		const struct tl_diff_state_row *row = &r->rows[i];
@@ -144,39 +167,38 @@ int tl_diff_write_text(FILE *out, const struct tl_diff_result *r, size_t max_row
 
 		if (from == to)
 			continue;
-		fputs(before ? "only before:" : "only after: ", out);
-		for (size_t i = from; i < to; i++) {
-			char clean[TL_NAME_MAX * 4];
+		size_t len = 0;
 
-			tl_fmt_clean_name(r->only[i], clean, sizeof(clean));
-			fprintf(out, "%s %s", i > from ? "," : "", clean);
-		}
-		fputc('\n', out);
+		text[0] = 0;
+		for (size_t i = from; i < to; i++) /* the names cleaned by the wrap */
+			list_add(text, sizeof(text), &len, ", ", r->only[i]);
+		tl_fmt_wrap(out, before ? "only before: " : "only after:  ", text, width);
 	}
-	fputs("\nFINDINGS  (threadlens diagnose; in most of a side's recordings, few of the other's)\n", out);
+	fputc('\n', out);
+	tl_fmt_wrap(out, "FINDINGS  ", "(threadlens diagnose; in most of a side's recordings, few of the other's)",
+	            width);
 	for (int gone = 1; gone >= 0; gone--) {
-		size_t k = 0;
+		size_t len = 0;
 
-		fputs(gone ? "  gone:" : "  new: ", out);
+		text[0] = 0;
 		for (size_t i = 0; i < r->nfindings; i++)
 			if (r->findings[i].gone == gone) {
-				fprintf(out, "%s %s", k++ ? "," : "", r->findings[i].kind);
-				if (r->findings[i].lock[0]) {
-					char clean[sizeof(r->findings[i].lock) * 4];
+				char item[sizeof(r->findings[i].lock) + 64];
 
-					tl_fmt_clean_name(r->findings[i].lock, clean, sizeof(clean));
-					fprintf(out, " (lock %s)", clean);
-				} else if (r->findings[i].thread[0]) {
-					char clean[TL_NAME_MAX * 4];
-
-					tl_fmt_clean_name(r->findings[i].thread, clean, sizeof(clean));
-					fprintf(out, " (%s)", clean);
-				}
+				if (r->findings[i].lock[0])
+					snprintf(item, sizeof(item), "%s (lock %s)", r->findings[i].kind,
+					         r->findings[i].lock);
+				else if (r->findings[i].thread[0])
+					snprintf(item, sizeof(item), "%s (%s)", r->findings[i].kind,
+					         r->findings[i].thread);
+				else
+					snprintf(item, sizeof(item), "%s", r->findings[i].kind);
+				list_add(text, sizeof(text), &len, ", ", item);
 			}
-		fputs(k ? "\n" : " none\n", out);
+		tl_fmt_wrap(out, gone ? "  gone: " : "  new:  ", len ? text : "none", width);
 	}
 	if (r->prof.have)
-		profile_text(out, &r->prof, max_rows);
+		profile_text(out, &r->prof, max_rows, width);
 	if (ferror(out))
 		return tl_error("cannot write the comparison");
 	return 0;
