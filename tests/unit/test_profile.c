@@ -534,7 +534,81 @@ TEST(profile_runs)
 	tl_profile_runs_release(&R);
 }
 
+/*
+ * A frame-pointer walk through code without frame pointers reads a saved
+ * register as the next frame: a caller in no code mapping ends the stack
+ * there, and is counted.  The first user frame is where the CPU was and
+ * stays, mapped or not.  Base B = 0x555500000000 (the fixture):
+ *   B+0x1182 (twice) <- 0x7ffd00001000 (the stack: no code) <- B+0x1060   x2: "twice", cut
+ *   kernel <- B+0x1182 <- 0x10 <- B+0x1060                                x1: "twice;kernel", cut
+ *   0x10 (no mapping: the CPU was there) <- B+0x1060 (main)               x1: kept whole
+ */
+TEST(stacks_cut_at_unmapped_caller)
+{
+	char fix[PATH_MAX], path[] = "/tmp/tl-test-pcut-XXXXXX";
+	struct tl_trace_writer *w;
+	struct tl_run run = { 0 };
+	struct tl_profile_opts o = { .cpu = -1 };
+	struct tl_profile_result r;
+	const uint64_t B = 0x555500000000ull;
+
+	CHECK(realpath(FIXTURE, fix) != NULL);
+	w = program_trace_open(path, 100, 1000);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	map(w, 1001, fix, B + 0x1000, B + 0x2000, 0x1000);
+	{
+		/* a thread that names itself with an escape sequence: the text shows it inert */
+		struct tl_event e = event_us(1005, -1, TL_EV_THREAD, 101, 100, 0, 0, 0, 0);
+
+		e.name = tl_trace_writer_intern(w, "evil\x1b[2J");
+		tl_trace_writer_add(w, &e);
+	}
+	sample(w, 1010, 0, 101, B + 0x1182, 0x7ffd00001000ull, B + 0x1060);
+	sample(w, 1011, 0, 101, B + 0x1182, 0x7ffd00001000ull, B + 0x1060);
+	{
+		uint64_t f[4] = { 0xffffffff81000000ull, B + 0x1182, 0x10, B + 0x1060 };
+		struct tl_event e = event_us(1012, 0, TL_EV_SAMPLE, 101, 100, 0, (int64_t)f[0], 1000000, 0);
+
+		e.name = tl_trace_writer_intern(w, "cpu-clock");
+		e.a = tl_trace_writer_stack(w, f, 4);
+		tl_trace_writer_add(w, &e);
+	}
+	sample(w, 1013, 0, 101, 0x10, B + 0x1060, 0);
+	CHECK_EQ_INT(program_trace_close(w, 1100), 0);
+	run.path = path;
+	run.to_ns = -1;
+	run.all_threads = 1;
+	CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.samples, 4);
+	CHECK_EQ_INT(r.stacks_cut, 3);
+	CHECK_EQ_INT(r.unresolved, 1);
+	CHECK_EQ_INT(r.nfolded, 3);
+	if (r.nfolded == 3) {
+		CHECK_EQ_STR(r.folded[0].stack, "evil?[2J;main;[unknown]");
+		CHECK_EQ_STR(r.folded[1].stack, "evil?[2J;twice");
+		CHECK_EQ_INT(r.folded[1].count, 2);
+		CHECK_EQ_STR(r.folded[2].stack, "evil?[2J;twice;[kernel]");
+	}
+	/* main is in one stack only: the cut ones lost it with the noise */
+	for (size_t i = 0; i < r.nfuncs; i++)
+		if (!strcmp(r.funcs[i].name, "main"))
+			CHECK_EQ_INT(r.funcs[i].total, 1);
+	{
+		char *text = profile_text(&r);
+
+		CHECK(text && strstr(text, "3 stacks (75.0%) were cut at a caller in no code mapping"));
+		CHECK(text && strstr(text, "\n  evil?[2J (101) ") && !strchr(text, '\x1b'));
+		free(text);
+	}
+	tl_profile_release(&r);
+	tl_run_release(&run);
+	unlink(path);
+}
+
 int main(void)
 {
-	RUN_TESTS(symbols_by_offset, profile_counts, stripped_functions, profile_events, profile_runs, diff_profiles);
+	RUN_TESTS(symbols_by_offset, profile_counts, stacks_cut_at_unmapped_caller, stripped_functions, profile_events,
+	          profile_runs, diff_profiles);
 }

@@ -23,6 +23,7 @@
 #include "base/grow.h"
 #include "base/strtab.h"
 #include "base/tidmap.h"
+#include "output/fmt.h"
 #include "symbols/symfile.h"
 #include "timeline/walk.h"
 
@@ -329,12 +330,25 @@ static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp
 	}
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0, user = 0; i < n; i++) {
 		ids[i] = resolve(p, sm->pid, sm->gen, f[i], &unres);
 		if (ids[i] == UINT32_MAX)
 			return;
 		if (!i)
 			r->unresolved += unres;
+		/*
+		 * The first user frame is where the CPU was (or entered the
+		 * kernel); the others are return addresses the frame-pointer walk
+		 * read off the stack.  One in no code mapping is no return address:
+		 * the walk went through code built without frame pointers and read
+		 * a saved register as the next frame, so it and every frame outward
+		 * are noise.  The stack ends before it.
+		 */
+		if (!KERNEL(f[i]) && user++ && unres) {
+			n = i;
+			r->stacks_cut++;
+			break;
+		}
 	}
 	sm->self = ids[0];
 	r->kernel += KERNEL(f[0]);
@@ -355,10 +369,11 @@ static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp
 			return;
 		}
 	}
-	/* folded: the thread, then the frames from the outermost in */
+	/* folded: the thread (cleaned: the lines go to a terminal), then the frames from the outermost in */
 	{
 		struct tname *tn = tl_tidmap_get(&p->names, sm->tid);
-		len = (size_t)snprintf(line, sizeof(line), "%s", tn && tn->name[0] ? tn->name : "?");
+		tl_fmt_clean_name(tn && tn->name[0] ? tn->name : "?", line, sizeof(line));
+		len = strlen(line);
 	}
 	for (unsigned i = n; i-- > 0 && len + 2 < sizeof(line);) {
 		const char *k = tl_strtab_get(&p->keys, ids[i]);

@@ -7,8 +7,18 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "output/fmt.h"
 #include "output/json.h"
 #include "output/trace_json.h"
+
+/* A row's last cell: the name cleaned for the terminal, cut to w characters, then the line's end. */
+static void put_tail(FILE *f, const char *name, size_t w)
+{
+	char b[4 * 256 + 8];
+
+	tl_fmt_name_cut(name, w, b, sizeof(b));
+	fprintf(f, "%s\n", b);
+}
 
 static double pct(uint64_t n, uint64_t of)
 {
@@ -63,8 +73,11 @@ static void events_text(FILE *f, const struct tl_profile_result *r, size_t shown
 			continue;
 		fprintf(f, "\n%s: %.3g in all; per function (self):\n", q[k].name, v);
 		for (size_t i = 0; i < shown; i++)
-			if (ratio_of(r, &q[k], i, &v) == 0)
-				fprintf(f, "  %-38.38s %10.3g\n", r->funcs[i].name, v);
+			if (ratio_of(r, &q[k], i, &v) == 0) {
+				fputs("  ", f);
+				tl_fmt_put_name(f, r->funcs[i].name, 38);
+				fprintf(f, " %10.3g\n", v);
+			}
 	}
 }
 
@@ -87,15 +100,25 @@ int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
 		        "most samples have no call stack beyond their function: record's frame-pointer walk stops at\n"
 		        "code built without frame pointers (Debian's libraries); record --sample --stack dwarf\n"
 		        "unwinds it (or the recording was made with --no-stack)\n\n");
+	if (r->stacks_cut)
+		fprintf(f,
+		        "%" PRIu64 " stacks (%.1f%%) were cut at a caller in no code mapping: the frame-pointer walk\n"
+		        "went through code built without frame pointers and read noise as the next frames (record\n"
+		        "--sample --stack dwarf unwinds such code)\n\n",
+		        r->stacks_cut, pct(r->stacks_cut, r->samples));
 	if (r->no_maps && r->unresolved)
 		fprintf(f,
 		        "the trace has no code mappings (recorded before they were: format 1.5 MAP events), so user\n"
 		        "code reads [unknown]; record it again to name it\n\n");
 	fprintf(f, "%-40s %8s %7s %8s %7s  %s\n", "functions (by self)", "self", "self%", "total", "total%", "module");
-	for (size_t i = 0; i < shown; i++)
-		fprintf(f, "  %-38.38s %8" PRIu64 " %6.1f%% %8" PRIu64 " %6.1f%%  %s\n", r->funcs[i].name,
-		        r->funcs[i].self, pct(r->funcs[i].self, r->samples), r->funcs[i].total,
-		        pct(r->funcs[i].total, r->samples), r->funcs[i].module);
+	/* names come from the traced program's files and threads: cleaned, cut with '~' */
+	for (size_t i = 0; i < shown; i++) {
+		fputs("  ", f);
+		tl_fmt_put_name(f, r->funcs[i].name, 38);
+		fprintf(f, " %8" PRIu64 " %6.1f%% %8" PRIu64 " %6.1f%%  ", r->funcs[i].self,
+		        pct(r->funcs[i].self, r->samples), r->funcs[i].total, pct(r->funcs[i].total, r->samples));
+		put_tail(f, r->funcs[i].module, 40);
+	}
 	if (r->nfuncs > shown)
 		fprintf(f, "  ... %zu more functions (--top N, --json)\n", r->nfuncs - shown);
 	events_text(f, r, shown);
@@ -104,9 +127,10 @@ int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
 		char who[96];
 		snprintf(who, sizeof(who), "%s (%d)", r->threads[i].name[0] ? r->threads[i].name : "?",
 		         r->threads[i].tid);
-		fprintf(f, "  %-26.26s %8" PRIu64 " %6.1f%%  %.50s\n", who, r->threads[i].samples,
-		        pct(r->threads[i].samples, r->samples),
-		        r->threads[i].top < r->nfuncs ? r->funcs[r->threads[i].top].name : "-");
+		fputs("  ", f);
+		tl_fmt_put_name(f, who, 26);
+		fprintf(f, " %8" PRIu64 " %6.1f%%  ", r->threads[i].samples, pct(r->threads[i].samples, r->samples));
+		put_tail(f, r->threads[i].top < r->nfuncs ? r->funcs[r->threads[i].top].name : "-", 50);
 	}
 	fprintf(f, "\nCPUs:");
 	for (int c = 0; c < run->ncpus; c++)
@@ -217,6 +241,7 @@ int tl_profile_write_json(FILE *f, const struct tl_profile_result *r)
 	tl_json_kv_uint(&j, "kernel", r->kernel);
 	tl_json_kv_uint(&j, "unresolved", r->unresolved);
 	tl_json_kv_uint(&j, "no_stack", r->no_stack);
+	tl_json_kv_uint(&j, "stacks_cut", r->stacks_cut);
 	tl_json_kv_bool(&j, "mappings", !r->no_maps);
 	tl_json_key(&j, "events");
 	tl_json_begin_array(&j, TL_JSON_INLINE);
