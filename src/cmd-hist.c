@@ -27,6 +27,7 @@ struct hist_args {
 	const char *output;
 	const char *bins_in, *bins_out;
 	int format, csv_table, etp, mode_given;
+	int width; /* --width, or 0: the terminal's */
 	struct cli_ids ids;
 	struct tl_hist_query q;
 };
@@ -35,6 +36,7 @@ enum {
 	OPT_JSON = 256,
 	OPT_CSV,
 	OPT_ETP,
+	OPT_WIDTH,
 	OPT_MODE,
 	OPT_COMPARE,
 	OPT_STEP,
@@ -60,6 +62,7 @@ static const struct option long_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "csv", optional_argument, NULL, OPT_CSV },
 	{ "etp", no_argument, NULL, OPT_ETP },
+	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "compare", no_argument, NULL, OPT_COMPARE },
 	{ "step", required_argument, NULL, OPT_STEP },
@@ -120,6 +123,8 @@ static void usage(FILE *out)
 	      "  -o, --output FILE      write to FILE instead of stdout\n"
 	      "      --etp              the ETP at every bin bound (and at every value, up to\n"
 	      "                         1000 spans) instead of the bins\n"
+	      "      --width COLS       fit the text in COLS columns, 80 or more (default:\n"
+	      "                         the terminal's, or 100)\n"
 	      "      --json             everything as JSON (docs/JSON.md, 'threadlens hist')\n"
 	      "      --csv[=TABLE]      etp (default: t_ns,above,etp; with --compare one column\n"
 	      "                         per mode) or bins (mode,bin,lower_ns,upper_ns,count)\n"
@@ -180,6 +185,10 @@ static int parse_option(int c, struct hist_args *a)
 			return cli_bad_value("hist", "--csv table", optarg, "etp or bins");
 		break;
 	case OPT_ETP: a->etp = 1; break;
+	case OPT_WIDTH:
+		if (cli_width_arg("hist", optarg, &a->width))
+			return 2;
+		break;
 	case OPT_MODE:
 		n = tl_hist_mode_parse(optarg);
 		if (n < 0)
@@ -342,6 +351,7 @@ static int write_result(FILE *out, const struct hist_args *a, const struct tl_hi
 		.bins_in = a->bins_in,
 		.bins_out = a->bins_out,
 		.etp = a->etp,
+		.width = a->width ? a->width : cli_terminal_width(a->output),
 	};
 
 	switch (a->format) {

@@ -33,6 +33,7 @@ struct util_args {
 	struct tl_cpuuse_opts o;
 	const char *db; /* --db: the admission test from a results database */
 	int admit_only; /* --admit: the admission test alone */
+	int width;      /* --width, or 0: the terminal's */
 	int64_t sweep;
 	struct tl_results_at at[TL_RESULTS_MAX_AT];
 	size_t nat;
@@ -52,6 +53,7 @@ enum {
 	OPT_SWEEP,
 	OPT_AT,
 	OPT_ADMIT,
+	OPT_WIDTH,
 };
 
 static const struct option long_options[] = {
@@ -63,6 +65,7 @@ static const struct option long_options[] = {
 	{ "rate", required_argument, NULL, OPT_RATE },
 	{ "module", required_argument, NULL, OPT_RATE }, /* HeiPOET's word for it */
 	{ "admit", no_argument, NULL, OPT_ADMIT },
+	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "worst", required_argument, NULL, OPT_WORST },
 	{ "instances", no_argument, NULL, OPT_INSTANCES },
 	{ "from", required_argument, NULL, OPT_FROM },
@@ -114,6 +117,8 @@ static void usage(FILE *out)
 	      "  -o, --output FILE      write to FILE instead of stdout\n"
 	      "      --json             JSON (\"threadlens-util\", docs/JSON.md)\n"
 	      "      --instances        also list every instance (JSON: an \"instances\" array)\n"
+	      "      --width COLS       fit the text in COLS columns, 80 or more (default:\n"
+	      "                         the terminal's, or 100)\n"
 	      "\n"
 	      "examples:\n"
 	      "  threadlens util --span decode app.tl\n"
@@ -271,6 +276,10 @@ static int parse_args(int argc, char **argv, struct util_args *a)
 			break;
 		case OPT_DB: a->db = optarg; break;
 		case OPT_ADMIT: a->admit_only = 1; break;
+		case OPT_WIDTH:
+			if (cli_width_arg("util", optarg, &a->width))
+				return 2;
+			break;
 		case OPT_SWEEP: {
 			char *end;
 			a->sweep = strtoll(optarg, &end, 10);
@@ -367,7 +376,7 @@ int cmd_util(int argc, char **argv)
 	struct cli_progress prog = { .what = "analysing", .last = -1 };
 	struct tl_cpuuse_result r;
 	FILE *out = stdout;
-	int rc;
+	int rc, width;
 
 	rc = parse_args(argc, argv, &a);
 	if (rc)
@@ -383,6 +392,7 @@ int cmd_util(int argc, char **argv)
 		goto out;
 	}
 	cli_run_warnings(&a.run, a.json || a.output ? "times near the gaps are uncertain" : NULL);
+	width = a.width ? a.width : cli_terminal_width(a.output);
 	if (check_found(&a, &r)) {
 		rc = 1;
 		goto out;
@@ -394,8 +404,8 @@ int cmd_util(int argc, char **argv)
 	}
 	rc = cli_output_close(out, a.output,
 	                      a.json         ? tl_cpuuse_write_json(out, &r)
-	                      : a.admit_only ? tl_cpuuse_write_admission_text(out, &r)
-	                                     : tl_cpuuse_write_text(out, &r));
+	                      : a.admit_only ? tl_cpuuse_write_admission_text(out, &r, width)
+	                                     : tl_cpuuse_write_text(out, &r, width));
 out:
 	tl_cpuuse_result_release(&r);
 	tl_run_release(&a.run);

@@ -70,8 +70,10 @@ PY
 		expect_err critical/no-such-thread 1 "no thread 999999"
 		# a terminal of 80 columns, its usual default: no line of the text commands is wider
 		wide=""
-		for cmd in report frames critical diagnose; do
-			tl "$cmd" --width 80 "$TMP/demo.tl"
+		for cmd in report frames critical diagnose "hist --span frame" "hist --span detect --compare" \
+			"util --rate detect=150 --rate motion=150 --instances" "diff $TMP/demo.tl"; do
+			# shellcheck disable=SC2086 # the command's words
+			tl $cmd --width 80 "$TMP/demo.tl"
 			most=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$OUT")
 			[ "$RC" = 0 ] && [ "$most" -le 80 ] || wide="$wide $cmd: exit $RC, a line of $most columns;"
 		done

@@ -138,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(&r);
 		devnull = fopen("/dev/null", "w");
 		if (devnull) {
-			tl_cpuuse_write_text(devnull, &r);
+			tl_cpuuse_write_text(devnull, &r, 0);
 			tl_cpuuse_write_json(devnull, &r);
 			fclose(devnull);
 		}

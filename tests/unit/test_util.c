@@ -348,7 +348,7 @@ TEST(json_document)
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	CHECK_EQ_INT(tl_cpuuse_write_text(f, &r), 0);
+	CHECK_EQ_INT(tl_cpuuse_write_text(f, &r, 0), 0);
 	fclose(f);
 	CHECK(strstr(buf, "confidence interval of the MEAN") != NULL);
 	CHECK(strstr(buf, "central 95% of SINGLE values") != NULL);

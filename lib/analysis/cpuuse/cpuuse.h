@@ -224,17 +224,19 @@ void tl_cpuuse_admit(const double *rate_hz, const double *p_ns, size_t n, struct
 /* ---- writers (cpuuse_write.c): they print, never compute ---- */
 
 /*
- * The terminal report (at most 100 columns): per span type its statistics, utilization and (with
- * instances kept) one row per instance; then the admission test.  Returns
- * 0, or -1 with tl_error set on a write error.
+ * The terminal report in `width` columns, 80 or more (0: 100): per span
+ * type its statistics, utilization and (with instances kept) one row per
+ * instance; then the admission test.  Narrower than 100 the instances
+ * drop unknown, then irq; narrower than 96 the admission table drops its
+ * RM bound column.  Returns 0, or -1 with tl_error set on a write error.
  */
-int tl_cpuuse_write_text(FILE *out, const struct tl_cpuuse_result *r);
+int tl_cpuuse_write_text(FILE *out, const struct tl_cpuuse_result *r, int width);
 
 /* The JSON document "threadlens-util" version 1 of docs/JSON.md.  Returns 0, or -1 with tl_error set. */
 int tl_cpuuse_write_json(FILE *out, const struct tl_cpuuse_result *r);
 
-/* The admission test alone, as the text report prints it, or as its JSON key "admission". */
-int tl_cpuuse_write_admission_text(FILE *out, const struct tl_cpuuse_result *r);
+/* The admission test alone, as the text report prints it (in `width` columns), or as its JSON key "admission". */
+int tl_cpuuse_write_admission_text(FILE *out, const struct tl_cpuuse_result *r, int width);
 struct tl_json;
 void tl_cpuuse_json_admission(struct tl_json *j, const struct tl_cpuuse_result *r);
 

@@ -55,7 +55,7 @@ static const char *dur(double ns, char *buf, size_t len)
  * shows (a narrow confidence interval of a large mean needs more than four
  * significant digits).
  */
-static void interval(FILE *f, double lo, double hi)
+static const char *interval(char *buf, size_t len, double lo, double hi)
 {
 	static const struct {
 		double scale;
@@ -67,7 +67,8 @@ static void interval(FILE *f, double lo, double hi)
 	w = (hi - lo) / units[u].scale;
 	while (u && dec < 6 && w > 0 && w < 10 * pow(10, -dec))
 		dec++;
-	fprintf(f, "%.*f .. %.*f%s", dec, lo / units[u].scale, dec, hi / units[u].scale, units[u].unit);
+	snprintf(buf, len, "%.*f .. %.*f%s", dec, lo / units[u].scale, dec, hi / units[u].scale, units[u].unit);
+	return buf;
 }
 
 /* The untrusted name cleaned for a terminal, cut to `cols` characters ("~" marks a cut). */
@@ -105,41 +106,54 @@ static void text_row(FILE *f, const char *label, const struct tl_cpuuse_moments 
 	        dur((double)m->max, d, sizeof(d)), dur((double)m->sum, e, sizeof(e)));
 }
 
-static void text_instances(FILE *f, const struct tl_cpuuse_result *r, const struct tl_cpuuse_span *s)
+/* One row per instance: 100 columns; under 100 "unknown" goes, under 90 "irq" too (--json has both). */
+static void text_instances(FILE *f, const struct tl_cpuuse_result *r, const struct tl_cpuuse_span *s, int w)
 {
+	int unk = w >= 100, irq = w >= 90;
 	char b[6][24];
 
 	fprintf(f, "  instances (P = net CPU; times relative to the trace start):\n");
-	fprintf(f, "  %8s %8s %11s %9s %9s %9s %9s %9s %9s %7s\n", "id", "tid", "begin", "elapsed", "P", "irq", "ready",
-	        "asleep", "unknown", s->period_ns ? "util%" : "");
+	fprintf(f, "  %8s %8s %11s %9s %9s", "id", "tid", "begin", "elapsed", "P");
+	if (irq)
+		fprintf(f, " %9s", "irq");
+	fprintf(f, " %9s %9s", "ready", "asleep");
+	if (unk)
+		fprintf(f, " %9s", "unknown");
+	fprintf(f, " %7s\n", s->period_ns ? "util%" : "");
 	for (size_t i = 0; i < s->ninst; i++) {
 		const struct tl_cpuuse_instance *in = &s->inst[i];
-		fprintf(f, "  %8" PRIu64 " %8d %10.6fs %9s %9s %9s %9s %9s %9s", in->id, (int)in->tid,
-		        (double)rel(r, in->begin) / 1e9, dur((double)in->elapsed_ns, b[0], sizeof(b[0])),
-		        dur((double)in->cpu_ns, b[1], sizeof(b[1])), dur((double)in->irq_ns, b[2], sizeof(b[2])),
-		        dur((double)in->ready_ns, b[3], sizeof(b[3])), dur((double)in->asleep_ns, b[4], sizeof(b[4])),
-		        dur((double)in->unknown_ns, b[5], sizeof(b[5])));
+		fprintf(f, "  %8" PRIu64 " %8d %10.6fs %9s %9s", in->id, (int)in->tid, (double)rel(r, in->begin) / 1e9,
+		        dur((double)in->elapsed_ns, b[0], sizeof(b[0])), dur((double)in->cpu_ns, b[1], sizeof(b[1])));
+		if (irq)
+			fprintf(f, " %9s", dur((double)in->irq_ns, b[2], sizeof(b[2])));
+		fprintf(f, " %9s %9s", dur((double)in->ready_ns, b[3], sizeof(b[3])),
+		        dur((double)in->asleep_ns, b[4], sizeof(b[4])));
+		if (unk)
+			fprintf(f, " %9s", dur((double)in->unknown_ns, b[5], sizeof(b[5])));
 		if (s->period_ns)
 			fprintf(f, " %7.2f", 100.0 * (double)in->cpu_ns / (double)s->period_ns);
 		fputc('\n', f);
 	}
 }
 
-static void text_span(FILE *f, const struct tl_cpuuse_result *r, const struct tl_cpuuse_span *s)
+static void text_span(FILE *f, const struct tl_cpuuse_result *r, const struct tl_cpuuse_span *s, int w)
 {
-	char nm[256], kinds[64], a[24], b[24], c[24];
+	char nm[256], kinds[64], a[24], b[24], c[24], v[512], iv[80];
 	size_t chars;
+	int n;
 	const char *worst = r->worst_pct >= 100 ? "max" : "p";
 
 	name_cell(s->name, nm, sizeof(nm), 60, &chars);
-	fprintf(f, "span '%s' (%s): %" PRIu64 " instance%s on %" PRIu64 " thread%s\n", nm,
-	        kinds_str(s, kinds, sizeof(kinds)), s->cpu.count, s->cpu.count == 1 ? "" : "s", s->threads,
-	        s->threads == 1 ? "" : "s");
-	if (s->incomplete)
-		fprintf(f,
-		        "  not measured: %" PRIu64 " incomplete (cut by the end of the trace or window, or of an\n"
-		        "  outer span)\n",
-		        s->incomplete);
+	snprintf(v, sizeof(v), "'%s' (%s): %" PRIu64 " instance%s on %" PRIu64 " thread%s", nm,
+	         kinds_str(s, kinds, sizeof(kinds)), s->cpu.count, s->cpu.count == 1 ? "" : "s", s->threads,
+	         s->threads == 1 ? "" : "s");
+	tl_fmt_wrap(f, "span ", v, w);
+	if (s->incomplete) {
+		snprintf(v, sizeof(v),
+		         "%" PRIu64 " incomplete (cut by the end of the trace or window, or of an outer span)",
+		         s->incomplete);
+		tl_fmt_wrap(f, "  not measured: ", v, w);
+	}
 	if (s->outside)
 		fprintf(f, "  not measured: %" PRIu64 " began before the window\n", s->outside);
 	if (s->unmeasured)
@@ -156,16 +170,16 @@ static void text_span(FILE *f, const struct tl_cpuuse_result *r, const struct tl
 	text_row(f, "asleep/blocked", &s->asleep);
 	text_row(f, "unknown", &s->unknown);
 	fprintf(f, "  %-19s %10s\n", "page-fault stalls", "not recorded");
-	fprintf(f, "  P, 95%% confidence interval of the MEAN:  ");
-	if (s->has_ci) {
-		interval(f, s->ci_low_ns, s->ci_high_ns);
-		fprintf(f, "  (Student t %.3f, %" PRIu64 " df)\n", s->t_quantile, s->cpu.count - 1);
-	} else {
-		fprintf(f, "- (needs 2 instances)\n");
-	}
-	fprintf(f, "  P, central 95%% of SINGLE values:         ");
-	interval(f, (double)s->range_low_ns, (double)s->range_high_ns);
-	fprintf(f, "  (2.5%% .. 97.5%%%s)\n", s->quantiles_exact ? "" : ", within 3.2%");
+	if (s->has_ci)
+		snprintf(v, sizeof(v), "%s  (Student t %.3f, %" PRIu64 " df)",
+		         interval(iv, sizeof(iv), s->ci_low_ns, s->ci_high_ns), s->t_quantile, s->cpu.count - 1);
+	else
+		snprintf(v, sizeof(v), "- (needs 2 instances)");
+	tl_fmt_wrap(f, "  P, 95% confidence interval of the MEAN:  ", v, w);
+	snprintf(v, sizeof(v), "%s  (2.5%% .. 97.5%%%s)",
+	         interval(iv, sizeof(iv), (double)s->range_low_ns, (double)s->range_high_ns),
+	         s->quantiles_exact ? "" : ", within 3.2%");
+	tl_fmt_wrap(f, "  P, central 95% of SINGLE values:         ", v, w);
 	fprintf(f, "  P percentiles: p50 %s, p99 %s", dur((double)s->p50_ns, a, sizeof(a)),
 	        dur((double)s->p99_ns, b, sizeof(b)));
 	if (r->worst_pct < 100 && r->worst_pct != 99 && r->worst_pct != 50)
@@ -173,96 +187,118 @@ static void text_span(FILE *f, const struct tl_cpuuse_result *r, const struct tl
 	fputc('\n', f);
 	if (s->period_ns) {
 		double per = (double)s->period_ns;
-		fprintf(f, "  share of its period %s", dur(per, a, sizeof(a)));
+		n = snprintf(v, sizeof(v), "%s", dur(per, a, sizeof(a)));
 		if (s->rate_hz > 0)
-			fprintf(f, " (%g Hz)", s->rate_hz);
-		fprintf(f, ": mean %.2f%%, p99 %.2f%%, max %.2f%%; elapsed mean %.2f%%\n", 100 * s->cpu.mean / per,
-		        100 * (double)s->p99_ns / per, 100 * (double)s->cpu.max / per, 100 * s->elapsed.mean / per);
+			n += snprintf(v + n, sizeof(v) - (size_t)n, " (%g Hz)", s->rate_hz);
+		snprintf(v + n, sizeof(v) - (size_t)n, ": mean %.2f%%, p99 %.2f%%, max %.2f%%; elapsed mean %.2f%%",
+		         100 * s->cpu.mean / per, 100 * (double)s->p99_ns / per, 100 * (double)s->cpu.max / per,
+		         100 * s->elapsed.mean / per);
+		tl_fmt_wrap(f, "  share of its period ", v, w);
 	}
 	if (s->ninst)
-		text_instances(f, r, s);
+		text_instances(f, r, s, w);
 	fputc('\n', f);
 }
 
+/*
+ * The admission table: 96 columns; narrower, the module's name takes 14
+ * columns, not 20, and the RM bound column goes (the line under the table
+ * gives the bound of them all).
+ */
 static void text_admit_view(FILE *f, const struct tl_cpuuse_result *r, const char *title,
-                            const struct tl_cpuuse_admit_row *rows, const struct tl_cpuuse_admit_total *t, int worst)
+                            const struct tl_cpuuse_admit_row *rows, const struct tl_cpuuse_admit_total *t, int worst,
+                            int w)
 {
 	const struct tl_cpuuse_admission *ad = &r->admission;
-	char nm[256], p[24];
+	int narrow = w < 96, cols = narrow ? 14 : NAME_COLS;
+	char nm[256], p[24], v[320];
 	size_t chars;
 
 	fprintf(f, "  %s:\n", title);
-	fprintf(f, "  %-*s %9s %10s %9s %9s  %-15s %s\n", NAME_COLS, "module", "rate Hz", "P", "U", "RM bound", "RM",
-	        "EDF");
+	fprintf(f, "  %-*s %9s %10s %9s", cols, "module", "rate Hz", "P", "U");
+	if (!narrow)
+		fprintf(f, " %9s", "RM bound");
+	fprintf(f, "  %-15s %s\n", "RM", "EDF");
 	for (size_t i = 0; i < ad->n; i++) {
 		const struct tl_cpuuse_span *s = &r->spans[ad->span[i]];
 		const struct tl_cpuuse_admit_row *row = &rows[i];
 		double rate = s->rate_hz > 0 ? s->rate_hz : 1e9 / (double)s->period_ns;
 		char rm[32], edf[32];
 
-		name_cell(s->name, nm, sizeof(nm), NAME_COLS, &chars);
+		name_cell(s->name, nm, sizeof(nm), (size_t)cols, &chars);
 		snprintf(rm, sizeof(rm), "%s %+.2f%%", row->rm_admitted ? "admit " : "reject", 100 * row->rm_slack);
 		snprintf(edf, sizeof(edf), "%s %+.2f%%", row->edf_admitted ? "admit " : "reject", 100 * row->edf_slack);
-		fprintf(f, "  %s%*s %9.2f %10s %8.3f%% %8.3f%%  %-15s %s\n", nm, (int)(NAME_COLS - chars), "", rate,
-		        dur(worst ? (double)s->worst_ns : s->cpu.mean, p, sizeof(p)), 100 * row->u, 100 * row->rm_bound,
-		        rm, edf);
+		fprintf(f, "  %s%*s %9.2f %10s %8.3f%%", nm, (int)((size_t)cols - chars), "", rate,
+		        dur(worst ? (double)s->worst_ns : s->cpu.mean, p, sizeof(p)), 100 * row->u);
+		if (!narrow)
+			fprintf(f, " %8.3f%%", 100 * row->rm_bound);
+		fprintf(f, "  %-15s %s\n", rm, edf);
 	}
-	fprintf(f, "  all %zu: U %.3f%%; RM bound %.3f%%: %s, slack %+.3f%%; EDF bound 100%%: %s, slack %+.3f%%\n",
-	        t->n, 100 * t->u, 100 * t->rm_bound, t->rm_fits ? "fits" : "does NOT fit", 100 * t->rm_slack,
-	        t->edf_fits ? "fits" : "does NOT fit", 100 * t->edf_slack);
+	snprintf(v, sizeof(v), "U %.3f%%; RM bound %.3f%%: %s, slack %+.3f%%; EDF bound 100%%: %s, slack %+.3f%%",
+	         100 * t->u, 100 * t->rm_bound, t->rm_fits ? "fits" : "does NOT fit", 100 * t->rm_slack,
+	         t->edf_fits ? "fits" : "does NOT fit", 100 * t->edf_slack);
+	snprintf(p, sizeof(p), "  all %zu: ", t->n);
+	tl_fmt_wrap(f, p, v, w);
 }
 
-static void text_admission(FILE *f, const struct tl_cpuuse_result *r)
+static void text_admission(FILE *f, const struct tl_cpuuse_result *r, int w)
 {
 	const struct tl_cpuuse_admission *ad = &r->admission;
 	char title[96];
 
 	if (!ad->n)
 		return;
-	fprintf(f, "admission test: sum of R x P <= B on one CPU (U = R x P); modules offered in the order\n"
-	           "given, each admitted if it fits with those admitted before it; slack = bound - U so far\n");
-	text_admit_view(f, r, "with the mean of P", ad->mean_rows, &ad->mean, 0);
+	tl_fmt_wrap(
+	        f, "",
+	        "admission test: sum of R x P <= B on one CPU (U = R x P); modules offered in the order given, each "
+	        "admitted if it fits with those admitted before it; slack = bound - U so far",
+	        w);
+	text_admit_view(f, r, "with the mean of P", ad->mean_rows, &ad->mean, 0, w);
 	if (r->worst_pct >= 100)
 		snprintf(title, sizeof(title), "with the max of P (worst case seen)");
 	else
 		snprintf(title, sizeof(title), "with the p%g of P (worst-case view)", r->worst_pct);
-	text_admit_view(f, r, title, ad->worst_rows, &ad->worst, 1);
+	text_admit_view(f, r, title, ad->worst_rows, &ad->worst, 1, w);
 	fprintf(f, "  RM bound n(2^(1/n) - 1) is sufficient, not necessary; it tends to ln 2 = 69.3%%\n");
 }
 
-int tl_cpuuse_write_admission_text(FILE *f, const struct tl_cpuuse_result *r)
+int tl_cpuuse_write_admission_text(FILE *f, const struct tl_cpuuse_result *r, int width)
 {
-	text_admission(f, r);
+	text_admission(f, r, width > 0 ? width : 100);
 	fflush(f);
 	return ferror(f) ? tl_error("write error") : 0;
 }
 
-int tl_cpuuse_write_text(FILE *f, const struct tl_cpuuse_result *r)
+int tl_cpuuse_write_text(FILE *f, const struct tl_cpuuse_result *r, int width)
 {
-	char nm[256], a[24];
+	int w = width > 0 ? width : 100;
+	char nm[256], a[24], v[512];
 	size_t chars;
 
 	name_cell(r->run->path ? r->run->path : "", nm, sizeof(nm), 40, &chars);
-	fprintf(f, "threadlens util: %s, window %.3fs .. %.3fs (%s), %d CPUs\n", nm,
-	        (double)rel(r, r->run->win_start) / 1e9, (double)rel(r, r->run->win_end) / 1e9,
-	        dur((double)(r->run->win_end - r->run->win_start), a, sizeof(a)), r->run->info.ncpus);
-	if (r->run->lost_total)
-		fprintf(f,
-		        "!! LOST EVENTS: %" PRIu64 " events dropped by the kernel; times near the gaps are uncertain\n",
-		        r->run->lost_total);
+	snprintf(v, sizeof(v), "%s, window %.3fs .. %.3fs (%s), %d CPUs", nm, (double)rel(r, r->run->win_start) / 1e9,
+	         (double)rel(r, r->run->win_end) / 1e9,
+	         dur((double)(r->run->win_end - r->run->win_start), a, sizeof(a)), r->run->info.ncpus);
+	tl_fmt_wrap(f, "threadlens util: ", v, w);
+	if (r->run->lost_total) {
+		snprintf(v, sizeof(v),
+		         "LOST EVENTS: %" PRIu64 " events dropped by the kernel; times near the gaps are uncertain",
+		         r->run->lost_total);
+		tl_fmt_wrap(f, "!! ", v, w);
+	}
 	if (r->run->spans.marks_lost)
 		fprintf(f, "!! LOST MARKERS: %" PRIu64 " markers the program could not hand over\n",
 		        r->run->spans.marks_lost);
-	fprintf(f,
-	        "P = net CPU time: the span's thread EXECUTING inside the span.  Not in P: interrupts\n"
-	        "that hit it (%s),\n"
-	        "time other threads ran (ready), waits (asleep); page faults are not recorded\n"
-	        "(docs/UTIL.md)\n\n",
-	        vectors(r) ? "IRQ handlers, softirqs, the local timer and IPIs"
-	                   : "IRQ handlers, softirqs; this trace lacks the local timer and IPIs: in P");
+	snprintf(v, sizeof(v),
+	         "net CPU time: the span's thread EXECUTING inside the span.  Not in P: interrupts that hit it (%s), "
+	         "time other threads ran (ready), waits (asleep); page faults are not recorded (docs/UTIL.md)",
+	         vectors(r) ? "IRQ handlers, softirqs, the local timer and IPIs"
+	                    : "IRQ handlers, softirqs; this trace lacks the local timer and IPIs: in P");
+	tl_fmt_wrap(f, "P = ", v, w);
+	fputc('\n', f);
 	for (size_t i = 0; i < r->nspans; i++)
-		text_span(f, r, &r->spans[i]);
-	text_admission(f, r);
+		text_span(f, r, &r->spans[i], w);
+	text_admission(f, r, w);
 	fflush(f);
 	if (ferror(f))
 		return tl_error("write error");

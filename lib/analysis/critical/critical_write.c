@@ -14,7 +14,7 @@
 
 #define PATH_SHOWN 8   /* stretches of the path in the text, latest first */
 #define PARTS_SHOWN 12 /* (thread, state) rows in the text; the others are summed */
-#define ROW_W 61       /* a row up to its share; what woke or preempted it gets the rest of the width */
+#define ROW_W 43       /* a row up to its share but the thread's name; who woke or preempted it gets the rest */
 
 static uint64_t rel(const struct tl_crit_result *r, uint64_t ts)
 {
@@ -52,7 +52,10 @@ static void text_frame(FILE *out, const struct tl_crit_result *r, const struct t
 		         f->ended_by_name[0] ? f->ended_by_name : "?", (int)f->ended_by);
 	fputc('\n', out);
 	tl_fmt_wrap(out, "", head, width);
-	fprintf(out, "  %-18s %7s  %-14s %9s %6s\n", "thread", "tid", "state", "time", "share");
+	/* the thread's name in 18 columns, 15 (a thread name's most) under 100: the rest goes to who woke it */
+	int tw = width < 100 ? 15 : 18, room = width - ROW_W - tw;
+
+	fprintf(out, "  %-*s %7s  %-14s %9s %6s\n", tw, "thread", "tid", "state", "time", "share");
 	for (size_t i = 0; i < f->nparts; i++) {
 		const struct tl_crit_part *x = &f->parts[i];
 
@@ -62,19 +65,19 @@ static void text_frame(FILE *out, const struct tl_crit_result *r, const struct t
 		}
 		shown++;
 		fputs("  ", out);
-		tl_fmt_put_name(out, x->name[0] ? x->name : "?", 18);
+		tl_fmt_put_name(out, x->name[0] ? x->name : "?", (size_t)tw);
 		fprintf(out, " %7d  %-14s %9s %5.1f%%", (int)x->tid, tl_state_name(x->state),
 		        tl_fmt_dur(x->ns, b[0], sizeof(b[0])), tl_fmt_pct(x->ns, lat));
 		if (x->by > 0 && x->state == TL_ST_RUNNABLE)
-			put_by(out, "  woken by ", x->by_name, width - ROW_W);
+			put_by(out, "  woken by ", x->by_name, room);
 		else if (x->by > 0 && tl_state_is_ready(x->state))
-			put_by(out, "  behind ", x->by_name, width - ROW_W);
+			put_by(out, "  behind ", x->by_name, room);
 		else if (x->by != 0 && tl_state_is_asleep(x->state))
 			put_by(out, "  until woken by ",
 			       x->by > 0                  ? x->by_name
 			       : x->by == TL_WAKER_DEVICE ? "[device]"
 			                                  : "[interrupt]",
-			       width - ROW_W);
+			       room);
 		fputc('\n', out);
 	}
 	if (rest)

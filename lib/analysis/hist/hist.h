@@ -110,6 +110,7 @@ struct tl_hist_write_opts {
 	const char *bins_in;  /* --bins FILE or NULL */
 	const char *bins_out; /* --save-bins FILE or NULL */
 	int etp;              /* text: the full ETP table */
+	int width;            /* text: columns to fit, 80 or more; 0: 100 */
 };
 
 enum tl_hist_csv {

@@ -96,65 +96,81 @@ static const struct tl_hist *iterative(const struct tl_hist_result *r)
 
 /* ---- text ---- */
 
-static void text_header(FILE *out, const struct tl_hist_result *r, const struct tl_hist_write_opts *o)
+static void text_header(FILE *out, const struct tl_hist_result *r, const struct tl_hist_write_opts *o, int w)
 {
 	const struct tl_hist_stats *s = &r->stats;
-	char a[32], b[32], c[32], kinds[96];
+	char a[32], b[32], c[32], kinds[96], v[1024];
+	int n;
 
-	fprintf(out, "span '%s' (%s) in '%s'\n", o->span, kinds_text(r->kinds, kinds, sizeof(kinds)),
-	        r->run->path ? r->run->path : "");
-	fprintf(out, "  spans        %" PRIu64 " complete", s->count);
-	fprintf(out, "; %" PRIu64 " left out as incomplete (open at the end, or begun before --from)", r->incomplete);
+	/* the span name and the path cleaned by the wrap */
+	snprintf(v, sizeof(v), "'%s' (%s) in '%s'", o->span, kinds_text(r->kinds, kinds, sizeof(kinds)),
+	         r->run->path ? r->run->path : "");
+	tl_fmt_wrap(out, "span ", v, w);
+	n = snprintf(v, sizeof(v),
+	             "%" PRIu64 " complete; %" PRIu64
+	             " left out as incomplete (open at the end, or begun before --from)",
+	             s->count, r->incomplete);
 	if (r->filtered)
-		fprintf(out, "; %" PRIu64 " of other threads", r->filtered);
+		n += snprintf(v + n, sizeof(v) - (size_t)n, "; %" PRIu64 " of other threads", r->filtered);
 	if (r->run->spans.latencies_inferred && !strcmp(o->span, "@latency"))
-		fprintf(out, "; %" PRIu64 " left out as inferred (switch-in not reported)",
-		        r->run->spans.latencies_inferred);
-	fputc('\n', out);
+		snprintf(v + n, sizeof(v) - (size_t)n, "; %" PRIu64 " left out as inferred (switch-in not reported)",
+		         r->run->spans.latencies_inferred);
+	tl_fmt_wrap(out, "  spans        ", v, w);
 	fprintf(out, "  window       %s .. %s of the trace\n",
 	        human(a, sizeof(a), tl_run_rel(r->run, r->run->win_start)),
 	        human(b, sizeof(b), tl_run_rel(r->run, r->run->win_end)));
-	fprintf(out, "  time         min %s  mean %s  max %s", human(a, sizeof(a), s->min),
-	        human(b, sizeof(b), (uint64_t)(tl_hist_stats_mean(s) + 0.5)), human(c, sizeof(c), s->max));
+	n = snprintf(v, sizeof(v), "min %s  mean %s  max %s", human(a, sizeof(a), s->min),
+	             human(b, sizeof(b), (uint64_t)(tl_hist_stats_mean(s) + 0.5)), human(c, sizeof(c), s->max));
 	if (s->count) /* "max at", as perf sched latency gives it */
-		fprintf(out, " at %.6fs (tid %d)", tl_run_rel(r->run, r->max_at) / 1e9, (int)r->max_tid);
-	fputc('\n', out);
-	fprintf(out, "  percentiles ");
+		snprintf(v + n, sizeof(v) - (size_t)n, " at %.6fs (tid %d)", tl_run_rel(r->run, r->max_at) / 1e9,
+		         (int)r->max_tid);
+	tl_fmt_wrap(out, "  time         ", v, w);
+	n = 0;
 	for (int i = 0; i < TL_HIST_NPCT; i++)
-		fprintf(out, " %s %s", pct_names[i], human(a, sizeof(a), r->pct[i]));
-	fprintf(out, "  (exact, nearest rank)\n");
+		n += snprintf(v + n, sizeof(v) - (size_t)n, "%s%s %s", i ? " " : "", pct_names[i],
+		              human(a, sizeof(a), r->pct[i]));
+	snprintf(v + n, sizeof(v) - (size_t)n, "  (exact, nearest rank)");
+	tl_fmt_wrap(out, "  percentiles  ", v, w);
 }
 
-static void text_params(FILE *out, const struct tl_hist_result *r, const struct tl_hist *h)
+static void text_params(FILE *out, const struct tl_hist_result *r, const struct tl_hist *h, int w)
 {
 	const struct tl_binning *b = &h->b;
-	char a[32], c[32], d[32];
+	char a[32], c[32], d[32], v[320];
 
 	switch (b->mode) {
 	case TL_HIST_LINEAR:
-		fprintf(out, "linear bins (seed 002 mode 1): k %u, step %s%s\n", (unsigned)b->k,
-		        human(a, sizeof(a), b->step),
-		        r->step_given ? "" : " (default: the smallest step whose k-1 inner bins hold the maximum)");
+		snprintf(v, sizeof(v), "linear bins (seed 002 mode 1): k %u, step %s%s", (unsigned)b->k,
+		         human(a, sizeof(a), b->step),
+		         r->step_given ? "" : " (default: the smallest step whose k-1 inner bins hold the maximum)");
+		tl_fmt_wrap(out, "", v, w);
 		break;
 	case TL_HIST_CENTERED:
-		fprintf(out,
-		        "centered bins (seed 002 mode 2): k %u = %u below + %u above r = %s%s, factor %" PRIu64 "\n",
-		        (unsigned)b->k, (unsigned)b->below, (unsigned)b->above, human(a, sizeof(a), b->ref),
-		        r->ref_given ? "" : " (the first value, as the seed)", b->factor);
-		if (b->fallback)
-			fprintf(out,
-			        "  step floor(r/k) * f is 0: linear bins of step %s instead (the seed's fallback)\n",
-			        human(a, sizeof(a), b->step));
-		else
+		snprintf(v, sizeof(v),
+		         "centered bins (seed 002 mode 2): k %u = %u below + %u above r = %s%s, factor %" PRIu64,
+		         (unsigned)b->k, (unsigned)b->below, (unsigned)b->above, human(a, sizeof(a), b->ref),
+		         r->ref_given ? "" : " (the first value, as the seed)", b->factor);
+		tl_fmt_wrap(out, "", v, w);
+		if (b->fallback) {
+			snprintf(v, sizeof(v),
+			         "step floor(r/k) * f is 0: linear bins of step %s instead (the seed's fallback)",
+			         human(a, sizeof(a), b->step));
+			tl_fmt_wrap(out, "  ", v, w);
+		} else {
 			fprintf(out, "  step floor(r/k) * f = %s\n", human(a, sizeof(a), b->step));
-		if (b->below < b->below_asked)
-			fprintf(out, "  %u bins below r asked for, %u used: the others would lie below 0 ns\n",
-			        (unsigned)b->below_asked, (unsigned)b->below);
+		}
+		if (b->below < b->below_asked) {
+			snprintf(v, sizeof(v), "%u bins below r asked for, %u used: the others would lie below 0 ns",
+			         (unsigned)b->below_asked, (unsigned)b->below);
+			tl_fmt_wrap(out, "  ", v, w);
+		}
 		break;
 	default:
-		fprintf(out, "iterative bins (seed 002 Eq. 1-2): k %u, step %s over [%s, %s]", (unsigned)b->k,
-		        human(a, sizeof(a), b->step), human(c, sizeof(c), b->c_min), human(d, sizeof(d), b->c_max));
-		fprintf(out, r->iter_saved ? " (the saved range)\n" : " (this run's min and max: no saved bins)\n");
+		snprintf(v, sizeof(v), "iterative bins (seed 002 Eq. 1-2): k %u, step %s over [%s, %s]%s",
+		         (unsigned)b->k, human(a, sizeof(a), b->step), human(c, sizeof(c), b->c_min),
+		         human(d, sizeof(d), b->c_max),
+		         r->iter_saved ? " (the saved range)" : " (this run's min and max: no saved bins)");
+		tl_fmt_wrap(out, "", v, w);
 		break;
 	}
 }
@@ -172,56 +188,69 @@ static void text_coverage(FILE *out, const struct tl_hist_result *r, const struc
 	        tl_hist_outer_above(h));
 }
 
-/* What --save-bins wrote (the saved range widened by this run), in every mode. */
-static void text_saved(FILE *out, const struct tl_hist_result *r, const struct tl_hist_write_opts *o)
+/* What --save-bins wrote (the saved range widened by this run), in every mode; the path cleaned by the wrap. */
+static void text_saved(FILE *out, const struct tl_hist_result *r, const struct tl_hist_write_opts *o, int w)
 {
-	char a[32], b[32];
+	char a[32], b[32], v[4200];
 
-	if (o->bins_out)
-		fprintf(out, "  saved k %u over [%s, %s] to '%s'\n", (unsigned)r->next_k,
-		        human(a, sizeof(a), r->next_min), human(b, sizeof(b), r->next_max), o->bins_out);
+	if (!o->bins_out)
+		return;
+	snprintf(v, sizeof(v), "saved k %u over [%s, %s] to '%s'", (unsigned)r->next_k,
+	         human(a, sizeof(a), r->next_min), human(b, sizeof(b), r->next_max), o->bins_out);
+	tl_fmt_wrap(out, "  ", v, w);
 }
 
-static void text_iteration(FILE *out, const struct tl_hist_result *r, const struct tl_hist_write_opts *o)
+static void text_iteration(FILE *out, const struct tl_hist_result *r, const struct tl_hist_write_opts *o, int w)
 {
 	const struct tl_hist *h = iterative(r);
 	uint64_t outside, lo, hi;
-	char a[32], b[32];
+	char a[32], b[32], v[4200];
 
 	if (!h) {
-		text_saved(out, r, o); /* linear or centered bins: the iterative mode's range is saved all the same */
+		text_saved(out, r, o,
+		           w); /* linear or centered bins: the iterative mode's range is saved all the same */
 		return;
 	}
 	outside = tl_hist_outer_below(h) + tl_hist_outer_above(h);
 	tl_binning_inner(&h->b, &lo, &hi);
 	if (!r->iter_saved && o->bins_in)
-		fprintf(out, "  '%s' has no range for this span yet: this first run bins with its own min and max\n",
-		        o->bins_in);
+		snprintf(v, sizeof(v),
+		         "'%s' has no range for this span yet: this first run bins with its own min and max",
+		         o->bins_in);
 	else if (!r->iter_saved)
-		fprintf(out, "  first run: the bins span this run's own min and max, so no value is outside them\n");
+		snprintf(v, sizeof(v),
+		         "first run: the bins span this run's own min and max, so no value is outside them");
 	else if (!outside)
-		fprintf(out, "  converged: no value outside the inner bins\n");
+		snprintf(v, sizeof(v), "converged: no value outside the inner bins");
 	else if (o->bins_out)
-		fprintf(out, "  %" PRIu64 " values outside [%s, %s]: run again with --bins %s to widen\n", outside,
-		        human(a, sizeof(a), lo), human(b, sizeof(b), hi), o->bins_out);
+		snprintf(v, sizeof(v), "%" PRIu64 " values outside [%s, %s]: run again with --bins %s to widen",
+		         outside, human(a, sizeof(a), lo), human(b, sizeof(b), hi), o->bins_out);
 	else
-		fprintf(out,
-		        "  %" PRIu64 " values outside [%s, %s]: save the widened range with --save-bins FILE, "
-		        "then run again with --bins FILE\n",
-		        outside, human(a, sizeof(a), lo), human(b, sizeof(b), hi));
-	text_saved(out, r, o);
+		snprintf(v, sizeof(v),
+		         "%" PRIu64 " values outside [%s, %s]: save the widened range with --save-bins FILE, "
+		         "then run again with --bins FILE",
+		         outside, human(a, sizeof(a), lo), human(b, sizeof(b), hi));
+	tl_fmt_wrap(out, "  ", v, w);
+	text_saved(out, r, o, w);
 }
 
-static void text_bins(FILE *out, const struct tl_hist_result *r, const struct tl_hist *h)
+/*
+ * One row per bin that holds values, with a bar of up to 20 '#' for its
+ * count; narrower than 96 columns the bar shortens, and under 86 the
+ * P(>upper) column goes (--etp, --json and --csv have it).
+ */
+static void text_bins(FILE *out, const struct tl_hist_result *r, const struct tl_hist *h, int w)
 {
 	struct unit u = unit_for(r->stats.max);
 	uint64_t peak = 0, empty = 0;
+	int tail = w < 86, barmax = (tail ? w - 65 : w - 76) < 20 ? (tail ? w - 65 : w - 76) : 20;
 	char a[40], b[40];
 
 	for (uint32_t j = 0; j < h->b.k; j++)
 		if (h->counts[j] > peak)
 			peak = h->counts[j];
-	fprintf(out, "\n  %7s %16s %16s %10s %7s %10s\n", "bin", "lower/", "upper/", "count", "share", "P(>upper)");
+	fprintf(out, "\n  %7s %16s %16s %10s %7s%s\n", "bin", "lower/", "upper/", "count", "share",
+	        tail ? "" : "  P(>upper)");
 	fprintf(out, "  %7s %16s %16s\n", "", u.name, u.name);
 	for (uint32_t j = 0; j < h->b.k; j++) {
 		int bar;
@@ -229,11 +258,14 @@ static void text_bins(FILE *out, const struct tl_hist_result *r, const struct tl
 			empty++;
 			continue;
 		}
-		bar = (int)((h->counts[j] * 20 + peak - 1) / peak);
-		fprintf(out, "  %7u %16s %16s %10" PRIu64 " %6.1f%% %10.6f  %.*s\n", (unsigned)j,
+		bar = barmax > 0 ? (int)((h->counts[j] * (uint64_t)barmax + peak - 1) / peak) : 0;
+		fprintf(out, "  %7u %16s %16s %10" PRIu64 " %6.1f%%", (unsigned)j,
 		        exact(a, sizeof(a), tl_binning_lower(&h->b, j), u),
 		        exact(b, sizeof(b), tl_binning_upper(&h->b, j), u), h->counts[j],
-		        100.0 * prob(h->counts[j], h->n), prob(h->above[j], h->n), bar, "####################");
+		        100.0 * prob(h->counts[j], h->n));
+		if (!tail)
+			fprintf(out, " %10.6f", prob(h->above[j], h->n));
+		fprintf(out, "  %.*s\n", bar, "####################");
 	}
 	if (empty)
 		fprintf(out, "  (%" PRIu64 " empty bin%s not shown; --json and --csv=bins list every bin)\n", empty,
@@ -287,14 +319,16 @@ static size_t compare_rows(const struct tl_hist_result *r, size_t *rows)
 	return n;
 }
 
-static void text_compare(FILE *out, const struct tl_hist_result *r)
+/* The modes side by side; under 88 columns the inner range's columns take 12, not 16. */
+static void text_compare(FILE *out, const struct tl_hist_result *r, int w)
 {
 	struct unit u = unit_for(r->stats.max);
 	size_t rows[NLEVELS + 2], nrows = compare_rows(r, rows);
-	char a[40], b[40], c[40];
+	int iw = w < 88 ? 12 : 16;
+	char a[40], b[40], c[40], v[320];
 
 	fprintf(out, "\nbinnings compared (seed 002 Fig. 3 and Tables II-III), k %u\n", (unsigned)r->hists[0].b.k);
-	fprintf(out, "  %-10s %12s %16s %16s %9s %18s\n", "mode", "step", "inner from", "inner to", "coverage",
+	fprintf(out, "  %-10s %12s %*s %*s %9s %18s\n", "mode", "step", iw, "inner from", iw, "inner to", "coverage",
 	        "outer below/above");
 	for (unsigned m = 0; m < r->nhists; m++) {
 		const struct tl_hist *h = &r->hists[m];
@@ -302,18 +336,20 @@ static void text_compare(FILE *out, const struct tl_hist_result *r)
 		char ob[48];
 		tl_binning_inner(&h->b, &lo, &hi);
 		snprintf(ob, sizeof(ob), "%" PRIu64 " / %" PRIu64, tl_hist_outer_below(h), tl_hist_outer_above(h));
-		fprintf(out, "  %-10s %12s %16s %16s %8.1f%% %18s\n", tl_hist_mode_name(h->b.mode),
-		        human(a, sizeof(a), h->b.step), human(b, sizeof(b), lo), human(c, sizeof(c), hi),
+		fprintf(out, "  %-10s %12s %*s %*s %8.1f%% %18s\n", tl_hist_mode_name(h->b.mode),
+		        human(a, sizeof(a), h->b.step), iw, human(b, sizeof(b), lo), iw, human(c, sizeof(c), hi),
 		        100 * tl_binning_coverage(&h->b, r->stats.min, r->stats.max), ob);
 	}
 	fputc('\n', out);
 	for (unsigned m = 0; m < r->nhists; m++)
-		text_params(out, r, &r->hists[m]);
-	fprintf(out,
-	        "\n  ETP side by side, P(time > t): 'exact' from the values; each mode as its bins show it\n"
-	        "  (exact at its own bin bounds, the largest value its bins allow in between), where the\n"
-	        "  exact ETP first drops to 0.99, 0.9, 0.75, 0.5 ... 1e-7; --csv has all %zu thresholds\n",
-	        r->ngrid);
+		text_params(out, r, &r->hists[m], w);
+	snprintf(v, sizeof(v),
+	         "ETP side by side, P(time > t): 'exact' from the values; each mode as its bins show it (exact at "
+	         "its own bin bounds, the largest value its bins allow in between), where the exact ETP first drops "
+	         "to 0.99, 0.9, 0.75, 0.5 ... 1e-7; --csv has all %zu thresholds",
+	         r->ngrid);
+	fputc('\n', out);
+	tl_fmt_wrap(out, "  ", v, w);
 	fprintf(out, "  %16s %10s %10s %10s %10s\n", "t/", "exact", "linear", "centered", "iterative");
 	fprintf(out, "  %16s\n", u.name);
 	for (size_t i = 0; i < nrows; i++) {
@@ -329,23 +365,25 @@ static void text_compare(FILE *out, const struct tl_hist_result *r)
 
 int tl_hist_write_text(FILE *out, const struct tl_hist_result *r, const struct tl_hist_write_opts *o)
 {
-	text_header(out, r, o);
+	int w = o->width > 0 ? o->width : 100;
+
+	text_header(out, r, o, w);
 	if (r->nhists > 1) {
-		text_compare(out, r);
+		text_compare(out, r, w);
 		if (iterative(r)) {
 			fputc('\n', out);
-			text_iteration(out, r, o);
+			text_iteration(out, r, o, w);
 		}
 	} else {
 		const struct tl_hist *h = &r->hists[0];
 		fputc('\n', out);
-		text_params(out, r, h);
+		text_params(out, r, h, w);
 		text_coverage(out, r, h);
-		text_iteration(out, r, o);
+		text_iteration(out, r, o, w);
 		if (o->etp)
 			text_etp(out, r, h);
 		else
-			text_bins(out, r, h);
+			text_bins(out, r, h, w);
 	}
 	if (fflush(out) || ferror(out))
 		return tl_error("write error");

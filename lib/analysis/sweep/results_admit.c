@@ -141,7 +141,7 @@ int tl_results_admission_write_text(FILE *f, const char *path, int64_t sweep, co
 		        src[k].runs, src[k].runs == 1 ? "" : "s",
 		        tl_fmt_dur_sig((double)r->spans[k].worst_ns, 4, b, sizeof(b)));
 	fputc('\n', f);
-	return tl_cpuuse_write_admission_text(f, r);
+	return tl_cpuuse_write_admission_text(f, r, 0);
 }
 
 int tl_results_admission_write_json(FILE *f, const char *path, int64_t sweep, const struct tl_results_at *at,
