@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output/fmt.h"
 #include "base/errors.h"
 #include "base/tidmap.h"
 #include "trace/event.h"
@@ -88,15 +89,21 @@ static void print_cpu_ranges(int64_t word, uint64_t bits)
 static void print_tid(struct tl_trace *t, struct names *nm, const char *key, int32_t tid)
 {
 	uint32_t *id = names_slot(nm, tid, 0);
-	if (id && *id)
-		printf(" %s=%d(%s)", key, tid, tl_trace_string(t, *id));
-	else
+	char clean[4 * 256 + 8];
+
+	if (id && *id) { /* names are the traced program's: cleaned for the terminal */
+		tl_fmt_clean_name(tl_trace_string(t, *id), clean, sizeof(clean));
+		printf(" %s=%d(%s)", key, tid, clean);
+	} else {
 		printf(" %s=%d", key, tid);
+	}
 }
 
 static void print_str(struct tl_trace *t, const char *key, uint32_t id)
 {
-	const char *s = tl_trace_string(t, id);
+	char s[4 * 4096 + 8];
+
+	tl_fmt_clean_name(tl_trace_string(t, id), s, sizeof(s));
 	printf(strchr(s, ' ') || !*s ? " %s=\"%s\"" : " %s=%s", key, s);
 }
 

@@ -14,6 +14,10 @@
  *   marks_prog hostile   names that are HTML and script (tests/cli/test_html.sh):
  *                        a thread named "<img src=x one" (the kernel keeps 15
  *                        bytes) and a region named HOSTILE, in frame 1, twice
+ *   marks_prog terminal  names that are terminal escapes (test_marks.sh): a
+ *                        thread named ESC "[2J" ... BEL and a region named
+ *                        TERMINAL (a title change, then a colour), in frames
+ *                        1 and 2
  *
  * Output goes to stdout, flushed line by line, before the markers it
  * announces are made (so a test that kills the program knows what it did).
@@ -119,27 +123,38 @@ static int names(void)
 
 #define HOSTILE "<img src=x onerror=\"window.__xss=1\"><script>window.__xss=2</script>"
 
-static void *hostile_thread(void *arg)
+/* Escape sequences a terminal acts on: clear the screen, set the window's title, bold red. */
+#define TERMINAL "\x1b]0;pwned\x07\x1b[1;31mred\x1b[0m"
+
+/* A thread's name and its region's, for named_thread(). */
+struct thread_names {
+	const char *thread, *region;
+};
+
+/* A thread named n->thread that runs region n->region in frames 1 and 2. */
+static void *named_thread(void *arg)
 {
-	(void)arg;
-	prctl(PR_SET_NAME, "<img src=x onerror=alert(1)>");
+	const struct thread_names *n = arg;
+
+	prctl(PR_SET_NAME, n->thread);
 	for (int i = 1; i <= 2; i++) {
 		tl_frame_begin((uint64_t)i);
-		tl_region_begin(HOSTILE);
+		tl_region_begin(n->region);
 		for (volatile int k = 0; k < 2000000; k++)
 			;
-		tl_region_end(HOSTILE);
+		tl_region_end(n->region);
 		tl_frame_end((uint64_t)i);
 		usleep(2000);
 	}
 	return NULL;
 }
 
-static int hostile(void)
+static int named(const char *thread, const char *region)
 {
+	struct thread_names n = { thread, region };
 	pthread_t t;
 
-	if (pthread_create(&t, NULL, hostile_thread, NULL))
+	if (pthread_create(&t, NULL, named_thread, &n))
 		return 1;
 	pthread_join(t, NULL);
 	return 0;
@@ -156,13 +171,15 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "names"))
 		return names();
 	if (argc >= 2 && !strcmp(argv[1], "hostile"))
-		return hostile();
+		return named("<img src=x onerror=alert(1)>", HOSTILE);
+	if (argc >= 2 && !strcmp(argv[1], "terminal"))
+		return named("\x1b[2Jclear\x07\x9b", TERMINAL);
 	if (argc >= 2 && !strcmp(argv[1], "child")) {
 		printf("tid child=%d\n", tid());
 		fflush(stdout);
 		tl_instant("child", getpid());
 		return 0;
 	}
-	fprintf(stderr, "usage: marks_prog basic|kill N|threads N|names|hostile|child\n");
+	fprintf(stderr, "usage: marks_prog basic|kill N|threads N|names|hostile|terminal|child\n");
 	return 2;
 }

@@ -179,6 +179,28 @@ else
 	fi
 fi
 
+# Names that are terminal escapes (a thread's, a region's): every text command shows them inert, no
+# control character but the line ends (and the tabs of none) reaches the terminal.
+tl record -o "$TMP/term.tl" -- "$PROG" terminal
+if [ "$RC" != 0 ]; then
+	fail marks/terminal-inert "record exited $RC" "$(head -c 300 "$ERR")"
+else
+	loud=""
+	region=$(printf '\033]0;pwned\007\033[1;31mred\033[0m')
+	for cmd in report diagnose frames critical dump "hist --span frame" "util --span $region" \
+		"hist --span $region" "diff $TMP/term.tl" "report --csv=states"; do
+		# shellcheck disable=SC2086 # the command's words (the region's name has no space)
+		tl $cmd "$TMP/term.tl"
+		if [ "$RC" != 0 ]; then
+			loud="$loud ${cmd%% *}: exit $RC;"
+		elif LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$OUT" ||
+			LC_ALL=C grep -q "$(printf '\302[\200-\237]')" "$OUT"; then
+			loud="$loud ${cmd%% *}: $(LC_ALL=C grep -c "$(printf '[\001-\010\013-\037\177]')" "$OUT") lines;"
+		fi
+	done
+	[ -z "$loud" ] && pass marks/terminal-inert || fail marks/terminal-inert "control characters reached the output:$loud"
+fi
+
 # 600 threads, one after another: slots of ended threads are reused.
 tl record -o "$TMP/threads.tl" -- "$PROG" threads 600
 tl dump "$TMP/threads.tl"

@@ -85,7 +85,11 @@ int tl_predict_write_text(FILE *f, const struct tl_predict_result *r)
 	}
 	for (size_t j = 0; j < r->nregions; j++) {
 		const struct tl_predict_region *g = &r->regions[j];
-		fprintf(f, "\nregion %s: %" PRIu64 " instance%s, %s sequential\n", g->task, g->instances,
+		char task[4 * 64 + 8];
+
+		/* a marker's name: the program's, cleaned */
+		tl_fmt_clean_name(g->task, task, sizeof(task));
+		fprintf(f, "\nregion %s: %" PRIu64 " instance%s, %s sequential\n", task, g->instances,
 		        g->instances == 1 ? "" : "s", tl_fmt_dur(g->seq_ns, b, sizeof(b)));
 		stack_head(f, "cores       time  speedup                 ");
 		for (size_t i = 0; i < r->np; i++) {

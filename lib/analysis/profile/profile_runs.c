@@ -15,6 +15,7 @@
 #include "base/errors.h"
 #include "base/grow.h"
 #include "base/strtab.h"
+#include "output/fmt.h"
 #include "output/json.h"
 
 int tl_profile_runs_add(struct tl_profile_runs *R, const char *path, const struct tl_profile_result *r)
@@ -99,8 +100,13 @@ int tl_profile_runs_write_text(FILE *f, const struct tl_profile_runs *R, unsigne
 	        "module");
 	for (size_t i = 0; i < shown; i++) {
 		const struct tl_profile_run_func *fn = &R->funcs[i];
-		fprintf(f, "  %-38.38s %6.1f%% %6.2f %6.1f%% %6.1f%%  %.20s\n", fn->name, fn->mean, fn->sd, fn->min,
-		        fn->max, fn->module);
+		char module[4 * 20 + 8];
+
+		/* the names of the traced program's files: cleaned, cut with '~' */
+		fputs("  ", f);
+		tl_fmt_put_name(f, fn->name, 38);
+		fprintf(f, " %6.1f%% %6.2f %6.1f%% %6.1f%%  %s\n", fn->mean, fn->sd, fn->min, fn->max,
+		        (tl_fmt_name_cut(fn->module, 20, module, sizeof(module)), module));
 	}
 	if (R->nfuncs > shown)
 		fprintf(f, "  ... %zu more functions (--top N, --json)\n", R->nfuncs - shown);
