@@ -21,10 +21,11 @@ struct predict_args {
 	struct tl_run run;
 	const char *output, *directives, *platform;
 	int json, cores, tid;
+	int width;      /* --width, or 0: the terminal's */
 	long marker_ns; /* -1: estimate */
 };
 
-enum { OPT_JSON = 256, OPT_DIRECTIVES, OPT_PLATFORM, OPT_CORES, OPT_TID, OPT_FROM, OPT_TO, OPT_MARKER_NS };
+enum { OPT_JSON = 256, OPT_DIRECTIVES, OPT_PLATFORM, OPT_CORES, OPT_TID, OPT_FROM, OPT_TO, OPT_MARKER_NS, OPT_WIDTH };
 
 static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -37,6 +38,7 @@ static const struct option long_options[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "marker-ns", required_argument, NULL, OPT_MARKER_NS },
+	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -65,6 +67,8 @@ static void usage(FILE *out)
 	      "      --to TIME          end of the window\n"
 	      "  -o, --output FILE      write to FILE instead of stdout\n"
 	      "      --json             JSON (\"threadlens-predict\", docs/JSON.md)\n"
+	      "      --width COLS       fit the text in COLS columns, 80 or more (default:\n"
+	      "                         the terminal's, or 100)\n"
 	      "\n"
 	      "examples:\n"
 	      "  threadlens record -o seq.tl -- ./kernel-seq\n"
@@ -90,6 +94,10 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 		case 'h': usage(stdout); return -1;
 		case 'o': a->output = optarg; break;
 		case OPT_JSON: a->json = 1; break;
+		case OPT_WIDTH:
+			if (cli_width_arg("predict", optarg, &a->width))
+				return 2;
+			break;
 		case OPT_DIRECTIVES: a->directives = optarg; break;
 		case OPT_PLATFORM: a->platform = optarg; break;
 		case OPT_CORES:
@@ -162,7 +170,10 @@ int cmd_predict(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	rc = cli_output_close(out, a.output, a.json ? tl_predict_write_json(out, &r) : tl_predict_write_text(out, &r));
+	rc = cli_output_close(
+	        out, a.output,
+	        a.json ? tl_predict_write_json(out, &r)
+	               : tl_predict_write_text(out, &r, a.width ? a.width : cli_terminal_width(a.output)));
 out:
 	tl_predict_release(&r);
 	tl_run_release(&a.run);

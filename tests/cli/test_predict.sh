@@ -64,6 +64,14 @@ print("; ".join(bad))
 	else
 		fail predict-text "exit $RC, or a line over 100 columns" "$(head -n 12 "$OUT")"
 	fi
+	# a terminal of 80 columns: no efficiency column, categories in 8, every line within 80
+	tl predict --width 80 --directives "$TMP/dynamic.omp" --cores 1-8 "$TMP/tasks.tl"
+	if [ "$RC" = 0 ] && grep -q "^cores      time  speedup  amdahl    seq.    par.  imbal." "$OUT" &&
+		[ "$(awk 'length > 80' "$OUT" | wc -l)" = 0 ]; then
+		pass predict-text-80
+	else
+		fail predict-text-80 "exit $RC, or a line over 80 columns" "$(head -n 12 "$OUT")"
+	fi
 else
 	skip predict-live "needs root, python3 and $BUILD/tests/wl_tasks"
 fi

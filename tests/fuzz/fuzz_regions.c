@@ -18,7 +18,8 @@
  *
  * Checked: every region's compared rounds are among its parallel ones and
  * its nested instances among a thread's; the JSON document is valid; the
- * text report prints.
+ * text report prints, at a width of 80 to 120 columns the last byte
+ * chooses, and no line of it is wider (report_text.c).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -175,9 +176,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (tl_json_check(buf, len) < 0)
 			__builtin_trap();
 		rewind(mem);
-		if (tl_report_write_text(mem, &m, NULL) < 0)
-			__builtin_trap();
-		fclose(mem);
+		{
+			struct tl_report_opts o = { .sort = TL_REPORT_SORT_DEFAULT,
+				                    .width = 80 + (size ? data[size - 1] % 41 : 0) };
+			size_t col = 0;
+
+			if (tl_report_write_text(mem, &m, &o) < 0)
+				__builtin_trap();
+			fclose(mem);
+			/* columns are characters: UTF-8 continuation bytes take none */
+			for (size_t i = 0; i < len && buf[i]; i++) {
+				if (buf[i] == '\n')
+					col = 0;
+				else if (((unsigned char)buf[i] & 0xc0) != 0x80 && ++col > (size_t)o.width)
+					__builtin_trap();
+			}
+		}
 		free(buf);
 	}
 	tl_report_release(&m);

@@ -231,7 +231,12 @@ struct tl_predict_opts {
 /* Read the trace's tasks and predict.  0, or -1 with tl_error set (no tasks, tasks on several threads...). */
 int tl_predict(struct tl_run *run, const struct tl_predict_opts *o, struct tl_predict_result *r);
 
-int tl_predict_write_text(FILE *f, const struct tl_predict_result *r);
+/*
+ * The text in `width` columns, 80 or more (0: 100): prose wraps; narrower
+ * than 97 the tables leave out efficiency (speedup / cores) and give the
+ * categories 8 columns, not 9.
+ */
+int tl_predict_write_text(FILE *f, const struct tl_predict_result *r, int width);
 int tl_predict_write_json(FILE *f, const struct tl_predict_result *r);
 
 void tl_predict_release(struct tl_predict_result *r);
