@@ -296,7 +296,10 @@ PY
 # thread's lock waits must split with at most 0.5% asleep or blocked
 # (measured 0.0%) and 2% unknown (measured up to 0.8%: at the start, and
 # where a holder's intervals are older than its ring or 8 holders back
-# along the convoy) and a convoy in at least 20% of its waits (measured
+# along the convoy; with two busy loops beside it up to 7.5%, before a
+# holder that had exited by the end of the wait its convoy part reached
+# was found: now 0-0.3%, and 3.0% where the kernel did not report a
+# switch, so 10 ms more for each such switch) and a convoy in at least 20% of its waits (measured
 # 49-63%), and diagnose must give one lock-contention finding, of the
 # mutex, with the four threads as its waiters, blaming long critical
 # sections (the cause names the convoy from 50%, so not always): before
@@ -339,9 +342,13 @@ for t in conv:
         bad.append("%s: %d ns of lock waits, %d over its locks" % (t["name"], t["lock_wait_ns"], on))
 if len(conv) != 4:
     bad.append("%d conv threads" % len(conv))
+# unknown: 2% of the waits, and 10 ms for each switch the kernel did not report (its thread's state is
+# unknown from its switch-out to the next sign of it: 8 ms, two ticks, in a recording under load)
+slack = 10e6 * rep["inferred"]["switches"]
 for t in conv:
     h, w = t["lock_holder"], t["lock_wait_ns"]
-    if not w or h["asleep_ns"] + h["blocked_ns"] > 0.005 * w or h["unknown_ns"] > 0.02 * w or t["lock_convoy_ns"] < 0.2 * w:
+    if not w or h["asleep_ns"] + h["blocked_ns"] > 0.005 * w or h["unknown_ns"] > 0.02 * w + slack or \
+            t["lock_convoy_ns"] < 0.2 * w:
         bad.append("%s: lock waits %d ns, holders %s, convoy %d" % (t["name"], w, h, t["lock_convoy_ns"]))
 f = [x for x in dg["findings"] if x["kind"] == "lock-contention"]
 if len(f) != 1 or "): long critical sections" not in f[0]["cause"] or not locks or locks[0]["name"] not in f[0]["title"] or \

@@ -138,6 +138,57 @@ TEST(convoy)
 }
 
 /*
+ * A holder along a convoy that has exited when the wait it is part of
+ * ends: a (501) waits for the lock 1040-1300 and b (502) ends the wait; b
+ * itself waited for the lock 1050-1150 while c (503) ran, and c woke b at
+ * 1150 and exited at 1151.  a's wait: b on a CPU 1040-1050 and 1152-1300,
+ * waiting for a CPU 1150-1152, and for the lock 1050-1150 while c ran: 258
+ * us on a CPU, 2 queued, 100 of convoy, none unknown (c's thread was gone when a's wait was judged,
+ * and its part read unknown: cli diagnose/lock-convoy's last waits).
+ */
+TEST(holder_exited)
+{
+	char p[] = "/tmp/tl-test-lhexit-XXXXXX";
+	struct tl_run run = { .to_ns = -1, .path = p };
+	const uint16_t lockf = TL_EVF_WAIT_FUTEX | TL_EVF_WAIT_LOCK;
+	const struct tl_thread_stats *a;
+	struct tl_model m;
+
+	W = program_trace_open(p, 500, 1000);
+	CHECK(W != NULL);
+	ev(1000, -1, TL_EV_THREAD, 501, 500, 0, 0, 1, 0, "a");
+	ev(1000, -1, TL_EV_THREAD, 502, 500, 0, 0, 1, 0, "b");
+	ev(1000, -1, TL_EV_THREAD, 503, 500, 0, 0, 1, 0, "c");
+	sw(1000, 0, 0, 0, 501, 0);
+	sw(1000, 1, 0, 0, 503, 0);
+	sw(1040, 0, 501, TL_PS_S, 502, lockf); /* a waits; b runs on CPU 0 */
+	sw(1050, 0, 502, TL_PS_S, 0, lockf);   /* b waits too; c holds the lock on CPU 1 */
+	wake(1150, 1, 502, 503);
+	ev(1151, 1, TL_EV_EXIT, 503, 0, 0, 0, 0, 0, NULL);
+	sw(1151, 1, 503, TL_PS_X, 0, 0);
+	sw(1152, 0, 0, 0, 502, 0);
+	wake(1300, 0, 501, 502);
+	sw(1310, 0, 502, TL_PS_S, 501, 0);
+	CHECK(program_trace_close(W, 1400) == 0);
+	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
+	a = thread_of(&m, 501);
+	CHECK(a != NULL);
+	if (a) {
+		CHECK_EQ_INT(a->lock_wait_ns, 260 * US);
+		CHECK_EQ_INT(a->lock_holder_ns[TL_LH_RUNNING], 258 * US);
+		CHECK_EQ_INT(a->lock_holder_ns[TL_LH_QUEUED], 2 * US);
+		CHECK_EQ_INT(a->lock_holder_ns[TL_LH_ASLEEP], 0);
+		CHECK_EQ_INT(a->lock_holder_ns[TL_LH_UNKNOWN], 0);
+		CHECK_EQ_INT(a->lock_convoy_ns, 100 * US);
+	}
+	if (thread_of(&m, 502))
+		CHECK_EQ_INT(thread_of(&m, 502)->lock_wait_ns, 100 * US);
+	tl_report_release(&m);
+	tl_run_release(&run);
+	unlink(p);
+}
+
+/*
  * The same waits per lock: one lock (both on 0x1000), two (0x2000 and
  * 0x1000), or no words (the process's entry of address 0); the perf back
  * end's words (FUTEX_ENTER) give the same.
@@ -271,5 +322,5 @@ TEST(per_lock)
 
 int main(void)
 {
-	RUN_TESTS(convoy, per_lock);
+	RUN_TESTS(convoy, holder_exited, per_lock);
 }

@@ -10,7 +10,10 @@
  * holder's lock wait inside it is split the same way over the thread that
  * ended that wait, on a part of the wait that shrinks at each step, so
  * the classes still add up; the depth bounds the work and any cycle that
- * equal timestamps could make.
+ * equal timestamps could make.  A holder that has exited by the time the
+ * wait reaches here (the walk hands a wait over after its end; the holder
+ * may exit meanwhile) is found by its tid among the rings (`serials`, the
+ * latest thread of that tid), without a current state.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,7 @@
 #include "analysis/lockhold/lockhold.h"
 #include "base/errors.h"
 #include "base/grow.h"
+#include "base/tidmap.h"
 
 struct span {
 	uint64_t start, end;
@@ -36,6 +40,12 @@ struct tl_lockhold {
 	const struct tl_walk_result *r;
 	struct thr *thr; /* by serial */
 	size_t thr_cap;
+	struct tl_tidmap serials; /* tid -> the serial of its latest thread with a ring */
+};
+
+struct serial {
+	int32_t tid; /* first: the map's key */
+	uint32_t serial;
 };
 
 const char *tl_lockhold_class_name(unsigned c)
@@ -71,6 +81,10 @@ struct tl_lockhold *tl_lockhold_new(struct tl_sched *sched, const struct tl_walk
 	}
 	h->sched = sched;
 	h->r = r;
+	if (tl_tidmap_init(&h->serials, sizeof(struct serial)) < 0) {
+		free(h);
+		return NULL;
+	}
 	return h;
 }
 
@@ -82,6 +96,13 @@ int tl_lockhold_interval(struct tl_lockhold *h, const struct tl_thread *th, cons
 	if (th->serial >= h->thr_cap && TL_GROW_ZERO(h->thr, h->thr_cap, (size_t)th->serial + 1) < 0)
 		return -1;
 	t = &h->thr[th->serial];
+	if (!t->n) { /* its first interval: the tid's latest thread from now on */
+		struct serial *x = tl_tidmap_put(&h->serials, th->tid, NULL);
+
+		if (!x)
+			return -1;
+		x->serial = th->serial;
+	}
 	if (t->n < TL_LOCKHOLD_RING) {
 		t->ring[t->n++] = s;
 	} else {
@@ -111,6 +132,11 @@ static void holder_did(const struct tl_lockhold *h, int32_t by, uint64_t from, u
 	const struct thr *t = holder && holder->serial < h->thr_cap ? &h->thr[holder->serial] : NULL;
 	uint64_t covered = 0;
 
+	if (!holder && by > 0) { /* exited since: its ring alone */
+		const struct serial *x = tl_tidmap_get(&h->serials, by);
+
+		t = x && x->serial < h->thr_cap ? &h->thr[x->serial] : NULL;
+	}
 	/* newest first: the spans follow one another, so the first that ends before the wait ends the search */
 	for (unsigned i = t ? t->n : 0; i-- > 0;) {
 		const struct span *s = &t->ring[(t->head + i) % TL_LOCKHOLD_RING];
@@ -153,6 +179,7 @@ void tl_lockhold_free(struct tl_lockhold *h)
 {
 	if (!h)
 		return;
+	tl_tidmap_release(&h->serials);
 	free(h->thr);
 	free(h);
 }
