@@ -15,12 +15,13 @@
 
 #include "analysis/sweep/results.h"
 
-enum { OPT_JSON = 256, OPT_CSV, OPT_SWEEP, OPT_PARAM, OPT_METRIC, OPT_SPAN, OPT_COMPARE };
+enum { OPT_JSON = 256, OPT_CSV, OPT_SWEEP, OPT_PARAM, OPT_METRIC, OPT_SPAN, OPT_COMPARE, OPT_WIDTH };
 
 static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "sweep", required_argument, NULL, OPT_SWEEP },
 	{ "param", required_argument, NULL, OPT_PARAM },
@@ -51,6 +52,8 @@ static void usage(FILE *out)
 	        "      --sweep N        the sweep (default: the newest)\n"
 	        "      --compare A,B    the metric at value A of the parameter against value B\n"
 	        "      --json           JSON (\"threadlens-results\", docs/JSON.md)\n"
+	        "      --width COLS     fit the text in COLS columns, 80 or more (default: the\n"
+	        "                       terminal's, or 100)\n"
 	        "      --csv            one row per value\n"
 	        "  -o, --output FILE    write to FILE instead of stdout\n"
 	        "\n"
@@ -65,7 +68,7 @@ static void usage(FILE *out)
 
 /* Two databases, or two values of one: the comparison. */
 static int compare(const struct tl_results_opts *o, const char *path_a, const char *path_b, const char *values,
-                   const char *output, int json)
+                   const char *output, int json, int width)
 {
 	struct tl_results a, b;
 	struct tl_results_cmp c = { 0 };
@@ -89,7 +92,8 @@ static int compare(const struct tl_results_opts *o, const char *path_a, const ch
 	} else if ((out = cli_output_open(output))) {
 		rc = cli_output_close(out, output,
 		                      json ? tl_results_cmp_write_json(out, &a, path_b ? &b : NULL, &c)
-		                           : tl_results_cmp_write_text(out, &a, path_b ? &b : NULL, &c));
+		                           : tl_results_cmp_write_text(out, &a, path_b ? &b : NULL, &c,
+		                                                       width ? width : cli_terminal_width(output)));
 	}
 	tl_results_cmp_release(&c);
 	tl_results_release(&a);
@@ -103,7 +107,7 @@ int cmd_results(int argc, char **argv)
 	struct tl_results_opts o = { 0 };
 	struct tl_results r;
 	const char *output = NULL, *values = NULL;
-	int c, json = 0, csv = 0, rc;
+	int c, json = 0, csv = 0, width = 0, rc;
 	char *end;
 	FILE *out;
 
@@ -114,6 +118,10 @@ int cmd_results(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case OPT_JSON: json = 1; break;
 		case OPT_CSV: csv = 1; break;
+		case OPT_WIDTH:
+			if (cli_width_arg("results", optarg, &width))
+				return 2;
+			break;
 		case OPT_PARAM: o.param = optarg; break;
 		case OPT_METRIC: o.metric = optarg; break;
 		case OPT_SPAN: o.span = optarg; break;
@@ -152,7 +160,8 @@ int cmd_results(int argc, char **argv)
 		return cli_usage_error("results");
 	}
 	if (argc - optind == 2 || values)
-		return compare(&o, argv[optind], argc - optind == 2 ? argv[optind + 1] : NULL, values, output, json);
+		return compare(&o, argv[optind], argc - optind == 2 ? argv[optind + 1] : NULL, values, output, json,
+		               width);
 	if (tl_results_read(argv[optind], &o, &r) < 0)
 		return cli_lib_error();
 	if (!(out = cli_output_open(output))) {
@@ -162,7 +171,7 @@ int cmd_results(int argc, char **argv)
 	rc = cli_output_close(out, output,
 	                      json  ? tl_results_write_json(out, &r)
 	                      : csv ? tl_results_write_csv(out, &r)
-	                            : tl_results_write_text(out, &r));
+	                            : tl_results_write_text(out, &r, width ? width : cli_terminal_width(output)));
 	tl_results_release(&r);
 	return rc;
 }

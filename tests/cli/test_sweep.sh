@@ -178,6 +178,15 @@ if [ "$RC" = 0 ] && grep -Eq "^least squares, 10 runs: cpu_mean_ns = .* x output
 else
 	fail results-text "exit $RC" "$(cat "$OUT" "$ERR")"
 fi
+# a terminal of 80 columns: the sweeps, the points (no min, max) and a comparison (no 3 SE) fit it
+wide=""
+for args in "" "--param outputs" "--param outputs --compare 2,10"; do
+	# shellcheck disable=SC2086 # the options' words
+	tl results --width 80 $args "$TMP/mcast.db"
+	most=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$OUT")
+	[ "$RC" = 0 ] && [ "$most" -le 80 ] || wide="$wide '$args': exit $RC, a line of $most columns;"
+done
+[ -z "$wide" ] && pass results-text-80 || fail results-text-80 "$wide"
 tl results --csv "$TMP/mcast.db"
 if [ "$RC" = 0 ] && [ "$(wc -l <"$OUT")" = 2 ] && grep -q '^1,mcast,5,2,10,0,' "$OUT"; then pass results-sweeps; else fail results-sweeps "exit $RC" "$(cat "$OUT" "$ERR")"; fi
 tl results --param outputs --metric nope "$TMP/mcast.db"

@@ -76,7 +76,8 @@ const char *tl_results_metrics(void);
 /* A value of r's metric for a table: a duration ("1.25ms") for an _ns metric, else "%.4g". */
 const char *tl_results_fmt(const struct tl_results *r, double v, char *buf, size_t n);
 
-int tl_results_write_text(FILE *f, const struct tl_results *r);
+/* The text in `width` columns, 80 or more (0: 100): prose wraps; under 92 the points leave out min and max. */
+int tl_results_write_text(FILE *f, const struct tl_results *r, int width);
 int tl_results_write_json(FILE *f, const struct tl_results *r);
 int tl_results_write_csv(FILE *f, const struct tl_results *r);
 
@@ -106,8 +107,9 @@ int tl_results_compare_dbs(const struct tl_results *a, const struct tl_results *
 int tl_results_compare_values(const struct tl_results *r, const char *va, const char *vb, struct tl_results_cmp *c);
 void tl_results_cmp_release(struct tl_results_cmp *c);
 
+/* The comparison as text in `width` columns, 80 or more (0: 100): under 86 the rows leave out 3 SE. */
 int tl_results_cmp_write_text(FILE *f, const struct tl_results *a, const struct tl_results *b,
-                              const struct tl_results_cmp *c);
+                              const struct tl_results_cmp *c, int width);
 int tl_results_cmp_write_json(FILE *f, const struct tl_results *a, const struct tl_results *b,
                               const struct tl_results_cmp *c);
 

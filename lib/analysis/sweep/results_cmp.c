@@ -124,25 +124,32 @@ void tl_results_cmp_release(struct tl_results_cmp *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* The rows: 86 columns; narrower, the 3 SE column goes (the prose says what it is). Prose wraps. */
 int tl_results_cmp_write_text(FILE *f, const struct tl_results *a, const struct tl_results *b,
-                              const struct tl_results_cmp *c)
+                              const struct tl_results_cmp *c, int width)
 {
-	char ma[32], mb[32], ch[32], chs[40], bd[32];
+	int w = width > 0 ? width : 100, se = w >= 86;
+	char ma[32], mb[32], ch[32], chs[40], bd[32], v[1024];
 
-	if (b)
-		fprintf(f,
-		        "threadlens results: %s of %s against %s\nbefore: %s (sweep %lld)\nafter:  %s (sweep %lld)\n",
-		        a->metric, a->is_frames ? "frames" : a->span, a->param, a->path, (long long)a->sweep->id,
-		        b->path, (long long)b->sweep->id);
-	else
-		fprintf(f, "threadlens results: %s of %s in %s (sweep %lld), one value of %s against another\n",
-		        a->metric, a->is_frames ? "frames" : a->span, a->path, (long long)a->sweep->id, a->param);
-	fprintf(f,
-	        "* = a change beyond %d standard errors of the difference (the runs' noise), or over %d%%\n"
-	        "when a side has one run (noise unknown: '?')\n",
-	        TL_RESULTS_NOISE_SE, TL_RESULTS_BLIND_PCT);
-	fprintf(f, "%14s %6s %11s %6s %11s %11s %9s %11s\n", a->param, "runs", "before", "runs", "after", "change",
-	        "in %", "3 SE");
+	if (b) {
+		snprintf(v, sizeof(v), "%s of %s against %s", a->metric, a->is_frames ? "frames" : a->span, a->param);
+		tl_fmt_wrap(f, "threadlens results: ", v, w);
+		snprintf(v, sizeof(v), "%s (sweep %lld)", a->path, (long long)a->sweep->id);
+		tl_fmt_wrap(f, "before: ", v, w);
+		snprintf(v, sizeof(v), "%s (sweep %lld)", b->path, (long long)b->sweep->id);
+		tl_fmt_wrap(f, "after:  ", v, w);
+	} else {
+		snprintf(v, sizeof(v), "%s of %s in %s (sweep %lld), one value of %s against another", a->metric,
+		         a->is_frames ? "frames" : a->span, a->path, (long long)a->sweep->id, a->param);
+		tl_fmt_wrap(f, "threadlens results: ", v, w);
+	}
+	snprintf(v, sizeof(v),
+	         "* = a change beyond %d standard errors of the difference (the runs' noise), or over %d%% when a "
+	         "side has one run (noise unknown: '?')",
+	         TL_RESULTS_NOISE_SE, TL_RESULTS_BLIND_PCT);
+	tl_fmt_wrap(f, "", v, w);
+	fprintf(f, "%14.14s %6s %11s %6s %11s %11s %9s", a->param, "runs", "before", "runs", "after", "change", "in %");
+	fprintf(f, se ? " %11s\n" : "\n", "3 SE");
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct tl_results_cmp_row *r = &c->rows[i];
 		char pct[24] = "";
@@ -155,10 +162,12 @@ int tl_results_cmp_write_text(FILE *f, const struct tl_results *a, const struct 
 		snprintf(pct, sizeof(pct), "%+.1f%% %s", r->change_pct, r->marked ? "*" : " ");
 		snprintf(chs, sizeof(chs), "%s%s", r->change < 0 ? "-" : "+",
 		         tl_results_fmt(a, fabs(r->change), ch, sizeof(ch)));
-		fprintf(f, "%14.14s %6" PRIu64 " %11s %6" PRIu64 " %11s %11s %9s %11s\n", r->label, r->a->n,
+		fprintf(f, "%14.14s %6" PRIu64 " %11s %6" PRIu64 " %11s %11s %9s", r->label, r->a->n,
 		        tl_results_fmt(a, r->a->mean, ma, sizeof(ma)), r->b->n,
-		        tl_results_fmt(a, r->b->mean, mb, sizeof(mb)), chs, pct,
-		        r->noise_known ? tl_results_fmt(a, r->band, bd, sizeof(bd)) : "?");
+		        tl_results_fmt(a, r->b->mean, mb, sizeof(mb)), chs, pct);
+		if (se)
+			fprintf(f, " %11s", r->noise_known ? tl_results_fmt(a, r->band, bd, sizeof(bd)) : "?");
+		fputc('\n', f);
 	}
 	fprintf(f, "%zu of %zu marked\n", c->marked, c->nrows);
 	fflush(f);

@@ -18,52 +18,83 @@ const char *tl_results_fmt(const struct tl_results *r, double v, char *buf, size
 	return buf;
 }
 
-static void sweeps_text(FILE *f, const struct tl_results *r)
+/*
+ * One line a sweep; under 96 columns without when it was created (--json
+ * has it), and its specification's path takes what the width leaves
+ * (names cleaned, cut with '~').
+ */
+static void sweeps_text(FILE *f, const struct tl_results *r, int w)
 {
-	fprintf(f, "%6s  %-20s %6s %6s %6s %6s  %-20s  %s\n", "sweep", "name", "combos", "repeat", "done", "failed",
-	        "created", "specification");
+	int created = w >= 96;
+	int left = w - (created ? 80 : 58);
+	size_t tail = left > 4 ? (size_t)left : 4;
+	char spec[4 * 256 + 8];
+
+	fprintf(f, "%6s  %-20s %6s %6s %6s %6s  ", "sweep", "name", "combos", "repeat", "done", "failed");
+	if (created)
+		fprintf(f, "%-20s  ", "created");
+	fprintf(f, "%s\n", tail >= 13 ? "specification" : "spec");
 	for (size_t i = 0; i < r->nsweeps; i++) {
 		const struct tl_results_sweep *s = &r->sweeps[i];
-		fprintf(f, "%6lld  %-20.20s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "  %-20s  %s\n",
-		        (long long)s->id, s->name[0] ? s->name : "-", s->combinations, s->repeat, s->done, s->failed,
-		        s->created, s->spec_path);
+
+		fprintf(f, "%6lld  ", (long long)s->id);
+		tl_fmt_put_name(f, s->name[0] ? s->name : "-", 20);
+		fprintf(f, " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "  ", s->combinations, s->repeat,
+		        s->done, s->failed);
+		if (created)
+			fprintf(f, "%-20s  ", s->created);
+		tl_fmt_name_cut(s->spec_path, tail, spec, sizeof(spec));
+		fprintf(f, "%s\n", spec);
 	}
 }
 
-int tl_results_write_text(FILE *f, const struct tl_results *r)
+/*
+ * A sweep's points: 92 columns; narrower, min and max go (--json and --csv
+ * have them).  Prose wraps; names are cleaned by the wrap.
+ */
+int tl_results_write_text(FILE *f, const struct tl_results *r, int width)
 {
-	char a[32], b[32], c[32], d[32], e[32], g[32];
+	int w = width > 0 ? width : 100, minmax = w >= 92;
+	char a[32], b[32], c[32], d[32], e[32], g[32], v[1024];
 
 	if (!r->param[0]) {
-		sweeps_text(f, r);
+		sweeps_text(f, r, w);
 		fflush(f);
 		return ferror(f) ? -1 : 0;
 	}
-	fprintf(f, "threadlens results: %s, sweep %lld%s%s%s: %" PRIu64 " runs done, %" PRIu64 " failed\n", r->path,
-	        (long long)r->sweep->id, r->sweep->name[0] ? " (" : "", r->sweep->name, r->sweep->name[0] ? ")" : "",
-	        r->sweep->done, r->sweep->failed);
-	fprintf(f, "%s%s%s against %s (mean of the runs, sample sd, 95%% CI of the mean):\n", r->metric,
-	        r->is_frames ? "" : " of ", r->is_frames ? "" : r->span, r->param);
-	fprintf(f, "%12s %5s %11s %11s %25s %11s %11s\n", r->param, "runs", "mean", "sd", "95% CI", "min", "max");
+	snprintf(v, sizeof(v), "%s, sweep %lld%s%s%s: %" PRIu64 " runs done, %" PRIu64 " failed", r->path,
+	         (long long)r->sweep->id, r->sweep->name[0] ? " (" : "", r->sweep->name, r->sweep->name[0] ? ")" : "",
+	         r->sweep->done, r->sweep->failed);
+	tl_fmt_wrap(f, "threadlens results: ", v, w);
+	snprintf(v, sizeof(v), "%s%s%s against %s (mean of the runs, sample sd, 95%% CI of the mean):", r->metric,
+	         r->is_frames ? "" : " of ", r->is_frames ? "" : r->span, r->param);
+	tl_fmt_wrap(f, "", v, w);
+	fprintf(f, "%12.12s %5s %11s %11s %25s", r->param, "runs", "mean", "sd", "95% CI");
+	fprintf(f, minmax ? " %11s %11s\n" : "\n", "min", "max");
 	for (size_t i = 0; i < r->npoints; i++) {
 		const struct tl_results_point *p = &r->points[i];
 		char ci[80] = "-";
 		if (p->has_ci)
 			snprintf(ci, sizeof(ci), "[%s, %s]", tl_results_fmt(r, p->ci_low, a, sizeof(a)),
 			         tl_results_fmt(r, p->ci_high, b, sizeof(b)));
-		fprintf(f, "%12.12s %5" PRIu64 " %11s %11s %25s %11s %11s\n", p->value, p->n,
-		        tl_results_fmt(r, p->mean, c, sizeof(c)), tl_results_fmt(r, p->sd, d, sizeof(d)), ci,
-		        tl_results_fmt(r, p->min, e, sizeof(e)), tl_results_fmt(r, p->max, g, sizeof(g)));
+		fprintf(f, "%12.12s %5" PRIu64 " %11s %11s %25s", p->value, p->n,
+		        tl_results_fmt(r, p->mean, c, sizeof(c)), tl_results_fmt(r, p->sd, d, sizeof(d)), ci);
+		if (minmax)
+			fprintf(f, " %11s %11s", tl_results_fmt(r, p->min, e, sizeof(e)),
+			        tl_results_fmt(r, p->max, g, sizeof(g)));
+		fputc('\n', f);
 	}
-	if (r->fit.valid)
-		fprintf(f, "least squares, %" PRIu64 " runs: %s = %s x %s %s %s; R^2 %.4f, %s (%s %.2f)\n", r->fit.n,
-		        r->metric, tl_results_fmt(r, r->fit.slope, a, sizeof(a)), r->param,
-		        r->fit.intercept < 0 ? "-" : "+", tl_results_fmt(r, fabs(r->fit.intercept), b, sizeof(b)),
-		        r->fit.r2, r->fit.linear ? "linear" : "not linear", r->fit.linear ? ">=" : "<",
-		        TL_RESULTS_LINEAR_R2);
-	else
+	if (r->fit.valid) {
+		snprintf(v, sizeof(v), "%" PRIu64 " runs: %s = %s x %s %s %s; R^2 %.4f, %s (%s %.2f)", r->fit.n,
+		         r->metric, tl_results_fmt(r, r->fit.slope, a, sizeof(a)), r->param,
+		         r->fit.intercept < 0 ? "-" : "+", tl_results_fmt(r, fabs(r->fit.intercept), b, sizeof(b)),
+		         r->fit.r2, r->fit.linear ? "linear" : "not linear", r->fit.linear ? ">=" : "<",
+		         TL_RESULTS_LINEAR_R2);
+		tl_fmt_wrap(f, "least squares, ", v, w);
+	} else {
 		fprintf(f, "no least-squares line: %s\n",
 		        r->points[0].is_num ? "one value of the parameter only" : "the parameter is not a number");
+	}
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }
