@@ -446,21 +446,19 @@ static void text_latency(FILE *out, const struct tl_frames_result *r, int width)
 		          tl_dist_percentile(l, 99), l->max };
 	char items[6][40], b[24];
 	const char *p[6];
-	int len = 9;
+	int len = 9 + 2 * 5; /* "latency  ", and two spaces between the items */
 
 	for (int i = 0; i < 6; i++) {
-		len += snprintf(items[i], sizeof(items[i]), "%s %s ", label[i], dur(v[i], b)) + (i < 5);
+		len += snprintf(items[i], sizeof(items[i]), "%s %s", label[i], dur(v[i], b));
 		p[i] = items[i];
 	}
-	if (len - 2 <= width) { /* one line, two spaces apart */
-		fputs("latency ", out);
-		for (int i = 0; i < 6; i++)
-			fprintf(out, " %.*s%s", (int)strlen(items[i]) - 1, items[i], i < 5 ? " " : "\n");
+	if (len > width) {
+		tl_fmt_wrap_items(out, "latency  ", p, 6, width);
 		return;
 	}
+	fputs("latency ", out); /* one line, two spaces apart */
 	for (int i = 0; i < 6; i++)
-		items[i][strlen(items[i]) - 1] = 0;
-	tl_fmt_wrap_items(out, "latency  ", p, 6, width);
+		fprintf(out, " %s%s", items[i], i < 5 ? " " : "\n");
 }
 
 static void text_summary(FILE *out, const struct tl_frames_result *r, int width)
