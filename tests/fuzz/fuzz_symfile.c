@@ -4,7 +4,9 @@
  * hang; the symbols it keeps are sorted with distinct starts, and lookups
  * at the first 8 bytes' offset and at every symbol's start stay in range;
  * the unwind table's functions (.eh_frame_hdr, .eh_frame) are sorted and
- * not empty.
+ * not empty.  The image's last bytes, as the code before a return
+ * address, into tl_call_ends_here() (callsite.h): 0 or 1, never a read
+ * before them.
  * The image is copied into an exact-size heap buffer (AddressSanitizer sees
  * any read past its end).  Seeds: tests/data/elf/inline*.elf.
  */
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/callsite.h"
 #include "symbols/symfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -53,6 +56,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tl_symfile_holds(&f, into + 16);
 	tl_symfile_lookup_vaddr(&f, off, &into);
 	tl_symfile_release(&f);
+	/* the bytes before a return address (profile's check of callers): any bytes, any length */
+	for (size_t n = 0; n <= size && n <= TL_CALLSITE_MAX + 2; n++)
+		if (tl_call_ends_here(image + size - n, n) > 1)
+			abort();
 	free(image);
 	return 0;
 }

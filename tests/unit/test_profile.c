@@ -131,8 +131,8 @@ static void map(struct tl_trace_writer *w, uint64_t us, const char *file, uint64
 /*
  * Process 100 maps the fixture at 0x555500000000 (offset 0) and the
  * stripped copy at 0x7f0000000000.  Samples (base B = 0x555500000000):
- *   t101: B+0x1182 (twice) <- B+0x1060 (main)              x3
- *   t101: B+0x1190 (never_inlined) <- B+0x1182 <- B+0x1060  x1
+ *   t101: B+0x1182 (twice) <- B+0x1070 (main, after its call *%rax)      x3
+ *   t101: B+0x1190 (never_inlined) <- B+0x1078 (main) <- B+0x10b1 (_start) x1
  *   t102: 0xffffffff81000000 (kernel: KSYM do_syscall_64) <- B+0x1182  x2, cpu 1
  *   t102: 0x7f0000001185 (stripped: no symbol)               x1, after 1 s
  *   t102: 0x10 (no mapping)                                  x1
@@ -165,8 +165,8 @@ TEST(profile_counts)
 		tl_trace_writer_add(w, &e);
 	}
 	for (int i = 0; i < 3; i++)
-		sample(w, 1010 + (uint64_t)i, 0, 101, B + 0x1182, B + 0x1060, 0);
-	sample(w, 1020, 0, 101, B + 0x1190, B + 0x1182, B + 0x1060);
+		sample(w, 1010 + (uint64_t)i, 0, 101, B + 0x1182, B + 0x1070, 0);
+	sample(w, 1020, 0, 101, B + 0x1190, B + 0x1078, B + 0x10b1);
 	sample(w, 1030, 1, 102, 0xffffffff81000000ull, B + 0x1182, 0);
 	sample(w, 1031, 1, 102, 0xffffffff81000000ull, B + 0x1182, 0);
 	sample(w, 1001040, 1, 102, 0x7f0000001185ull, 0, 0);
@@ -208,7 +208,7 @@ TEST(profile_counts)
 		/* by self: twice 4, then 2 each ([unknown], do_syscall_64), then 1 each by name */
 		CHECK_EQ_STR(r.funcs[0].name, "twice");
 		CHECK_EQ_INT(r.funcs[0].self, 4); /* the forked process's sample too */
-		CHECK_EQ_INT(r.funcs[0].total, 7);
+		CHECK_EQ_INT(r.funcs[0].total, 6);
 		CHECK_EQ_STR(r.funcs[0].module, "inline.elf");
 		CHECK_EQ_STR(r.funcs[1].name, "[unknown]");
 		CHECK_EQ_INT(r.funcs[1].self, 2);
@@ -241,10 +241,10 @@ TEST(profile_counts)
 	if (r.nfolded == 6) {
 		CHECK_EQ_STR(r.folded[0].stack, "?;[unknown]");
 		CHECK_EQ_INT(r.folded[0].count, 2);
-		CHECK_EQ_STR(r.folded[1].stack, "?;inline-stripped.elf+0x1185");
-		CHECK_EQ_STR(r.folded[2].stack, "?;main;twice");
-		CHECK_EQ_INT(r.folded[2].count, 3);
-		CHECK_EQ_STR(r.folded[3].stack, "?;main;twice;never_inlined");
+		CHECK_EQ_STR(r.folded[1].stack, "?;_start;main;never_inlined");
+		CHECK_EQ_STR(r.folded[2].stack, "?;inline-stripped.elf+0x1185");
+		CHECK_EQ_STR(r.folded[3].stack, "?;main;twice");
+		CHECK_EQ_INT(r.folded[3].count, 3);
 		CHECK_EQ_STR(r.folded[4].stack, "?;twice");
 		CHECK_EQ_INT(r.folded[4].count, 1);
 		CHECK_EQ_STR(r.folded[5].stack, "?;twice;do_syscall_64");
@@ -272,10 +272,10 @@ TEST(profile_counts)
 			CHECK_EQ_INT(r.cells[i].cpu, want[i].cpu);
 			CHECK_EQ_INT(r.cells[i].count, want[i].count);
 		}
-		CHECK_EQ_INT(r.stacks[1].n, 3); /* main <- twice <- never_inlined, outermost first */
+		CHECK_EQ_INT(r.stacks[1].n, 3); /* _start <- main <- never_inlined, outermost first */
 		if (r.stacks[1].n == 3) {
-			CHECK_EQ_STR(r.funcs[r.stacks[1].frames[0]].name, "main");
-			CHECK_EQ_STR(r.funcs[r.stacks[1].frames[1]].name, "twice");
+			CHECK_EQ_STR(r.funcs[r.stacks[1].frames[0]].name, "_start");
+			CHECK_EQ_STR(r.funcs[r.stacks[1].frames[1]].name, "main");
 			CHECK_EQ_STR(r.funcs[r.stacks[1].frames[2]].name, "never_inlined");
 		}
 		CHECK_EQ_INT(r.stacks[4].n, 1);
@@ -536,28 +536,43 @@ TEST(profile_runs)
 
 /*
  * A frame-pointer walk through code without frame pointers reads a saved
- * register as the next frame: a caller in no code mapping ends the stack
- * there, and is counted.  The first user frame is where the CPU was and
- * stays, mapped or not.  Base B = 0x555500000000 (the fixture):
- *   B+0x1182 (twice) <- 0x7ffd00001000 (the stack: no code) <- B+0x1060   x2: "twice", cut
- *   kernel <- B+0x1182 <- 0x10 <- B+0x1060                                x1: "twice;kernel", cut
- *   0x10 (no mapping: the CPU was there) <- B+0x1060 (main)               x1: kept whole
+ * register as the next frame: a caller that is no return address ends the
+ * stack there, and is counted.  The first user frame is where the CPU was
+ * and stays, mapped or not.  Base B = 0x555500000000 (the fixture; main
+ * calls at 0x106e and 0x1073, returning to 0x1070 and 0x1078), T = a file
+ * of nops with the signal trampoline's bytes at 0x1100:
+ *   B+0x1182 (twice) <- 0x7ffd00001000 (the stack: no code) <- B+0x1070   x2: "twice", cut
+ *   kernel <- B+0x1182 <- 0x10 <- B+0x1070                                x1: "twice;kernel", cut
+ *   0x10 (no mapping: the CPU was there) <- B+0x1070 (main)               x1: kept whole
+ *   B+0x1182 <- B+0x1060 (in main, but no call ends before it)            x1: "twice", cut
+ *   B+0x1190 <- B+0x1078 (main) <- 0x8badf00dbadc0ffe (the kernel's half) x1: "main;never_inlined", cut
+ *   B+0x1190 <- T+0x1100 (a signal handler's return) <- B+0x1070          x1: kept whole
  */
 TEST(stacks_cut_at_unmapped_caller)
 {
-	char fix[PATH_MAX], path[] = "/tmp/tl-test-pcut-XXXXXX";
+	char fix[PATH_MAX], path[] = "/tmp/tl-test-pcut-XXXXXX", tramp[] = "/tmp/tl-test-tramp-XXXXXX", want[128];
+	static const uint8_t sigreturn[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	uint8_t code[0x2000];
 	struct tl_trace_writer *w;
 	struct tl_run run = { 0 };
 	struct tl_profile_opts o = { .cpu = -1 };
 	struct tl_profile_result r;
-	const uint64_t B = 0x555500000000ull;
+	const uint64_t B = 0x555500000000ull, T = 0x7f0000000000ull;
+	int fd = mkstemp(tramp);
 
+	CHECK(fd >= 0);
+	memset(code, 0x90, sizeof(code));
+	memcpy(code + 0x1100, sigreturn, sizeof(sigreturn));
+	CHECK(fd >= 0 && write(fd, code, sizeof(code)) == (ssize_t)sizeof(code));
+	if (fd >= 0)
+		close(fd);
 	CHECK(realpath(FIXTURE, fix) != NULL);
 	w = program_trace_open(path, 100, 1000);
 	CHECK(w != NULL);
 	if (!w)
 		return;
 	map(w, 1001, fix, B + 0x1000, B + 0x2000, 0x1000);
+	map(w, 1001, tramp, T + 0x1000, T + 0x2000, 0x1000);
 	{
 		/* a thread that names itself with an escape sequence: the text shows it inert */
 		struct tl_event e = event_us(1005, -1, TL_EV_THREAD, 101, 100, 0, 0, 0, 0);
@@ -565,46 +580,53 @@ TEST(stacks_cut_at_unmapped_caller)
 		e.name = tl_trace_writer_intern(w, "evil\x1b[2J");
 		tl_trace_writer_add(w, &e);
 	}
-	sample(w, 1010, 0, 101, B + 0x1182, 0x7ffd00001000ull, B + 0x1060);
-	sample(w, 1011, 0, 101, B + 0x1182, 0x7ffd00001000ull, B + 0x1060);
+	sample(w, 1010, 0, 101, B + 0x1182, 0x7ffd00001000ull, B + 0x1070);
+	sample(w, 1011, 0, 101, B + 0x1182, 0x7ffd00001000ull, B + 0x1070);
 	{
-		uint64_t f[4] = { 0xffffffff81000000ull, B + 0x1182, 0x10, B + 0x1060 };
+		uint64_t f[4] = { 0xffffffff81000000ull, B + 0x1182, 0x10, B + 0x1070 };
 		struct tl_event e = event_us(1012, 0, TL_EV_SAMPLE, 101, 100, 0, (int64_t)f[0], 1000000, 0);
 
 		e.name = tl_trace_writer_intern(w, "cpu-clock");
 		e.a = tl_trace_writer_stack(w, f, 4);
 		tl_trace_writer_add(w, &e);
 	}
-	sample(w, 1013, 0, 101, 0x10, B + 0x1060, 0);
+	sample(w, 1013, 0, 101, 0x10, B + 0x1070, 0);
+	sample(w, 1014, 0, 101, B + 0x1182, B + 0x1060, 0);
+	sample(w, 1015, 0, 101, B + 0x1190, B + 0x1078, 0x8badf00dbadc0ffeull);
+	sample(w, 1016, 0, 101, B + 0x1190, T + 0x1100, B + 0x1070);
 	CHECK_EQ_INT(program_trace_close(w, 1100), 0);
 	run.path = path;
 	run.to_ns = -1;
 	run.all_threads = 1;
 	CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
-	CHECK_EQ_INT(r.samples, 4);
-	CHECK_EQ_INT(r.stacks_cut, 3);
+	CHECK_EQ_INT(r.samples, 7);
+	CHECK_EQ_INT(r.stacks_cut, 5);
 	CHECK_EQ_INT(r.unresolved, 1);
-	CHECK_EQ_INT(r.nfolded, 3);
-	if (r.nfolded == 3) {
+	CHECK_EQ_INT(r.nfolded, 5);
+	snprintf(want, sizeof(want), "evil?[2J;main;%s+0x1100;never_inlined", strrchr(tramp, '/') + 1);
+	if (r.nfolded == 5) {
 		CHECK_EQ_STR(r.folded[0].stack, "evil?[2J;main;[unknown]");
-		CHECK_EQ_STR(r.folded[1].stack, "evil?[2J;twice");
-		CHECK_EQ_INT(r.folded[1].count, 2);
-		CHECK_EQ_STR(r.folded[2].stack, "evil?[2J;twice;[kernel]");
+		CHECK_EQ_STR(r.folded[1].stack, "evil?[2J;main;never_inlined");
+		CHECK_EQ_STR(r.folded[2].stack, want);
+		CHECK_EQ_STR(r.folded[3].stack, "evil?[2J;twice");
+		CHECK_EQ_INT(r.folded[3].count, 3);
+		CHECK_EQ_STR(r.folded[4].stack, "evil?[2J;twice;[kernel]");
 	}
-	/* main is in one stack only: the cut ones lost it with the noise */
+	/* main is in three stacks: the cut ones lost it with the noise */
 	for (size_t i = 0; i < r.nfuncs; i++)
 		if (!strcmp(r.funcs[i].name, "main"))
-			CHECK_EQ_INT(r.funcs[i].total, 1);
+			CHECK_EQ_INT(r.funcs[i].total, 3);
 	{
 		char *text = profile_text(&r);
 
-		CHECK(text && strstr(text, "3 stacks (75.0%) were cut at a caller in no code mapping"));
+		CHECK(text && strstr(text, "5 stacks (71.4%) were cut at a caller that is no return address"));
 		CHECK(text && strstr(text, "\n  evil?[2J (101) ") && !strchr(text, '\x1b'));
 		free(text);
 	}
 	tl_profile_release(&r);
 	tl_run_release(&run);
 	unlink(path);
+	unlink(tramp);
 }
 
 int main(void)

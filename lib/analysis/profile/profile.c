@@ -13,10 +13,12 @@
 #include "analysis/profile/profile.h"
 #include "analysis/profile/profile_int.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 #include <sys/utsname.h>
 
 #include "base/errors.h"
@@ -24,6 +26,7 @@
 #include "base/strtab.h"
 #include "base/tidmap.h"
 #include "output/fmt.h"
+#include "symbols/callsite.h"
 #include "symbols/symfile.h"
 #include "timeline/walk.h"
 
@@ -211,11 +214,50 @@ static void load_vdso(struct pass *p, struct tl_symfile *sf)
 		tl_symfile_load_mem(sf, (const void *)base, size, "[vdso]");
 }
 
+/* The memo's entry of (pid, gen, ip), or NULL. */
+static struct memo *memo_find(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip)
+{
+	if (!p->memo_cap)
+		return NULL;
+	for (size_t h = (ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)pid) & (p->memo_cap - 1); p->memo[h].func;
+	     h = (h + 1) & (p->memo_cap - 1))
+		if (p->memo[h].ip == ip && p->memo[h].pid == pid && p->memo[h].gen == gen)
+			return &p->memo[h];
+	return NULL;
+}
+
+/* The mapping that holds ip in process pid's image gen (else its parent's, as forked), or NULL. */
+static const struct map *find_map(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip)
+{
+	const struct map *m = NULL;
+	int32_t qp = pid;
+	uint16_t qg = gen;
+
+	for (int hop = 0; hop < 8 && !m; hop++) {
+		struct gen *g;
+		int any = 0;
+
+		for (size_t i = 0; i < p->nmaps; i++)
+			if (p->maps[i].pid == qp && p->maps[i].gen == qg) {
+				any = 1;
+				if (ip >= p->maps[i].start && ip < p->maps[i].end)
+					m = &p->maps[i]; /* the latest reading wins */
+			}
+		/* no mapping of its own in this image: its parent's, as forked */
+		if (m || any || qg || !(g = tl_tidmap_get(&p->gens, qp)) || !g->from)
+			break;
+		qp = g->from;
+		qg = g->from_gen;
+	}
+	return m;
+}
+
 static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, int *unresolved)
 {
 	char name[TL_PROFILE_NAME_MAX];
-	size_t h, i;
-	const struct map *m = NULL;
+	size_t h;
+	const struct map *m;
+	struct memo *slot;
 	uint32_t id;
 
 	*unresolved = 0;
@@ -232,6 +274,10 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 		if (lo && ip < p->ksyms[lo - 1].end)
 			return func_id(p, tl_trace_string(p->run->trace, p->ksyms[lo - 1].name), "[kernel]");
 		return func_id(p, "[kernel]", "[kernel]");
+	}
+	if ((slot = memo_find(p, pid, gen, ip))) {
+		*unresolved = slot->unres;
+		return slot->func - 1;
 	}
 	if (p->memo_n * 2 >= p->memo_cap) {
 		struct memo *old = p->memo;
@@ -253,30 +299,9 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 		free(old);
 	}
 	h = (ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)pid) & (p->memo_cap - 1);
-	for (; p->memo[h].func; h = (h + 1) & (p->memo_cap - 1))
-		if (p->memo[h].ip == ip && p->memo[h].pid == pid && p->memo[h].gen == gen) {
-			*unresolved = p->memo[h].unres;
-			return p->memo[h].func - 1;
-		}
-	int32_t qp = pid;
-	uint16_t qg = gen;
-
-	for (int hop = 0; hop < 8 && !m; hop++) {
-		struct gen *g;
-		int any = 0;
-
-		for (i = 0; i < p->nmaps; i++)
-			if (p->maps[i].pid == qp && p->maps[i].gen == qg) {
-				any = 1;
-				if (ip >= p->maps[i].start && ip < p->maps[i].end)
-					m = &p->maps[i]; /* the latest reading wins */
-			}
-		/* no mapping of its own in this image: its parent's, as forked */
-		if (m || any || qg || !(g = tl_tidmap_get(&p->gens, qp)) || !g->from)
-			break;
-		qp = g->from;
-		qg = g->from_gen;
-	}
+	while (p->memo[h].func)
+		h = (h + 1) & (p->memo_cap - 1);
+	m = find_map(p, pid, gen, ip);
 	if (!m) {
 		*unresolved = 1;
 		id = func_id(p, "[unknown]", "");
@@ -301,10 +326,48 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 		id = func_id(p, name, base_name(f->path));
 	}
 	if (id != UINT32_MAX) {
-		p->memo[h] = (struct memo){ ip, pid, gen, id + 1, (uint8_t)*unresolved };
+		p->memo[h] = (struct memo){ ip, pid, gen, id + 1, (uint8_t)*unresolved, 0 };
 		p->memo_n++;
 	}
 	return id;
+}
+
+/*
+ * 1 if the caller frame ip (resolved already, in a mapping) can be a
+ * return address: the bytes before it in its file end with a call
+ * (callsite.h), or cannot be read (the file is gone: the benefit of the
+ * doubt); 0 if they can be read and no call ends there.  A signal
+ * handler's return address is the signal trampoline (glibc's __restore_rt:
+ * mov $15,%rax; syscall, rt_sigreturn), which no call precedes: the kernel
+ * put it there; it is known by those bytes.
+ */
+static int after_call(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip)
+{
+	static const uint8_t sigreturn[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	struct memo *slot = memo_find(p, pid, gen, ip);
+	const struct map *m;
+	uint8_t b[TL_CALLSITE_MAX + sizeof(sigreturn)];
+
+	if (slot && slot->call)
+		return slot->call == 1;
+	int ok = 1;
+	if ((m = find_map(p, pid, gen, ip))) {
+		struct file *f = &p->files[m->file];
+		uint64_t back = ip - m->start < TL_CALLSITE_MAX ? ip - m->start : TL_CALLSITE_MAX;
+		uint64_t off = ip - m->start + m->pgoff;
+
+		if (!f->fd) {
+			int fd = f->path[0] == '/' ? open(f->path, O_RDONLY | O_CLOEXEC) : -1;
+			f->fd = fd >= 0 ? fd + 1 : -1;
+		}
+		if (f->fd > 0 && back && pread(f->fd - 1, b, back, (off_t)(off - back)) == (ssize_t)back &&
+		    !tl_call_ends_here(b, back))
+			ok = pread(f->fd - 1, b, sizeof(sigreturn), (off_t)off) == (ssize_t)sizeof(sigreturn) &&
+			     !memcmp(b, sigreturn, sizeof(sigreturn));
+	}
+	if (slot)
+		slot->call = ok ? 1 : 2;
+	return ok;
 }
 
 /* Count sample i: its functions, and its folded stack; a sample of another event than the one counted: only its function. */
@@ -344,7 +407,7 @@ static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp
 		 * a saved register as the next frame, so it and every frame outward
 		 * are noise.  The stack ends before it.
 		 */
-		if (!KERNEL(f[i]) && user++ && unres) {
+		if (KERNEL(f[i]) ? user != 0 : user++ && (unres || !after_call(p, sm->pid, sm->gen, f[i]))) {
 			n = i;
 			r->stacks_cut++;
 			break;
@@ -580,6 +643,8 @@ static void pass_release(struct pass *p)
 	for (size_t i = 0; i < p->nfiles; i++) {
 		free(p->files[i].path);
 		tl_symfile_release(&p->files[i].sf);
+		if (p->files[i].fd > 0)
+			close(p->files[i].fd - 1);
 	}
 	free(p->files);
 	free(p->s);

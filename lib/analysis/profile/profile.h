@@ -108,7 +108,7 @@ struct tl_profile_result {
 	uint64_t kernel;     /* samples whose innermost frame is in the kernel */
 	uint64_t unresolved; /* samples whose innermost user frame is in no mapping */
 	uint64_t no_stack;   /* samples without a stack (record --no-stack) */
-	uint64_t stacks_cut; /* samples whose stack was cut at a caller in no code mapping (profile.c) */
+	uint64_t stacks_cut; /* samples whose stack was cut at a caller that is no return address (profile.c) */
 	int no_maps;         /* the trace has no MAP event (recorded before they existed): user code is unnamed */
 	struct tl_profile_func *funcs;
 	size_t nfuncs; /* sorted by self, then total, descending */

@@ -46,6 +46,7 @@ struct file {
 	char *path;
 	struct tl_symfile sf;
 	int tried;
+	int fd; /* its code's bytes, for return addresses: 0 not opened yet, else fd + 1; -1 unreadable */
 };
 
 struct gen {
@@ -68,6 +69,7 @@ struct memo {
 	uint16_t gen;
 	uint32_t func; /* +1; 0 = empty slot */
 	uint8_t unres; /* the address is in no mapping */
+	uint8_t call;  /* after a call instruction: 0 not read yet, 1 yes (or unreadable), 2 no */
 };
 
 struct pass {

@@ -102,8 +102,9 @@ int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
 		        "unwinds it (or the recording was made with --no-stack)\n\n");
 	if (r->stacks_cut)
 		fprintf(f,
-		        "%" PRIu64 " stacks (%.1f%%) were cut at a caller in no code mapping: the frame-pointer walk\n"
-		        "went through code built without frame pointers and read noise as the next frames (record\n"
+		        "%" PRIu64 " stacks (%.1f%%) were cut at a caller that is no return address (in no code\n"
+		        "mapping, in the kernel's half, or after no call instruction): the frame-pointer walk went\n"
+		        "through code built without frame pointers and read noise as the next frames (record\n"
 		        "--sample --stack dwarf unwinds such code)\n\n",
 		        r->stacks_cut, pct(r->stacks_cut, r->samples));
 	if (r->no_maps && r->unresolved)
