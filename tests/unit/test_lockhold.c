@@ -193,6 +193,17 @@ TEST(holder_exited)
  * 0x1000), or no words (the process's entry of address 0); the perf back
  * end's words (FUTEX_ENTER) give the same.
  */
+/* What the text calls a lock: a symbol as it is; a region's label, which many locks share, with the address. */
+TEST(lock_labels)
+{
+	char b[64];
+
+	CHECK_EQ_STR(tl_lock_label(0x1000, "queue_lock (app)", b, sizeof(b)), "queue_lock (app)");
+	CHECK_EQ_STR(tl_lock_label(0x558b57be7038ull, "[heap]", b, sizeof(b)), "[heap] 0x558b57be7038");
+	CHECK_EQ_STR(tl_lock_label(0x7ffd1000, "[anon]", b, sizeof(b)), "[anon] 0x7ffd1000");
+	CHECK_EQ_STR(tl_lock_label(0x2000, "", b, sizeof(b)), "0x2000");
+}
+
 TEST(per_lock)
 {
 	static const struct {
@@ -322,5 +333,5 @@ TEST(per_lock)
 
 int main(void)
 {
-	RUN_TESTS(convoy, holder_exited, per_lock);
+	RUN_TESTS(convoy, holder_exited, lock_labels, per_lock);
 }

@@ -127,7 +127,7 @@ static int lock_finding(struct tl_dg_ctx *c, const struct tl_lock *k, const stru
 {
 	uint64_t cost = 0, base = 0, from = UINT64_MAX, to = 0;
 	double lo = 100, hi = 0;
-	char lock[TL_LOCK_NAME_MAX];
+	char lock[TL_LOCK_NAME_MAX + 24];
 	struct tl_finding *f;
 
 	for (size_t i = 0; i < n; i++) {
@@ -142,11 +142,9 @@ static int lock_finding(struct tl_dg_ctx *c, const struct tl_lock *k, const stru
 	}
 	if (!(f = tl_dg_new_finding_at(c, TL_FIND_LOCK_CONTENTION, k->pid, w[0].t->process, from, to, cost, base)))
 		return -1;
-	if (k->name[0]) { /* what holds the word, as the recorder read it (FUTEX_NAME) */
-		snprintf(lock, sizeof(lock), "%s", k->name);
-		snprintf(f->lock, sizeof(f->lock), "%s", k->name); /* what diff matches it by, run after run */
-	} else
-		snprintf(lock, sizeof(lock), "0x%llx", (unsigned long long)k->addr);
+	/* what holds the word, as the recorder read it (FUTEX_NAME), and what diff matches it by, run after run */
+	snprintf(f->lock, sizeof(f->lock), "%s", k->name);
+	tl_lock_label(k->addr, k->name, lock, sizeof(lock)); /* "[heap]" with its address: many share it */
 	if (n == 1)
 		snprintf(f->title, sizeof(f->title), "%.32s (%d) waits on lock %.64s %.0f%% of its life", w[0].t->name,
 		         w[0].t->tid, lock, hi);

@@ -94,6 +94,14 @@ void tl_locks_release(struct tl_lock_result *r);
  */
 size_t tl_locks_write_text(FILE *f, const struct tl_lock_result *r, size_t max, int width);
 
+/*
+ * What the text calls a lock, into buf[len]: its symbol ("queue_lock
+ * (app)"); a region's label, which many locks share, with the word's
+ * address ("[heap] 0x558b57be7038"); else the address alone.  Returns buf
+ * (locks_write.c).
+ */
+const char *tl_lock_label(uint64_t addr, const char *name, char *buf, size_t len);
+
 /* The lock of process pid at addr in r, or NULL. */
 const struct tl_lock *tl_locks_find(const struct tl_lock_result *r, int32_t pid, uint64_t addr);
 

@@ -45,6 +45,15 @@ static void put_waiters(FILE *f, const struct tl_lock *x, int w)
 	}
 }
 
+const char *tl_lock_label(uint64_t addr, const char *name, char *buf, size_t len)
+{
+	if (name[0] && name[0] != '[')
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "%s%s0x%" PRIx64, name, name[0] ? " " : "", addr);
+	return buf;
+}
+
 size_t tl_locks_write_text(FILE *f, const struct tl_lock_result *r, size_t max, int width)
 {
 	size_t shown = 0, known = 0;
@@ -63,16 +72,16 @@ size_t tl_locks_write_text(FILE *f, const struct tl_lock_result *r, size_t max, 
 	                     : "  waiters");
 	for (size_t i = 0; i < r->n && shown < max; i++) {
 		const struct tl_lock *x = &r->items[i];
-		char addr[24], b[2][16];
+		char label[TL_LOCK_NAME_MAX + 24], b[2][16];
 		double all = 0;
 
 		if (!x->addr || !x->waits)
 			continue;
 		for (unsigned c = 0; c < TL_LH__COUNT; c++)
 			all += (double)x->holder_ns[c];
-		snprintf(addr, sizeof(addr), "0x%" PRIx64, x->addr);
 		fprintf(f, "%7d  ", x->pid);
-		tl_fmt_put_name(f, x->name[0] ? x->name : addr, LOCK_W); /* its name, cut to fit, or its address */
+		/* its name, cut to fit, or its address */
+		tl_fmt_put_name(f, tl_lock_label(x->addr, x->name, label, sizeof(label)), LOCK_W);
 		fprintf(f, " %6" PRIu64 " %8s %8s %6.1f%% %6.1f%%%s", x->waits,
 		        tl_fmt_dur(x->wait_ns, b[0], sizeof(b[0])), tl_fmt_dur(x->max_ns, b[1], sizeof(b[1])),
 		        all > 0 ? 100.0 * (double)x->holder_ns[TL_LH_RUNNING] / all : 0.0,

@@ -198,6 +198,11 @@ function regionsView(m, ui) {
  */
 const LOCK_ROWS = 20;
 
+/* A lock's name; a region's label, which many locks share ("[heap]"), with the word's address; else the address. */
+function lockLabel(k) {
+	return k.name && k.name[0] !== '[' ? k.name : (k.name ? k.name + ' ' : '') + k.addr;
+}
+
 function locksView(m, ui) {
 	const locks = [];
 	for (const p of m.report.processes || [])
@@ -217,7 +222,7 @@ function locksView(m, ui) {
 	for (const k of locks.slice(0, LOCK_ROWS)) {
 		const all = Object.values(k.holder).reduce((a, v) => a + v, 0);
 		const share = (v) => fmtPct(all ? v / all : 0);
-		const row = el('tr', null, null, el('td', null, k.name || k.addr), el('td', null, String(k.pid)), el('td', null, String(k.waits)),
+		const row = el('tr', null, null, el('td', null, lockLabel(k)), el('td', null, String(k.pid)), el('td', null, String(k.waits)),
 			el('td', null, fmtNs(k.wait_ns)), el('td', null, fmtNs(k.max_ns)), el('td', null, share(k.holder.running_ns)),
 			el('td', null, share(k.convoy_ns)),
 			el('td', null, k.waiter_threads.map((w) => w.name + ' ' + fmtPct(k.wait_ns ? w.wait_ns / k.wait_ns : 0)).join(', ') +
