@@ -56,11 +56,20 @@ static int resize(struct tl_tidmap *m, size_t cap)
 	return 0;
 }
 
-int tl_tidmap_init(struct tl_tidmap *m, size_t value_size)
+int tl_tidmap_init_room(struct tl_tidmap *m, size_t value_size, size_t room)
 {
+	size_t cap = 8;
+
 	memset(m, 0, sizeof(*m));
 	m->vsize = value_size < sizeof(int32_t) ? sizeof(int32_t) : value_size;
-	return resize(m, INITIAL_CAP);
+	while (cap < 2 * room && cap < ((size_t)1 << 30))
+		cap *= 2;
+	return resize(m, cap); /* at most half full */
+}
+
+int tl_tidmap_init(struct tl_tidmap *m, size_t value_size)
+{
+	return tl_tidmap_init_room(m, value_size, INITIAL_CAP / 2);
 }
 
 void tl_tidmap_release(struct tl_tidmap *m)

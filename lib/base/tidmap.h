@@ -26,8 +26,15 @@ struct tl_tidmap {
 	unsigned shift; /* 64 - log2(cap) */
 };
 
-/* Set up an empty map.  Returns 0, or -1 with tl_error set. */
+/* Set up an empty map (room for 512 before it grows).  Returns 0, or -1 with tl_error set. */
 int tl_tidmap_init(struct tl_tidmap *m, size_t value_size);
+
+/*
+ * The same with room for `room` values before it first grows (at least 4):
+ * for a map per object (a lock's waiters), of which there can be
+ * thousands, most with a thread or two.
+ */
+int tl_tidmap_init_room(struct tl_tidmap *m, size_t value_size, size_t room);
 
 /* Free the slots (not anything the values point to). */
 void tl_tidmap_release(struct tl_tidmap *m);

@@ -80,7 +80,34 @@ TEST(growth_and_iteration)
 	tl_tidmap_release(&m);
 }
 
+/* A small map: room for 4 in 8 slots, then it grows like any other. */
+TEST(small_room)
+{
+	struct tl_tidmap m;
+	size_t pos = 0, seen = 0;
+
+	CHECK_EQ_INT(tl_tidmap_init_room(&m, sizeof(struct val), 4), 0);
+	CHECK_EQ_INT(m.cap, 8);
+	for (int32_t tid = 1; tid <= 4; tid++)
+		CHECK(tl_tidmap_put(&m, tid * 1000, NULL) != NULL);
+	CHECK_EQ_INT(m.cap, 8);
+	CHECK(tl_tidmap_put(&m, 5000, NULL) != NULL);
+	CHECK_EQ_INT(m.cap, 16);
+	tl_tidmap_remove(&m, 2000);
+	CHECK(tl_tidmap_get(&m, 2000) == NULL && tl_tidmap_get(&m, 3000) != NULL);
+	while (tl_tidmap_next(&m, &pos))
+		seen++;
+	CHECK_EQ_INT(seen, 4);
+	tl_tidmap_release(&m);
+	CHECK_EQ_INT(tl_tidmap_init_room(&m, sizeof(struct val), 0), 0);
+	CHECK_EQ_INT(m.cap, 8); /* the least */
+	tl_tidmap_release(&m);
+	CHECK_EQ_INT(tl_tidmap_init(&m, sizeof(struct val)), 0);
+	CHECK_EQ_INT(m.cap, 1024); /* as before */
+	tl_tidmap_release(&m);
+}
+
 int main(void)
 {
-	RUN_TESTS(random_against_reference, growth_and_iteration);
+	RUN_TESTS(random_against_reference, growth_and_iteration, small_room);
 }

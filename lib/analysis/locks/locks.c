@@ -77,9 +77,10 @@ static struct lk *lock_of(struct tl_locks *l, int32_t pid, uint64_t addr)
 	memset(k, 0, sizeof(*k));
 	k->pub.pid = pid;
 	k->pub.addr = addr;
-	if (tl_tidmap_init(&k->waiters, sizeof(struct tl_lock_thread)) < 0)
+	/* a few threads each, and there can be thousands of locks: small maps */
+	if (tl_tidmap_init_room(&k->waiters, sizeof(struct tl_lock_thread), 4) < 0)
 		return NULL;
-	if (tl_tidmap_init(&k->holders, sizeof(struct tl_lock_thread)) < 0) {
+	if (tl_tidmap_init_room(&k->holders, sizeof(struct tl_lock_thread), 4) < 0) {
 		tl_tidmap_release(&k->waiters);
 		return NULL;
 	}
