@@ -223,15 +223,11 @@ static void fill_info(struct rec *rc)
 		in->ntargets = 1;
 		in->targets[0] = rc->tg.child;
 	} else if (o->npids) {
-		size_t used = (size_t)snprintf(in->command, sizeof(in->command), "-p ");
 		in->target_mode = TL_TARGET_PIDS;
 		in->ntargets = o->npids;
-		for (int i = 0; i < o->npids; i++) {
+		for (int i = 0; i < o->npids; i++)
 			in->targets[i] = o->pids[i];
-			if (used < sizeof(in->command))
-				used += (size_t)snprintf(in->command + used, sizeof(in->command) - used, "%s%d",
-				                         i ? "," : "", o->pids[i]);
-		}
+		tl_targets_describe(o->pids, o->npids, in->command, sizeof(in->command));
 	} else {
 		in->target_mode = TL_TARGET_SYSTEM;
 		snprintf(in->command, sizeof(in->command), "-a");

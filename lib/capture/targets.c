@@ -9,6 +9,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "base/readfile.h"
 
 static uint64_t now_ns(void)
 {
@@ -136,6 +139,54 @@ int tl_targets_attach(struct tl_targets *t, const int *pids, int n)
 	t->pids = pids;
 	t->npids = n < TL_TRACE_MAX_TARGETS ? n : TL_TRACE_MAX_TARGETS;
 	return 0;
+}
+
+size_t tl_targets_cmdline_text(const char *raw, size_t n, char *out, size_t len)
+{
+	size_t k = 0;
+
+	if (!len)
+		return 0;
+	while (n && !raw[n - 1]) /* the last argument's NUL, and any padding */
+		n--;
+	for (size_t i = 0; i < n && k + 1 < len; i++) {
+		unsigned char c = (unsigned char)raw[i];
+		out[k++] = !c ? ' ' : c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	out[k] = 0;
+	return k;
+}
+
+void tl_targets_describe(const int *pids, int n, char *out, size_t len)
+{
+	size_t used;
+	int named = 0;
+
+	if (!len)
+		return;
+	used = (size_t)snprintf(out, len, "-p ");
+	for (int i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%d", i ? "," : "", pids[i]);
+	for (int i = 0; i < n && used + 3 < len; i++) {
+		char path[64], *raw = NULL, line[512];
+		size_t rl = 0, ll = 0;
+
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", pids[i]);
+		if (!tl_read_file(path, 1 << 16, &raw, &rl) && rl)
+			ll = tl_targets_cmdline_text(raw, rl, line, sizeof(line));
+		free(raw);
+		raw = NULL;
+		snprintf(path, sizeof(path), "/proc/%d/comm", pids[i]);
+		if (!ll && !tl_read_file(path, 256, &raw, &rl) && rl) { /* a kernel thread: its name */
+			char name[256];
+
+			tl_targets_cmdline_text(raw, strcspn(raw, "\n"), name, sizeof(name));
+			ll = (size_t)snprintf(line, sizeof(line), "[%s]", name);
+		}
+		free(raw);
+		if (ll && used < len)
+			used += (size_t)snprintf(out + used, len - used, "%s%s", named++ ? "; " : ": ", line);
+	}
 }
 
 /* 1 when every -p target has exited. */

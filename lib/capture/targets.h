@@ -54,6 +54,22 @@ void tl_targets_end_child(struct tl_targets *t, int sig, unsigned grace_ms);
 /* Watch running processes (-p).  -1 with tl_error set if one does not exist. */
 int tl_targets_attach(struct tl_targets *t, const int *pids, int n);
 
+/*
+ * What a -p recording records, for the trace's `command`: "-p 12,13: "
+ * then each process's command line ("python3 srv.py; nginx: worker
+ * process"), read from /proc/PID/cmdline (its name from /proc/PID/comm in
+ * brackets when it has none, as a kernel thread; nothing when it is gone),
+ * cut to len.
+ */
+void tl_targets_describe(const int *pids, int n, char *out, size_t len);
+
+/*
+ * A /proc/PID/cmdline's n bytes (its arguments, each ended by a NUL) as
+ * one line into out[len]: arguments between single spaces, control bytes
+ * as '?'.  Returns the length written.
+ */
+size_t tl_targets_cmdline_text(const char *raw, size_t n, char *out, size_t len);
+
 /* 1 when every -p target has exited. */
 int tl_targets_gone(struct tl_targets *t);
 

@@ -44,7 +44,7 @@ struct tl_trace_info {
 	char filter[16];      /* "processes": other processes' events were left in the kernel (1.2); "" none */
 	char irq_vectors[16]; /* "recorded": the local timer and IPIs are IRQ_ENTRY/EXIT events (1.4); "" not */
 	char tool_version[32];
-	char command[1024]; /* the recorded command line, or "-p 12,13", "-a" */
+	char command[1024]; /* the recorded command line, or "-p 12,13: their command lines", "-a" */
 	int ncpus;          /* CPUs online when recording (max cpu id + 1) */
 	int target_mode;    /* enum tl_target_mode */
 	int ntargets;

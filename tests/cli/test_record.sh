@@ -114,7 +114,8 @@ else
 	fail record-groups-bpf "eBPF back end: $futexes switches marked wait=futex and $yields wait=yield (want > 0 each), $without marks with --no-futex --no-yield (want 0), $syscalls syscall events (want 0)"
 fi
 
-# ---- -p: attach to a running process; its sleeping thread is known from the /proc snapshot ----
+# ---- -p: attach to a running process; its sleeping thread is known from the /proc snapshot, its
+# command line from /proc (the trace's command: "-p PID: sleep 30") ----
 sleep 30 &
 sleeper=$!
 timeout -k 5 30 "$TL" record -p "$sleeper" --duration 0.5 -o "$TMP/p.tl" >/dev/null 2>"$TMP/p.err"
@@ -129,6 +130,8 @@ pid = int(sys.argv[2])
 th = [t for t in r["threads"] if t["tid"] == pid]
 if r["trace"]["target_mode"] != "pids" or r["trace"]["targets"] != [pid]:
     print("targets %s %s, want pids [%d]" % (r["trace"]["target_mode"], r["trace"]["targets"], pid))
+elif r["trace"]["command"] != "-p %d: sleep 30" % pid:
+    print("command %r, want the process's command line after its number" % r["trace"]["command"])
 elif len(th) != 1:
     print("thread %d not in the report (threads: %s)" % (pid, [t["tid"] for t in r["threads"]]))
 elif not th[0]["snapshot"] or th[0]["name"] != "sleep":
