@@ -311,6 +311,10 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 		printf(" allowed=%" PRId64, e->c);
 		break;
 	case TL_EV_EXIT:
+		print_tid(t, nm, "tid", e->tid);
+		if (e->b > 0) /* format 1.12: its run total at the EXIT */
+			printf(" run_total=%" PRId64 "ns", e->b);
+		break;
 	case TL_EV_FREE:
 	case TL_EV_YIELD_ENTER:
 	case TL_EV_YIELD_EXIT:

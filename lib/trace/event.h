@@ -19,7 +19,7 @@
  *   WAKEUP_NEW          woken      waker      -          target_cpu   prio         -
  *   FORK                child      parent     child comm -            -            -
  *   EXEC                pid        old_pid    filename   -            -            -
- *   EXIT                tid        -          -          -            -            -
+ *   EXIT                tid        -          -          -            run_total    -   (1.12)
  *   FREE                tid        -          -          -            -            -   (reaped)
  *   MIGRATE             tid        -          -          orig_cpu     dest_cpu     -
  *   RENAME              tid        -          new comm   -            -            -
@@ -67,6 +67,14 @@
  * estimated: capture/bpf/record.bpf.c, kclock_lag()).  The unit is below
  * that error and keeps the field to a byte or two: in ns, it made a futex
  * ping-pong's trace 86% larger; in 64 ns units, 12%.
+ *
+ * An exiting thread's totals (KSTAT at TL_KSTAT_AT_EXIT, below) are taken
+ * a little before its EXIT's tracepoint.  The EXIT's lag counts from the
+ * kernel's last accounting of its run, which is before them, unless a
+ * tick accounted it in between.  So an EXIT's `b` (format 1.12, the eBPF
+ * back end; 0 unknown) is the thread's run total then (sum_exec_runtime):
+ * it plus the lag, less the totals' run, is what the thread ran after its
+ * totals (analysis/kcheck).
  *
  * One date more for a SWITCH: the kernel ended prev's run at its last
  * accounting of it (se.exec_start), which may come before that clock:

@@ -74,6 +74,26 @@ TEST(test_switch_record)
 	CHECK_EQ_INT(tl_bpf_parse(&r, sizeof(r), &ev), 0);
 }
 
+/* An EXIT: its clock lag out of c, its run total in b (format 1.12, record.bpf.c tl_exit). */
+TEST(test_exit_record)
+{
+	struct tlb_hdr h;
+	struct tl_bpf_event ev;
+
+	memset(&h, 0, sizeof(h));
+	h.ts = 5000;
+	h.type = TL_EV_EXIT;
+	h.tid = 77;
+	h.b = 28987200;
+	h.c = 12800 + 1; /* kclock_exit_lag(): the lag + 1 in ns */
+	CHECK_EQ_INT(tl_bpf_parse(&h, sizeof(h), &ev), 1);
+	CHECK_EQ_INT(ev.d.ev.type, TL_EV_EXIT);
+	CHECK_EQ_INT(ev.d.ev.tid, 77);
+	CHECK_EQ_INT(ev.d.ev.b, 28987200);
+	CHECK_EQ_INT(ev.d.ev.c, 0);
+	CHECK_EQ_INT(tl_event_lag_ns(&ev.d.ev), 12800);
+}
+
 TEST(test_fork_and_names)
 {
 	struct {
@@ -299,6 +319,6 @@ TEST(test_marker_records)
 
 int main(void)
 {
-	RUN_TESTS(test_sample_record, test_sample_dwarf_record, test_switch_record, test_fork_and_names,
-	          test_prev_state, test_marker_records);
+	RUN_TESTS(test_sample_record, test_sample_dwarf_record, test_switch_record, test_exit_record,
+	          test_fork_and_names, test_prev_state, test_marker_records);
 }

@@ -409,6 +409,10 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 			if (ev->lag) { /* its exit totals end that long before the EXIT (trace/event.h) */
 				t->kd_run -= (int64_t)tl_event_lag_ns(ev);
 				t->exit_dated = 1;
+				if (ev->b > 0) { /* 1.12: or earlier, by its run total then (kcheck_int.h) */
+					t->exit_sum = ev->b + (int64_t)tl_event_lag_ns(ev);
+					t->exit_lag_ns = tl_event_lag_ns(ev);
+				}
 			}
 			/* its run time in the exit totals is as of its switch-in or a tick since (kcheck.h) */
 			if ((c = cpu_of(kc, ev->cpu)) && c->in_tid == ev->tid && ev->ts > c->switch_ts)

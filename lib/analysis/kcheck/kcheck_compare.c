@@ -148,11 +148,16 @@ int tl_kcheck_compare(const struct tl_kcheck *kc, const struct kth *t, struct tl
 		 * does not say it (a trace of format 1.6 before it did).
 		 */
 		uint64_t exit = t->exit_dated ? 0 : t->lag_exit;
+		int64_t kd_run = t->kd_run;
 
 		o->lags = 1;
-		o->lag_run_ns = t->kd_run - o->stale_run_ns;
+		/* its exit totals end where the kernel's run total was theirs (format 1.12, kcheck_int.h) */
+		if (t->exit_sum && t->exited && e->run >= 0 && t->exit_sum >= e->run &&
+		    (uint64_t)(t->exit_sum - e->run) <= win)
+			kd_run += (int64_t)t->exit_lag_ns - (t->exit_sum - e->run);
+		o->lag_run_ns = kd_run - o->stale_run_ns;
 		o->lag_wait_ns = t->kd_wait - o->stale_wait_ns;
-		run += t->kd_run; /* = run_diff + lag_run_ns */
+		run += kd_run; /* = run_diff + lag_run_ns */
 		wait += t->kd_wait;
 		o->ok = within(run, tol + exit + o->steal_ns + o->stale_open_end_ns,
 		               tol + t->unknown_ns + o->stale_open_start_ns);

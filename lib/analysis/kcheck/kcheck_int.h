@@ -44,6 +44,16 @@ struct kth {
 	int unqueued;     /* preempted while not running (state S/D): the kernel does not count that wait */
 	int exit_dated;   /* its EXIT has the lag of its exit totals: kd_run has it, lag_exit is not needed */
 	/*
+	 * The kernel's run total at its EXIT (format 1.12: the EXIT's b, its
+	 * sum_exec_runtime, plus its lag), 0 unknown, and that lag.  The exit
+	 * totals are taken a little before the EXIT's tracepoint; when the
+	 * kernel accounts the run again in between (a tick), the lag alone
+	 * counts from there: the total at the EXIT less the totals' run is
+	 * what the thread ran after them.
+	 */
+	int64_t exit_sum;
+	uint64_t exit_lag_ns;
+	/*
 	 * Its exit totals came before its EXIT: the kernel sends them early in
 	 * the exit, before it frees the memory and passes the tracepoint, and
 	 * they are stamped when read.  They stand for the EXIT (and its lag),

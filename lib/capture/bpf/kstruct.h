@@ -29,6 +29,7 @@ struct cfs_rq {
 struct sched_entity {
 	struct cfs_rq *cfs_rq;
 	__u64 exec_start;
+	__u64 sum_exec_runtime; /* the run total: an EXIT's b (format 1.12) */
 } __attribute__((preserve_access_index));
 
 struct task_struct {
