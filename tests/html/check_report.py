@@ -63,6 +63,30 @@ def row_pixels(page):
     })()""")
 
 
+def seams(page):
+    """Along the middle line of every thread row's state bar: pairs of neighbouring drawn pixels, and
+    those that differ only a little (at most 40 in a channel). A state drawn in pieces with fractional
+    edges blends each seam with the white behind it: the demo's page had 63% of its pairs so, and the
+    bars looked striped; drawn on whole pixels, about 1% (where a column's stack crosses the line)."""
+    return page.eval("""(() => {
+        const t = window.threadlens.timeline, c = t.canvas.getContext('2d'), d = t.dpr;
+        let pairs = 0, small = 0;
+        for (const r of t.rows) {
+            if (r.type !== 'thread') continue;
+            const y = 28 + r.y - t.box.scrollTop + (r.marks ? 10 : 0) + 8;
+            if (y < 28 || y >= t.ch) continue;
+            const px = c.getImageData(Math.round(211 * d), Math.round(y * d), Math.round((t.cw - 212) * d), 1).data;
+            for (let i = 4; i < px.length; i += 4) {
+                if (px[i] > 250 && px[i + 1] > 250 && px[i + 2] > 250) continue;
+                const m = Math.max(Math.abs(px[i] - px[i - 4]), Math.abs(px[i + 1] - px[i - 3]), Math.abs(px[i + 2] - px[i - 2]));
+                pairs++;
+                if (m > 0 && m <= 40) small++;
+            }
+        }
+        return [pairs, small];
+    })()""")
+
+
 def load(b, path):
     page = b.open("file://" + os.path.abspath(path))
     took = page.wait("document.body && document.body.dataset.ready === '1'")
@@ -80,6 +104,10 @@ def demo(b, path, shot):
     px = row_pixels(page)
     check("html/demo/one-row-per-thread", st["threadRows"] == want and want > 0 and all(n > 0 for n in px),
           "%d thread rows for %d threads; drawn pixels per row %s" % (st["threadRows"], want, px))
+    # a state drawn in pieces (at block boundaries) is one solid bar: no lighter seam between two pieces
+    pairs, small = seams(page)
+    check("html/demo/no-seams", pairs > 1000 and small <= 0.03 * pairs,
+          "%d of %d neighbouring pixels of the state bars differ a little (seams: at most 3%%)" % (small, pairs))
 
     # every row's blocks decode where they belong: a row's data starts at its block b0 and may stop
     # early (html_timeline.h); each block's records lie inside it, and a block has a summary iff records
@@ -118,6 +146,9 @@ def demo(b, path, shot):
     st = state(page)
     check("html/demo/zoom", span1 < span0 and st["exact"] and st["drawn"] > 0 and all(n > 0 for n in row_pixels(page)),
           "span %d -> %d ns; exact %s, %d records drawn" % (span0, span1, st["exact"], st["drawn"]))
+    pairs, small = seams(page)
+    check("html/demo/no-seams-zoomed", pairs > 1000 and small <= 0.03 * pairs,
+          "%d of %d neighbouring pixels of the state bars differ a little (seams: at most 3%%)" % (small, pairs))
 
     # hover: the first thread row, in the middle of the view
     g = geometry(page)

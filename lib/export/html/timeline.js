@@ -17,7 +17,15 @@
 const LABEL_W = 210, AXIS_H = 28, ROW_H = 16, MARK_H = 10, HEAD_H = 20, FRAME_H = 12, UTIL_H = 56;
 const EXACT_RECORDS = 250000, MAX_FRAME_LANES = 4, MAX_ARROWS = 400;
 
-/* Sums what is narrower than a pixel into that pixel's column; draws the rest as rectangles. */
+/*
+ * Sums what is narrower than a pixel into that pixel's column; draws the
+ * rest as rectangles over every pixel they touch, each run of one colour
+ * as one (a state split at block boundaries, or drawn from the blocks'
+ * summaries, comes in pieces: drawn apart at fractional edges, each seam
+ * showed as a lighter line through a bar that should be solid).  The
+ * columns are drawn last, over the rectangles: a stack of their states'
+ * shares from the bottom, the neighbour's colour above.
+ */
 class Painter {
 	constructor(ctx, x, w, v0, v1, y, h, colour) {
 		Object.assign(this, { ctx, x, w, v0, y, h, colour });
@@ -25,6 +33,8 @@ class Painter {
 		this.nsPerPx = (v1 - v0) / w;
 		this.col = -1;
 		this.acc = new Map();
+		this.run = null; /* the rectangle being extended: { c, xa, xb } */
+		this.cols = [];  /* finished columns: [col, Map colour -> ns], drawn by flush() */
 	}
 	seg(s, e, key) {
 		let xa = this.x + (s - this.v0) * this.k, xb = this.x + (e - this.v0) * this.k;
@@ -36,29 +46,51 @@ class Painter {
 		if (!c)
 			return;
 		if (xb - xa >= 1) {
-			this.flush();
-			this.ctx.fillStyle = c;
-			this.ctx.fillRect(xa, this.y, xb - xa, this.h);
+			this.flushColumn();
+			if (this.run && this.run.c === c && Math.abs(xa - this.run.xb) < 1e-6) {
+				this.run.xb = xb;
+				return;
+			}
+			this.flushRun();
+			this.run = { c, xa, xb };
 			return;
 		}
+		this.flushRun();
 		const col = Math.floor(xa);
 		if (col !== this.col) {
-			this.flush();
+			this.flushColumn();
 			this.col = col;
 		}
 		this.acc.set(c, (this.acc.get(c) || 0) + (e - s));
 	}
+	/* Draws what is pending: the row is done. */
 	flush() {
+		this.flushColumn();
+		this.flushRun();
+		for (const [col, acc] of this.cols) {
+			let y = this.y + this.h;
+			for (const [c, ns] of acc) {
+				const h = Math.min(this.h, (this.h * ns) / this.nsPerPx);
+				this.ctx.fillStyle = c;
+				this.ctx.fillRect(col, y - h, 1, h);
+				y -= h;
+			}
+		}
+		this.cols = [];
+	}
+	flushRun() {
+		if (!this.run)
+			return;
+		const a = Math.floor(this.run.xa), b = Math.ceil(this.run.xb);
+		this.ctx.fillStyle = this.run.c;
+		this.ctx.fillRect(a, this.y, b - a, this.h);
+		this.run = null;
+	}
+	flushColumn() {
 		if (this.col < 0)
 			return;
-		let y = this.y + this.h;
-		for (const [c, ns] of this.acc) {
-			const h = Math.min(this.h, (this.h * ns) / this.nsPerPx);
-			this.ctx.fillStyle = c;
-			this.ctx.fillRect(this.col, y - h, 1, h);
-			y -= h;
-		}
-		this.acc.clear();
+		this.cols.push([this.col, this.acc]);
+		this.acc = new Map();
 		this.col = -1;
 	}
 }
