@@ -658,9 +658,24 @@ TEST(thundering_herd)
 		CHECK_EQ_INT(x->threads[1].tid, 503);
 		CHECK_EQ_INT(x->threads[2].tid, 504);
 		CHECK_EQ_STR(x->threads[2].role, "woken for nothing");
+		CHECK_EQ_STR(x->title, "P 501 woke 3.0 threads at once, 2 times; 67% of them found nothing to do");
 	}
 	CHECK_EQ_INT(f.checked[TL_FIND_THUNDERING_HERD], 1);
 	tl_findings_release(&f);
+	/* one burst: its count of threads, not a mean, and no "1 times" */
+	if (m.herds.n == 1) {
+		m.herds.items[0].bursts = 1;
+		m.herds.items[0].woken = 3;
+		m.herds.items[0].futile = 2;
+		CHECK_EQ_INT(tl_diagnose_model(&m, &o, &f), 0);
+		CHECK_EQ_INT(count_kind(&f, TL_FIND_THUNDERING_HERD, &x), 1);
+		if (x)
+			CHECK_EQ_STR(x->title, "P 501 woke 3 threads at once; 67% of them found nothing to do");
+		tl_findings_release(&f);
+		m.herds.items[0].bursts = 2;
+		m.herds.items[0].woken = 6;
+		m.herds.items[0].futile = 4;
+	}
 	o.min_cost_ns = 25 * US; /* the cost is 24 us */
 	CHECK_EQ_INT(count_with(&m, &o, TL_FIND_THUNDERING_HERD), 0);
 	tl_report_release(&m);

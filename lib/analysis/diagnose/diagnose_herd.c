@@ -53,10 +53,15 @@ int tl_dg_herds(struct tl_dg_ctx *c)
 		                         x->futile_ns + x->queued_ns, x->futile_ns + x->work_ns + x->queued_ns);
 		if (!f)
 			return -1;
-		snprintf(f->title, sizeof(f->title),
-		         "%s %d woke %.1f threads at once %llu times; %.0f%% of them found nothing to do",
-		         x->waker_name, (int)x->waker, (double)x->woken / (double)x->bursts,
-		         (unsigned long long)x->bursts, tl_dg_pct(x->futile, x->woken));
+		if (x->bursts == 1) /* "woke 13 threads at once; ...", not "13.0 threads at once 1 times" */
+			snprintf(f->title, sizeof(f->title),
+			         "%s %d woke %llu threads at once; %.0f%% of them found nothing to do", x->waker_name,
+			         (int)x->waker, (unsigned long long)x->woken, tl_dg_pct(x->futile, x->woken));
+		else
+			snprintf(f->title, sizeof(f->title),
+			         "%s %d woke %.1f threads at once, %llu times; %.0f%% of them found nothing to do",
+			         x->waker_name, (int)x->waker, (double)x->woken / (double)x->bursts,
+			         (unsigned long long)x->bursts, tl_dg_pct(x->futile, x->woken));
 		tl_dg_add_thread(f, x->waker, p->pid, x->waker_name, "waker");
 		for (size_t k = 0; k < x->nthreads; k++)
 			tl_dg_add_thread(f, x->threads[k].tid, p->pid, x->threads[k].name, "woken for nothing");

@@ -148,6 +148,9 @@ static int lock_finding(struct tl_dg_ctx *c, const struct tl_lock *k, const stru
 	if (n == 1)
 		snprintf(f->title, sizeof(f->title), "%.32s (%d) waits on lock %.64s %.0f%% of its life", w[0].t->name,
 		         w[0].t->tid, lock, hi);
+	else if (lrint(lo) == lrint(hi)) /* "50% of their lives", not "50-50%" */
+		snprintf(f->title, sizeof(f->title), "%zu threads wait on lock %.64s, %.0f%% of their lives", n, lock,
+		         hi);
 	else
 		snprintf(f->title, sizeof(f->title), "%zu threads wait on lock %.64s, %.0f-%.0f%% of their lives", n,
 		         lock, lo, hi);
