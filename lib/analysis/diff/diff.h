@@ -59,6 +59,7 @@ struct tl_diff_state_row {
 	char thread[TL_NAME_MAX];
 	uint16_t state;
 	struct tl_diff_value v; /* a, b in %; change in points */
+	double moved_ns;        /* the thread time that change is: points of the mean life (the order) */
 };
 
 /* A finding on one side only (in more than half of that side's recordings, fewer than half of the other's). */
@@ -100,7 +101,7 @@ struct tl_diff_result {
 	int noise;                       /* both sides have two or more: flags come from the noise */
 	struct tl_diff_value m[TL_DM__COUNT];
 	struct tl_diff_state_row *rows; /* every (thread, state) with 1% on a side, of threads on both sides */
-	size_t nrows;                   /* flagged first, then largest change first */
+	size_t nrows;                   /* flagged first, then the most thread time moved first */
 	char (*only)[TL_NAME_MAX];      /* threads on one side only: the first `only_before` are before's */
 	size_t nonly, only_before;
 	struct tl_diff_finding *findings; /* gone first, then new */

@@ -147,8 +147,8 @@ int tl_diff_write_text(FILE *out, const struct tl_diff_result *r, size_t max_row
 	if (!r->m[TL_DM_FPS].have)
 		fputs("(no frames: mark them with tl_frame_begin/end to compare frames/s and latency)\n", out);
 	fputc('\n', out);
-	tl_fmt_wrap(out, "THREADS  ", "(% of each thread's life per state, matched by name; largest changes first)",
-	            width);
+	tl_fmt_wrap(out, "THREADS  ",
+	            "(% of each thread's life per state, matched by name; the most thread time moved first)", width);
 	fprintf(out, "%-20s %-14s %7s %7s %9s\n", "thread", "state", "before", "after", "change");
 	for (size_t i = 0; i < r->nrows && shown < max_rows; i++) {
 		const struct tl_diff_state_row *row = &r->rows[i];
