@@ -215,6 +215,47 @@ TEST(test_exit_tick_after_totals)
 	tl_kcheck_release(&r);
 }
 
+/*
+ * A thread the kernel counts one voluntary switch more than the trace (a
+ * switch it did not report): within the tolerance at any count, and left
+ * out of the worst percentage, as a difference under 1 ms is of the
+ * times' (a system-wide recording's header read "switch counts within
+ * 100.0%").  Three more: not within, and counted.
+ */
+static struct tl_kcheck_result switch_off_by(int64_t kernel_vol)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+	struct tl_event fork = { .ts = 20 * MS, .type = TL_EV_FORK, .cpu = 0, .tid = 9, .arg = 7 };
+	struct tl_event ex = { .ts = 50 * MS, .type = TL_EV_EXIT, .cpu = 0, .tid = 9 };
+
+	feed(kc, fork);
+	iv(kc, 9, 20 * MS, 21 * MS, TL_ST_RUNNABLE);
+	iv(kc, 9, 21 * MS, 50 * MS, TL_ST_EXECUTING);
+	feed(kc, ex);
+	feed(kc, sw(50 * MS, 9, TL_PS_X));
+	feed(kc, kstat(60 * MS, 9, TL_KSTAT_AT_EXIT, 29 * MS, MS, -1));
+	feed(kc, csw(60 * MS, 9, TL_KSTAT_AT_EXIT, kernel_vol, 0));
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	tl_kcheck_free(kc);
+	CHECK_EQ_INT(r.nthreads, 1);
+	CHECK_EQ_INT(r.threads[0].vol_diff, -kernel_vol);
+	return r;
+}
+
+TEST(test_switch_count_off_by_one)
+{
+	struct tl_kcheck_result r = switch_off_by(1);
+
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	CHECK(r.max_switch_pct == 0);
+	tl_kcheck_release(&r);
+	r = switch_off_by(3);
+	CHECK_EQ_INT(r.threads[0].ok, 0);
+	CHECK(r.max_switch_pct == 100);
+	tl_kcheck_release(&r);
+}
+
 TEST(test_tolerances)
 {
 	CHECK_EQ_INT(tl_kcheck_time_tol(10 * MS), 1 * MS);    /* 1% is 0.1 ms: the 1 ms floor */
@@ -734,9 +775,9 @@ TEST(test_exit_totals)
 int main(void)
 {
 	RUN_TESTS(test_clipped_to_the_readings, test_born_and_exited, test_exit_totals_read_before_exit,
-	          test_exit_tick_after_totals, test_tolerances, test_short_thread_in_verdict,
-	          test_within_tolerance_and_verdict, test_enqueue_and_clock_lag, test_steal_allowance,
-	          test_impossible_blkio, test_unknown_allowance, test_allowed_in_verdict, test_sleep_dating,
-	          test_remote_enqueue, test_late_preemption, test_lost_switches, test_unseen_switches,
-	          test_wait_open_at_start, test_exit_totals);
+	          test_exit_tick_after_totals, test_switch_count_off_by_one, test_tolerances,
+	          test_short_thread_in_verdict, test_within_tolerance_and_verdict, test_enqueue_and_clock_lag,
+	          test_steal_allowance, test_impossible_blkio, test_unknown_allowance, test_allowed_in_verdict,
+	          test_sleep_dating, test_remote_enqueue, test_late_preemption, test_lost_switches,
+	          test_unseen_switches, test_wait_open_at_start, test_exit_totals);
 }

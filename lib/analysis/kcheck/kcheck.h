@@ -204,7 +204,8 @@ struct tl_kcheck_result {
 	 * The worst of the checked threads, as a percentage of their window /
 	 * of the kernel's count; times only where off by more than
 	 * TL_KCHECK_MIN_TOL_NS (a shorter thread's tiny difference is a large
-	 * share of its window, and tolerated at any window).
+	 * share of its window, and tolerated at any window), counts only where
+	 * off by more than one (one of one switch read "within 100%").
 	 */
 	double max_run_pct, max_wait_pct, max_switch_pct;
 	double max_run_dated_pct,

@@ -215,9 +215,11 @@ int tl_kcheck_compare(const struct tl_kcheck *kc, const struct kth *t, struct tl
 			                tl_kcheck_count_tol(o->kernel.vol) + o->lost_events) &&
 			         within(o->invol_diff, tl_kcheck_count_tol(o->kernel.invol),
 			                tl_kcheck_count_tol(o->kernel.invol) + o->lost_events);
-			if (pct(absdiff(o->vol_diff), o->kernel.vol) > r->max_switch_pct)
+			/* as for times, the percentage leaves out what any count tolerates (one switch) */
+			if (absdiff(o->vol_diff) > 1 && pct(absdiff(o->vol_diff), o->kernel.vol) > r->max_switch_pct)
 				r->max_switch_pct = pct(absdiff(o->vol_diff), o->kernel.vol);
-			if (pct(absdiff(o->invol_diff), o->kernel.invol) > r->max_switch_pct)
+			if (absdiff(o->invol_diff) > 1 &&
+			    pct(absdiff(o->invol_diff), o->kernel.invol) > r->max_switch_pct)
 				r->max_switch_pct = pct(absdiff(o->invol_diff), o->kernel.invol);
 		}
 	}
