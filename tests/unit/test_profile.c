@@ -629,8 +629,68 @@ TEST(stacks_cut_at_unmapped_caller)
 	unlink(tramp);
 }
 
+/*
+ * JIT code (symbols/perfmap.h): process 100's perf map names 0x7e0000001000
+ * (size 0x40) "JS:hot"; that code is in no mapping.  A sample there is
+ * named from the map, module "[jit]", and not counted in no mapping; as a
+ * caller it does not cut the stack; an address the map does not hold
+ * stays [unknown].
+ */
+TEST(jit_perf_map)
+{
+	char fix[PATH_MAX], path[] = "/tmp/tl-test-pjit-XXXXXX", dir[] = "/tmp/tl-test-pjitd-XXXXXX", mapf[160];
+	struct tl_trace_writer *w;
+	struct tl_run run = { 0 };
+	struct tl_profile_opts o = { .cpu = -1 };
+	struct tl_profile_result r;
+	const uint64_t B = 0x555500000000ull, J = 0x7e0000001000ull;
+	FILE *f;
+
+	CHECK(realpath(FIXTURE, fix) != NULL && mkdtemp(dir) != NULL);
+	snprintf(mapf, sizeof(mapf), "%s/perf-100.map", dir);
+	CHECK((f = fopen(mapf, "w")) != NULL);
+	if (f) {
+		fputs("7e0000001000 40 JS:hot\n", f);
+		fclose(f);
+	}
+	w = program_trace_open(path, 100, 1000);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	map(w, 1001, fix, B + 0x1000, B + 0x2000, 0x1000);
+	sample(w, 1010, 0, 101, J + 0x10, 0, 0);
+	sample(w, 1011, 0, 101, B + 0x1190, J + 0x20, B + 0x1070);
+	sample(w, 1012, 0, 101, J + 0x40, 0, 0);
+	CHECK_EQ_INT(program_trace_close(w, 1100), 0);
+	run.path = path;
+	run.to_ns = -1;
+	run.all_threads = 1;
+	o.perfmap_dir = dir;
+	CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.samples, 3);
+	CHECK_EQ_INT(r.unresolved, 1); /* J + 0x40: past JS:hot */
+	CHECK_EQ_INT(r.stacks_cut, 0);
+	CHECK_EQ_INT(r.nfolded, 3);
+	if (r.nfolded == 3) {
+		CHECK_EQ_STR(r.folded[0].stack, "?;JS:hot");
+		CHECK_EQ_STR(r.folded[1].stack, "?;[unknown]");
+		CHECK_EQ_STR(r.folded[2].stack, "?;main;JS:hot;never_inlined");
+	}
+	for (size_t i = 0; i < r.nfuncs; i++)
+		if (!strcmp(r.funcs[i].name, "JS:hot")) {
+			CHECK_EQ_STR(r.funcs[i].module, "[jit]");
+			CHECK_EQ_INT(r.funcs[i].self, 1);
+			CHECK_EQ_INT(r.funcs[i].total, 2);
+		}
+	tl_profile_release(&r);
+	tl_run_release(&run);
+	unlink(path);
+	unlink(mapf);
+	rmdir(dir);
+}
+
 int main(void)
 {
-	RUN_TESTS(symbols_by_offset, profile_counts, stacks_cut_at_unmapped_caller, stripped_functions, profile_events,
-	          profile_runs, diff_profiles);
+	RUN_TESTS(symbols_by_offset, profile_counts, stacks_cut_at_unmapped_caller, jit_perf_map, stripped_functions,
+	          profile_events, profile_runs, diff_profiles);
 }

@@ -214,6 +214,28 @@ static void load_vdso(struct pass *p, struct tl_symfile *sf)
 		tl_symfile_load_mem(sf, (const void *)base, size, "[vdso]");
 }
 
+/*
+ * A JIT's name for ip in process pid, from its perf map (perfmap.h), or
+ * NULL: read once a process, the first time one of its addresses is in no
+ * mapping (JIT code sits in anonymous ones).
+ */
+static const char *jit_name(struct pass *p, int32_t pid, uint64_t ip)
+{
+	size_t i = 0;
+
+	while (i < p->npmaps && p->pmaps[i].pid != pid)
+		i++;
+	if (i == p->npmaps) {
+		if (pid <= 0 || TL_GROW_ZERO(p->pmaps, p->cappmaps, p->npmaps + 1) < 0)
+			return NULL;
+		p->pmaps[i].pid = pid;
+		if (tl_perfmap_load(&p->pmaps[i].m, p->o->perfmap_dir, pid) < 0)
+			p->oom = 1;
+		p->npmaps++;
+	}
+	return tl_perfmap_lookup(&p->pmaps[i].m, ip);
+}
+
 /* The memo's entry of (pid, gen, ip), or NULL. */
 static struct memo *memo_find(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip)
 {
@@ -258,6 +280,7 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 	size_t h;
 	const struct map *m;
 	struct memo *slot;
+	const char *jit;
 	uint32_t id;
 
 	*unresolved = 0;
@@ -302,7 +325,9 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 	while (p->memo[h].func)
 		h = (h + 1) & (p->memo_cap - 1);
 	m = find_map(p, pid, gen, ip);
-	if (!m) {
+	if (!m && (jit = jit_name(p, pid, ip))) {
+		id = func_id(p, jit, "[jit]");
+	} else if (!m) {
 		*unresolved = 1;
 		id = func_id(p, "[unknown]", "");
 	} else {
@@ -646,6 +671,9 @@ static void pass_release(struct pass *p)
 		if (p->files[i].fd > 0)
 			close(p->files[i].fd - 1);
 	}
+	for (size_t i = 0; i < p->npmaps; i++)
+		tl_perfmap_release(&p->pmaps[i].m);
+	free(p->pmaps);
 	free(p->files);
 	free(p->s);
 	free(p->maps);

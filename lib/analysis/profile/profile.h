@@ -44,10 +44,11 @@
 #define TL_PROFILE_MAX_EVENTS 8
 
 struct tl_profile_opts {
-	int cpu;           /* only samples taken on this CPU; -1: all */
-	const char *event; /* the event counted (its perf name); NULL: the first the recording named */
-	unsigned top;      /* functions the text lists; 0: 20 */
-	int cells;         /* also fill stacks[] and cells[] (the HTML dashboard) */
+	int cpu;                 /* only samples taken on this CPU; -1: all */
+	const char *event;       /* the event counted (its perf name); NULL: the first the recording named */
+	unsigned top;            /* functions the text lists; 0: 20 */
+	int cells;               /* also fill stacks[] and cells[] (the HTML dashboard) */
+	const char *perfmap_dir; /* where JITs' perf-PID.map files are (symbols/perfmap.h); NULL: /tmp */
 };
 
 struct tl_profile_func {

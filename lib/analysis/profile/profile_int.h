@@ -12,6 +12,7 @@
 #include "analysis/profile/profile.h"
 #include "base/strtab.h"
 #include "base/tidmap.h"
+#include "symbols/perfmap.h"
 #include "symbols/symfile.h"
 #include "timeline/state_machine.h"
 
@@ -63,6 +64,12 @@ struct tname {
 	char name[TL_NAME_MAX];
 };
 
+/* A process's JIT perf map (symbols/perfmap.h), read when an address of it is in no mapping. */
+struct pmap {
+	int32_t pid;
+	struct tl_perfmap m;
+};
+
 struct memo {
 	uint64_t ip;
 	int32_t pid;
@@ -94,6 +101,8 @@ struct pass {
 	size_t capself, captotal, capfold;
 	struct memo *memo;
 	size_t memo_cap, memo_n;
+	struct pmap *pmaps; /* the perf maps read, one per process asked about */
+	size_t npmaps, cappmaps;
 	uint32_t ev_ids[TL_PROFILE_MAX_EVENTS]; /* the events' name ids, as first seen */
 	unsigned nev;
 	uint8_t prim; /* the event counted: the first named (the lowest name id: -e's order) */
