@@ -111,6 +111,12 @@ int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
 		fprintf(f,
 		        "the trace has no code mappings (recorded before they were: format 1.5 MAP events), so user\n"
 		        "code reads [unknown]; record it again to name it\n\n");
+	else if (r->unresolved * 20 >= r->samples && r->unresolved)
+		fprintf(f,
+		        "%.1f%% of the samples are in no file's mapping: JIT code, or code mapped after the recorder\n"
+		        "read the maps. profile names JIT code from the process's /tmp/perf-PID.map: run it with\n"
+		        "--perf-basic-prof (Node.js, V8), -X perf (Python 3.12) or a perf map agent (Java)\n\n",
+		        pct(r->unresolved, r->samples));
 	fprintf(f, "%-40s %8s %7s %8s %7s  %s\n", "functions (by self)", "self", "self%", "total", "total%", "module");
 	/* names come from the traced program's files and threads: cleaned, cut with '~' */
 	for (size_t i = 0; i < shown; i++) {
