@@ -236,13 +236,18 @@ static const char *jit_name(struct pass *p, int32_t pid, uint64_t ip)
 	return tl_perfmap_lookup(&p->pmaps[i].m, ip);
 }
 
+/* Where (pid, ip) starts its probe in the memo (memo_cap a power of two, not 0). */
+static size_t memo_home(const struct pass *p, uint64_t ip, int32_t pid)
+{
+	return (ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)pid) & (p->memo_cap - 1);
+}
+
 /* The memo's entry of (pid, gen, ip), or NULL. */
 static struct memo *memo_find(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip)
 {
 	if (!p->memo_cap)
 		return NULL;
-	for (size_t h = (ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)pid) & (p->memo_cap - 1); p->memo[h].func;
-	     h = (h + 1) & (p->memo_cap - 1))
+	for (size_t h = memo_home(p, ip, pid); p->memo[h].func; h = (h + 1) & (p->memo_cap - 1))
 		if (p->memo[h].ip == ip && p->memo[h].pid == pid && p->memo[h].gen == gen)
 			return &p->memo[h];
 	return NULL;
@@ -314,14 +319,14 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 		}
 		for (size_t k = 0; k < oc; k++)
 			if (old[k].func) {
-				h = (old[k].ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)old[k].pid) & (p->memo_cap - 1);
+				h = memo_home(p, old[k].ip, old[k].pid);
 				while (p->memo[h].func)
 					h = (h + 1) & (p->memo_cap - 1);
 				p->memo[h] = old[k];
 			}
 		free(old);
 	}
-	h = (ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)pid) & (p->memo_cap - 1);
+	h = memo_home(p, ip, pid);
 	while (p->memo[h].func)
 		h = (h + 1) & (p->memo_cap - 1);
 	m = find_map(p, pid, gen, ip);
