@@ -695,8 +695,61 @@ TEST(jit_perf_map)
 	rmdir(dir);
 }
 
+/*
+ * Callers are named where their call is (return address - 1).  In the
+ * fixture tests/data/elf/noreturn.elf, fail (0x1152) ends with a call of
+ * stop (0x1150), which does not return: its return address 0x115a is the
+ * first byte of after.  main calls fail at 0x104e (returning to 0x1053).
+ * In the kernel, KSYM a = [K, K+0x100) ends the same way before b.
+ *   B+0x1150 (stop) <- B+0x115a (fail, not after) <- B+0x1053 (main)     x2
+ *   K+0x150 (b) <- K+0x100 (a, not b) <- B+0x1150 (the CPU was in stop)  x1
+ */
+TEST(callers_named_at_their_call)
+{
+	char fix[PATH_MAX], path[] = "/tmp/tl-test-pnoret-XXXXXX";
+	struct tl_trace_writer *w;
+	struct tl_run run = { 0 };
+	struct tl_profile_opts o = { .cpu = -1 };
+	struct tl_profile_result r;
+	const uint64_t B = 0x555500000000ull, K = 0xffffffff81000000ull;
+
+	CHECK(realpath("tests/data/elf/noreturn.elf", fix) != NULL);
+	w = program_trace_open(path, 100, 1000);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	map(w, 1001, fix, B + 0x1000, B + 0x2000, 0x1000);
+	for (int i = 0; i < 2; i++) {
+		struct tl_event e = event_us(1001, -1, TL_EV_KSYM, 0, 0, (int64_t)(K + 0x100 * (uint64_t)i),
+		                             (int64_t)(K + 0x100 * (uint64_t)i + 0x100), 0, 0);
+		e.name = tl_trace_writer_intern(w, i ? "b" : "a");
+		tl_trace_writer_add(w, &e);
+	}
+	sample(w, 1010, 0, 101, B + 0x1150, B + 0x115a, B + 0x1053);
+	sample(w, 1011, 0, 101, B + 0x1150, B + 0x115a, B + 0x1053);
+	sample(w, 1012, 0, 101, K + 0x150, K + 0x100, B + 0x1150);
+	CHECK_EQ_INT(program_trace_close(w, 1100), 0);
+	run.path = path;
+	run.to_ns = -1;
+	run.all_threads = 1;
+	CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.samples, 3);
+	CHECK_EQ_INT(r.stacks_cut, 0);
+	CHECK_EQ_INT(r.nfolded, 2);
+	if (r.nfolded == 2) {
+		CHECK_EQ_STR(r.folded[0].stack, "?;main;fail;stop");
+		CHECK_EQ_INT(r.folded[0].count, 2);
+		CHECK_EQ_STR(r.folded[1].stack, "?;stop;a;b");
+	}
+	for (size_t i = 0; i < r.nfuncs; i++)
+		CHECK(strcmp(r.funcs[i].name, "after") != 0);
+	tl_profile_release(&r);
+	tl_run_release(&run);
+	unlink(path);
+}
+
 int main(void)
 {
-	RUN_TESTS(symbols_by_offset, profile_counts, stacks_cut_at_unmapped_caller, jit_perf_map, stripped_functions,
-	          profile_events, profile_runs, diff_profiles);
+	RUN_TESTS(symbols_by_offset, profile_counts, stacks_cut_at_unmapped_caller, callers_named_at_their_call,
+	          jit_perf_map, stripped_functions, profile_events, profile_runs, diff_profiles);
 }

@@ -242,13 +242,13 @@ static size_t memo_home(const struct pass *p, uint64_t ip, int32_t pid)
 	return (ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)pid) & (p->memo_cap - 1);
 }
 
-/* The memo's entry of (pid, gen, ip), or NULL. */
-static struct memo *memo_find(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip)
+/* The memo's entry of (pid, gen, ip, ret), or NULL. */
+static struct memo *memo_find(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, int ret)
 {
 	if (!p->memo_cap)
 		return NULL;
 	for (size_t h = memo_home(p, ip, pid); p->memo[h].func; h = (h + 1) & (p->memo_cap - 1))
-		if (p->memo[h].ip == ip && p->memo[h].pid == pid && p->memo[h].gen == gen)
+		if (p->memo[h].ip == ip && p->memo[h].pid == pid && p->memo[h].gen == gen && p->memo[h].ret == ret)
 			return &p->memo[h];
 	return NULL;
 }
@@ -279,8 +279,18 @@ static const struct map *find_map(struct pass *p, int32_t pid, uint16_t gen, uin
 	return m;
 }
 
-static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, int *unresolved)
+/*
+ * The function id of ip in process pid's image gen; *unresolved 1 if ip is
+ * in no mapping (and no JIT map names it).  With ret, ip is a return
+ * address, named where the call is (ip - 1): a call that does not return
+ * (abort(), a thrown exception) can end its function, and its return
+ * address is then the first byte of the next.  perf's DWARF unwinding and
+ * gdb name callers the same way.  A file offset shown for want of a name
+ * stays the return address's.
+ */
+static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, int ret, int *unresolved)
 {
+	const uint64_t at = ip - (ret != 0);
 	char name[TL_PROFILE_NAME_MAX];
 	size_t h;
 	const struct map *m;
@@ -294,16 +304,16 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 		size_t lo = 0, hi = p->nksyms;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (p->ksyms[mid].start <= ip)
+			if (p->ksyms[mid].start <= at)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		if (lo && ip < p->ksyms[lo - 1].end)
+		if (lo && at < p->ksyms[lo - 1].end)
 			return func_id(p, tl_trace_string(p->run->trace, p->ksyms[lo - 1].name), "[kernel]");
 		return func_id(p, "[kernel]", "[kernel]");
 	}
-	if ((slot = memo_find(p, pid, gen, ip))) {
+	if ((slot = memo_find(p, pid, gen, ip, ret))) {
 		*unresolved = slot->unres;
 		return slot->func - 1;
 	}
@@ -329,15 +339,15 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 	h = memo_home(p, ip, pid);
 	while (p->memo[h].func)
 		h = (h + 1) & (p->memo_cap - 1);
-	m = find_map(p, pid, gen, ip);
-	if (!m && (jit = jit_name(p, pid, ip))) {
+	m = find_map(p, pid, gen, at);
+	if (!m && (jit = jit_name(p, pid, at))) {
 		id = func_id(p, jit, "[jit]");
 	} else if (!m) {
 		*unresolved = 1;
 		id = func_id(p, "[unknown]", "");
 	} else {
 		struct file *f = &p->files[m->file];
-		uint64_t into, entry, off = ip - m->start + m->pgoff;
+		uint64_t into, entry, off = at - m->start + m->pgoff;
 		const char *sym;
 
 		if (!f->tried) {
@@ -352,36 +362,37 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 			snprintf(name, sizeof(name), "%s", sym);
 		else /* a function without a name: by its entry, else the address itself */
 			snprintf(name, sizeof(name), "%s+0x%llx", base_name(f->path),
-			         (unsigned long long)(tl_symfile_unwind_func(&f->sf, off, &entry) ? off : entry));
+			         (unsigned long long)(tl_symfile_unwind_func(&f->sf, off, &entry) ? off + (ret != 0)
+			                                                                          : entry));
 		id = func_id(p, name, base_name(f->path));
 	}
 	if (id != UINT32_MAX) {
-		p->memo[h] = (struct memo){ ip, pid, gen, id + 1, (uint8_t)*unresolved, 0 };
+		p->memo[h] = (struct memo){ ip, pid, gen, id + 1, (uint8_t)(ret != 0), (uint8_t)*unresolved, 0 };
 		p->memo_n++;
 	}
 	return id;
 }
 
 /*
- * 1 if the caller frame ip (resolved already, in a mapping) can be a
- * return address: the bytes before it in its file end with a call
- * (callsite.h), or cannot be read (the file is gone: the benefit of the
- * doubt); 0 if they can be read and no call ends there.  A signal
- * handler's return address is the signal trampoline (glibc's __restore_rt:
- * mov $15,%rax; syscall, rt_sigreturn), which no call precedes: the kernel
- * put it there; it is known by those bytes.
+ * Whether the caller frame ip (resolved already as a return address, in a
+ * mapping) can be a return address: 1 if the bytes before it in its file
+ * end with a call (callsite.h), or cannot be read (the file is gone: the
+ * benefit of the doubt); 0 if they can be read and no call ends there.  A
+ * signal handler's return address is the signal trampoline (glibc's
+ * __restore_rt: mov $15,%rax; syscall, rt_sigreturn), which no call
+ * precedes: the kernel put it there; it is known by those bytes, and is 2.
  */
 static int after_call(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip)
 {
 	static const uint8_t sigreturn[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
-	struct memo *slot = memo_find(p, pid, gen, ip);
+	struct memo *slot = memo_find(p, pid, gen, ip, 1);
 	const struct map *m;
 	uint8_t b[TL_CALLSITE_MAX + sizeof(sigreturn)];
 
 	if (slot && slot->call)
-		return slot->call == 1;
+		return slot->call - 1;
 	int ok = 1;
-	if ((m = find_map(p, pid, gen, ip))) {
+	if ((m = find_map(p, pid, gen, ip - 1))) {
 		struct file *f = &p->files[m->file];
 		uint64_t back = ip - m->start < TL_CALLSITE_MAX ? ip - m->start : TL_CALLSITE_MAX;
 		uint64_t off = ip - m->start + m->pgoff;
@@ -393,10 +404,12 @@ static int after_call(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip)
 		if (f->fd > 0 && back && pread(f->fd - 1, b, back, (off_t)(off - back)) == (ssize_t)back &&
 		    !tl_call_ends_here(b, back))
 			ok = pread(f->fd - 1, b, sizeof(sigreturn), (off_t)off) == (ssize_t)sizeof(sigreturn) &&
-			     !memcmp(b, sigreturn, sizeof(sigreturn));
+			                     !memcmp(b, sigreturn, sizeof(sigreturn))
+			             ? 2
+			             : 0;
 	}
 	if (slot)
-		slot->call = ok ? 1 : 2;
+		slot->call = (uint8_t)(ok + 1);
 	return ok;
 }
 
@@ -406,7 +419,7 @@ static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp
 	int unres;
 
 	if (sm->ev != p->prim) {
-		sm->self = resolve(p, sm->pid, sm->gen, sm->ip, &unres);
+		sm->self = resolve(p, sm->pid, sm->gen, sm->ip, 0, &unres);
 		return;
 	}
 	uint64_t one = sm->ip;
@@ -424,24 +437,30 @@ static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
 	for (unsigned i = 0, user = 0; i < n; i++) {
-		ids[i] = resolve(p, sm->pid, sm->gen, f[i], &unres);
+		/*
+		 * The first frame, and the first user frame, are where the CPU
+		 * was (or entered the kernel); the others are return addresses the
+		 * walk read off the stack.  A user one in no code mapping, or
+		 * after no call, is no return address: the walk went through code
+		 * built without frame pointers and read a saved register as the
+		 * next frame, so it and every frame outward are noise.  The stack
+		 * ends before it.  The signal trampoline is a return address no
+		 * call precedes: named where it is.
+		 */
+		int ret = i && (KERNEL(f[i]) || user), call = 1;
+
+		ids[i] = resolve(p, sm->pid, sm->gen, f[i], ret, &unres);
 		if (ids[i] == UINT32_MAX)
 			return;
 		if (!i)
 			r->unresolved += unres;
-		/*
-		 * The first user frame is where the CPU was (or entered the
-		 * kernel); the others are return addresses the frame-pointer walk
-		 * read off the stack.  One in no code mapping is no return address:
-		 * the walk went through code built without frame pointers and read
-		 * a saved register as the next frame, so it and every frame outward
-		 * are noise.  The stack ends before it.
-		 */
-		if (KERNEL(f[i]) ? user != 0 : user++ && (unres || !after_call(p, sm->pid, sm->gen, f[i]))) {
+		if (KERNEL(f[i]) ? user != 0 : user++ && (unres || !(call = after_call(p, sm->pid, sm->gen, f[i])))) {
 			n = i;
 			r->stacks_cut++;
 			break;
 		}
+		if (call == 2 && (ids[i] = resolve(p, sm->pid, sm->gen, f[i], 0, &unres)) == UINT32_MAX)
+			return;
 	}
 	sm->self = ids[0];
 	r->kernel += KERNEL(f[0]);

@@ -75,8 +75,9 @@ struct memo {
 	int32_t pid;
 	uint16_t gen;
 	uint32_t func; /* +1; 0 = empty slot */
+	uint8_t ret;   /* a return address: named at ip - 1 (the call), kept apart from ip itself */
 	uint8_t unres; /* the address is in no mapping */
-	uint8_t call;  /* after a call instruction: 0 not read yet, 1 yes (or unreadable), 2 no */
+	uint8_t call;  /* return addresses: 0 not read yet, else after_call()'s answer + 1 */
 };
 
 struct pass {
