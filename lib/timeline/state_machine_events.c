@@ -268,7 +268,11 @@ void tl_sm_left_for_idle(struct tl_sched *s, int c)
  * switched out runnable wait on it, the kernel holds them back (a CPU
  * limit: a cgroup's quota ran out): READY_QUANTUM with `by` 0 from then on,
  * as a thread that left its CPU to the idle task waits, until the CPU runs
- * a task again (then it waits for its turn behind that one).
+ * a recorded task again (then it waits for its turn behind that one).  A
+ * task of another process that runs meanwhile (a filtered recording keeps
+ * the switches of a CPU a recorded thread waits on: a kworker's moment
+ * inside a throttle) does not end the hold: the limit still holds the
+ * thread back, as when those switches were left out.
  */
 static void end_preemptions(struct tl_sched *s, int c, struct thread *next, int next_fresh, int next_prio, uint64_t at)
 {
@@ -286,6 +290,8 @@ static void end_preemptions(struct tl_sched *s, int c, struct thread *next, int 
 		if (t == next)
 			continue;
 		if (t->pub.state == TL_ST_READY_QUANTUM && !t->by) {
+			if (next->pub.outsider)
+				continue;
 			tl_sm_set_state(s, t, TL_ST_READY_QUANTUM, at, 0); /* no longer held back */
 			t->by = next->pub.tid;
 			continue;

@@ -13,6 +13,18 @@
  * threadlens and compare the report's per-thread state times with this
  * truth.  The expectations, per scenario, are in docs/TESTING.md.
  *
+ * With WL_CG_STAT set to a cgroup's cpu.stat (the test of diagnose's
+ * cpu-throttled runs the workload in a cgroup of half a CPU), each thread
+ * reads it when its body ends, and the main thread once every scenario
+ * thread is joined: a thread's truth has the throttles counted by its
+ * body's end and by the joins, cg_throttled_end and cg_throttled
+ * (nr_throttled), with their time in ns (throttled_time, or
+ * throttled_usec), cg_throttled_end_ns and cg_throttled_ns.  The thread
+ * was held back at least as often as the first says, at most as the
+ * second: one that ends first misses the throttles of the others' last
+ * moments, and what runs after the joins (ASan's leak check: 5 ms) holds
+ * back only the main thread.
+ *
  * Invariants: thread names are unique within a scenario; every scenario
  * thread is joined before the truth is written; a scenario runs in well
  * under 2 s at --scale 1.  Exit status: 0 ok, 1 failure, 2 usage,
@@ -57,6 +69,7 @@ struct wthread {
 	struct wl_acct io;                   /* pread */
 	struct wl_acct yield;                /* sched_yield */
 	uint64_t win_wall, win_cpu;          /* a window in which it only wanted to run */
+	uint64_t cg_n, cg_ns;                /* WL_CG_STAT's throttles when its body ended */
 	uint64_t count;                      /* scenario specific: bursts, yields, ... */
 };
 
@@ -82,6 +95,7 @@ struct run {
 	/* from start to joins: wall time, the most idle time of a CPU other than `cpu` (-1 unknown) */
 	uint64_t wall_ns;
 	int64_t other_idle_ns;
+	uint64_t cg_n, cg_ns; /* WL_CG_STAT's throttles at the joins (each thread's at its body's end: wthread) */
 };
 
 struct scenario {
@@ -149,7 +163,34 @@ static struct wl_truth_thread *truth_thread(struct wl_truth *t, const struct wth
 	wl_truth_set(tt, "cpu_ns", (int64_t)th->cpu_total);
 	wl_truth_set(tt, "schedstat_wait_ns", (int64_t)th->ss_wait);
 	wl_truth_set(tt, "schedstat_slices", (int64_t)th->ss_slices);
+	if (getenv("WL_CG_STAT")) {
+		wl_truth_set(tt, "cg_throttled_end", (int64_t)th->cg_n);
+		wl_truth_set(tt, "cg_throttled_end_ns", (int64_t)th->cg_ns);
+		wl_truth_set(tt, "cg_throttled", (int64_t)th->run->cg_n);
+		wl_truth_set(tt, "cg_throttled_ns", (int64_t)th->run->cg_ns);
+	}
 	return tt;
+}
+
+/* The throttles WL_CG_STAT's cgroup has counted, and their time in ns (cgroup v1 or v2); zeros when unreadable. */
+static void cg_throttles(uint64_t *n, uint64_t *ns)
+{
+	const char *path = getenv("WL_CG_STAT");
+	FILE *f = path ? fopen(path, "r") : NULL;
+	char key[64];
+	unsigned long long v;
+
+	*n = *ns = 0;
+	if (!f)
+		return;
+	while (fscanf(f, "%63s %llu", key, &v) == 2)
+		if (!strcmp(key, "nr_throttled"))
+			*n = v;
+		else if (!strcmp(key, "throttled_time"))
+			*ns = v;
+		else if (!strcmp(key, "throttled_usec"))
+			*ns = v * 1000;
+	fclose(f);
 }
 
 /* ---- spin: EXECUTING ---- */
@@ -573,6 +614,7 @@ static void *trampoline(void *arg)
 		self->body(self);
 	else
 		atomic_store(&r->done, 1); /* let a partner that waits for us finish */
+	cg_throttles(&self->cg_n, &self->cg_ns);
 	self->cpu_total = wl_cpu_ns();
 	wl_schedstat(&self->ss_run, &self->ss_wait, &self->ss_slices);
 	wl_acct_release(&self->sync);
@@ -696,6 +738,7 @@ int main(int argc, char **argv)
 	pthread_barrier_wait(&r.start);
 	for (int i = 0; i < r.nthreads; i++)
 		pthread_join(r.th[i].pt, NULL);
+	cg_throttles(&r.cg_n, &r.cg_ns);
 	truth.steal_ns = wl_steal_ns() - steal0;
 	r.wall_ns = wl_now_ns() - wall0;
 	r.other_idle_ns = -1;

@@ -27,6 +27,7 @@ struct rec {
 	uint64_t last_end[MAXT];
 	uint64_t born[MAXT], died[MAXT];
 	int32_t last_by[MAXT][TL_ST__COUNT];
+	uint64_t held[MAXT], held_ns[MAXT]; /* held back: READY_QUANTUM intervals with `by` 0 */
 	int gaps;
 	int n;
 	uint64_t cpu_ns[2][8];
@@ -58,6 +59,10 @@ static inline void on_iv(void *ctx, struct tl_thread *th, const struct tl_interv
 	R.trans[i][iv->state][iv->next]++;
 	R.inferred[i][iv->state] += iv->inferred_end;
 	R.last_by[i][iv->state] = iv->by;
+	if (iv->state == TL_ST_READY_QUANTUM && !iv->by) {
+		R.held[i]++;
+		R.held_ns[i] += iv->end - iv->start;
+	}
 }
 
 static inline void on_cpu(void *ctx, const struct tl_cpu_interval *iv)

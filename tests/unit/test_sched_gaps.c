@@ -183,6 +183,46 @@ TEST(filtered_stretches)
 	tl_sched_free(S);
 }
 
+/*
+ * A CPU limit in a filtered recording.  The recorder keeps every switch of
+ * a CPU that a recorded thread waits on runnable (filter.h, "Held"), so
+ * the switch of an outsider to idle is seen: A (preempted by B) and B
+ * (preempted by a kernel thread, 900) are held back from 1021, when the
+ * CPU goes idle with both waiting, until a recorded thread runs again
+ * (1070); a kworker's moment on the CPU inside (1040-1041) does not end
+ * the hold.  Then B waits its turn behind A.
+ */
+TEST(held_back_in_filtered_stretch)
+{
+	const uint16_t both = TL_EVF_OTHER_TID | TL_EVF_OTHER_ARG;
+
+	start();
+	sw_f(1000, 0, 0, 0, 100, TL_EVF_OTHER_TID);
+	wakeup(1002, 0, 101, 100);
+	sw(1010, 0, 100, TL_PS_RUNNING, 101); /* A's turn is over */
+	ev(1020, 0, TL_EV_WAKEUP, 900, 101, 0, 120, 0, TL_EVF_OTHER_TID, NULL);
+	sw_f(1020, 0, 101, TL_PS_RUNNING, 900, TL_EVF_OTHER_ARG); /* the woken kernel thread preempts B */
+	sw_f(1021, 0, 900, TL_PS_I, 0, both);                     /* ... and idles: the quota ran out */
+	ev(1040, 0, TL_EV_WAKEUP, 901, 0, 0, 120, 0, both, NULL);
+	sw_f(1040, 0, 0, TL_PS_RUNNING, 901, both);
+	sw_f(1041, 0, 901, TL_PS_I, 0, both);
+	sw_f(1070, 0, 0, TL_PS_RUNNING, 100, TL_EVF_OTHER_TID); /* the next period */
+	sw(1075, 0, 100, TL_PS_RUNNING, 101);
+	finish(1080);
+	CHECK_EQ_INT(R.held[find(100)], 1);
+	CHECK_EQ_INT(R.held_ns[find(100)] / US, 49);
+	CHECK_EQ_INT(st(100, 0, TL_ST_READY_PREEMPT), 11); /* B, just woken, took its CPU; then 900 */
+	CHECK_EQ_INT(st(100, 0, TL_ST_READY_QUANTUM), 49 + 5);
+	CHECK_EQ_INT(R.held[find(101)], 1);
+	CHECK_EQ_INT(R.held_ns[find(101)] / US, 49);
+	CHECK_EQ_INT(st(101, 0, TL_ST_READY_PREEMPT), 1);
+	CHECK_EQ_INT(st(101, 0, TL_ST_READY_QUANTUM), 49 + 5);
+	CHECK_EQ_INT(by(101, TL_ST_READY_QUANTUM), 100);
+	CHECK_EQ_INT(R.cpu_ns[0][TL_CPU_FILTERED] / US, 50);
+	CHECK_EQ_INT(tl_sched_counters(S)->anomalies, 0);
+	tl_sched_free(S);
+}
+
 /* the kernel did not report the switch out of idle: inferred from later events */
 TEST(missing_switch_from_idle)
 {
@@ -302,8 +342,8 @@ TEST(exit_in_filtered_stretch)
 
 int main(void)
 {
-	RUN_TESTS(lost_events, lost_events_waiting_thread, lost_events_sleepers, lost_events_new_thread,
-	          damaged_block_gap, hidden_real_occupant, filtered_stretches, missing_switch_from_idle,
-	          hidden_occupant, switch_in_hidden_in_filtered_stretch, idle_interrupted_after_hidden_switch,
-	          exit_in_filtered_stretch);
+	RUN_TESTS(held_back_in_filtered_stretch, lost_events, lost_events_waiting_thread, lost_events_sleepers,
+	          lost_events_new_thread, damaged_block_gap, hidden_real_occupant, filtered_stretches,
+	          missing_switch_from_idle, hidden_occupant, switch_in_hidden_in_filtered_stretch,
+	          idle_interrupted_after_hidden_switch, exit_in_filtered_stretch);
 }

@@ -40,6 +40,55 @@ struct {
 
 __u32 tracked_gen; /* bumped at every change of "tracked" the programs make */
 
+/*
+ * Held: how many recorded threads left each CPU runnable (preempted, or
+ * their turn over) and have not run since, and where each one left
+ * (held_slot[tid % HELD_SLOTS] = tid << 32 | cpu + 1).  While a CPU holds
+ * one, every switch on it is kept: whether the CPU then ran another task
+ * or went idle decides what the thread waited for (idle: a CPU limit held
+ * it back).  Without them a 52 ms cgroup throttle that began with a kernel
+ * thread's moment on the CPU read as 52 ms of preemption by that thread.
+ * A slot another thread takes releases its count first.  The slots need
+ * no atomic exchange (a thread switches on one CPU at a time); a rare race
+ * of two threads of one slot leaves a count high: switches kept that need
+ * not be, never one lost.
+ */
+#define HELD_SLOTS 4096
+__u32 held_on[TLB_MAX_CPUS];
+__u64 held_slot[HELD_SLOTS];
+
+static __always_inline void held_drop(__u64 slot)
+{
+	__u32 c = (__u32)slot - 1;
+
+	if (slot && c < TLB_MAX_CPUS)
+		__sync_fetch_and_add(&held_on[c], -1);
+}
+
+/* Recorded thread tid runs again: its CPU holds it no more. */
+static __always_inline void held_release(__u32 tid)
+{
+	__u32 s = tid & (HELD_SLOTS - 1);
+	__u64 old = held_slot[s];
+
+	if (!old || (__u32)(old >> 32) != tid)
+		return;
+	held_slot[s] = 0;
+	held_drop(old);
+}
+
+/* Recorded thread tid leaves CPU cpu runnable. */
+static __always_inline void held_take(__u32 tid, __u32 cpu)
+{
+	__u32 s = tid & (HELD_SLOTS - 1);
+
+	if (cpu >= TLB_MAX_CPUS)
+		return;
+	held_drop(held_slot[s]);
+	held_slot[s] = (__u64)tid << 32 | (cpu + 1);
+	__sync_fetch_and_add(&held_on[cpu], 1);
+}
+
 static __always_inline struct tlb_cpu *this_acct(void)
 {
 	__u32 zero = 0;
@@ -207,11 +256,11 @@ static __always_inline void check_occupant(struct tlb_cpu *c, __u32 cpu, struct 
 }
 
 /*
- * The filter's part of a switch at ts: close the stretch that ends, open
- * the one that starts.  Returns the OTHER flags to write, or -1 to leave
- * the switch in the kernel.
+ * The filter's part of a switch at ts (prev left runnable: `runnable`):
+ * close the stretch that ends, open the one that starts.  Returns the
+ * OTHER flags to write, or -1 to leave the switch in the kernel.
  */
-static __always_inline int filter_switch(struct task_struct *prev, struct task_struct *next, __u64 ts)
+static __always_inline int filter_switch(struct task_struct *prev, struct task_struct *next, __u64 ts, int runnable)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), ntgid = next->tgid;
 	struct tlb_cpu *c = this_acct();
@@ -232,7 +281,11 @@ static __always_inline int filter_switch(struct task_struct *prev, struct task_s
 	}
 	if (c->kind >= TLB_OCC_OTHER)
 		close_stretch(c, cpu, ts);
-	keep = keep || ptr || ntr;
+	if (ntr)
+		held_release((__u32)next->pid);
+	if (ptr && runnable && prev->pid)
+		held_take((__u32)prev->pid, cpu);
+	keep = keep || ptr || ntr || (cpu < TLB_MAX_CPUS && (__s32)held_on[cpu] > 0);
 	if (!keep)
 		c->switches++;
 	if (ntr) {

@@ -32,7 +32,8 @@
  * Filtering (const `filter`, with -p or a command): only events about the
  * recorded processes leave the kernel (tlb.h).  A switch is kept when prev
  * or next is recorded, or when it is the CPU's first (it names the CPU's
- * occupant); the role that is not recorded is flagged TL_EVF_OTHER_*.  A
+ * occupant), or while a recorded thread waits runnable on its CPU (filter.h,
+ * "Held"); the role that is not recorded is flagged TL_EVF_OTHER_*.  A
  * wakeup of another process's thread is kept only while a recorded thread
  * holds its CPU (the state machine needs it to tell a preemption), and a
  * wakeup's waker (the current task) that is not recorded is flagged
@@ -436,7 +437,7 @@ int tl_switch(__u64 *ctx)
 		*depth = 0; /* no switch happens inside a handler: an exit this program missed ends here */
 	if (!enabled)
 		return 0;
-	if (filter && (other = filter_switch(prev, next, ts)) < 0) {
+	if (filter && (other = filter_switch(prev, next, ts, preempt || !state)) < 0) {
 		count(TLB_STAT_FILTERED);
 		return 0;
 	}
