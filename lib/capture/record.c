@@ -165,6 +165,21 @@ static int name_kernel(struct rec *rc, uint64_t ts)
 	return rc2;
 }
 
+static int add_event(void *ctx, const struct tl_event *ev)
+{
+	return tl_rec_add_event(ctx, ev);
+}
+
+/* The JIT functions the samples hit, from their processes' perf maps (capture/jitnames.h). */
+static int name_jit(struct rec *rc, uint64_t ts)
+{
+	size_t named;
+
+	if (!rc->jit)
+		return 0;
+	return tl_jitnames_write(rc->jit, rc->w, NULL, ts, add_event, rc, &named) ? -1 : 0;
+}
+
 /*
  * --sample: the command's maps before it execs (a copy of ours): samples
  * between the start and its exec are resolved with them, which a first
@@ -515,6 +530,7 @@ static void release(struct rec *rc)
 	tl_marks_free(rc->marks);
 	tl_umarks_free(rc->um);
 	tl_procmaps_free(rc->maps);
+	tl_jitnames_free(rc->jit);
 	tl_locknames_free(rc->ln);
 	tl_unwinder_free(rc->unwind);
 	free(rc->kips);
@@ -557,7 +573,7 @@ static int finish(struct rec *rc, int ok)
 	}
 	if (!ret && ok &&
 	    (tl_rec_drain_all(rc) || tl_rec_drain_cpuless(rc, UINT64_MAX) || tl_rec_drain_marks(rc, TL_MARKS_ALL) ||
-	     name_kernel(rc, end.end_ns)))
+	     name_kernel(rc, end.end_ns) || name_jit(rc, end.end_ns)))
 		ret = -1;
 	tl_kwatch_get_stats(rc->kw, &ks);
 	rc->res->kstat_threads = ks.threads;
@@ -650,7 +666,7 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	}
 	if (opts->sample_dwarf && !(rc->unwind = tl_unwinder_new()))
 		goto out;
-	if (opts->sample && !(rc->maps = tl_procmaps_new()))
+	if (opts->sample && (!(rc->maps = tl_procmaps_new()) || !(rc->jit = tl_jitnames_new())))
 		goto out;
 	if (!(rc->ln = tl_locknames_new()))
 		goto out;

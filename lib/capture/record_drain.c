@@ -409,6 +409,8 @@ static int handle_bpf(void *ctx, const struct tl_bpf_event *ev)
 		}
 		d.ev.name = rc->sample_names[ev->sample_event < (unsigned)rc->nsample_names ? ev->sample_event : 0];
 		rc->samples++;
+		if (rc->jit && tl_jitnames_sample(rc->jit, d.ev.arg, nframes <= 1 ? (uint64_t)d.ev.b : 0) < 0)
+			return -1;
 		/* a process sampled for the first time, or outside its code as read: its mappings, at this sample's time */
 		switch (rc->maps ? tl_procmaps_note(rc->maps, d.ev.arg, (uint64_t)d.ev.b >> 63 ? 0 : (uint64_t)d.ev.b,
 		                                    d.ev.ts)

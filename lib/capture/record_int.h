@@ -16,6 +16,7 @@
 #include "capture/marks.h"
 #include "capture/umarks.h"
 #include "capture/perf_ring.h"
+#include "capture/jitnames.h"
 #include "capture/procmaps.h"
 #include "capture/procsnap.h"
 #include "capture/record.h"
@@ -54,6 +55,7 @@ struct rec {
 	int nsample_names;
 	struct tl_unwinder *unwind; /* --stack dwarf */
 	struct tl_procmaps *maps;   /* --sample: the sampled processes' code mappings */
+	struct tl_jitnames *jit;    /* --sample: their JIT functions, named at the end */
 	struct tl_locknames *ln;    /* the futex words named so far (FUTEX_NAME) */
 	uint64_t map_ts;            /* the time MAP events get (capture/procmaps.h) */
 	int16_t map_cpu;            /* and their CPU */

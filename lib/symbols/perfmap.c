@@ -43,44 +43,63 @@ static int cmp_sym(const void *x, const void *y)
 	return a->start < b->start ? -1 : a->start > b->start ? 1 : a->name < b->name ? -1 : a->name > b->name;
 }
 
+int tl_perfmap_add(struct tl_perfmap *m, uint64_t start, uint64_t size, const char *name, size_t len)
+{
+	if (!size)
+		return 0;
+	if (m->nsyms == m->capsyms) {
+		size_t n = m->capsyms ? m->capsyms * 2 : 256;
+		struct tl_perfmap_sym *s = realloc(m->syms, n * sizeof(*s));
+		if (!s)
+			return -1;
+		m->syms = s;
+		m->capsyms = n;
+	}
+	if (m->names_len + len + 1 > m->capnames || m->names_len + len + 1 > UINT32_MAX) {
+		size_t n = (m->names_len + len + 1) * 2;
+		char *s = n <= UINT32_MAX ? realloc(m->names, n) : NULL;
+		if (!s)
+			return -1;
+		m->names = s;
+		m->capnames = n;
+	}
+	m->syms[m->nsyms++] = (struct tl_perfmap_sym){ start, size, (uint32_t)m->names_len };
+	memcpy(m->names + m->names_len, name, len);
+	m->names_len += len;
+	m->names[m->names_len++] = 0;
+	return 0;
+}
+
+void tl_perfmap_done(struct tl_perfmap *m)
+{
+	size_t k = 0;
+
+	if (m->nsyms)
+		qsort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
+	for (size_t i = 0; i < m->nsyms; i++) /* one per start: the last added */
+		if (i + 1 == m->nsyms || m->syms[i + 1].start != m->syms[i].start)
+			m->syms[k++] = m->syms[i];
+	m->nsyms = k;
+}
+
 int tl_perfmap_parse(const char *text, size_t len, struct tl_perfmap *m)
 {
 	const char *p = text, *end = text + len;
-	size_t cap = 0, k = 0;
 
 	memset(m, 0, sizeof(*m));
-	if (!(m->names = malloc(len + 1)))
-		return -1;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end, *q = p;
 		uint64_t start, size;
 
 		if (hex(&q, eol, &start) || hex(&q, eol, &size) || q >= eol || !size) {
 			m->skipped += eol > p;
-		} else {
-			if (m->nsyms == cap) {
-				size_t n = cap ? cap * 2 : 256;
-				struct tl_perfmap_sym *s = realloc(m->syms, n * sizeof(*s));
-				if (!s) {
-					tl_perfmap_release(m);
-					return -1;
-				}
-				m->syms = s;
-				cap = n;
-			}
-			m->syms[m->nsyms++] = (struct tl_perfmap_sym){ start, size, (uint32_t)m->names_len };
-			memcpy(m->names + m->names_len, q, (size_t)(eol - q));
-			m->names_len += (size_t)(eol - q);
-			m->names[m->names_len++] = 0;
+		} else if (tl_perfmap_add(m, start, size, q, (size_t)(eol - q))) {
+			tl_perfmap_release(m);
+			return -1;
 		}
 		p = eol + (nl != NULL);
 	}
-	if (m->nsyms)
-		qsort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
-	for (size_t i = 0; i < m->nsyms; i++) /* one per start: the last line's */
-		if (i + 1 == m->nsyms || m->syms[i + 1].start != m->syms[i].start)
-			m->syms[k++] = m->syms[i];
-	m->nsyms = k;
+	tl_perfmap_done(m);
 	return 0;
 }
 
@@ -99,7 +118,7 @@ int tl_perfmap_load(struct tl_perfmap *m, const char *dir, int32_t pid)
 	return rc;
 }
 
-const char *tl_perfmap_lookup(const struct tl_perfmap *m, uint64_t ip)
+const struct tl_perfmap_sym *tl_perfmap_find(const struct tl_perfmap *m, uint64_t ip)
 {
 	size_t lo = 0, hi = m->nsyms;
 
@@ -112,7 +131,14 @@ const char *tl_perfmap_lookup(const struct tl_perfmap *m, uint64_t ip)
 	}
 	if (!lo || ip - m->syms[lo - 1].start >= m->syms[lo - 1].size)
 		return NULL;
-	return m->names + m->syms[lo - 1].name;
+	return &m->syms[lo - 1];
+}
+
+const char *tl_perfmap_lookup(const struct tl_perfmap *m, uint64_t ip)
+{
+	const struct tl_perfmap_sym *s = tl_perfmap_find(m, ip);
+
+	return s ? m->names + s->name : NULL;
 }
 
 void tl_perfmap_release(struct tl_perfmap *m)

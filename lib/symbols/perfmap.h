@@ -8,7 +8,9 @@
  * Lines that do not parse are skipped (counted); a later line for the
  * same start replaces an earlier one (the JIT reused the address).  Pure
  * on text (tl_perfmap_parse: unit tests, fuzz_procmaps); tl_perfmap_load
- * reads a process's file.
+ * reads a process's file.  A map can also be built a function at a time
+ * (tl_perfmap_add, then tl_perfmap_done before a lookup): from a trace's
+ * JSYM events, which the recorder took from the file.
  */
 #ifndef TL_PERFMAP_H
 #define TL_PERFMAP_H
@@ -22,10 +24,10 @@ struct tl_perfmap_sym {
 };
 
 struct tl_perfmap {
-	struct tl_perfmap_sym *syms; /* sorted by start, one per start */
-	size_t nsyms;
+	struct tl_perfmap_sym *syms; /* sorted by start, one per start (after tl_perfmap_done) */
+	size_t nsyms, capsyms;
 	char *names;
-	size_t names_len;
+	size_t names_len, capnames;
 	size_t skipped; /* lines that did not parse */
 };
 
@@ -34,6 +36,19 @@ int tl_perfmap_parse(const char *text, size_t len, struct tl_perfmap *m);
 
 /* The map of process pid from DIR/perf-PID.map (dir NULL: /tmp).  0 (empty if there is none), -1 out of memory. */
 int tl_perfmap_load(struct tl_perfmap *m, const char *dir, int32_t pid);
+
+/*
+ * Add a function [start, start + size) named name[len] (size 0: not
+ * added) to m, which starts zeroed; a later one for the same start
+ * replaces it at tl_perfmap_done.  0, or -1 out of memory (m unchanged).
+ */
+int tl_perfmap_add(struct tl_perfmap *m, uint64_t start, uint64_t size, const char *name, size_t len);
+
+/* Sort m's functions for lookups, one per start (the last added). */
+void tl_perfmap_done(struct tl_perfmap *m);
+
+/* The function that holds ip, or NULL; its name is m->names + name. */
+const struct tl_perfmap_sym *tl_perfmap_find(const struct tl_perfmap *m, uint64_t ip);
 
 /* The name of the function that holds ip, or NULL. */
 const char *tl_perfmap_lookup(const struct tl_perfmap *m, uint64_t ip);

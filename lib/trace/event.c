@@ -56,6 +56,7 @@ static const char *const type_names[TL_EV__COUNT] = {
 	[TL_EV_YIELD_SPIN] = "yield_spin",
 	[TL_EV_FUTEX_WAIT] = "futex_wait",
 	[TL_EV_FUTEX_NAME] = "futex_name",
+	[TL_EV_JSYM] = "jsym",
 };
 
 const char *tl_softirq_name(int64_t vec)

@@ -52,6 +52,7 @@
  *   KSYM                -          -          function   start        end          -
  *   FUTEX_WAIT          tid        -          -          uaddr        -            -
  *   FUTEX_NAME          pid        -          name       uaddr        -            -
+ *   JSYM                pid        -          function   start        end          -
  *
  * The kernel's clock lag (`lag`, format 1.6, the eBPF back end): the
  * kernel's accounting (sum_exec_runtime, run_delay: what the self-check
@@ -141,6 +142,13 @@
  * KSYM (format 1.5): a kernel function that the recording's samples hit,
  * from /proc/kallsyms at its end (capture/kallsyms.h): [start, end) and
  * its name ("func", or "func [module]").  cpu -1, at the end's time.
+ *
+ * JSYM (format 1.13): a JIT-compiled function of process `pid` that the
+ * recording's samples hit, from the perf map the process wrote
+ * (/tmp/perf-PID.map, symbols/perfmap.h) read at the recording's end:
+ * [start, end) and its name as the map gives it.  cpu -1, at the end's
+ * time.  Those of a process stand for its map: a reader of the trace
+ * looks no further (the file may be gone, or another machine's).
  *
  * FILTERED (format 1.2) is what an eBPF recording of one program (-p or a
  * command) left in the kernel: the CPU's time while other processes or the
@@ -254,6 +262,7 @@ enum tl_event_type {
 	TL_EV_YIELD_SPIN, /* format 1.8: a run of sched_yield calls that gave no CPU away */
 	TL_EV_FUTEX_WAIT, /* format 1.9: the futex word of the futex wait the next SWITCH begins */
 	TL_EV_FUTEX_NAME, /* format 1.10: a futex word's name: the data object, or mapping, that holds it */
+	TL_EV_JSYM,       /* format 1.13: a JIT-compiled function that samples hit (its process's perf map) */
 	TL_EV__COUNT      /* keep last; new types go above and get a format doc line */
 };
 

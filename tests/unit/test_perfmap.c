@@ -42,6 +42,31 @@ TEST(parse_and_lookup)
 	tl_perfmap_release(&m);
 }
 
+/* tl_perfmap_add/done (a trace's JSYM events): names with their lengths, the last of a start wins, size 0 skipped */
+TEST(built_a_function_at_a_time)
+{
+	struct tl_perfmap m = { 0 };
+	const struct tl_perfmap_sym *s;
+
+	CHECK_EQ_INT(tl_perfmap_add(&m, 0x2000, 0x10, "second", 6), 0);
+	CHECK_EQ_INT(tl_perfmap_add(&m, 0x1000, 0x20, "first, cut here", 5), 0);
+	CHECK_EQ_INT(tl_perfmap_add(&m, 0x3000, 0, "empty", 5), 0);
+	CHECK_EQ_INT(tl_perfmap_add(&m, 0x2000, 0x8, "second again", 12), 0);
+	for (int i = 0; i < 600; i++) /* past the first growth of both arrays */
+		CHECK_EQ_INT(tl_perfmap_add(&m, 0x10000 + 0x10 * (uint64_t)i, 0x10, "many", 4), 0);
+	tl_perfmap_done(&m);
+	CHECK_EQ_INT(m.nsyms, 602);
+	CHECK_EQ_STR(tl_perfmap_lookup(&m, 0x101f), "first");
+	CHECK(tl_perfmap_lookup(&m, 0x1020) == NULL);
+	CHECK_EQ_STR(tl_perfmap_lookup(&m, 0x2007), "second again");
+	CHECK(tl_perfmap_lookup(&m, 0x2008) == NULL); /* the later entry's size */
+	CHECK(tl_perfmap_lookup(&m, 0x3000) == NULL);
+	CHECK((s = tl_perfmap_find(&m, 0x1255f)) != NULL);
+	CHECK(s && s->start == 0x12550 && s->size == 0x10 && !strcmp(m.names + s->name, "many"));
+	CHECK(tl_perfmap_find(&m, 0x10000 + 0x10 * 600) == NULL);
+	tl_perfmap_release(&m);
+}
+
 TEST(load_from_a_directory)
 {
 	char dir[] = "/tmp/tl-test-pmap-XXXXXX", path[128];
@@ -68,5 +93,5 @@ TEST(load_from_a_directory)
 
 int main(void)
 {
-	RUN_TESTS(parse_and_lookup, load_from_a_directory);
+	RUN_TESTS(parse_and_lookup, built_a_function_at_a_time, load_from_a_directory);
 }

@@ -748,8 +748,83 @@ TEST(callers_named_at_their_call)
 	unlink(path);
 }
 
+/*
+ * JIT functions kept in the trace (JSYM, format 1.13): process 100's JSYM
+ * names J (size 0x40) "JS:traced", and its perf map file, which says
+ * "JS:file" there, is not read; process 200 has no JSYM, so its file
+ * names its code.  A JSYM of a size 0 or of no process is ignored.
+ */
+TEST(jit_names_from_the_trace)
+{
+	char path[] = "/tmp/tl-test-pjsym-XXXXXX", dir[] = "/tmp/tl-test-pjsymd-XXXXXX", mapf[2][160];
+	struct tl_trace_writer *w;
+	struct tl_run run = { 0 };
+	struct tl_profile_opts o = { .cpu = -1 };
+	struct tl_profile_result r;
+	const uint64_t J = 0x7e0000001000ull;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (int i = 0; i < 2; i++) {
+		snprintf(mapf[i], sizeof(mapf[i]), "%s/perf-%d.map", dir, i ? 200 : 100);
+		CHECK((f = fopen(mapf[i], "w")) != NULL);
+		if (f) {
+			fputs("7e0000001000 40 JS:file\n", f);
+			fclose(f);
+		}
+	}
+	w = program_trace_open(path, 100, 1000);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	{
+		struct tl_event e = event_us(1001, -1, TL_EV_JSYM, 100, 0, (int64_t)J, (int64_t)(J + 0x40), 0, 0);
+
+		e.name = tl_trace_writer_intern(w, "JS:traced");
+		tl_trace_writer_add(w, &e);
+		e.a = e.b = (int64_t)(J + 0x100); /* size 0 */
+		tl_trace_writer_add(w, &e);
+		e.tid = 0;
+		e.a = (int64_t)J + 0x200;
+		e.b = (int64_t)J + 0x300; /* no process */
+		tl_trace_writer_add(w, &e);
+	}
+	sample(w, 1010, 0, 101, J + 0x10, 0, 0);
+	sample(w, 1011, 0, 101, J + 0x100, 0, 0);
+	{
+		struct tl_event e = event_us(1012, 0, TL_EV_SAMPLE, 200, 200, 0, (int64_t)(J + 0x10), 1000000, 0);
+
+		e.name = tl_trace_writer_intern(w, "cpu-clock");
+		tl_trace_writer_add(w, &e);
+	}
+	CHECK_EQ_INT(program_trace_close(w, 1100), 0);
+	run.path = path;
+	run.to_ns = -1;
+	run.all_threads = 1;
+	o.perfmap_dir = dir;
+	CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.samples, 3);
+	CHECK_EQ_INT(r.unresolved, 1); /* J + 0x100: the JSYM of size 0 named nothing */
+	CHECK_EQ_INT(r.nfuncs, 3);
+	for (size_t i = 0; i < r.nfuncs; i++) {
+		if (!strcmp(r.funcs[i].name, "JS:traced"))
+			CHECK(r.funcs[i].self == 1 && !strcmp(r.funcs[i].module, "[jit]"));
+		else if (!strcmp(r.funcs[i].name, "JS:file"))
+			CHECK(r.funcs[i].self == 1 && !strcmp(r.funcs[i].module, "[jit]"));
+		else
+			CHECK_EQ_STR(r.funcs[i].name, "[unknown]");
+	}
+	tl_profile_release(&r);
+	tl_run_release(&run);
+	unlink(path);
+	unlink(mapf[0]);
+	unlink(mapf[1]);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN_TESTS(symbols_by_offset, profile_counts, stacks_cut_at_unmapped_caller, callers_named_at_their_call,
-	          jit_perf_map, stripped_functions, profile_events, profile_runs, diff_profiles);
+	          jit_perf_map, jit_names_from_the_trace, stripped_functions, profile_events, profile_runs,
+	          diff_profiles);
 }

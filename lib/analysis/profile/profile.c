@@ -103,6 +103,7 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 		}
 		p->ksyms[p->nksyms++] = (struct ksym){ (uint64_t)ev->a, (uint64_t)ev->b, ev->name };
 		break;
+	case TL_EV_JSYM: tl_profile_jsym(p, ev); break;
 	case TL_EV_MAP: {
 		uint32_t f = file_of(p, tl_trace_string(p->run->trace, ev->name));
 		if (f == UINT32_MAX || TL_GROW(p->maps, p->capmaps, p->nmaps + 1) < 0) {
@@ -214,28 +215,6 @@ static void load_vdso(struct pass *p, struct tl_symfile *sf)
 		tl_symfile_load_mem(sf, (const void *)base, size, "[vdso]");
 }
 
-/*
- * A JIT's name for ip in process pid, from its perf map (perfmap.h), or
- * NULL: read once a process, the first time one of its addresses is in no
- * mapping (JIT code sits in anonymous ones).
- */
-static const char *jit_name(struct pass *p, int32_t pid, uint64_t ip)
-{
-	size_t i = 0;
-
-	while (i < p->npmaps && p->pmaps[i].pid != pid)
-		i++;
-	if (i == p->npmaps) {
-		if (pid <= 0 || TL_GROW_ZERO(p->pmaps, p->cappmaps, p->npmaps + 1) < 0)
-			return NULL;
-		p->pmaps[i].pid = pid;
-		if (tl_perfmap_load(&p->pmaps[i].m, p->o->perfmap_dir, pid) < 0)
-			p->oom = 1;
-		p->npmaps++;
-	}
-	return tl_perfmap_lookup(&p->pmaps[i].m, ip);
-}
-
 /* Where (pid, ip) starts its probe in the memo (memo_cap a power of two, not 0). */
 static size_t memo_home(const struct pass *p, uint64_t ip, int32_t pid)
 {
@@ -340,7 +319,7 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 	while (p->memo[h].func)
 		h = (h + 1) & (p->memo_cap - 1);
 	m = find_map(p, pid, gen, at);
-	if (!m && (jit = jit_name(p, pid, at))) {
+	if (!m && (jit = tl_profile_jit_name(p, pid, at))) {
 		id = func_id(p, jit, "[jit]");
 	} else if (!m) {
 		*unresolved = 1;

@@ -64,9 +64,14 @@ struct tname {
 	char name[TL_NAME_MAX];
 };
 
-/* A process's JIT perf map (symbols/perfmap.h), read when an address of it is in no mapping. */
+/*
+ * A process's JIT functions (symbols/perfmap.h): the trace's JSYM events
+ * of it (format 1.13), else its perf map file, read when an address of it
+ * is in no mapping.
+ */
 struct pmap {
 	int32_t pid;
+	int sorted; /* tl_perfmap_done() since the last JSYM added */
 	struct tl_perfmap m;
 };
 
@@ -118,5 +123,9 @@ int tl_profile_event_sums(struct pass *p, struct tl_profile_result *r, const uin
 int tl_profile_cells(struct pass *p, struct tl_profile_result *r, const uint32_t *rank);
 /* opts.cells: each event's periods by (bin, CPU).  0 or -1. */
 int tl_profile_event_bins(struct pass *p, struct tl_profile_result *r);
+/* A JSYM event of the walk (profile_jit.c): its process's JIT functions come from the trace. */
+void tl_profile_jsym(struct pass *p, const struct tl_event *ev);
+/* A JIT's name for ip in process pid (the trace's JSYM events, else /tmp/perf-PID.map), or NULL. */
+const char *tl_profile_jit_name(struct pass *p, int32_t pid, uint64_t ip);
 
 #endif
