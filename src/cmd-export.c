@@ -143,6 +143,8 @@ int cmd_export(int argc, char **argv)
 	        (unsigned long long)n.intervals, (unsigned long long)n.spans);
 	if (a.format == TL_EXPORT_PERFETTO)
 		fprintf(stderr, ", %llu scheduler events", (unsigned long long)n.sched_events);
+	if (n.samples)
+		fprintf(stderr, ", %llu CPU samples", (unsigned long long)n.samples);
 	fputc('\n', stderr);
 out:
 	free(made);

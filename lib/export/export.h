@@ -8,7 +8,10 @@
  *             as slices (they hold what ftrace alone cannot say: lock waits,
  *             I/O waits, quantum ends, inferred switch-ins); the markers as
  *             slices: regions, tasks and functions on their thread, frames
- *             on per-process "frames" tracks (one lane per frame in flight).
+ *             on per-process "frames" tracks (one lane per frame in flight);
+ *             the CPU samples (record --sample) as Perfetto's perf samples
+ *             with their call stacks, named as `threadlens profile` names
+ *             them (perfetto_samples.c).
  *   chrome    Chrome trace-event JSON (chrome://tracing, Perfetto, Speedscope):
  *             the states and markers as complete ("X") events on their
  *             thread, frames as async events, and one pseudo-process
@@ -60,6 +63,7 @@ struct tl_export_counts {
 	uint64_t spans;         /* frames, regions, tasks, functions */
 	uint64_t threads;
 	uint64_t frame_lanes; /* perfetto: the most frames in flight at once in one process */
+	uint64_t samples;     /* perfetto: CPU samples (PerfSample packets) */
 };
 
 /* "perfetto", "chrome", "csv", "sqlite" -> the format; -1 if none of them. */

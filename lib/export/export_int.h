@@ -47,6 +47,13 @@ struct ex_writer {
 
 extern const struct ex_writer tl_ex_perfetto, tl_ex_chrome, tl_ex_csv, tl_ex_sqlite;
 
+/*
+ * perfetto: the trace's CPU samples as PerfSample packets, written to out
+ * after the rest (perfetto_samples.c; one more read of run's trace).
+ * *written: how many.  0, or -1 with tl_error set.
+ */
+int tl_pf_samples(struct tl_run *run, FILE *out, uint64_t *written);
+
 /* The thread's entry, created if new: valid until the next ex_thread_of().
  * NULL for tid <= 0 (the idle task, not a thread here), or when out of
  * memory (then x->failed is set). */

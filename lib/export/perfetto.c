@@ -144,6 +144,7 @@ struct pf {
 	int ncpus;
 	size_t pending;
 	int first_track_packet;
+	int sampled;            /* the trace has SAMPLE events: perfetto_samples.c writes them at the end */
 	struct tl_tidmap marks; /* tid -> struct marks */
 	struct tl_tidmap procs; /* pid -> struct proc */
 };
@@ -222,6 +223,8 @@ static void ft_event(struct ex *x, struct tl_thread *th, const struct tl_event *
 	unsigned field;
 	const char *s;
 
+	if (ev->type == TL_EV_SAMPLE)
+		p->sampled = 1;
 	if (ev->cpu < 0 || ev->cpu >= p->ncpus)
 		return;
 	switch (ev->type) {
@@ -569,9 +572,9 @@ static int pf_end(struct ex *x)
 		tl_pb_end(&p->packet);
 	}
 	tl_pb_end(&p->packet);
-	if (put_packet(x) < 0)
+	if (put_packet(x) < 0 || x->failed)
 		return -1;
-	return x->failed ? -1 : 0;
+	return p->sampled ? tl_pf_samples(x->run, x->o->out, &x->n->samples) : 0;
 }
 
 static void pf_release(struct ex *x, int failed)

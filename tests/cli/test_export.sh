@@ -133,6 +133,116 @@ PY
 	fi
 fi
 
+# CPU samples (live: record --sample of tests/live/wl_hot, whose thread spends known shares of
+# its CPU time in wlh_three and wlh_one): one PerfSample packet per SAMPLE event of the trace,
+# with its time, CPU, process and thread (the dump's, exactly); every callstack, frame, name and
+# mapping interned before use on the samples' own sequence; each sample's stack, outermost
+# frame first, the one `profile --folded` counts (the same multiset); the innermost frames
+# split between the two functions as the workload's clock says, within 5 points.
+if ! can_record; then
+	skip export/perfetto-samples "need root to record"
+elif command -v python3 >/dev/null; then
+	if timeout -k 5 60 "$TL" record --sample -o "$TMP/hot.tl" -- "$BUILD/tests/wl_hot" >"$TMP/hot.truth" \
+		2>"$TMP/hot.err" && "$TL" dump "$TMP/hot.tl" >"$TMP/hot.dump" 2>&1 &&
+		"$TL" profile --folded "$TMP/hot.tl" >"$TMP/hot.folded" 2>&1; then
+		tl export -o "$TMP/hot.pftrace" "$TMP/hot.tl"
+		if [ "$RC" != 0 ]; then
+			fail export/perfetto-samples "exit $RC" "$(head -n 3 "$ERR")"
+		else
+			got=$(python3 - "$TMP/hot.pftrace" "$TMP/hot.dump" "$TMP/hot.folded" "$TMP/hot.truth" "$ERR" 2>&1 <<'PY'
+import json, re, sys
+from collections import Counter
+
+# the protobuf wire format read here (protoc --decode_raw guesses which bytes are strings and
+# reads a name such as "(x)" as a message): a message is a list of (field, int or bytes)
+def fields(b):
+    out, i = [], 0
+    def varint():
+        nonlocal i
+        v = s = 0
+        while True:
+            c = b[i]
+            i += 1
+            v |= (c & 0x7f) << s
+            s += 7
+            if c < 0x80:
+                return v
+    while i < len(b):
+        key = varint()
+        if key & 7 == 0:
+            out.append((key >> 3, varint()))
+        elif key & 7 == 2:
+            n = varint()
+            out.append((key >> 3, b[i:i + n]))
+            i += n
+        else:
+            raise ValueError("wire type %d" % (key & 7))
+    return out
+packets = [fields(p) for f, p in fields(open(sys.argv[1], "rb").read()) if f == 1]
+val = lambda msg, f: [v for k, v in msg if k == f]
+names, frames, stacks, maps, bad, samples = {}, {}, {}, set(), [], []
+for p in packets:
+    seq = val(p, 10)
+    for idata in val(p, 12):
+        if seq != [2]:
+            bad.append("interned data on sequence %s" % seq)
+        for k, m in fields(idata):
+            m = fields(m)
+            if k == 5:
+                names[val(m, 1)[0]] = val(m, 2)[0].decode()
+            elif k == 6:
+                frames[val(m, 1)[0]] = (val(m, 2)[0], val(m, 3)[0])
+            elif k == 7:
+                stacks[val(m, 1)[0]] = val(m, 2)
+            elif k == 19:
+                maps.add(val(m, 1)[0])
+    for ps in map(fields, val(p, 66)):
+        if seq != [2] or val(p, 13) != [2]:
+            bad.append("a sample on sequence %s, flags %s" % (seq, val(p, 13)))
+        cs = stacks.get(val(ps, 4)[0])
+        if cs is None or any(f not in frames or frames[f][0] not in names or frames[f][1] not in maps for f in cs):
+            bad.append("sample with callstack %s not interned before it" % val(ps, 4))
+            continue
+        samples.append(((val(p, 8)[0], val(ps, 1)[0], val(ps, 2)[0], val(ps, 3)[0]),
+                        ";".join(names[frames[f][0]] for f in cs)))
+# the dump's samples: " 0.123 [001] sample  tid=5(x) pid=5 ..." with the start time from its header
+t0 = None
+want = []
+for ln in open(sys.argv[2]):
+    m = re.match(r"# start: (\d+)\.(\d{9}) s", ln)
+    if m:
+        t0 = int(m.group(1)) * 10**9 + int(m.group(2))
+    m = re.match(r"\s*(\d+)\.(\d{9}) \[(\d+)\] sample\s+tid=(\d+)\S* pid=(\d+)", ln)
+    if m:
+        want.append((t0 + int(m.group(1)) * 10**9 + int(m.group(2)), int(m.group(3)), int(m.group(5)), int(m.group(4))))
+got = [s for s, _ in samples]
+if sorted(got) != sorted(want):
+    bad.append("%d samples, the dump %d; first differing %s" %
+               (len(got), len(want), [x for x in zip(sorted(got), sorted(want)) if x[0] != x[1]][:1]))
+folded = Counter()
+for ln in open(sys.argv[3]):
+    st, n = ln.rsplit(" ", 1)
+    folded[st.split(";", 1)[1] if ";" in st else ""] += int(n)
+if Counter(st for _, st in samples) != folded:
+    bad.append("stacks differ from profile --folded: %s" % list((Counter(st for _, st in samples) - folded).items())[:2])
+truth = json.loads(open(sys.argv[4]).read().strip().splitlines()[-1])
+leaf = Counter(st.rsplit(";", 1)[-1] for _, st in samples)
+three, one = leaf["wlh_three"], leaf["wlh_one"]
+want3 = 100.0 * truth["wlh_three_ns"] / (truth["wlh_three_ns"] + truth["wlh_one_ns"])
+if not three + one or abs(100.0 * three / (three + one) - want3) > 5:
+    bad.append("wlh_three innermost in %d, wlh_one in %d; its clock says %.1f%%" % (three, one, want3))
+if ("%d CPU samples" % len(samples)) not in open(sys.argv[5]).read():
+    bad.append("the summary line does not count %d CPU samples" % len(samples))
+print("; ".join(bad[:4]) if bad else "ok")
+PY
+)
+			[ "$got" = ok ] && pass export/perfetto-samples || fail export/perfetto-samples "$got"
+		fi
+	else
+		fail export/perfetto-samples "record, dump or profile failed" "$(tail -n 3 "$TMP/hot.err")"
+	fi
+fi
+
 tl export -f chrome -o "$TMP/f.json" "$TRACE"
 if [ "$RC" != 0 ]; then
 	fail export/chrome "exit status $RC" "$(cat "$ERR")"

@@ -261,7 +261,18 @@ TEST(profile_counts)
 	/* cells: the same samples by (bin, CPU, thread, stack); stacks numbered as first seen */
 	tl_run_close(&run);
 	o.cells = 1;
+	o.each = 1;
 	CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+	CHECK_EQ_INT(r.neach, 10); /* every sample counted, in time order, with its stack */
+	if (r.neach == 10) {
+		CHECK(r.each[0].ts == 1010 * 1000ull && r.each[0].tid == 101 && r.each[0].pid == 100);
+		CHECK_EQ_INT(r.each[0].stack, 0);
+		CHECK(r.each[3].ts == 1020 * 1000ull && r.each[3].stack == 1 && r.each[3].cpu == 0);
+		CHECK(r.each[4].tid == 102 && r.each[4].cpu == 1 && r.each[4].stack == 2);
+		CHECK(r.each[9].tid == 300 && r.each[9].pid == 300);
+		for (size_t i = 1; i < r.neach; i++)
+			CHECK(r.each[i].ts >= r.each[i - 1].ts);
+	}
 	CHECK_EQ_INT(r.bin_ns, 10000000); /* 1.0001 s: 101 bins of 10 ms */
 	CHECK_EQ_INT(r.nbins, 101);
 	CHECK_EQ_INT(r.nstacks, 6);
@@ -289,6 +300,7 @@ TEST(profile_counts)
 	}
 	tl_profile_release(&r);
 	o.cells = 0;
+	o.each = 0;
 	/* a CPU filter, on a second reading */
 	tl_run_close(&run);
 	o.cpu = 1;

@@ -744,6 +744,7 @@ void tl_profile_release(struct tl_profile_result *r)
 		free(r->stacks[i].frames);
 	free(r->stacks);
 	free(r->cells);
+	free(r->each);
 	free(r->fperiod);
 	free(r->ebins);
 	free(r->funcs);

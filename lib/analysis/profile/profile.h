@@ -48,6 +48,7 @@ struct tl_profile_opts {
 	const char *event;       /* the event counted (its perf name); NULL: the first the recording named */
 	unsigned top;            /* functions the text lists; 0: 20 */
 	int cells;               /* also fill stacks[] and cells[] (the HTML dashboard) */
+	int each;                /* with cells: also each[], every sample counted (export's Perfetto samples) */
 	const char *perfmap_dir; /* where JITs' perf-PID.map files are (symbols/perfmap.h); NULL: /tmp */
 };
 
@@ -83,6 +84,14 @@ struct tl_profile_cell {
 	int32_t tid;
 	int32_t cpu;
 	uint64_t count;
+};
+
+/* A sample counted (opts.each): when, where, whose, and its stack. */
+struct tl_profile_each {
+	uint64_t ts;
+	int32_t tid, pid;
+	int32_t cpu;
+	uint32_t stack; /* index in stacks */
 };
 
 /* One sampled event: its samples and their periods summed (its count: ns for cpu-clock). */
@@ -127,6 +136,8 @@ struct tl_profile_result {
 	size_t nstacks;
 	struct tl_profile_cell *cells;
 	size_t ncells;
+	struct tl_profile_each *each; /* with opts.each: in time order */
+	size_t neach;
 	uint64_t *ebins; /* nevents x nbins x ncpus: each event's periods by bin and CPU */
 	struct tl_profile_event events[TL_PROFILE_MAX_EVENTS]; /* every event sampled, the counted one first */
 	size_t nevents;

@@ -46,7 +46,9 @@ int tl_profile_cells(struct pass *p, struct tl_profile_result *r, const uint32_t
 	r->nstacks = tl_strtab_next_id(&p->pstacks) - 1;
 	r->stacks = calloc(r->nstacks ? r->nstacks : 1, sizeof(*r->stacks));
 	r->cells = calloc(p->ns ? p->ns : 1, sizeof(*r->cells));
-	if (!r->stacks || !r->cells)
+	if (p->o->each)
+		r->each = calloc(p->ns ? p->ns : 1, sizeof(*r->each));
+	if (!r->stacks || !r->cells || (p->o->each && !r->each))
 		return tl_error("out of memory");
 	for (size_t i = 0; i < r->nstacks; i++) {
 		const char *k = tl_strtab_get(&p->pstacks, (uint32_t)i + 1);
@@ -62,6 +64,9 @@ int tl_profile_cells(struct pass *p, struct tl_profile_result *r, const uint32_t
 		const struct smp *sm = &p->s[i];
 		if (!sm->pstack || sm->ts < r->run->win_start)
 			continue;
+		if (r->each)
+			r->each[r->neach++] =
+			        (struct tl_profile_each){ sm->ts, sm->tid, sm->pid, sm->cpu, sm->pstack - 1 };
 		r->cells[n++] = (struct tl_profile_cell){ .stack = sm->pstack - 1,
 			                                  .bin = (uint32_t)((sm->ts - r->run->win_start) / r->bin_ns),
 			                                  .tid = sm->tid,
