@@ -23,6 +23,13 @@
 
 #define MAX_SYMS 4000000
 
+static const char *debug_root = "/usr/lib/debug";
+
+void tl_symfile_debug_root(const char *dir)
+{
+	debug_root = dir ? dir : "/usr/lib/debug";
+}
+
 static uint32_t add_name(struct tl_symfile *f, const char *s)
 {
 	char dm[256];
@@ -357,6 +364,68 @@ static void plt_syms(Elf *e, struct tl_symfile *f, size_t *cap)
 	free(slots);
 }
 
+/* The separate debug file's .symtab (symfile.h), scanned into ctx's file. */
+struct debug_scan {
+	struct tl_symfile *f;
+	size_t *cap;
+};
+
+static int scan_debug(struct Elf *e, const char *label, void *ctx)
+{
+	struct debug_scan *d = ctx;
+	Elf_Scn *scn = NULL;
+
+	(void)label;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+			d->f->symtab = d->f->debug = 1;
+			scan(e, scn, &sh, d->f, d->cap, 0);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The .symtab of e's separate debug file, by its build ID (the
+ * NT_GNU_BUILD_ID note of a PT_NOTE segment), when there is one.
+ */
+static void debug_file(Elf *e, struct tl_symfile *f, size_t *cap)
+{
+	size_t nph;
+	char path[4200];
+
+	if (elf_getphdrnum(e, &nph))
+		return;
+	for (size_t i = 0; i < nph && i <= INT32_MAX; i++) {
+		GElf_Phdr ph;
+		GElf_Nhdr nh;
+		Elf_Data *d;
+		size_t off = 0, name_at, desc_at;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE ||
+		    !(d = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR)))
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name_at, &desc_at)) > 0) {
+			const unsigned char *id = (const unsigned char *)d->d_buf + desc_at;
+			struct debug_scan ds = { f, cap };
+			int n;
+
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)d->d_buf + name_at, "GNU", 4) || nh.n_descsz < 2 || nh.n_descsz > 64)
+				continue;
+			n = snprintf(path, sizeof(path), "%s/.build-id/%02x/", debug_root, id[0]);
+			for (size_t k = 1; k < nh.n_descsz && n > 0 && (size_t)n + 3 < sizeof(path); k++)
+				n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", id[k]);
+			if (n > 0 && (size_t)n + 7 < sizeof(path)) {
+				memcpy(path + n, ".debug", 7);
+				tl_elfsym_with(path, scan_debug, &ds); /* none, or unreadable: the file's own */
+			}
+			return;
+		}
+	}
+}
+
 static int load_elf(struct Elf *e, const char *label, void *ctx)
 {
 	struct tl_symfile *f = ctx;
@@ -380,6 +449,8 @@ static int load_elf(struct Elf *e, const char *label, void *ctx)
 			scan(e, scn, &sh, f, &cap, 0);
 		}
 	}
+	if (!f->symtab && f->by_path)
+		debug_file(e, f, &cap);
 	/* .dynsym: all a stripped file has; with .symtab, it only repeats it */
 	while (!f->symtab && (scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
@@ -403,6 +474,7 @@ static int load_elf(struct Elf *e, const char *label, void *ctx)
 int tl_symfile_load(struct tl_symfile *f, const char *path)
 {
 	memset(f, 0, sizeof(*f));
+	f->by_path = 1;
 	return tl_elfsym_with(path, load_elf, f);
 }
 
@@ -416,6 +488,7 @@ int tl_symfile_load_data(struct tl_symfile *f, const char *path)
 {
 	memset(f, 0, sizeof(*f));
 	f->data = 1;
+	f->by_path = 1;
 	return tl_elfsym_with(path, load_elf, f);
 }
 

@@ -20,6 +20,14 @@
  * looked up by link-time address (tl_symfile_lookup_vaddr), .bss
  * included (a segment's memsz beyond its filesz).
  *
+ * A file read from a path that has no .symtab (a distribution's library:
+ * stripped, its symbols shipped apart in a -dbg or -dbgsym package) takes
+ * the .symtab of its separate debug file instead, found by its build ID
+ * as gdb and perf find it: DEBUG_ROOT/.build-id/xx/yyyy...debug, where
+ * DEBUG_ROOT is /usr/lib/debug (tl_symfile_debug_root()).  Its internal
+ * functions are then named ("__run_exit_handlers", not
+ * "libc.so.6+0x3e3f0").
+ *
  * Pure on an image (tl_symfile_load_mem: the unit tests and fuzz_symfile);
  * tl_symfile_load reads a path.
  */
@@ -36,7 +44,9 @@ struct tl_sym {
 
 struct tl_symfile {
 	int loaded;   /* 0: not an ELF file we could read (every lookup misses) */
-	int symtab;   /* 1 if it had .symtab (not stripped) */
+	int symtab;   /* 1 if it had .symtab (not stripped), or its debug file had */
+	int debug;    /* 1 if the symbols came from its separate debug file */
+	int by_path;  /* being read from a path (tl_symfile_load*): its debug file may be looked for */
 	int data;     /* syms are its data objects (tl_symfile_load_data), not its functions */
 	size_t nsyms; /* sorted by start, one per address (a global name beats a local one) */
 	struct tl_sym *syms;
@@ -92,6 +102,13 @@ int tl_symfile_vaddr_of(const struct tl_symfile *f, uint64_t off, uint64_t *v);
 
 /* 1 if link-time address v lies in a PT_LOAD segment (its memsz: .bss too). */
 int tl_symfile_holds(const struct tl_symfile *f, uint64_t v);
+
+/*
+ * Where separate debug files are looked for (their .build-id folder's
+ * parent): dir, or NULL for /usr/lib/debug (the unit tests point it at
+ * their own).  Not thread-safe: set it before any load.
+ */
+void tl_symfile_debug_root(const char *dir);
 
 void tl_symfile_release(struct tl_symfile *f);
 

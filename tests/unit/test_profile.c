@@ -8,6 +8,7 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -516,6 +517,54 @@ TEST(stripped_functions)
 	unlink(p);
 }
 
+/*
+ * A stripped file's separate debug file (symfile.h): inline-stripped.elf
+ * has no .symtab and exports no function; with a copy of inline.elf (the
+ * same build ID) at DEBUG_ROOT/.build-id/0f/e4d5...debug, its functions
+ * are named from that copy's .symtab; without it, not.
+ */
+TEST(debug_file_by_build_id)
+{
+	char root[] = "/tmp/tl-test-dbg-XXXXXX", dir[PATH_MAX], dbg[PATH_MAX + 64];
+	struct tl_symfile f;
+	uint64_t into;
+	FILE *in, *out;
+	char buf[4096];
+	size_t n;
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(dir, sizeof(dir), "%s/.build-id", root);
+	CHECK(mkdir(dir, 0700) == 0);
+	snprintf(dir, sizeof(dir), "%s/.build-id/0f", root);
+	CHECK(mkdir(dir, 0700) == 0);
+	snprintf(dbg, sizeof(dbg), "%s/e4d54d18d2651fbb54043e8367c52ca67371c9.debug", dir);
+	tl_symfile_debug_root(root);
+	CHECK_EQ_INT(tl_symfile_load(&f, STRIPPED), 0);
+	CHECK(f.debug == 0 && f.symtab == 0 && tl_symfile_lookup(&f, 0x1040, &into) == NULL);
+	tl_symfile_release(&f);
+	in = fopen(FIXTURE, "rb");
+	out = fopen(dbg, "wb");
+	CHECK(in && out);
+	while (in && out && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		CHECK(fwrite(buf, 1, n, out) == n);
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+	CHECK_EQ_INT(tl_symfile_load(&f, STRIPPED), 0);
+	CHECK(f.debug == 1 && f.symtab == 1);
+	CHECK_EQ_STR(tl_symfile_lookup(&f, 0x1040, &into), "main");
+	CHECK_EQ_INT(into, 0);
+	CHECK_EQ_STR(tl_symfile_lookup(&f, 0x1190, &into), "never_inlined");
+	tl_symfile_release(&f);
+	tl_symfile_debug_root(NULL);
+	unlink(dbg);
+	rmdir(dir);
+	snprintf(dir, sizeof(dir), "%s/.build-id", root);
+	rmdir(dir);
+	rmdir(root);
+}
+
 TEST(profile_runs)
 {
 	struct tl_profile_func f1[3] = { { .name = "A", .module = "m", .self = 75 },
@@ -837,6 +886,6 @@ TEST(jit_names_from_the_trace)
 int main(void)
 {
 	RUN_TESTS(symbols_by_offset, profile_counts, stacks_cut_at_unmapped_caller, callers_named_at_their_call,
-	          jit_perf_map, jit_names_from_the_trace, stripped_functions, profile_events, profile_runs,
-	          diff_profiles);
+	          jit_perf_map, jit_names_from_the_trace, stripped_functions, debug_file_by_build_id, profile_events,
+	          profile_runs, diff_profiles);
 }
