@@ -5,13 +5,20 @@
  * and attached (dwfl_attach_state) to callbacks that read `cur`, the
  * sample being unwound; a Dwfl that failed to report or attach is kept
  * as NULL so that a process that cannot be read is not retried at every
- * sample.
+ * sample.  A forgotten process's modules are read again at its next
+ * sample; if it is gone by then (its last samples are read after its
+ * exit), the Dwfl read while it lived is kept.  A walk that ends at an address in none of a Dwfl's modules
+ * looks the address up in the process's maps (at most every CHECK_NS):
+ * in a file's executable mapping, the modules were reported before that
+ * library was mapped, and are read again.
  */
 #include "symbols/dwunwind.h"
 
 #include <elfutils/libdwfl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/errors.h"
 #include "base/tidmap.h"
@@ -20,7 +27,11 @@ struct proc {
 	int32_t pid; /* the tidmap's key, first */
 	Dwfl *dwfl;  /* NULL: cannot be unwound */
 	int tried;
+	int stale;           /* tl_unwinder_forget(): read its modules again at the next sample, if it still lives */
+	uint64_t checked_ns; /* CLOCK_MONOTONIC of its last look at its maps for an address in no module */
 };
+
+#define CHECK_NS 10000000ull /* 10 ms: a JIT's code is in no module at every sample */
 
 struct sample {
 	int32_t tid;
@@ -126,19 +137,72 @@ static Dwfl *dwfl_of(struct tl_unwinder *u, int32_t pid)
 	int created = 0;
 	struct proc *p = tl_tidmap_put(&u->procs, pid, &created);
 
+	Dwfl *d;
+
 	if (!p)
 		return NULL;
-	if (p->tried)
+	if (p->tried && !p->stale)
 		return p->dwfl;
 	p->tried = 1;
-	if (!(p->dwfl = dwfl_begin(&proc_callbacks)))
-		return NULL;
-	if (dwfl_linux_proc_report(p->dwfl, pid) != 0 || dwfl_report_end(p->dwfl, NULL, NULL) != 0 ||
-	    !dwfl_attach_state(p->dwfl, NULL, pid, &thread_callbacks, u)) {
-		dwfl_end(p->dwfl);
-		p->dwfl = NULL;
+	p->stale = 0;
+	if (!(d = dwfl_begin(&proc_callbacks)))
+		return p->dwfl;
+	if (dwfl_linux_proc_report(d, pid) != 0 || dwfl_report_end(d, NULL, NULL) != 0 ||
+	    !dwfl_attach_state(d, NULL, pid, &thread_callbacks, u)) {
+		dwfl_end(d);
+		return p->dwfl; /* gone: the modules read while it lived still unwind its last samples */
 	}
-	return p->dwfl;
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	return p->dwfl = d;
+}
+
+/* 1 if address a of process pid lies in an executable mapping of a file (its maps line has 'x' and a path). */
+static int in_file_code(int32_t pid, uint64_t a)
+{
+	char path[64], line[4096];
+	FILE *f;
+	int yes = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		char perms[8];
+		int n = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &lo, &hi, perms, &n) < 3 || a < lo || a >= hi)
+			continue;
+		yes = strchr(perms, 'x') && n > 0 && line[n] == '/';
+		break;
+	}
+	fclose(f);
+	return yes;
+}
+
+/*
+ * 1 if the walk just made ended at an address in none of dwfl's modules
+ * that the process's maps show in a file's code (looked at most every
+ * CHECK_NS): its modules are then forgotten, to be read again.
+ */
+static int stale(struct tl_unwinder *u, int32_t pid, Dwfl *dwfl)
+{
+	struct proc *p = tl_tidmap_get(&u->procs, pid);
+	uint64_t last = u->cur.n ? u->cur.frames[u->cur.n - 1] : u->cur.regs[0], now;
+	struct timespec ts;
+
+	if (!p || dwfl_addrmodule(dwfl, last))
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (p->checked_ns && now - p->checked_ns < CHECK_NS)
+		return 0;
+	p->checked_ns = now;
+	if (!in_file_code(pid, last))
+		return 0;
+	tl_unwinder_forget(u, pid);
+	return 1;
 }
 
 unsigned tl_unwind(struct tl_unwinder *u, int32_t pid, int32_t tid, const uint64_t regs[3], const uint8_t *stack,
@@ -154,6 +218,10 @@ unsigned tl_unwind(struct tl_unwinder *u, int32_t pid, int32_t tid, const uint64
 		return 1;
 	u->cur = (struct sample){ tid, regs, stack, len, frames, 0, max };
 	dwfl_getthread_frames(dwfl, tid, on_frame, u);
+	if (stale(u, pid, dwfl) && (dwfl = dwfl_of(u, pid))) {
+		u->cur = (struct sample){ tid, regs, stack, len, frames, 0, max };
+		dwfl_getthread_frames(dwfl, tid, on_frame, u);
+	}
 	return u->cur.n ? u->cur.n : 1;
 #else
 	(void)dwfl;
@@ -170,12 +238,8 @@ void tl_unwinder_forget(struct tl_unwinder *u, int32_t pid)
 {
 	struct proc *p = tl_tidmap_get(&u->procs, pid);
 
-	if (!p)
-		return;
-	if (p->dwfl)
-		dwfl_end(p->dwfl);
-	p->dwfl = NULL;
-	p->tried = 0;
+	if (p)
+		p->stale = 1;
 }
 
 void tl_unwinder_free(struct tl_unwinder *u)

@@ -6,8 +6,10 @@
  * The recorder copies, at each sample, the thread's user registers (ip,
  * sp, bp) and the top of its user stack (capture/bpf/sample.h); this walks
  * that copy with libdwfl: the process's modules are read from
- * /proc/PID/maps while it lives (once per process, again after
- * tl_unwinder_forget()), each module's CFI (.eh_frame, .debug_frame) from
+ * /proc/PID/maps while it lives (once per process; again after
+ * tl_unwinder_forget() if it still lives, else the modules read before
+ * stay; again when a walk ends at an address of a file's code that none
+ * of them holds: a library mapped after the reading), each module's CFI (.eh_frame, .debug_frame) from
  * its file, and every stack read the CFI asks for is answered from the
  * copy; an address outside it ends the walk.  x86-64 only: elsewhere
  * tl_unwind() returns the sampled address alone.

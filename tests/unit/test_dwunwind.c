@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -40,6 +42,7 @@ static __attribute__((noinline, no_sanitize_address)) void copy_raw(uint8_t *to,
 }
 
 static uint64_t ret1, ret2; /* the return addresses into level1 and into the test */
+static pid_t unwind_pid;    /* whose modules unwind it: 0, this process */
 
 static __attribute__((noinline)) unsigned level2(struct tl_unwinder *u, uint64_t *frames, unsigned max)
 {
@@ -59,7 +62,7 @@ static __attribute__((noinline)) unsigned level2(struct tl_unwinder *u, uint64_t
 	if (len > sizeof(copy))
 		len = sizeof(copy);
 	copy_raw(copy, (const volatile uint8_t *)regs[1], len);
-	return tl_unwind(u, getpid(), gettid(), regs, copy, len, frames, max);
+	return tl_unwind(u, unwind_pid ? unwind_pid : getpid(), gettid(), regs, copy, len, frames, max);
 }
 
 static __attribute__((noinline)) unsigned level1(struct tl_unwinder *u, uint64_t *frames, unsigned max)
@@ -102,7 +105,44 @@ TEST(unwind_self)
 	tl_unwinder_free(u);
 }
 
+/*
+ * A process gone when its samples are unwound (a recording reads its last
+ * ones after its exit): the modules read while it lived still unwind them
+ * after tl_unwinder_forget(), which re-reads them only if it is there.  A
+ * forked child runs this image at the same addresses, so this stack
+ * unwinds with its modules as with ours.
+ */
+TEST(unwind_after_exit)
+{
+	struct tl_unwinder *u = tl_unwinder_new();
+	uint64_t frames[64];
+	pid_t child;
+	unsigned n;
+
+	CHECK(u != NULL);
+	if (!u)
+		return;
+#if defined(__x86_64__)
+	if ((child = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	CHECK(child > 0);
+	unwind_pid = child;
+	CHECK(level1(u, frames, 64) >= 3);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	tl_unwinder_forget(u, child);
+	n = level1(u, frames, 64);
+	CHECK(n >= 3);
+	if (n >= 3)
+		CHECK(frames[1] == ret1 && frames[2] == ret2);
+	unwind_pid = 0;
+#endif
+	tl_unwinder_free(u);
+}
+
 int main(void)
 {
-	RUN_TESTS(unwind_self);
+	RUN_TESTS(unwind_self, unwind_after_exit);
 }
