@@ -364,18 +364,51 @@ static void plt_syms(Elf *e, struct tl_symfile *f, size_t *cap)
 	free(slots);
 }
 
-/* The separate debug file's .symtab (symfile.h), scanned into ctx's file. */
+/* e's build ID (the NT_GNU_BUILD_ID note of a PT_NOTE segment) in id[64]: its length, 0 if it has none. */
+static size_t build_id(Elf *e, unsigned char *id)
+{
+	size_t nph;
+
+	if (elf_getphdrnum(e, &nph))
+		return 0;
+	for (size_t i = 0; i < nph && i <= INT32_MAX; i++) {
+		GElf_Phdr ph;
+		GElf_Nhdr nh;
+		Elf_Data *d;
+		size_t off = 0, name_at, desc_at;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE ||
+		    !(d = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR)))
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name_at, &desc_at)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)d->d_buf + name_at, "GNU", 4) && nh.n_descsz >= 2 &&
+			    nh.n_descsz <= 64) {
+				memcpy(id, (const char *)d->d_buf + desc_at, nh.n_descsz);
+				return nh.n_descsz;
+			}
+	}
+	return 0;
+}
+
+/* A separate debug file's .symtab (symfile.h), scanned into ctx's file unless its build ID is another's. */
 struct debug_scan {
 	struct tl_symfile *f;
 	size_t *cap;
+	unsigned char id[64];
+	size_t id_len;
 };
 
 static int scan_debug(struct Elf *e, const char *label, void *ctx)
 {
 	struct debug_scan *d = ctx;
 	Elf_Scn *scn = NULL;
+	unsigned char id[64];
+	size_t n = build_id(e, id);
 
 	(void)label;
+	if (d->id_len && n && (n != d->id_len || memcmp(id, d->id, n)))
+		return 0; /* another build's */
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
@@ -386,43 +419,64 @@ static int scan_debug(struct Elf *e, const char *label, void *ctx)
 	return 0;
 }
 
-/*
- * The .symtab of e's separate debug file, by its build ID (the
- * NT_GNU_BUILD_ID note of a PT_NOTE segment), when there is one.
- */
-static void debug_file(Elf *e, struct tl_symfile *f, size_t *cap)
+/* The file name e's .gnu_debuglink section gives (objcopy --add-gnu-debuglink), or NULL. */
+static const char *debuglink(Elf *e)
 {
-	size_t nph;
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+
+	if (elf_getshdrstrndx(e, &shstr))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstr, sh.sh_name)) ||
+		    strcmp(name, ".gnu_debuglink"))
+			continue;
+		if (!(d = elf_getdata(scn, NULL)) || !d->d_size || !memchr(d->d_buf, 0, d->d_size) ||
+		    !*(const char *)d->d_buf || strchr(d->d_buf, '/'))
+			return NULL;
+		return d->d_buf;
+	}
+	return NULL;
+}
+
+/*
+ * The .symtab of the separate debug file of e, read from path `label`, as
+ * gdb finds it: by its build ID under the debug root, else by the name its
+ * .gnu_debuglink gives, beside the file, in its .debug folder, then under
+ * the debug root with the file's folder (a debug file with a build ID
+ * must have the file's).
+ */
+static void debug_file(Elf *e, const char *label, struct tl_symfile *f, size_t *cap)
+{
+	struct debug_scan ds = { .f = f, .cap = cap };
+	const char *link = debuglink(e), *slash = strrchr(label, '/');
+	int dir = slash ? (int)(slash - label) : 1;
 	char path[4200];
 
-	if (elf_getphdrnum(e, &nph))
-		return;
-	for (size_t i = 0; i < nph && i <= INT32_MAX; i++) {
-		GElf_Phdr ph;
-		GElf_Nhdr nh;
-		Elf_Data *d;
-		size_t off = 0, name_at, desc_at;
-
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE ||
-		    !(d = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR)))
-			continue;
-		while ((off = gelf_getnote(d, off, &nh, &name_at, &desc_at)) > 0) {
-			const unsigned char *id = (const unsigned char *)d->d_buf + desc_at;
-			struct debug_scan ds = { f, cap };
-			int n;
-
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((const char *)d->d_buf + name_at, "GNU", 4) || nh.n_descsz < 2 || nh.n_descsz > 64)
-				continue;
-			n = snprintf(path, sizeof(path), "%s/.build-id/%02x/", debug_root, id[0]);
-			for (size_t k = 1; k < nh.n_descsz && n > 0 && (size_t)n + 3 < sizeof(path); k++)
-				n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", id[k]);
-			if (n > 0 && (size_t)n + 7 < sizeof(path)) {
-				memcpy(path + n, ".debug", 7);
-				tl_elfsym_with(path, scan_debug, &ds); /* none, or unreadable: the file's own */
-			}
-			return;
+	ds.id_len = build_id(e, ds.id);
+	if (ds.id_len) {
+		int n = snprintf(path, sizeof(path), "%s/.build-id/%02x/", debug_root, ds.id[0]);
+		for (size_t k = 1; k < ds.id_len && n > 0 && (size_t)n + 3 < sizeof(path); k++)
+			n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", ds.id[k]);
+		if (n > 0 && (size_t)n + 7 < sizeof(path)) {
+			memcpy(path + n, ".debug", 7);
+			tl_elfsym_with(path, scan_debug, &ds); /* none, or unreadable: the file's own */
 		}
+	}
+	for (int k = 0; link && k < 3 && !f->symtab; k++) {
+		if (k == 0)
+			snprintf(path, sizeof(path), "%.*s/%s", dir, slash ? label : ".", link);
+		else if (k == 1)
+			snprintf(path, sizeof(path), "%.*s/.debug/%s", dir, slash ? label : ".", link);
+		else
+			snprintf(path, sizeof(path), "%s%s%.*s/%s", debug_root, slash && *label == '/' ? "" : "/", dir,
+			         slash ? label : ".", link);
+		if (strcmp(path, label))
+			tl_elfsym_with(path, scan_debug, &ds);
 	}
 }
 
@@ -450,7 +504,7 @@ static int load_elf(struct Elf *e, const char *label, void *ctx)
 		}
 	}
 	if (!f->symtab && f->by_path)
-		debug_file(e, f, &cap);
+		debug_file(e, label, f, &cap);
 	/* .dynsym: all a stripped file has; with .symtab, it only repeats it */
 	while (!f->symtab && (scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;

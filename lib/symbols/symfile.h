@@ -22,9 +22,13 @@
  *
  * A file read from a path that has no .symtab (a distribution's library:
  * stripped, its symbols shipped apart in a -dbg or -dbgsym package) takes
- * the .symtab of its separate debug file instead, found by its build ID
- * as gdb and perf find it: DEBUG_ROOT/.build-id/xx/yyyy...debug, where
- * DEBUG_ROOT is /usr/lib/debug (tl_symfile_debug_root()).  Its internal
+ * the .symtab of its separate debug file instead, found as gdb and perf
+ * find it: by its build ID, DEBUG_ROOT/.build-id/xx/yyyy...debug, where
+ * DEBUG_ROOT is /usr/lib/debug (tl_symfile_debug_root()); else by the
+ * name its .gnu_debuglink gives (objcopy --only-keep-debug, then
+ * --add-gnu-debuglink), beside it, in its folder's .debug, or under
+ * DEBUG_ROOT with its folder; a debug file with another build ID is not
+ * taken.  Its internal
  * functions are then named ("__run_exit_handlers", not
  * "libc.so.6+0x3e3f0").
  *

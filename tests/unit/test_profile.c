@@ -517,6 +517,23 @@ TEST(stripped_functions)
 	unlink(p);
 }
 
+/* Copy file from to file to: 0, or -1. */
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char buf[4096];
+	size_t n;
+	int rc = in && out ? 0 : -1;
+
+	while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		rc = fwrite(buf, 1, n, out) == n ? 0 : -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		rc = -1;
+	return rc;
+}
+
 /*
  * A stripped file's separate debug file (symfile.h): inline-stripped.elf
  * has no .symtab and exports no function; with a copy of inline.elf (the
@@ -528,9 +545,6 @@ TEST(debug_file_by_build_id)
 	char root[] = "/tmp/tl-test-dbg-XXXXXX", dir[PATH_MAX], dbg[PATH_MAX + 64];
 	struct tl_symfile f;
 	uint64_t into;
-	FILE *in, *out;
-	char buf[4096];
-	size_t n;
 
 	CHECK(mkdtemp(root) != NULL);
 	snprintf(dir, sizeof(dir), "%s/.build-id", root);
@@ -542,15 +556,7 @@ TEST(debug_file_by_build_id)
 	CHECK_EQ_INT(tl_symfile_load(&f, STRIPPED), 0);
 	CHECK(f.debug == 0 && f.symtab == 0 && tl_symfile_lookup(&f, 0x1040, &into) == NULL);
 	tl_symfile_release(&f);
-	in = fopen(FIXTURE, "rb");
-	out = fopen(dbg, "wb");
-	CHECK(in && out);
-	while (in && out && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-		CHECK(fwrite(buf, 1, n, out) == n);
-	if (in)
-		fclose(in);
-	if (out)
-		fclose(out);
+	CHECK_EQ_INT(copy_file(FIXTURE, dbg), 0);
 	CHECK_EQ_INT(tl_symfile_load(&f, STRIPPED), 0);
 	CHECK(f.debug == 1 && f.symtab == 1);
 	CHECK_EQ_STR(tl_symfile_lookup(&f, 0x1040, &into), "main");
@@ -563,6 +569,48 @@ TEST(debug_file_by_build_id)
 	snprintf(dir, sizeof(dir), "%s/.build-id", root);
 	rmdir(dir);
 	rmdir(root);
+}
+
+/*
+ * The debug file a .gnu_debuglink names (objcopy --only-keep-debug, then
+ * --add-gnu-debuglink: a build of one's own): tests/data/elf/inline-linked.elf
+ * is the stripped copy with a link to "inline-linked.debug".  Copied as
+ * DIR/app: nothing named without the debug file; with another build's
+ * file (noreturn.elf) at DIR/inline-linked.debug, still nothing; with
+ * inline.elf at DIR/.debug/inline-linked.debug, main.
+ */
+TEST(debug_file_by_debuglink)
+{
+	char dir[] = "/tmp/tl-test-dlink-XXXXXX", app[64], other[96], dotdebug[80], dbg[128];
+	struct tl_symfile f;
+	uint64_t into;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(app, sizeof(app), "%s/app", dir);
+	snprintf(other, sizeof(other), "%s/inline-linked.debug", dir);
+	snprintf(dotdebug, sizeof(dotdebug), "%s/.debug", dir);
+	snprintf(dbg, sizeof(dbg), "%s/inline-linked.debug", dotdebug);
+	CHECK_EQ_INT(copy_file("tests/data/elf/inline-linked.elf", app), 0);
+	tl_symfile_debug_root(dir); /* no .build-id there */
+	CHECK_EQ_INT(tl_symfile_load(&f, app), 0);
+	CHECK(f.debug == 0 && tl_symfile_lookup(&f, 0x1040, &into) == NULL);
+	tl_symfile_release(&f);
+	CHECK_EQ_INT(copy_file("tests/data/elf/noreturn.elf", other), 0);
+	CHECK_EQ_INT(tl_symfile_load(&f, app), 0);
+	CHECK(f.debug == 0 && tl_symfile_lookup(&f, 0x1040, &into) == NULL); /* its build ID is another's */
+	tl_symfile_release(&f);
+	unlink(other);
+	CHECK(mkdir(dotdebug, 0700) == 0);
+	CHECK_EQ_INT(copy_file(FIXTURE, dbg), 0);
+	CHECK_EQ_INT(tl_symfile_load(&f, app), 0);
+	CHECK(f.debug == 1);
+	CHECK_EQ_STR(tl_symfile_lookup(&f, 0x1040, &into), "main");
+	tl_symfile_release(&f);
+	tl_symfile_debug_root(NULL);
+	unlink(dbg);
+	rmdir(dotdebug);
+	unlink(app);
+	rmdir(dir);
 }
 
 TEST(profile_runs)
@@ -886,6 +934,6 @@ TEST(jit_names_from_the_trace)
 int main(void)
 {
 	RUN_TESTS(symbols_by_offset, profile_counts, stacks_cut_at_unmapped_caller, callers_named_at_their_call,
-	          jit_perf_map, jit_names_from_the_trace, stripped_functions, debug_file_by_build_id, profile_events,
-	          profile_runs, diff_profiles);
+	          jit_perf_map, jit_names_from_the_trace, stripped_functions, debug_file_by_build_id,
+	          debug_file_by_debuglink, profile_events, profile_runs, diff_profiles);
 }
