@@ -235,6 +235,9 @@ static int record_once(struct tl_record_opts *o, int *shown)
 		        (unsigned long long)res.left_out);
 	if (o->sample)
 		fprintf(stderr, ", %llu samples", (unsigned long long)res.samples);
+	if (res.jit_functions) /* JIT code the samples hit, named from the programs' /tmp/perf-PID.map */
+		fprintf(stderr, " (%llu JIT function%s named from perf maps)", (unsigned long long)res.jit_functions,
+		        res.jit_functions > 1 ? "s" : "");
 	if (res.omp_functions) /* regions the eBPF back end made of OpenMP's outlined functions (--no-omp: none) */
 		fprintf(stderr, ", %llu OpenMP region instances (%d function%s)", (unsigned long long)res.omp_regions,
 		        res.omp_functions, res.omp_functions > 1 ? "s" : "");

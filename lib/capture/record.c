@@ -177,7 +177,10 @@ static int name_jit(struct rec *rc, uint64_t ts)
 
 	if (!rc->jit)
 		return 0;
-	return tl_jitnames_write(rc->jit, rc->w, NULL, ts, add_event, rc, &named) ? -1 : 0;
+	if (tl_jitnames_write(rc->jit, rc->w, NULL, ts, add_event, rc, &named))
+		return -1;
+	rc->res->jit_functions = named;
+	return 0;
 }
 
 /*

@@ -77,6 +77,7 @@ struct tl_record_result {
 	char backend[16];       /* the back end used: "bpf" or "perf" */
 	uint64_t left_out;      /* events about other processes the eBPF filter left in the kernel */
 	uint64_t samples;       /* --sample: SAMPLE events recorded */
+	uint64_t jit_functions; /* --sample: JIT functions they hit, named from perf maps (JSYM, capture/jitnames.h) */
 	int omp_functions;      /* OpenMP outlined functions probed as regions (capture/umarks.h) */
 	uint64_t omp_regions;   /* their instances recorded: entries seen */
 	int nwarnings;          /* things the user should know; the recording is still valid */

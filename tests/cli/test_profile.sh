@@ -120,12 +120,14 @@ f = {x["name"]: x for x in d["functions"]}
 bad = []
 if len(js) != 1 or want not in js[0]:
     bad.append("jsym events %s, want one with %s" % (js, want))
+if "samples (1 JIT function named from perf maps)" not in open(sys.argv[4]).read():
+    bad.append("record did not say it named 1 JIT function")
 if "jit_spin" not in f or f["jit_spin"]["module"] != "[jit]" or f["jit_spin"]["self"] < 0.9 * d["samples"]:
     bad.append("jit_spin: %s of %d samples" % (f.get("jit_spin"), d["samples"]))
 if d["unresolved"]:
     bad.append("%d samples in no mapping" % d["unresolved"])
 print("; ".join(bad))
-' "$OUT" "$TMP/jit.dump" "$TMP/jit.truth" 2>&1)
+' "$OUT" "$TMP/jit.dump" "$TMP/jit.truth" "$TMP/jit.err" 2>&1)
 		[ "$RC" = 0 ] && [ -z "$res" ] && pass profile-jit || fail profile-jit "exit $RC; $res" "$(head -c 300 "$ERR")"
 	else
 		fail profile-jit "record failed" "$(tail -n 3 "$TMP/jit.err")"
