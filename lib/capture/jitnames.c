@@ -124,23 +124,19 @@ int tl_jitnames_write(struct tl_jitnames *jn, struct tl_trace_writer *w, const c
 {
 	const struct noted *p;
 	size_t pos = 0;
-	int rc = 0;
+	int rc = 0, gathered = 0;
 
 	*named = 0;
-	if (!jn->pids.count)
-		return 0;
-	if (all_addresses(jn, w) < 0) {
-		tl_error("out of memory");
-		return -1;
-	}
 	while (!rc && (p = tl_tidmap_next(&jn->pids, &pos))) {
 		struct tl_perfmap m;
 
-		if (tl_perfmap_load(&m, dir, p->pid) < 0) {
-			tl_error("out of memory");
-			return -1;
-		}
-		rc = write_map(jn, &m, p->pid, w, ts, add, ctx, named);
+		if (tl_perfmap_load(&m, dir, p->pid) < 0)
+			return tl_error("out of memory");
+		/* the addresses are gathered for the first process that has a map: most have none */
+		if (m.nsyms && !gathered++ && all_addresses(jn, w) < 0)
+			rc = tl_error("out of memory");
+		if (!rc && m.nsyms)
+			rc = write_map(jn, &m, p->pid, w, ts, add, ctx, named);
 		tl_perfmap_release(&m);
 	}
 	return rc;
