@@ -54,6 +54,10 @@ extern const struct ex_writer tl_ex_perfetto, tl_ex_chrome, tl_ex_csv, tl_ex_sql
  */
 int tl_pf_samples(struct tl_run *run, FILE *out, uint64_t *written);
 
+/* perfetto: end the packet open in b (its TracePacket), write it to out and empty b.  0, or -1 with tl_error set. */
+struct tl_pb;
+int tl_pf_put(struct tl_pb *b, FILE *out);
+
 /* The thread's entry, created if new: valid until the next ex_thread_of().
  * NULL for tid <= 0 (the idle task, not a thread here), or when out of
  * memory (then x->failed is set). */

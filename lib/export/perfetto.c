@@ -149,17 +149,20 @@ struct pf {
 	struct tl_tidmap procs; /* pid -> struct proc */
 };
 
+int tl_pf_put(struct tl_pb *b, FILE *out)
+{
+	tl_pb_end(b);
+	if (b->bad)
+		return tl_error("out of memory");
+	if (fwrite(b->buf, 1, b->len, out) != b->len)
+		return tl_error("cannot write the trace: %s", "write failed");
+	tl_pb_reset(b);
+	return 0;
+}
+
 static int put_packet(struct ex *x)
 {
-	struct pf *p = x->w;
-
-	tl_pb_end(&p->packet);
-	if (p->packet.bad)
-		return tl_error("out of memory");
-	if (fwrite(p->packet.buf, 1, p->packet.len, x->o->out) != p->packet.len)
-		return tl_error("cannot write the trace: %s", "write failed");
-	tl_pb_reset(&p->packet);
-	return 0;
+	return tl_pf_put(&((struct pf *)x->w)->packet, x->o->out);
 }
 
 static void fail(struct ex *x, int rc)

@@ -60,17 +60,6 @@ enum {
 	MODE_USER = 2,
 };
 
-static int put(struct tl_pb *b, FILE *out)
-{
-	tl_pb_end(b);
-	if (b->bad)
-		return tl_error("out of memory");
-	if (fwrite(b->buf, 1, b->len, out) != b->len)
-		return tl_error("cannot write the trace: %s", "write failed");
-	tl_pb_reset(b);
-	return 0;
-}
-
 static const char *module_of(const struct tl_profile_func *f)
 {
 	return f->module[0] ? f->module : "[unknown]";
@@ -158,7 +147,7 @@ int tl_pf_samples(struct tl_run *run, FILE *out, uint64_t *written)
 		tl_error("out of memory");
 		goto out;
 	}
-	if (interned(&b, &r, mod, r.each[0].ts) < 0 || put(&b, out) < 0)
+	if (interned(&b, &r, mod, r.each[0].ts) < 0 || tl_pf_put(&b, out) < 0)
 		goto out;
 	for (size_t i = 0; i < r.neach; i++) {
 		const struct tl_profile_each *e = &r.each[i];
@@ -176,7 +165,7 @@ int tl_pf_samples(struct tl_run *run, FILE *out, uint64_t *written)
 		tl_pb_varint(&b, PS_CALLSTACK_IID, (uint64_t)e->stack + 1);
 		tl_pb_varint(&b, PS_CPU_MODE, kernel ? MODE_KERNEL : MODE_USER);
 		tl_pb_end(&b);
-		if (put(&b, out) < 0)
+		if (tl_pf_put(&b, out) < 0)
 			goto out;
 	}
 	*written = r.neach;
