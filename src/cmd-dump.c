@@ -289,6 +289,8 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 		printf(" start=0x%" PRIx64 " end=0x%" PRIx64 " offset=0x%" PRIx64, (uint64_t)e->a, (uint64_t)e->b,
 		       (uint64_t)e->c);
 		print_str(t, "file", e->name);
+		if (e->arg > 0)
+			print_str(t, "build_id", (uint32_t)e->arg);
 		break;
 	case TL_EV_SAMPLE:
 		print_tid(t, nm, "tid", e->tid);

@@ -534,6 +534,7 @@ static void release(struct rec *rc)
 	tl_umarks_free(rc->um);
 	tl_procmaps_free(rc->maps);
 	tl_jitnames_free(rc->jit);
+	tl_buildids_free(rc->bids);
 	tl_locknames_free(rc->ln);
 	tl_unwinder_free(rc->unwind);
 	free(rc->kips);
@@ -669,7 +670,8 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	}
 	if (opts->sample_dwarf && !(rc->unwind = tl_unwinder_new()))
 		goto out;
-	if (opts->sample && (!(rc->maps = tl_procmaps_new()) || !(rc->jit = tl_jitnames_new())))
+	if (opts->sample &&
+	    (!(rc->maps = tl_procmaps_new()) || !(rc->jit = tl_jitnames_new()) || !(rc->bids = tl_buildids_new())))
 		goto out;
 	if (!(rc->ln = tl_locknames_new()))
 		goto out;

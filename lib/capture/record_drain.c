@@ -155,6 +155,10 @@ static int add_map(void *ctx, int32_t pid, const struct tl_map *m)
 	e.c = (int64_t)m->pgoff;
 	if ((e.name = intern_n(rc, m->path, m->path_len)) == (uint32_t)-1)
 		return -1;
+	char hex[TL_BUILD_ID_HEX];
+	int n = tl_buildids_of(rc->bids, pid, m, hex);
+	if (n < 0 || (n && (e.arg = (int32_t)intern_n(rc, hex, (size_t)n)) == -1))
+		return -1;
 	return stage_push(rc, &e);
 }
 

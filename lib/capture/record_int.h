@@ -16,6 +16,7 @@
 #include "capture/marks.h"
 #include "capture/umarks.h"
 #include "capture/perf_ring.h"
+#include "capture/buildids.h"
 #include "capture/jitnames.h"
 #include "capture/procmaps.h"
 #include "capture/procsnap.h"
@@ -56,6 +57,7 @@ struct rec {
 	struct tl_unwinder *unwind; /* --stack dwarf */
 	struct tl_procmaps *maps;   /* --sample: the sampled processes' code mappings */
 	struct tl_jitnames *jit;    /* --sample: their JIT functions, named at the end */
+	struct tl_buildids *bids;   /* --sample: the build IDs of the files they map */
 	struct tl_locknames *ln;    /* the futex words named so far (FUTEX_NAME) */
 	uint64_t map_ts;            /* the time MAP events get (capture/procmaps.h) */
 	int16_t map_cpu;            /* and their CPU */

@@ -391,6 +391,29 @@ static size_t build_id(Elf *e, unsigned char *id)
 	return 0;
 }
 
+static void to_hex(const unsigned char *id, size_t n, char *hex)
+{
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	hex[2 * n] = 0;
+}
+
+static int build_id_hex(struct Elf *e, const char *label, void *ctx)
+{
+	unsigned char id[64];
+
+	if (elf_kind(e) != ELF_K_ELF)
+		return tl_error("cannot read '%s': not an ELF file", label);
+	to_hex(id, build_id(e, id), ctx);
+	return 0;
+}
+
+int tl_symfile_build_id(const char *path, char *hex)
+{
+	hex[0] = 0;
+	return tl_elfsym_with(path, build_id_hex, hex) < 0 ? -1 : (int)strlen(hex);
+}
+
 /* A separate debug file's .symtab (symfile.h), scanned into ctx's file unless its build ID is another's. */
 struct debug_scan {
 	struct tl_symfile *f;
@@ -489,6 +512,7 @@ static int load_elf(struct Elf *e, const char *label, void *ctx)
 
 	if (elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh))
 		return tl_error("cannot read '%s': not an ELF file", label);
+	build_id_hex(e, label, f->build_id);
 	if (!elf_getphdrnum(e, &nph))
 		for (size_t i = 0; i < nph && i <= INT32_MAX && f->nsegs < 16; i++) {
 			GElf_Phdr ph;

@@ -46,10 +46,14 @@ struct tl_sym {
 	uint32_t name;        /* offset in names */
 };
 
+/* A build ID in hex, as `readelf -n` prints it: up to 64 bytes (128 digits) and a NUL. */
+#define TL_BUILD_ID_HEX 129
+
 struct tl_symfile {
-	int loaded;   /* 0: not an ELF file we could read (every lookup misses) */
-	int symtab;   /* 1 if it had .symtab (not stripped), or its debug file had */
-	int debug;    /* 1 if the symbols came from its separate debug file */
+	int loaded;                     /* 0: not an ELF file we could read (every lookup misses) */
+	char build_id[TL_BUILD_ID_HEX]; /* the file's own (NT_GNU_BUILD_ID), "" if none */
+	int symtab;                     /* 1 if it had .symtab (not stripped), or its debug file had */
+	int debug;                      /* 1 if the symbols came from its separate debug file */
 	int by_path;  /* being read from a path (tl_symfile_load*): its debug file may be looked for */
 	int data;     /* syms are its data objects (tl_symfile_load_data), not its functions */
 	size_t nsyms; /* sorted by start, one per address (a global name beats a local one) */
@@ -113,6 +117,13 @@ int tl_symfile_holds(const struct tl_symfile *f, uint64_t v);
  * their own).  Not thread-safe: set it before any load.
  */
 void tl_symfile_debug_root(const char *dir);
+
+/*
+ * The build ID of the ELF file at path (its NT_GNU_BUILD_ID note) in hex
+ * into hex[TL_BUILD_ID_HEX]: the digits' count, 0 (hex "") if it has
+ * none, or -1 with tl_error set if it cannot be read as ELF.
+ */
+int tl_symfile_build_id(const char *path, char *hex);
 
 void tl_symfile_release(struct tl_symfile *f);
 

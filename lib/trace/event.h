@@ -48,7 +48,7 @@
  *   FILTERED            tgid|-     kind       process      (by kind: see below)
  *   AFFINITY            tid        -          -          word         bits         count
  *   SAMPLE              tid        tgid       event      stack id     ip           period
- *   MAP                 pid        -          file       start        end          file offset
+ *   MAP                 pid        build ID   file       start        end          file offset
  *   KSYM                -          -          function   start        end          -
  *   FUTEX_WAIT          tid        -          -          uaddr        -            -
  *   FUTEX_NAME          pid        -          name       uaddr        -            -
@@ -137,7 +137,11 @@
  * first reading shows up in a later one); a process with none (gone
  * before its reading) with its parent's, as they were at the FORK.  The first set has
  * the first sample's CPU and time (it comes right before it), the later
- * ones cpu -1 and the time of the flush that read them.
+ * ones cpu -1 and the time of the flush that read them.  From format 1.14
+ * `arg` is the string id of the file's build ID in hex (0: none known: a
+ * pseudo-file, a file without one, or an older trace), read from the file
+ * the process mapped (capture/buildids.h), so that a reader can tell a file
+ * rebuilt since from the one that ran.
  *
  * KSYM (format 1.5): a kernel function that the recording's samples hit,
  * from /proc/kallsyms at its end (capture/kallsyms.h): [start, end) and

@@ -18,7 +18,7 @@
 #define TLF_MAGIC "TLTRACE\0"
 #define TLF_MAGIC_LEN 8
 #define TLF_MAJOR 1  /* readers reject a newer major */
-#define TLF_MINOR 13 /* readers accept any minor */
+#define TLF_MINOR 14 /* readers accept any minor */
 #define TLF_HEADER_SIZE 32
 #define TLF_HEADER_MAX 4096 /* header_len beyond this is damage, not a future header */
 

@@ -77,6 +77,19 @@ if not v or any(f["name"].startswith("[vdso]+") for f in v):
     print("vdso functions: %s" % [(f["name"], f["total"]) for f in v])
 ' "$OUT" 2>&1)
 	[ "$RC" = 0 ] && [ -z "$res" ] && pass profile-vdso || fail profile-vdso "exit $RC; $res"
+	# format 1.14: each mapped file's build ID, as readelf prints it; pseudo-files have none
+	"$TL" dump "$TMP/hot.tl" >"$TMP/hot.dump" 2>&1
+	res=$(sed -n 's/.* map .* file=\([^ ]*\)\( build_id=\([0-9a-f]*\)\)\{0,1\}$/\1 \3/p' "$TMP/hot.dump" | sort -u |
+		while read -r file id; do
+			want=$( (LC_ALL=C readelf -n "$file" 2>/dev/null || true) | sed -n 's/.*Build ID: //p')
+			[ "$id" = "$want" ] || echo "$file: build_id '$id', readelf '$want'"
+		done)
+	nids=$(grep -c " map .* build_id=[0-9a-f]\{40\}$" "$TMP/hot.dump")
+	if [ -z "$res" ] && [ "$nids" -ge 2 ] && grep -q "file=$(realpath "$WLH") build_id=" "$TMP/hot.dump"; then
+		pass profile-build-ids
+	else
+		fail profile-build-ids "$nids maps with a build ID; $res" "$(grep ' map ' "$TMP/hot.dump" | head -n 3)"
+	fi
 	tl profile "$TMP/hot.tl"
 	if [ "$RC" = 0 ] && grep -q "^  wlh_three " "$OUT" && [ "$(awk 'length > 100' "$OUT" | wc -l)" = 0 ]; then
 		pass profile-text

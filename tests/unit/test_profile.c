@@ -20,6 +20,7 @@
 #include "analysis/profile/profile.h"
 #include "analysis/profile/profile_runs.h"
 #include "base/errors.h"
+#include "capture/buildids.h"
 #include "symbols/symfile.h"
 
 #define FIXTURE "tests/data/elf/inline.elf"
@@ -572,6 +573,55 @@ TEST(debug_file_by_build_id)
 }
 
 /*
+ * Build IDs (format 1.14): a file's, as readelf -n prints it; none for a
+ * file that is not ELF or is missing.  The recorder's (capture/buildids.h):
+ * the mapped file through /proc/PID/map_files (this test's own executable,
+ * a mapping of it), else the path (pid 0 has no map_files); nothing for
+ * a pseudo-file or an anonymous mapping.
+ */
+TEST(build_ids)
+{
+	char hex[TL_BUILD_ID_HEX], self[TL_BUILD_ID_HEX], line[4096], abs[PATH_MAX];
+	struct tl_symfile f;
+	struct tl_map m;
+	struct tl_buildids *b = tl_buildids_new();
+	FILE *maps = fopen("/proc/self/maps", "r");
+
+	CHECK_EQ_INT(tl_symfile_build_id(FIXTURE, hex), 40);
+	CHECK_EQ_STR(hex, "0fe4d54d18d2651fbb54043e8367c52ca67371c9");
+	CHECK_EQ_INT(tl_symfile_build_id("tests/data/elf/noreturn.elf", hex), 40);
+	CHECK_EQ_STR(hex, "d7af9c775e6634f320fe169e6fbd4ef40cf5723d");
+	CHECK_EQ_INT(tl_symfile_build_id("tests/data/elf/inline.c", hex), -1);
+	CHECK_EQ_STR(hex, "");
+	CHECK_EQ_INT(tl_symfile_build_id("tests/data/elf/no-such.elf", hex), -1);
+	CHECK_EQ_INT(tl_symfile_load(&f, STRIPPED), 0);
+	CHECK_EQ_STR(f.build_id, "0fe4d54d18d2651fbb54043e8367c52ca67371c9");
+	tl_symfile_release(&f);
+
+	CHECK(b != NULL && maps != NULL);
+	CHECK(realpath(FIXTURE, abs) != NULL);
+	m = (struct tl_map){ .start = 0x1000, .end = 0x2000, .path = abs, .path_len = strlen(abs) };
+	CHECK_EQ_INT(tl_buildids_of(b, 0, &m, hex), 40);
+	CHECK_EQ_STR(hex, "0fe4d54d18d2651fbb54043e8367c52ca67371c9");
+	CHECK_EQ_INT(tl_buildids_of(b, 0, &m, hex), 40); /* known by its inode: the same */
+	CHECK_EQ_STR(hex, "0fe4d54d18d2651fbb54043e8367c52ca67371c9");
+	m.path = "[vdso]";
+	m.path_len = 6;
+	CHECK_EQ_INT(tl_buildids_of(b, 0, &m, hex), 0);
+	m.path_len = 0;
+	CHECK_EQ_INT(tl_buildids_of(b, 0, &m, hex), 0);
+	CHECK_EQ_STR(hex, "");
+	while (fgets(line, sizeof(line), maps) && !strstr(line, "/test_profile\n"))
+		;
+	CHECK_EQ_INT(tl_procmaps_parse_line(line, strlen(line), &m), 1);
+	CHECK_EQ_INT(tl_symfile_build_id("/proc/self/exe", self), 40);
+	CHECK_EQ_INT(tl_buildids_of(b, (int32_t)getpid(), &m, hex), 40);
+	CHECK_EQ_STR(hex, self);
+	fclose(maps);
+	tl_buildids_free(b);
+}
+
+/*
  * The debug file a .gnu_debuglink names (objcopy --only-keep-debug, then
  * --add-gnu-debuglink: a build of one's own): tests/data/elf/inline-linked.elf
  * is the stripped copy with a link to "inline-linked.debug".  Copied as
@@ -935,5 +985,5 @@ int main(void)
 {
 	RUN_TESTS(symbols_by_offset, profile_counts, stacks_cut_at_unmapped_caller, callers_named_at_their_call,
 	          jit_perf_map, jit_names_from_the_trace, stripped_functions, debug_file_by_build_id,
-	          debug_file_by_debuglink, profile_events, profile_runs, diff_profiles);
+	          debug_file_by_debuglink, build_ids, profile_events, profile_runs, diff_profiles);
 }
