@@ -145,6 +145,55 @@ print("; ".join(bad))
 	else
 		fail profile-jit "record failed" "$(tail -n 3 "$TMP/jit.err")"
 	fi
+	# format 1.14: a program rebuilt after its recording.  Build 1 spins in old_spin; it is
+	# recorded, then rebuilt with other functions (build 2: new_spin, and a pad before it).
+	# profile must not name build 1's samples with build 2's symbols: at least 90% of the
+	# samples are in the rebuilt file, named by offset, the file listed, no new_ name.  With
+	# build 1 kept by its build ID where perf keeps it ($HOME/.debug/.build-id/xx/yyyy/elf),
+	# old_spin again (in at least 90% of the stacks), nothing rebuilt.
+	if command -v cc >/dev/null && command -v readelf >/dev/null; then
+		mkdir -p "$TMP/rb"
+		cat >"$TMP/rb/p.c" <<'CSRC'
+#include <time.h>
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+#ifdef PAD
+__attribute__((noinline)) double pad(double x) { for (int i = 0; i < 100; i++) x = x * 1.0001 + i; return x; }
+#endif
+__attribute__((noinline)) double NAME(double x) { double t = now(); while (now() - t < 0.3) x = x * 0.999 + 1; return x; }
+int main(void) { return NAME(1.0) < 0; }
+CSRC
+		cc -O1 -fno-omit-frame-pointer -DNAME=old_spin -o "$TMP/rb/prog" "$TMP/rb/p.c" &&
+			cp "$TMP/rb/prog" "$TMP/rb/prog.1"
+		timeout -k 5 60 "$TL" record --sample -o "$TMP/rb.tl" -- "$TMP/rb/prog" >/dev/null 2>"$TMP/rb.err"
+		cc -O1 -fno-omit-frame-pointer -DNAME=new_spin -DPAD -o "$TMP/rb/prog" "$TMP/rb/p.c"
+		tl profile --json "$TMP/rb.tl"
+		cp "$OUT" "$TMP/rb.json"
+		tl profile "$TMP/rb.tl"
+		id=$(LC_ALL=C readelf -n "$TMP/rb/prog.1" | sed -n 's/.*Build ID: //p')
+		mkdir -p "$TMP/rbhome/.debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-)"
+		cp "$TMP/rb/prog.1" "$TMP/rbhome/.debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-)/elf"
+		HOME="$TMP/rbhome" "$TL" profile --json "$TMP/rb.tl" >"$TMP/rb2.json" 2>&1
+		res=$(python3 -c '
+import json, sys
+d, d2, prog = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[4]
+text = open(sys.argv[3]).read()
+bad = []
+names = [f["name"] for f in d["functions"]]
+if d["rebuilt"] < 0.9 * d["samples"] or d["rebuilt_files"] != [prog]:
+    bad.append("rebuilt %d of %d samples, files %s" % (d["rebuilt"], d["samples"], d["rebuilt_files"]))
+if any(n.startswith("new_") or n == "pad" for n in names):
+    bad.append("named with the new build: %s" % names[:5])
+if "have frames in files rebuilt since the recording" not in text:
+    bad.append("the text does not say so")
+f2 = {f["name"]: f for f in d2["functions"]}
+if d2["rebuilt"] or "old_spin" not in f2 or f2["old_spin"]["total"] < 0.9 * d2["samples"]:
+    bad.append("from the cache: rebuilt %d, old_spin %s of %d" % (d2["rebuilt"], f2.get("old_spin"), d2["samples"]))
+print("; ".join(bad))
+' "$TMP/rb.json" "$TMP/rb2.json" "$OUT" "$(realpath "$TMP/rb/prog")" 2>&1)
+		[ -z "$res" ] && pass profile-rebuilt || fail profile-rebuilt "$res" "$(head -c 300 "$TMP/rb.err")"
+	else
+		skip profile-rebuilt "no cc or readelf"
+	fi
 	# --runs 3: three traces; profile of all three gives each function's share per run: the
 	# split between wlh_three and wlh_one within 5 points of each run's own clock
 	if timeout -k 5 60 "$TL" record --sample --runs 3 -o "$TMP/runs.tl" -- "$WLH" --ms 200 >"$TMP/runs.truth" \

@@ -622,6 +622,149 @@ TEST(build_ids)
 }
 
 /*
+ * A trace of process 100 mapping `file` at B = 0x555500000000 with build
+ * ID `id` ("": none recorded, as before format 1.14), and three samples:
+ * B+0x1040 (main in inline.elf), B+0x1190 (never_inlined) called from
+ * B+0x1078 (main, after a call), and B+0x1190 with B+0x1041 as caller (no
+ * call ends there: the stack is cut when the file's bytes can be read).
+ */
+static void write_built(char *path, const char *file, const char *id)
+{
+	struct tl_trace_writer *w = program_trace_open(path, 100, 1000);
+	struct tl_event e = event_us(1001, -1, TL_EV_MAP, 100, 0, 0x555500000000ll, 0x555500002000ll, 0, 0);
+
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	e.name = tl_trace_writer_intern(w, file);
+	e.arg = id[0] ? (int32_t)tl_trace_writer_intern(w, id) : 0;
+	tl_trace_writer_add(w, &e);
+	sample(w, 1010, 0, 101, 0x555500001040ull, 0, 0);
+	sample(w, 1011, 0, 101, 0x555500001190ull, 0x555500001078ull, 0);
+	sample(w, 1012, 0, 101, 0x555500001190ull, 0x555500001041ull, 0);
+	CHECK_EQ_INT(program_trace_close(w, 1100), 0);
+}
+
+/* The names of r's functions, sorted, joined by spaces. */
+static void func_names(const struct tl_profile_result *r, char *out, size_t cap)
+{
+	const char *n[8];
+	size_t k = r->nfuncs < 8 ? r->nfuncs : 8, len = 0;
+
+	for (size_t i = 0; i < k; i++)
+		n[i] = r->funcs[i].name;
+	for (size_t i = 1; i < k; i++)
+		for (size_t j = i; j > 0 && strcmp(n[j - 1], n[j]) > 0; j--) {
+			const char *t = n[j];
+			n[j] = n[j - 1];
+			n[j - 1] = t;
+		}
+	out[0] = 0;
+	for (size_t i = 0; i < k && len < cap; i++)
+		len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? " " : "", n[i]);
+}
+
+/*
+ * Format 1.14: the MAP's build ID says which build ran.  The file at the
+ * path is that build: its names.  Another build there (noreturn.elf): no
+ * names from it, offsets instead, each sample counted as rebuilt and the
+ * file listed; with a copy of the build that ran in perf's cache
+ * ($HOME/.debug/.build-id/0f/e4d5.../elf), its names again.  No build ID recorded (an older trace): the file at the
+ * path, as before.
+ */
+TEST(rebuilt_files)
+{
+	char d[] = "/tmp/tl-test-rebuilt-XXXXXX", app[PATH_MAX], tr[PATH_MAX], dir[PATH_MAX], elf[PATH_MAX + 64],
+	     names[512], *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	const char *id = "0fe4d54d18d2651fbb54043e8367c52ca67371c9";
+	struct tl_profile_opts o = { .cpu = -1 };
+	struct tl_profile_result r;
+
+	CHECK(mkdtemp(d) != NULL);
+	snprintf(app, sizeof(app), "%s/app", d);
+	setenv("HOME", d, 1);
+	/* the build that ran, at its path */
+	CHECK_EQ_INT(copy_file(FIXTURE, app), 0);
+	snprintf(tr, sizeof(tr), "%s/t-XXXXXX", d);
+	write_built(tr, app, id);
+	{
+		struct tl_run run = { .to_ns = -1, .path = tr };
+		CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+		func_names(&r, names, sizeof(names));
+		CHECK_EQ_STR(names, "main never_inlined");
+		CHECK_EQ_INT(r.rebuilt, 0);
+		CHECK_EQ_INT(r.nrebuilt_files, 0);
+		CHECK_EQ_INT(r.stacks_cut, 1);
+		tl_profile_release(&r);
+		tl_run_release(&run);
+	}
+	/* rebuilt: another build at the path */
+	CHECK_EQ_INT(copy_file("tests/data/elf/noreturn.elf", app), 0);
+	{
+		struct tl_run run = { .to_ns = -1, .path = tr };
+		CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+		func_names(&r, names, sizeof(names));
+		CHECK_EQ_STR(names, "app+0x1040 app+0x1041 app+0x1078 app+0x1190");
+		CHECK_EQ_INT(r.rebuilt, 3);
+		CHECK_EQ_INT(r.stacks_cut, 0); /* no bytes of the build that ran: no caller is doubted */
+		CHECK_EQ_INT(r.nrebuilt_files, 1);
+		if (r.nrebuilt_files == 1)
+			CHECK_EQ_STR(r.rebuilt_files[0], app);
+		char *text = profile_text(&r);
+		CHECK(text && strstr(text, "\n3 samples (100.0%) have frames in files rebuilt since the recording (the "
+		                           "build ID\ndiffers), named by offset: "));
+		CHECK(text && strstr(text, "profile looks):\n  /tmp/tl-test-rebuilt-"));
+		free(text);
+		tl_profile_release(&r);
+		tl_run_release(&run);
+	}
+	/* no build ID recorded: the file at the path, whatever it is */
+	snprintf(tr, sizeof(tr), "%s/t-XXXXXX", d);
+	write_built(tr, app, "");
+	{
+		struct tl_run run = { .to_ns = -1, .path = tr };
+		CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+		CHECK_EQ_INT(r.rebuilt, 0);
+		CHECK_EQ_INT(r.nrebuilt_files, 0);
+		tl_profile_release(&r);
+		tl_run_release(&run);
+	}
+	/* the build that ran in perf's cache */
+	snprintf(tr, sizeof(tr), "%s/t-XXXXXX", d);
+	write_built(tr, app, id);
+	snprintf(dir, sizeof(dir), "%s/.debug/.build-id/0f/%s", d, id + 2);
+	{
+		char cmd[PATH_MAX + 32];
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
+		CHECK_EQ_INT(system(cmd), 0);
+	}
+	snprintf(elf, sizeof(elf), "%s/elf", dir);
+	CHECK_EQ_INT(copy_file(FIXTURE, elf), 0);
+	{
+		struct tl_run run = { .to_ns = -1, .path = tr };
+		CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+		func_names(&r, names, sizeof(names));
+		CHECK_EQ_STR(names, "main never_inlined");
+		CHECK_EQ_INT(r.rebuilt, 0);
+		CHECK_EQ_INT(r.stacks_cut,
+		             1); /* the callers' bytes read in the cached copy: B+0x1041 follows no call */
+		tl_profile_release(&r);
+		tl_run_release(&run);
+	}
+	unlink(elf);
+	if (old_home)
+		setenv("HOME", old_home, 1);
+	else
+		unsetenv("HOME");
+	free(old_home);
+	{
+		char cmd[PATH_MAX + 32];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+		CHECK_EQ_INT(system(cmd), 0);
+	}
+}
+
+/*
  * The debug file a .gnu_debuglink names (objcopy --only-keep-debug, then
  * --add-gnu-debuglink: a build of one's own): tests/data/elf/inline-linked.elf
  * is the stripped copy with a link to "inline-linked.debug".  Copied as
@@ -985,5 +1128,5 @@ int main(void)
 {
 	RUN_TESTS(symbols_by_offset, profile_counts, stacks_cut_at_unmapped_caller, callers_named_at_their_call,
 	          jit_perf_map, jit_names_from_the_trace, stripped_functions, debug_file_by_build_id,
-	          debug_file_by_debuglink, build_ids, profile_events, profile_runs, diff_profiles);
+	          debug_file_by_debuglink, build_ids, rebuilt_files, profile_events, profile_runs, diff_profiles);
 }

@@ -13,13 +13,10 @@
 #include "analysis/profile/profile.h"
 #include "analysis/profile/profile_int.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <unistd.h>
-#include <sys/utsname.h>
 
 #include "base/errors.h"
 #include "base/grow.h"
@@ -34,18 +31,6 @@ static uint16_t gen_of(struct pass *p, int32_t pid)
 {
 	struct gen *g = pid > 0 ? tl_tidmap_get(&p->gens, pid) : NULL;
 	return g ? g->gen : 0;
-}
-
-static uint32_t file_of(struct pass *p, const char *path)
-{
-	for (size_t i = 0; i < p->nfiles; i++)
-		if (!strcmp(p->files[i].path, path))
-			return (uint32_t)i;
-	if (TL_GROW_ZERO(p->files, p->capfiles, p->nfiles + 1) < 0 || !(p->files[p->nfiles].path = strdup(path))) {
-		p->oom = 1;
-		return UINT32_MAX;
-	}
-	return (uint32_t)p->nfiles++;
 }
 
 /* The index of event name id `name` in p->ev_ids, added if new; -1 past TL_PROFILE_MAX_EVENTS. */
@@ -105,7 +90,8 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 		break;
 	case TL_EV_JSYM: tl_profile_jsym(p, ev); break;
 	case TL_EV_MAP: {
-		uint32_t f = file_of(p, tl_trace_string(p->run->trace, ev->name));
+		uint32_t f = tl_profile_file_of(p, tl_trace_string(p->run->trace, ev->name),
+		                                ev->arg > 0 ? tl_trace_string(p->run->trace, (uint32_t)ev->arg) : "");
 		if (f == UINT32_MAX || TL_GROW(p->maps, p->capmaps, p->nmaps + 1) < 0) {
 			p->oom = 1;
 			break;
@@ -190,31 +176,6 @@ static const char *base_name(const char *path)
 }
 
 /* What holds ip in process pid's image gen: its function id. */
-/*
- * The kernel's vDSO, which no file holds: a process's is the image the
- * kernel maps into every process, so when the trace was recorded on this
- * kernel (its uname -r) this process's own copy names its functions.
- * Otherwise its addresses stay "[vdso]+0xoffset".
- */
-static void load_vdso(struct pass *p, struct tl_symfile *sf)
-{
-	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	struct utsname u;
-	char line[256];
-	unsigned long lo, hi;
-	size_t size = 0;
-	FILE *f;
-
-	if (!base || uname(&u) != 0 || strcmp(u.release, p->run->info.kernel) || !(f = fopen("/proc/self/maps", "r")))
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base && strstr(line, "[vdso]"))
-			size = hi - lo;
-	fclose(f);
-	if (size)
-		tl_symfile_load_mem(sf, (const void *)base, size, "[vdso]");
-}
-
 /* Where (pid, ip) starts its probe in the memo (memo_cap a power of two, not 0). */
 static size_t memo_home(const struct pass *p, uint64_t ip, int32_t pid)
 {
@@ -260,7 +221,8 @@ static const struct map *find_map(struct pass *p, int32_t pid, uint16_t gen, uin
 
 /*
  * The function id of ip in process pid's image gen; *unresolved 1 if ip is
- * in no mapping (and no JIT map names it).  With ret, ip is a return
+ * in no mapping (and no JIT map names it), 2 if in a file rebuilt since
+ * the recording (profile_files.c: named by offset).  With ret, ip is a return
  * address, named where the call is (ip - 1): a call that does not return
  * (abort(), a thrown exception) can end its function, and its return
  * address is then the first byte of the next.  perf's DWARF unwinding and
@@ -325,17 +287,11 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 		*unresolved = 1;
 		id = func_id(p, "[unknown]", "");
 	} else {
-		struct file *f = &p->files[m->file];
+		struct file *f = tl_profile_file(p, m->file);
 		uint64_t into, entry, off = at - m->start + m->pgoff;
 		const char *sym;
 
-		if (!f->tried) {
-			f->tried = 1;
-			if (f->path[0] == '/')
-				tl_symfile_load(&f->sf, f->path); /* unreadable: offsets only */
-			else if (!strcmp(f->path, "[vdso]"))
-				load_vdso(p, &f->sf);
-		}
+		*unresolved = f->rebuilt ? 2 : 0;
 		sym = tl_symfile_lookup(&f->sf, off, &into);
 		if (sym)
 			snprintf(name, sizeof(name), "%s", sym);
@@ -372,17 +328,13 @@ static int after_call(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip)
 		return slot->call - 1;
 	int ok = 1;
 	if ((m = find_map(p, pid, gen, ip - 1))) {
-		struct file *f = &p->files[m->file];
+		int fd = tl_profile_file_fd(p, m->file);
 		uint64_t back = ip - m->start < TL_CALLSITE_MAX ? ip - m->start : TL_CALLSITE_MAX;
 		uint64_t off = ip - m->start + m->pgoff;
 
-		if (!f->fd) {
-			int fd = f->path[0] == '/' ? open(f->path, O_RDONLY | O_CLOEXEC) : -1;
-			f->fd = fd >= 0 ? fd + 1 : -1;
-		}
-		if (f->fd > 0 && back && pread(f->fd - 1, b, back, (off_t)(off - back)) == (ssize_t)back &&
+		if (fd >= 0 && back && pread(fd, b, back, (off_t)(off - back)) == (ssize_t)back &&
 		    !tl_call_ends_here(b, back))
-			ok = pread(f->fd - 1, b, sizeof(sigreturn), (off_t)off) == (ssize_t)sizeof(sigreturn) &&
+			ok = pread(fd, b, sizeof(sigreturn), (off_t)off) == (ssize_t)sizeof(sigreturn) &&
 			                     !memcmp(b, sigreturn, sizeof(sigreturn))
 			             ? 2
 			             : 0;
@@ -415,6 +367,7 @@ static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp
 	}
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
+	int rebuilt = 0;
 	for (unsigned i = 0, user = 0; i < n; i++) {
 		/*
 		 * The first frame, and the first user frame, are where the CPU
@@ -431,9 +384,10 @@ static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp
 		ids[i] = resolve(p, sm->pid, sm->gen, f[i], ret, &unres);
 		if (ids[i] == UINT32_MAX)
 			return;
-		if (!i)
-			r->unresolved += unres;
-		if (KERNEL(f[i]) ? user != 0 : user++ && (unres || !(call = after_call(p, sm->pid, sm->gen, f[i])))) {
+		r->unresolved += !i && unres == 1;
+		rebuilt |= unres == 2;
+		if (KERNEL(f[i]) ? user != 0
+		                 : user++ && (unres == 1 || !(call = after_call(p, sm->pid, sm->gen, f[i])))) {
 			n = i;
 			r->stacks_cut++;
 			break;
@@ -443,6 +397,7 @@ static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp
 	}
 	sm->self = ids[0];
 	r->kernel += KERNEL(f[0]);
+	r->rebuilt += rebuilt;
 	p->fself[ids[0]]++;
 	for (unsigned i = 0; i < n; i++) {
 		unsigned j = 0;
@@ -652,6 +607,13 @@ static int finish(struct pass *p, struct tl_profile_result *r)
 	free(rank);
 	if (r->nthreads)
 		qsort(r->threads, r->nthreads, sizeof(*r->threads), cmp_thread);
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (p->files[i].rebuilt) {
+			if (TL_GROW(r->rebuilt_files, r->caprebuilt, r->nrebuilt_files + 1) < 0 ||
+			    !(r->rebuilt_files[r->nrebuilt_files] = strdup(p->files[i].path)))
+				return tl_error("out of memory");
+			r->nrebuilt_files++;
+		}
 	r->nfolded = tl_strtab_next_id(&p->stacks) - 1;
 	r->folded = calloc(r->nfolded ? r->nfolded : 1, sizeof(*r->folded));
 	if (!r->folded)
@@ -668,16 +630,10 @@ static int finish(struct pass *p, struct tl_profile_result *r)
 
 static void pass_release(struct pass *p)
 {
-	for (size_t i = 0; i < p->nfiles; i++) {
-		free(p->files[i].path);
-		tl_symfile_release(&p->files[i].sf);
-		if (p->files[i].fd > 0)
-			close(p->files[i].fd - 1);
-	}
+	tl_profile_files_release(p);
 	for (size_t i = 0; i < p->npmaps; i++)
 		tl_perfmap_release(&p->pmaps[i].m);
 	free(p->pmaps);
-	free(p->files);
 	free(p->s);
 	free(p->maps);
 	free(p->ksyms);
@@ -751,5 +707,8 @@ void tl_profile_release(struct tl_profile_result *r)
 	free(r->threads);
 	free(r->per_cpu);
 	free(r->per_second);
+	for (size_t i = 0; i < r->nrebuilt_files; i++)
+		free(r->rebuilt_files[i]);
+	free(r->rebuilt_files);
 	memset(r, 0, sizeof(*r));
 }

@@ -112,11 +112,14 @@ const struct tl_profile_ratio *tl_profile_ratios(size_t *n);
 
 struct tl_profile_result {
 	const struct tl_run *run;
-	char event[64];      /* the event counted: every count below but events[] and fperiod is of its samples */
-	uint64_t samples;    /* in the window, on kept threads */
-	uint64_t period;     /* their periods summed (ns for cpu-clock) */
-	uint64_t kernel;     /* samples whose innermost frame is in the kernel */
-	uint64_t unresolved; /* samples whose innermost user frame is in no mapping */
+	char event[64];       /* the event counted: every count below but events[] and fperiod is of its samples */
+	uint64_t samples;     /* in the window, on kept threads */
+	uint64_t period;      /* their periods summed (ns for cpu-clock) */
+	uint64_t kernel;      /* samples whose innermost frame is in the kernel */
+	uint64_t unresolved;  /* samples whose innermost user frame is in no mapping */
+	uint64_t rebuilt;     /* samples with a frame in a file rebuilt since the recording (named by offset) */
+	char **rebuilt_files; /* those files (format 1.14's build IDs tell: profile_files.c) */
+	size_t nrebuilt_files, caprebuilt;
 	uint64_t no_stack;   /* samples without a stack (record --no-stack) */
 	uint64_t stacks_cut; /* samples whose stack was cut at a caller that is no return address (profile.c) */
 	int no_maps;         /* the trace has no MAP event (recorded before they existed): user code is unnamed */

@@ -1,7 +1,8 @@
 /*
- * profile_int.h - what profile.c and profile_cells.c share inside
- * analysis/profile: the samples gathered by the walk and the pass that
- * resolves and counts them.  Not for other folders.
+ * profile_int.h - what the files of analysis/profile share (profile.c,
+ * profile_cells.c, profile_jit.c, profile_files.c): the samples gathered
+ * by the walk and the pass that resolves and counts them.  Not for other
+ * folders.
  */
 #ifndef TL_PROFILE_INT_H
 #define TL_PROFILE_INT_H
@@ -43,11 +44,16 @@ struct ksym {
 	uint32_t name; /* the trace's string id */
 };
 
+/* A mapped file, as profile_files.c finds it. */
 struct file {
 	char *path;
+	char *build_id;   /* the recorded one (format 1.14), "" if none */
+	char *cached;     /* the copy of that build found by its build ID, when the path holds another */
+	const char *code; /* where the bytes of the build that ran are (path or cached); NULL: nowhere */
 	struct tl_symfile sf;
-	int tried;
-	int fd; /* its code's bytes, for return addresses: 0 not opened yet, else fd + 1; -1 unreadable */
+	int tried;   /* sf read (tl_profile_file) */
+	int rebuilt; /* the file at path is another build, and no copy of the recorded one was found */
+	int fd;      /* code's bytes, for return addresses: 0 not opened yet, else fd + 1; -1 unreadable */
 };
 
 struct gen {
@@ -123,6 +129,13 @@ int tl_profile_event_sums(struct pass *p, struct tl_profile_result *r, const uin
 int tl_profile_cells(struct pass *p, struct tl_profile_result *r, const uint32_t *rank);
 /* opts.cells: each event's periods by (bin, CPU).  0 or -1. */
 int tl_profile_event_bins(struct pass *p, struct tl_profile_result *r);
+/* The index of the file (path, build ID "" or hex) in p->files, added if new; UINT32_MAX (p->oom) (profile_files.c). */
+uint32_t tl_profile_file_of(struct pass *p, const char *path, const char *build_id);
+/* File i, its symbols read on the first call: the build that ran, if it can be found. */
+struct file *tl_profile_file(struct pass *p, uint32_t i);
+/* A descriptor of file i's code bytes (the build that ran), or -1 if they cannot be read. */
+int tl_profile_file_fd(struct pass *p, uint32_t i);
+void tl_profile_files_release(struct pass *p);
 /* A JSYM event of the walk (profile_jit.c): its process's JIT functions come from the trace. */
 void tl_profile_jsym(struct pass *p, const struct tl_event *ev);
 /* A JIT's name for ip in process pid (the trace's JSYM events, else /tmp/perf-PID.map), or NULL. */

@@ -117,6 +117,21 @@ int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
 		        "read the maps. profile names JIT code from the process's /tmp/perf-PID.map: run it with\n"
 		        "--perf-basic-prof (Node.js, V8), -X perf (Python 3.12) or a perf map agent (Java)\n\n",
 		        pct(r->unresolved, r->samples));
+	if (r->nrebuilt_files) {
+		fprintf(f,
+		        "%" PRIu64 " samples (%.1f%%) have frames in files rebuilt since the recording (the build ID\n"
+		        "differs), named by offset: no copy of the build that ran was found. Keep one by its build\n"
+		        "ID before rebuilding (`perf buildid-cache -a FILE` puts it in ~/.debug, where profile "
+		        "looks):\n",
+		        r->rebuilt, pct(r->rebuilt, r->samples));
+		for (size_t i = 0; i < r->nrebuilt_files && i < 5; i++) {
+			fputs("  ", f);
+			put_tail(f, r->rebuilt_files[i], 96);
+		}
+		if (r->nrebuilt_files > 5)
+			fprintf(f, "  ... %zu more (--json)\n", r->nrebuilt_files - 5);
+		fputc('\n', f);
+	}
 	fprintf(f, "%-40s %8s %7s %8s %7s  %s\n", "functions (by self)", "self", "self%", "total", "total%", "module");
 	/* names come from the traced program's files and threads: cleaned, cut with '~' */
 	for (size_t i = 0; i < shown; i++) {
@@ -249,6 +264,12 @@ int tl_profile_write_json(FILE *f, const struct tl_profile_result *r)
 	tl_json_kv_uint(&j, "unresolved", r->unresolved);
 	tl_json_kv_uint(&j, "no_stack", r->no_stack);
 	tl_json_kv_uint(&j, "stacks_cut", r->stacks_cut);
+	tl_json_kv_uint(&j, "rebuilt", r->rebuilt);
+	tl_json_key(&j, "rebuilt_files");
+	tl_json_begin_array(&j, TL_JSON_INLINE);
+	for (size_t i = 0; i < r->nrebuilt_files; i++)
+		tl_json_string(&j, r->rebuilt_files[i]);
+	tl_json_end_array(&j);
 	tl_json_kv_bool(&j, "mappings", !r->no_maps);
 	tl_json_key(&j, "events");
 	tl_json_begin_array(&j, TL_JSON_INLINE);
