@@ -669,8 +669,9 @@ static void func_names(const struct tl_profile_result *r, char *out, size_t cap)
  * path is that build: its names.  Another build there (noreturn.elf): no
  * names from it, offsets instead, each sample counted as rebuilt and the
  * file listed; with a copy of the build that ran in perf's cache
- * ($HOME/.debug/.build-id/0f/e4d5.../elf), its names again.  No build ID recorded (an older trace): the file at the
- * path, as before.
+ * ($HOME/.debug/.build-id/0f/e4d5.../elf), its names again.  No build ID
+ * recorded (an older trace): the file at the path, as before.  The file
+ * gone, and no copy: unreadable, counted and listed the same way.
  */
 TEST(rebuilt_files)
 {
@@ -692,8 +693,8 @@ TEST(rebuilt_files)
 		CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
 		func_names(&r, names, sizeof(names));
 		CHECK_EQ_STR(names, "main never_inlined");
-		CHECK_EQ_INT(r.rebuilt, 0);
-		CHECK_EQ_INT(r.nrebuilt_files, 0);
+		CHECK_EQ_INT(r.rebuilt.samples, 0);
+		CHECK_EQ_INT(r.rebuilt.n, 0);
 		CHECK_EQ_INT(r.stacks_cut, 1);
 		tl_profile_release(&r);
 		tl_run_release(&run);
@@ -705,11 +706,11 @@ TEST(rebuilt_files)
 		CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
 		func_names(&r, names, sizeof(names));
 		CHECK_EQ_STR(names, "app+0x1040 app+0x1041 app+0x1078 app+0x1190");
-		CHECK_EQ_INT(r.rebuilt, 3);
+		CHECK_EQ_INT(r.rebuilt.samples, 3);
 		CHECK_EQ_INT(r.stacks_cut, 0); /* no bytes of the build that ran: no caller is doubted */
-		CHECK_EQ_INT(r.nrebuilt_files, 1);
-		if (r.nrebuilt_files == 1)
-			CHECK_EQ_STR(r.rebuilt_files[0], app);
+		CHECK_EQ_INT(r.rebuilt.n, 1);
+		if (r.rebuilt.n == 1)
+			CHECK_EQ_STR(r.rebuilt.paths[0], app);
 		char *text = profile_text(&r);
 		CHECK(text && strstr(text, "\n3 samples (100.0%) have frames in files rebuilt since the recording (the "
 		                           "build ID\ndiffers), named by offset: "));
@@ -724,8 +725,8 @@ TEST(rebuilt_files)
 	{
 		struct tl_run run = { .to_ns = -1, .path = tr };
 		CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
-		CHECK_EQ_INT(r.rebuilt, 0);
-		CHECK_EQ_INT(r.nrebuilt_files, 0);
+		CHECK_EQ_INT(r.rebuilt.samples, 0);
+		CHECK_EQ_INT(r.rebuilt.n, 0);
 		tl_profile_release(&r);
 		tl_run_release(&run);
 	}
@@ -745,13 +746,33 @@ TEST(rebuilt_files)
 		CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
 		func_names(&r, names, sizeof(names));
 		CHECK_EQ_STR(names, "main never_inlined");
-		CHECK_EQ_INT(r.rebuilt, 0);
+		CHECK_EQ_INT(r.rebuilt.samples, 0);
 		CHECK_EQ_INT(r.stacks_cut,
 		             1); /* the callers' bytes read in the cached copy: B+0x1041 follows no call */
 		tl_profile_release(&r);
 		tl_run_release(&run);
 	}
 	unlink(elf);
+	/* gone, and no copy: unreadable, named by offset, counted and listed */
+	unlink(app);
+	{
+		struct tl_run run = { .to_ns = -1, .path = tr };
+		CHECK_EQ_INT(tl_profile_analyze(&run, &o, &r), 0);
+		func_names(&r, names, sizeof(names));
+		CHECK_EQ_STR(names, "app+0x1040 app+0x1041 app+0x1078 app+0x1190");
+		CHECK_EQ_INT(r.rebuilt.samples, 0);
+		CHECK_EQ_INT(r.rebuilt.n, 0);
+		CHECK_EQ_INT(r.unreadable.samples, 3);
+		CHECK_EQ_INT(r.unreadable.n, 1);
+		if (r.unreadable.n == 1)
+			CHECK_EQ_STR(r.unreadable.paths[0], app);
+		char *text = profile_text(&r);
+		CHECK(text && strstr(text, "\n3 samples (100.0%) have frames in files profile cannot read (gone, "
+		                           "moved, or\nanother machine's), named by offset:\n  /tmp/tl-test-rebuilt-"));
+		free(text);
+		tl_profile_release(&r);
+		tl_run_release(&run);
+	}
 	if (old_home)
 		setenv("HOME", old_home, 1);
 	else

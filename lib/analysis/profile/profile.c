@@ -222,7 +222,8 @@ static const struct map *find_map(struct pass *p, int32_t pid, uint16_t gen, uin
 /*
  * The function id of ip in process pid's image gen; *unresolved 1 if ip is
  * in no mapping (and no JIT map names it), 2 if in a file rebuilt since
- * the recording (profile_files.c: named by offset).  With ret, ip is a return
+ * the recording, 3 if in one that cannot be read (profile_files.c: named
+ * by offset).  With ret, ip is a return
  * address, named where the call is (ip - 1): a call that does not return
  * (abort(), a thrown exception) can end its function, and its return
  * address is then the first byte of the next.  perf's DWARF unwinding and
@@ -291,7 +292,7 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 		uint64_t into, entry, off = at - m->start + m->pgoff;
 		const char *sym;
 
-		*unresolved = f->rebuilt ? 2 : 0;
+		*unresolved = f->rebuilt ? 2 : f->unreadable ? 3 : 0;
 		sym = tl_symfile_lookup(&f->sf, off, &into);
 		if (sym)
 			snprintf(name, sizeof(name), "%s", sym);
@@ -367,7 +368,7 @@ static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp
 	}
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
-	int rebuilt = 0;
+	int rebuilt = 0, unreadable = 0;
 	for (unsigned i = 0, user = 0; i < n; i++) {
 		/*
 		 * The first frame, and the first user frame, are where the CPU
@@ -386,6 +387,7 @@ static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp
 			return;
 		r->unresolved += !i && unres == 1;
 		rebuilt |= unres == 2;
+		unreadable |= unres == 3;
 		if (KERNEL(f[i]) ? user != 0
 		                 : user++ && (unres == 1 || !(call = after_call(p, sm->pid, sm->gen, f[i])))) {
 			n = i;
@@ -397,7 +399,8 @@ static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp
 	}
 	sm->self = ids[0];
 	r->kernel += KERNEL(f[0]);
-	r->rebuilt += rebuilt;
+	r->rebuilt.samples += rebuilt;
+	r->unreadable.samples += unreadable;
 	p->fself[ids[0]]++;
 	for (unsigned i = 0; i < n; i++) {
 		unsigned j = 0;
@@ -607,13 +610,15 @@ static int finish(struct pass *p, struct tl_profile_result *r)
 	free(rank);
 	if (r->nthreads)
 		qsort(r->threads, r->nthreads, sizeof(*r->threads), cmp_thread);
-	for (size_t i = 0; i < p->nfiles; i++)
-		if (p->files[i].rebuilt) {
-			if (TL_GROW(r->rebuilt_files, r->caprebuilt, r->nrebuilt_files + 1) < 0 ||
-			    !(r->rebuilt_files[r->nrebuilt_files] = strdup(p->files[i].path)))
-				return tl_error("out of memory");
-			r->nrebuilt_files++;
-		}
+	for (size_t i = 0; i < p->nfiles; i++) {
+		struct tl_profile_files *l = p->files[i].rebuilt      ? &r->rebuilt
+		                             : p->files[i].unreadable ? &r->unreadable
+		                                                      : NULL;
+		if (l && (TL_GROW(l->paths, l->cap, l->n + 1) < 0 || !(l->paths[l->n] = strdup(p->files[i].path))))
+			return tl_error("out of memory");
+		if (l)
+			l->n++;
+	}
 	r->nfolded = tl_strtab_next_id(&p->stacks) - 1;
 	r->folded = calloc(r->nfolded ? r->nfolded : 1, sizeof(*r->folded));
 	if (!r->folded)
@@ -707,8 +712,11 @@ void tl_profile_release(struct tl_profile_result *r)
 	free(r->threads);
 	free(r->per_cpu);
 	free(r->per_second);
-	for (size_t i = 0; i < r->nrebuilt_files; i++)
-		free(r->rebuilt_files[i]);
-	free(r->rebuilt_files);
+	for (size_t i = 0; i < r->rebuilt.n; i++)
+		free(r->rebuilt.paths[i]);
+	free(r->rebuilt.paths);
+	for (size_t i = 0; i < r->unreadable.n; i++)
+		free(r->unreadable.paths[i]);
+	free(r->unreadable.paths);
 	memset(r, 0, sizeof(*r));
 }

@@ -110,17 +110,24 @@ struct tl_profile_ratio {
 /* The ratios threadlens knows, n of them. */
 const struct tl_profile_ratio *tl_profile_ratios(size_t *n);
 
+/* Sampled files profile could not read symbols from, and the samples with a frame in one. */
+struct tl_profile_files {
+	uint64_t samples;
+	char **paths;
+	size_t n, cap;
+};
+
 struct tl_profile_result {
 	const struct tl_run *run;
-	char event[64];       /* the event counted: every count below but events[] and fperiod is of its samples */
-	uint64_t samples;     /* in the window, on kept threads */
-	uint64_t period;      /* their periods summed (ns for cpu-clock) */
-	uint64_t kernel;      /* samples whose innermost frame is in the kernel */
-	uint64_t unresolved;  /* samples whose innermost user frame is in no mapping */
-	uint64_t rebuilt;     /* samples with a frame in a file rebuilt since the recording (named by offset) */
-	char **rebuilt_files; /* those files (format 1.14's build IDs tell: profile_files.c) */
-	size_t nrebuilt_files, caprebuilt;
-	uint64_t no_stack;   /* samples without a stack (record --no-stack) */
+	char event[64];      /* the event counted: every count below but events[] and fperiod is of its samples */
+	uint64_t samples;    /* in the window, on kept threads */
+	uint64_t period;     /* their periods summed (ns for cpu-clock) */
+	uint64_t kernel;     /* samples whose innermost frame is in the kernel */
+	uint64_t unresolved; /* samples whose innermost user frame is in no mapping */
+	/* Files no name came from: their frames are named file+offset (profile_files.c) */
+	struct tl_profile_files rebuilt;    /* another build at the path (format 1.14's build IDs tell) */
+	struct tl_profile_files unreadable; /* gone, or not ELF (another machine's path, a container's) */
+	uint64_t no_stack;                  /* samples without a stack (record --no-stack) */
 	uint64_t stacks_cut; /* samples whose stack was cut at a caller that is no return address (profile.c) */
 	int no_maps;         /* the trace has no MAP event (recorded before they existed): user code is unnamed */
 	struct tl_profile_func *funcs;

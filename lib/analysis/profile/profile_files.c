@@ -15,7 +15,9 @@
  * found nowhere is "rebuilt": no symbols and no bytes are read from
  * the file at its path, since another build's would name the samples
  * wrongly without a word; its addresses are named file+offset, and
- * profile counts their samples and names the file.
+ * profile counts their samples and names the file.  So does it for a file
+ * that is "unreadable": gone (a trace read on another machine, a path in
+ * a container), or no ELF file, and no copy found.
  *
  * Invariants: files[] holds one entry per (path, build ID) of the MAP
  * events; an entry's symbols are read once, on its first lookup; `code` is
@@ -93,8 +95,10 @@ static void find_build(struct file *f)
 		f->code = f->path;
 		return;
 	}
-	if (!id[0] || strlen(id) < 3)
-		return; /* missing or unreadable, and nothing to look for: offsets only */
+	if (!id[0] || strlen(id) < 3) {
+		f->unreadable = 1; /* and nothing to look for */
+		return;
+	}
 	if (home && home[0]) {
 		snprintf(path, sizeof(path), "%s/.debug/.build-id/%.2s/%s/elf", home, id, id + 2);
 		if (load_build(f, path, id)) {
@@ -103,6 +107,7 @@ static void find_build(struct file *f)
 		}
 	}
 	f->rebuilt = access(f->path, F_OK) == 0;
+	f->unreadable = !f->rebuilt;
 }
 
 struct file *tl_profile_file(struct pass *p, uint32_t i)

@@ -51,9 +51,10 @@ struct file {
 	char *cached;     /* the copy of that build found by its build ID, when the path holds another */
 	const char *code; /* where the bytes of the build that ran are (path or cached); NULL: nowhere */
 	struct tl_symfile sf;
-	int tried;   /* sf read (tl_profile_file) */
-	int rebuilt; /* the file at path is another build, and no copy of the recorded one was found */
-	int fd;      /* code's bytes, for return addresses: 0 not opened yet, else fd + 1; -1 unreadable */
+	int tried;      /* sf read (tl_profile_file) */
+	int rebuilt;    /* the file at path is another build, and no copy of the recorded one was found */
+	int unreadable; /* a path (not a pseudo-file) with no readable ELF file, nor a copy found */
+	int fd;         /* code's bytes, for return addresses: 0 not opened yet, else fd + 1; -1 unreadable */
 };
 
 struct gen {

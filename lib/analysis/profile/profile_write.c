@@ -25,6 +25,19 @@ static double pct(uint64_t n, uint64_t of)
 	return of ? 100.0 * (double)n / (double)of : 0.0;
 }
 
+/* "N samples (P%) <what>:" and the first five files. */
+static void put_files(FILE *f, const struct tl_profile_files *l, uint64_t samples, const char *what)
+{
+	fprintf(f, "%" PRIu64 " samples (%.1f%%) %s:\n", l->samples, pct(l->samples, samples), what);
+	for (size_t i = 0; i < l->n && i < 5; i++) {
+		fputs("  ", f);
+		put_tail(f, l->paths[i], 96);
+	}
+	if (l->n > 5)
+		fprintf(f, "  ... %zu more (--json)\n", l->n - 5);
+	fputc('\n', f);
+}
+
 static double rel_s(const struct tl_run *run, uint64_t ts)
 {
 	return ts > run->trace_start ? (double)(ts - run->trace_start) / 1e9 : 0.0;
@@ -117,21 +130,16 @@ int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
 		        "read the maps. profile names JIT code from the process's /tmp/perf-PID.map: run it with\n"
 		        "--perf-basic-prof (Node.js, V8), -X perf (Python 3.12) or a perf map agent (Java)\n\n",
 		        pct(r->unresolved, r->samples));
-	if (r->nrebuilt_files) {
-		fprintf(f,
-		        "%" PRIu64 " samples (%.1f%%) have frames in files rebuilt since the recording (the build ID\n"
+	if (r->rebuilt.n)
+		put_files(
+		        f, &r->rebuilt, r->samples,
+		        "have frames in files rebuilt since the recording (the build ID\n"
 		        "differs), named by offset: no copy of the build that ran was found. Keep one by its build\n"
-		        "ID before rebuilding (`perf buildid-cache -a FILE` puts it in ~/.debug, where profile "
-		        "looks):\n",
-		        r->rebuilt, pct(r->rebuilt, r->samples));
-		for (size_t i = 0; i < r->nrebuilt_files && i < 5; i++) {
-			fputs("  ", f);
-			put_tail(f, r->rebuilt_files[i], 96);
-		}
-		if (r->nrebuilt_files > 5)
-			fprintf(f, "  ... %zu more (--json)\n", r->nrebuilt_files - 5);
-		fputc('\n', f);
-	}
+		        "ID before rebuilding (`perf buildid-cache -a FILE` puts it in ~/.debug, where profile looks)");
+	if (r->unreadable.n)
+		put_files(f, &r->unreadable, r->samples,
+		          "have frames in files profile cannot read (gone, moved, or\n"
+		          "another machine's), named by offset");
 	fprintf(f, "%-40s %8s %7s %8s %7s  %s\n", "functions (by self)", "self", "self%", "total", "total%", "module");
 	/* names come from the traced program's files and threads: cleaned, cut with '~' */
 	for (size_t i = 0; i < shown; i++) {
@@ -247,6 +255,20 @@ static void write_cells(struct tl_json *j, const struct tl_profile_result *r)
 	event_bins_json(j, r);
 }
 
+/* "<key>": samples, "<key>_files": [paths]. */
+static void json_files(struct tl_json *j, const char *key, const struct tl_profile_files *l)
+{
+	char k[32];
+
+	tl_json_kv_uint(j, key, l->samples);
+	snprintf(k, sizeof(k), "%s_files", key);
+	tl_json_key(j, k);
+	tl_json_begin_array(j, TL_JSON_INLINE);
+	for (size_t i = 0; i < l->n; i++)
+		tl_json_string(j, l->paths[i]);
+	tl_json_end_array(j);
+}
+
 int tl_profile_write_json(FILE *f, const struct tl_profile_result *r)
 {
 	struct tl_json j;
@@ -264,12 +286,8 @@ int tl_profile_write_json(FILE *f, const struct tl_profile_result *r)
 	tl_json_kv_uint(&j, "unresolved", r->unresolved);
 	tl_json_kv_uint(&j, "no_stack", r->no_stack);
 	tl_json_kv_uint(&j, "stacks_cut", r->stacks_cut);
-	tl_json_kv_uint(&j, "rebuilt", r->rebuilt);
-	tl_json_key(&j, "rebuilt_files");
-	tl_json_begin_array(&j, TL_JSON_INLINE);
-	for (size_t i = 0; i < r->nrebuilt_files; i++)
-		tl_json_string(&j, r->rebuilt_files[i]);
-	tl_json_end_array(&j);
+	json_files(&j, "rebuilt", &r->rebuilt);
+	json_files(&j, "unreadable", &r->unreadable);
 	tl_json_kv_bool(&j, "mappings", !r->no_maps);
 	tl_json_key(&j, "events");
 	tl_json_begin_array(&j, TL_JSON_INLINE);
