@@ -77,6 +77,10 @@ static void usage(FILE *out)
 	             "      --stack dwarf      user stacks unwound with the files' DWARF call-frame\n"
 	             "                         information: callers of code without frame pointers\n"
 	             "      --no-stack         keep only the sampled address\n"
+	             "      --no-buildid-cache keep no copy of the sampled files: by default each one\n"
+	             "                         new to ~/.debug is linked (or copied) there by its\n"
+	             "                         build ID, as perf does, so that profile names its\n"
+	             "                         samples after the program is rebuilt\n"
 	             "      --runs N           run the command N times, run K into FILE.K.tl\n"
 	             "                         (-o FILE.tl), to see how much runs vary (profile\n"
 	             "                         FILE.*.tl, diff)\n"
@@ -200,7 +204,8 @@ enum {
 	OPT_STACK,
 	OPT_NO_STACK,
 	OPT_RUNS,
-	OPT_NO_OMP
+	OPT_NO_OMP,
+	OPT_NO_BUILDID_CACHE
 };
 
 #define MAX_FUNC_OPTS 64 /* --func options; each may list many functions */
@@ -238,6 +243,9 @@ static int record_once(struct tl_record_opts *o, int *shown)
 	if (res.jit_functions) /* JIT code the samples hit, named from the programs' /tmp/perf-PID.map */
 		fprintf(stderr, " (%llu JIT function%s named from perf maps)", (unsigned long long)res.jit_functions,
 		        res.jit_functions > 1 ? "s" : "");
+	if (res.kept_files) /* copies of the sampled files added to the build-ID cache */
+		fprintf(stderr, " (%llu file%s kept by build ID in ~/.debug)", (unsigned long long)res.kept_files,
+		        res.kept_files > 1 ? "s" : "");
 	if (res.omp_functions) /* regions the eBPF back end made of OpenMP's outlined functions (--no-omp: none) */
 		fprintf(stderr, ", %llu OpenMP region instances (%d function%s)", (unsigned long long)res.omp_regions,
 		        res.omp_functions, res.omp_functions > 1 ? "s" : "");
@@ -302,6 +310,7 @@ int cmd_record(int argc, char **argv)
 		{ "no-stack", no_argument, NULL, OPT_NO_STACK },
 		{ "runs", required_argument, NULL, OPT_RUNS },
 		{ "no-omp", no_argument, NULL, OPT_NO_OMP },
+		{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -405,6 +414,7 @@ int cmd_record(int argc, char **argv)
 		case OPT_NO_BLOCK: off |= TL_REC_BLOCK; break;
 		case OPT_NO_YIELD: off |= TL_REC_YIELD; break;
 		case OPT_NO_OMP: o.no_omp = 1; break;
+		case OPT_NO_BUILDID_CACHE: o.no_buildid_cache = 1; break;
 		case OPT_LIST: list = 1; break;
 		case OPT_FUNC:
 			if (!*optarg || o.nfuncs == MAX_FUNC_OPTS) {

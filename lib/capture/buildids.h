@@ -11,6 +11,17 @@
  * process lives (a binary replaced on disk while it runs is read as it was
  * mapped), else through its path.  Files are known by device and inode:
  * each is read once per recording.
+ *
+ * With keep (record's default; --no-buildid-cache: not), each file with a
+ * build ID is held open as mapped, and at the end, if a sample hit it (as
+ * perf keeps the files with hits), kept where perf keeps
+ * its build-ID cache, in perf's layout: HOME/.debug/PATH/ID/elf, and
+ * HOME/.debug/.build-id/xx/yyyy -> ../../PATH/ID (xx the ID's first two
+ * digits).  A hard link where the cache shares the file's file system
+ * (perf does the same: no copy, and the link keeps the build that ran
+ * when the path gets another), else a copy; nothing when that build ID is
+ * there already.  `profile` looks there for a build that its path no
+ * longer holds, and so do perf report and gdb.
  */
 #ifndef TL_BUILDIDS_H
 #define TL_BUILDIDS_H
@@ -22,8 +33,8 @@
 
 struct tl_buildids;
 
-/* An empty set; NULL with tl_error set. */
-struct tl_buildids *tl_buildids_new(void);
+/* An empty set, keeping the files (above) or not; NULL with tl_error set. */
+struct tl_buildids *tl_buildids_new(int keep);
 void tl_buildids_free(struct tl_buildids *b);
 
 /*
@@ -34,5 +45,15 @@ void tl_buildids_free(struct tl_buildids *b);
  * runs out (tl_error set).
  */
 int tl_buildids_of(struct tl_buildids *b, int32_t pid, const struct tl_map *m, char *hex);
+
+/*
+ * With keep: each file read with a build ID that holds one of the
+ * samples' user addresses (addrs, sorted: a frame of a sample in a
+ * mapping of it, in any process), into the cache under home
+ * (HOME/.debug; none without HOME), unless that build ID is there (an
+ * unchanged program adds nothing).  *kept: how many were added.  0, or -1 with tl_error set when
+ * one could not be (the others are still tried).
+ */
+int tl_buildids_keep(struct tl_buildids *b, const char *home, const uint64_t *addrs, size_t naddrs, size_t *kept);
 
 #endif

@@ -26,6 +26,7 @@ struct tl_jitnames {
 	struct tl_tidmap pids; /* struct noted: the sampled processes */
 	uint64_t *ips;
 	size_t nips, capips;
+	int gathered; /* ips holds the stacks' frames too, sorted, one of each */
 };
 
 struct tl_jitnames *tl_jitnames_new(void)
@@ -68,13 +69,15 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Add the user frames of w's stacks to jn->ips, then sort them, one of each.  0 or -1. */
+/* Add the user frames of w's stacks to jn->ips, then sort them, one of each (once).  0 or -1. */
 static int all_addresses(struct tl_jitnames *jn, struct tl_trace_writer *w)
 {
 	const uint64_t *f;
 	unsigned n;
 	size_t k = 0;
 
+	if (jn->gathered++)
+		return 0;
 	for (uint32_t id = 1; (f = tl_trace_writer_stack_frames(w, id, &n)); id++)
 		for (unsigned i = 0; i < n; i++)
 			if (f[i] && !(f[i] >> 63) && jn->nips < MAX_IPS) {
@@ -119,12 +122,20 @@ static int write_map(struct tl_jitnames *jn, const struct tl_perfmap *m, int32_t
 	return 0;
 }
 
+const uint64_t *tl_jitnames_addresses(struct tl_jitnames *jn, struct tl_trace_writer *w, size_t *n)
+{
+	if (all_addresses(jn, w) < 0)
+		return NULL;
+	*n = jn->nips;
+	return jn->ips ? jn->ips : (const uint64_t *)&jn->nips; /* not NULL when there are none */
+}
+
 int tl_jitnames_write(struct tl_jitnames *jn, struct tl_trace_writer *w, const char *dir, uint64_t ts,
                       int (*add)(void *ctx, const struct tl_event *ev), void *ctx, size_t *named)
 {
 	const struct noted *p;
 	size_t pos = 0;
-	int rc = 0, gathered = 0;
+	int rc = 0;
 
 	*named = 0;
 	while (!rc && (p = tl_tidmap_next(&jn->pids, &pos))) {
@@ -133,7 +144,7 @@ int tl_jitnames_write(struct tl_jitnames *jn, struct tl_trace_writer *w, const c
 		if (tl_perfmap_load(&m, dir, p->pid) < 0)
 			return tl_error("out of memory");
 		/* the addresses are gathered for the first process that has a map: most have none */
-		if (m.nsyms && !gathered++ && all_addresses(jn, w) < 0)
+		if (m.nsyms && all_addresses(jn, w) < 0)
 			rc = tl_error("out of memory");
 		if (!rc && m.nsyms)
 			rc = write_map(jn, &m, p->pid, w, ts, add, ctx, named);

@@ -33,6 +33,13 @@ void tl_jitnames_free(struct tl_jitnames *jn);
 int tl_jitnames_sample(struct tl_jitnames *jn, int32_t pid, uint64_t ip);
 
 /*
+ * The user addresses of the samples: those noted, and every user frame of
+ * w's stacks; sorted, one of each, *n of them.  NULL with tl_error set
+ * when memory runs out.
+ */
+const uint64_t *tl_jitnames_addresses(struct tl_jitnames *jn, struct tl_trace_writer *w, size_t *n);
+
+/*
  * Write, through add(ctx, event) at time ts, a JSYM event for each
  * function of a noted process's perf map (in dir; NULL: /tmp) that holds
  * an address of its samples, or a user frame of w's stacks.  *named: how

@@ -184,6 +184,22 @@ static int name_jit(struct rec *rc, uint64_t ts)
 }
 
 /*
+ * --sample: a copy of each sampled file, as mapped, in the build-ID cache
+ * (capture/buildids.h), for when its path holds another build.  Not
+ * keeping one does not spoil the trace: a warning.
+ */
+static void keep_builds(struct rec *rc)
+{
+	size_t kept = 0, naddrs = 0;
+	const uint64_t *addrs = rc->bids ? tl_jitnames_addresses(rc->jit, rc->w, &naddrs) : NULL;
+
+	if (rc->bids && (!addrs || tl_buildids_keep(rc->bids, getenv("HOME"), addrs, naddrs, &kept)))
+		tl_rec_warn(rc->res, "a sampled file was not kept by its build ID (--no-buildid-cache: none): %s",
+		            tl_error_msg());
+	rc->res->kept_files = kept;
+}
+
+/*
  * --sample: the command's maps before it execs (a copy of ours): samples
  * between the start and its exec are resolved with them, which a first
  * reading at its first sample, after the exec, could not do.
@@ -579,6 +595,8 @@ static int finish(struct rec *rc, int ok)
 	    (tl_rec_drain_all(rc) || tl_rec_drain_cpuless(rc, UINT64_MAX) || tl_rec_drain_marks(rc, TL_MARKS_ALL) ||
 	     name_kernel(rc, end.end_ns) || name_jit(rc, end.end_ns)))
 		ret = -1;
+	if (!ret && ok)
+		keep_builds(rc);
 	tl_kwatch_get_stats(rc->kw, &ks);
 	rc->res->kstat_threads = ks.threads;
 	rc->res->kstat_reads = ks.reads;
@@ -670,8 +688,8 @@ int tl_record(const struct tl_record_opts *opts, struct tl_record_result *res)
 	}
 	if (opts->sample_dwarf && !(rc->unwind = tl_unwinder_new()))
 		goto out;
-	if (opts->sample &&
-	    (!(rc->maps = tl_procmaps_new()) || !(rc->jit = tl_jitnames_new()) || !(rc->bids = tl_buildids_new())))
+	if (opts->sample && (!(rc->maps = tl_procmaps_new()) || !(rc->jit = tl_jitnames_new()) ||
+	                     !(rc->bids = tl_buildids_new(!opts->no_buildid_cache))))
 		goto out;
 	if (!(rc->ln = tl_locknames_new()))
 		goto out;

@@ -51,6 +51,7 @@ struct tl_record_opts {
 	int nfuncs;
 	int sample;                  /* --sample: also profile (SAMPLE events; eBPF back end) */
 	int no_omp;                  /* --no-omp: no regions from OpenMP outlined functions (capture/umarks.h) */
+	int no_buildid_cache;        /* --no-buildid-cache: keep no copy of the sampled files (capture/buildids.h) */
 	const char *sample_event;    /* -e: a perf event name (capture/sample_events.h); NULL = cpu-clock */
 	unsigned sample_hz;          /* -F; 0 = TL_SAMPLE_DEFAULT_HZ */
 	int sample_frames;           /* frames of each stack part, kernel and user; 0 = 64, 1 = no stack */
@@ -78,6 +79,7 @@ struct tl_record_result {
 	uint64_t left_out;      /* events about other processes the eBPF filter left in the kernel */
 	uint64_t samples;       /* --sample: SAMPLE events recorded */
 	uint64_t jit_functions; /* --sample: JIT functions they hit, named from perf maps (JSYM, capture/jitnames.h) */
+	uint64_t kept_files;    /* --sample: sampled files added to the build-ID cache (capture/buildids.h) */
 	int omp_functions;      /* OpenMP outlined functions probed as regions (capture/umarks.h) */
 	uint64_t omp_regions;   /* their instances recorded: entries seen */
 	int nwarnings;          /* things the user should know; the recording is still valid */

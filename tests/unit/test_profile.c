@@ -584,7 +584,7 @@ TEST(build_ids)
 	char hex[TL_BUILD_ID_HEX], self[TL_BUILD_ID_HEX], line[4096], abs[PATH_MAX];
 	struct tl_symfile f;
 	struct tl_map m;
-	struct tl_buildids *b = tl_buildids_new();
+	struct tl_buildids *b = tl_buildids_new(0);
 	FILE *maps = fopen("/proc/self/maps", "r");
 
 	CHECK_EQ_INT(tl_symfile_build_id(FIXTURE, hex), 40);
@@ -619,6 +619,51 @@ TEST(build_ids)
 	CHECK_EQ_STR(hex, self);
 	fclose(maps);
 	tl_buildids_free(b);
+}
+
+/*
+ * The recorder's copies (capture/buildids.h, keep): a file is kept only
+ * when a sample's address lies in a mapping of it; in perf's layout
+ * (HOME/.debug/PATH/ID/elf, HOME/.debug/.build-id/0f/e4d5... ->
+ * ../../PATH/ID), the same bytes; a build ID there already is not kept
+ * again.
+ */
+TEST(keep_build_ids)
+{
+	char d[] = "/tmp/tl-test-keep-XXXXXX", abs[PATH_MAX], path[2 * PATH_MAX], target[2 * PATH_MAX],
+	     cmd[5 * PATH_MAX];
+	const char *id = "0fe4d54d18d2651fbb54043e8367c52ca67371c9";
+	uint64_t in[] = { 0x10, 0x1500 }, out[] = { 0x10, 0x3000 };
+	char hex[TL_BUILD_ID_HEX];
+	struct tl_map m;
+	size_t kept = 99;
+	ssize_t n;
+
+	CHECK(mkdtemp(d) != NULL);
+	CHECK(realpath(FIXTURE, abs) != NULL);
+	m = (struct tl_map){ .start = 0x1000, .end = 0x2000, .path = abs, .path_len = strlen(abs) };
+	for (int round = 0; round < 3; round++) {
+		struct tl_buildids *b = tl_buildids_new(1);
+		CHECK(b != NULL);
+		if (!b)
+			return;
+		CHECK_EQ_INT(tl_buildids_of(b, 0, &m, hex), 40);
+		CHECK_EQ_INT(tl_buildids_keep(b, d, round ? in : out, 2, &kept), 0);
+		CHECK_EQ_INT(kept, round == 1);
+		tl_buildids_free(b);
+		snprintf(path, sizeof(path), "%s/.debug", d);
+		CHECK_EQ_INT(access(path, F_OK) == 0, round > 0);
+	}
+	snprintf(path, sizeof(path), "%s/.debug%s/%s/elf", d, abs, id);
+	snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", path, abs);
+	CHECK_EQ_INT(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/.debug/.build-id/0f/%s", d, id + 2);
+	CHECK((n = readlink(path, target, sizeof(target) - 1)) > 0);
+	target[n > 0 ? n : 0] = 0;
+	snprintf(path, sizeof(path), "../..%s/%s", abs, id);
+	CHECK_EQ_STR(target, path);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+	CHECK_EQ_INT(system(cmd), 0);
 }
 
 /*
@@ -1149,5 +1194,6 @@ int main(void)
 {
 	RUN_TESTS(symbols_by_offset, profile_counts, stacks_cut_at_unmapped_caller, callers_named_at_their_call,
 	          jit_perf_map, jit_names_from_the_trace, stripped_functions, debug_file_by_build_id,
-	          debug_file_by_debuglink, build_ids, rebuilt_files, profile_events, profile_runs, diff_profiles);
+	          debug_file_by_debuglink, build_ids, keep_build_ids, rebuilt_files, profile_events, profile_runs,
+	          diff_profiles);
 }

@@ -131,11 +131,11 @@ int tl_profile_write_text(FILE *f, const struct tl_profile_result *r)
 		        "--perf-basic-prof (Node.js, V8), -X perf (Python 3.12) or a perf map agent (Java)\n\n",
 		        pct(r->unresolved, r->samples));
 	if (r->rebuilt.n)
-		put_files(
-		        f, &r->rebuilt, r->samples,
-		        "have frames in files rebuilt since the recording (the build ID\n"
-		        "differs), named by offset: no copy of the build that ran was found. Keep one by its build\n"
-		        "ID before rebuilding (`perf buildid-cache -a FILE` puts it in ~/.debug, where profile looks)");
+		put_files(f, &r->rebuilt, r->samples,
+		          "have frames in files rebuilt since the recording (the build ID\n"
+		          "differs), named by offset: no copy of the build that ran was found. Keep one by its build\n"
+		          "ID (`threadlens record` and `perf buildid-cache -a FILE` put it in ~/.debug, where profile "
+		          "looks)");
 	if (r->unreadable.n)
 		put_files(f, &r->unreadable, r->samples,
 		          "have frames in files profile cannot read (gone, moved, or\n"
