@@ -153,8 +153,13 @@ spinning_p() {
 		tl record -p "$spin" -d 0.1s -o "$TMP/spin.tl"
 		[ "$RC" = 0 ] || { echo "record exit $RC: $(tail -n 1 "$ERR")"; break; }
 		tl report --json "$TMP/spin.tl"
-		python3 "$(dirname "$0")/../live/check_kernel.py" --all "$OUT" >"$TMP/spin.why" ||
-			{ echo "run $i: $(head -n 1 "$TMP/spin.why")"; break; }
+		if ! python3 "$(dirname "$0")/../live/check_kernel.py" --all "$OUT" >"$TMP/spin.why"; then
+			# kept for a look: a run-queue wait the kernel counted and the trace lacks (twice
+			# in two full checks of 2026-12-07 under the sanitizers; 0 of 30 alone)
+			mkdir -p "$BUILD/artifacts" && cp "$TMP/spin.tl" "$BUILD/artifacts/spinning-p-failed.tl"
+			echo "run $i: $(head -n 1 "$TMP/spin.why")"
+			break
+		fi
 		python3 -c 'import json, sys
 t = [t for t in json.load(open(sys.argv[1]))["threads"] if t["tid"] == int(sys.argv[2])]
 u = t[0]["state_ns"]["UNKNOWN"] / t[0]["lifetime_ns"] if t else 1

@@ -144,6 +144,24 @@ if can_record; then
 	fi
 fi
 
+# a program rebuilt since its recording (another binary at its path, no copy kept): the
+# profile's summary says how many samples have frames in it, named by offset, and which file
+if can_record && browser; then
+	cp "$BUILD/tests/wl_hot" "$TMP/wl_hot_rb"
+	if timeout -k 5 60 "$TL" record --sample --no-buildid-cache -o "$TMP/rb.tl" -- "$TMP/wl_hot_rb" --ms 200 \
+		>"$TMP/rec.out" 2>"$TMP/rec.err"; then
+		cp "$BUILD/tests/wl_util" "$TMP/wl_hot_rb"
+		HOME="$TMP/nohome" "$TL" html -o "$TMP/rb.html" "$TMP/rb.tl" >/dev/null 2>&1
+		n=$(HOME="$TMP/nohome" "$TL" profile --json "$TMP/rb.tl" | python3 -c 'import json, sys; print(json.load(sys.stdin)["rebuilt"])')
+		TL_WANT="; $n with frames in files rebuilt since the recording, named by offset: $(realpath "$TMP/wl_hot_rb")" \
+			timeout -k 5 180 python3 "$CHECK" "$TMP/rb.html" profile-rebuilt "$ART/html-profile-rebuilt.png" \
+			>"$TMP/check.out" 2>&1
+		results "$TMP/check.out" profile-rebuilt
+	else
+		fail html/profile-rebuilt "record failed" "$(tail -n 2 "$TMP/rec.err")"
+	fi
+fi
+
 # two events: the ratio over time, its value in all as profile computes it
 if can_record && browser; then
 	if timeout -k 5 60 "$TL" record -e cpu-clock,page-faults -o "$TMP/ev2.tl" -- python3 -c '

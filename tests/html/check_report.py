@@ -490,6 +490,18 @@ def profile_events(b, path, shot):
     check("html/profile-events/no-errors-after", not page.errors(), str(page.errors()[:3]))
 
 
+def profile_rebuilt(b, path, shot):
+    """A program rebuilt since its recording: the profile's summary names the file (TL_WANT: the words)."""
+    page, took = load(b, path)
+    check("html/profile-rebuilt/loads", took is not None and not page.errors() and not page.requests(),
+          "ready after %s s; errors %s; requests %s" % (took, page.errors()[:3], page.requests()[:3]))
+    if took is None:
+        return
+    got = page.eval("document.querySelector('.tl-profile .tl-meta').textContent")
+    want = os.environ.get("TL_WANT", "")
+    check("html/profile-rebuilt/summary", bool(want) and want in got, "%r; wanted %r" % (got, want))
+
+
 def predict(b, path, shot):
     """html --directives of a sequential wl_tasks recording: the speedup lines and a bar per core count as tall as its time."""
     page, took = load(b, path)
@@ -515,7 +527,7 @@ def main():
         with Browser() as b:
             {"demo": demo, "hostile": hostile, "compare": compare, "profile": profile,
              "compare-profile": lambda b, p, s: compare(b, p, s, "compare-profile"),
-             "profile-events": profile_events, "predict": predict}[kind](b, path, shot)
+             "profile-events": profile_events, "profile-rebuilt": profile_rebuilt, "predict": predict}[kind](b, path, shot)
     except Exception as e:  # the browser failed: one clear line
         results.append("FAIL html/%s/browser: %s: %s" % (kind, type(e).__name__, e))
     print("\n".join(results))

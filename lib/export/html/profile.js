@@ -594,8 +594,13 @@ function topTable(p, ui) {
 /* The sampling views of one trace; width: of the charts (900 px; narrower side by side). */
 function profileView(j, tui, width) {
 	const p = new Profile(j, width), box = el('section', 'tl-profile');
+	/* files no names came from (profile_files.c): their frames are file+offset, said so */
+	const unnamed = [['rebuilt', 'rebuilt since the recording'], ['unreadable', 'that could not be read']]
+		.filter(([k]) => (j[k + '_files'] || []).length)
+		.map(([k, what]) => '; ' + j[k] + ' with frames in files ' + what + ', named by offset: ' + j[k + '_files'].join(', '));
 	const summary = el('div', 'tl-meta', j.event + ': ' + j.samples + ' samples (' + fmtNs(j.period) + ' of periods), ' +
-		j.kernel + ' in the kernel, ' + j.unresolved + ' in no mapping' + (j.mappings ? '' : ' (the trace has no code mappings: record it again to name user code)'));
+		j.kernel + ' in the kernel, ' + j.unresolved + ' in no mapping' + (j.mappings ? '' : ' (the trace has no code mappings: record it again to name user code)') +
+		unnamed.join(''));
 	const selText = el('span', 'tl-view');
 	const menu = el('select');
 	menu.append(el('option', null, 'all threads'));
