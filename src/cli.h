@@ -36,6 +36,7 @@ int cmd_diagnose(int argc, char **argv);
 int cmd_critical(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 
 /* "threadlens: <msg>" on stderr.  Returns 1 (the failure exit status). */

@@ -30,6 +30,7 @@ static const struct cli_command commands[] = {
 	{ "diff", cmd_diff, "two recordings side by side: before and after a change" },
 	{ "html", cmd_html, "the whole analysis as one interactive HTML page, offline" },
 	{ "export", cmd_export, "the trace for Perfetto, Chrome tracing or a spreadsheet (CSV)" },
+	{ "archive", cmd_archive, "the files a sampled trace needs, by build ID, to read it elsewhere" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -205,6 +205,31 @@ if d2["rebuilt"] or "old_spin" not in f2 or f2["old_spin"]["total"] < 0.9 * d2["
 print("; ".join(bad))
 ' "$TMP/rb.json" "$TMP/rb2.json" "$OUT" "$(realpath "$TMP/rb/prog")" 2>&1)$(cat "$TMP/rb.bad" 2>/dev/null)
 		[ -z "$res" ] && pass profile-rebuilt || fail profile-rebuilt "$res" "$(head -c 300 "$TMP/rb.err")"
+		# archive: the same trace after the rebuild.  From the cache record filled, build 1 is
+		# taken; extracted into another HOME's ~/.debug, profile names old_spin from it.  With
+		# no cache, build 2 at the path is left out with a warning naming it.
+		HOME="$TMP/rbhome" "$TL" archive -o "$TMP/rb.tar" "$TMP/rb.tl" >/dev/null 2>"$TMP/ar.err"
+		ar_rc=$?
+		mkdir -p "$TMP/arhome/.debug" && tar -xf "$TMP/rb.tar" -C "$TMP/arhome/.debug" 2>>"$TMP/ar.err"
+		HOME="$TMP/arhome" "$TL" profile --json "$TMP/rb.tl" >"$TMP/ar.json" 2>&1
+		HOME="$TMP/rbempty" "$TL" archive -o "$TMP/rb2.tar" "$TMP/rb.tl" >/dev/null 2>"$TMP/ar2.err"
+		res=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x["name"]: x for x in d["functions"]}
+bad = []
+if d["rebuilt"] or "old_spin" not in f or f["old_spin"]["total"] < 0.9 * d["samples"]:
+    bad.append("from the archive: rebuilt %d, old_spin %s of %d" % (d["rebuilt"], f.get("old_spin"), d["samples"]))
+print("; ".join(bad))
+' "$TMP/ar.json" 2>&1)
+		if [ "$ar_rc" != 0 ] || ! cmp -s "$TMP/arhome/.debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-)/elf" \
+			"$TMP/rb/prog.1" || ! grep -q "tar -xf $TMP/rb.tar -C ~/.debug" "$TMP/ar.err" ||
+			! grep -q "^threadlens: warning: 1 file left out (rebuilt since the recording, and no copy in ~/.debug): $(realpath "$TMP/rb/prog")$" \
+				"$TMP/ar2.err" || [ -n "$res" ]; then
+			fail profile-archive "exit $ar_rc; $res" "$(head -c 300 "$TMP/ar.err")" "$(head -c 300 "$TMP/ar2.err")"
+		else
+			pass profile-archive
+		fi
 	else
 		skip profile-rebuilt "no cc or readelf"
 	fi
@@ -323,5 +348,19 @@ tl profile --json --folded "$TMP/none.tl"
 	pass profile-two-outputs || fail profile-two-outputs "exit $RC" "$(head -c 300 "$ERR")"
 tl profile "$ROOT/tests/data/traces/v1.4-frames.tl"
 expect_err profile-no-samples 1 "no samples in '.*v1\.4-frames\.tl': record it with --sample"
+# archive: a missing trace, one without samples (no archive left behind), one without build IDs
+tl archive -o "$TMP/x.tar" "$TMP/none.tl"
+expect_err archive-missing-file 1 "cannot open .*none\.tl"
+tl archive -o "$TMP/x.tar" "$ROOT/tests/data/traces/v1.4-frames.tl"
+expect_err archive-no-samples 1 "no samples in '.*v1\.4-frames\.tl': record it with --sample"
+[ ! -e "$TMP/x.tar" ] && pass archive-nothing-left || fail archive-nothing-left "$TMP/x.tar was left behind"
+tl archive -o "$TMP/x.tar" "$ROOT/tests/data/traces/v1.13-jit.tl"
+if [ "$RC" = 1 ] && [ ! -e "$TMP/x.tar" ] &&
+	grep -q "^threadlens: warning: 2 files left out: the trace has no build ID for them (recorded before format 1.14)$" "$ERR" &&
+	grep -q "^threadlens: nothing to archive for '.*v1\.13-jit\.tl': no file its samples lie in could be taken$" "$ERR"; then
+	pass archive-no-build-ids
+else
+	fail archive-no-build-ids "exit $RC" "$(head -c 300 "$ERR")"
+fi
 
 cli_done

@@ -611,6 +611,19 @@ static int finish(struct pass *p, struct tl_profile_result *r)
 	if (r->nthreads)
 		qsort(r->threads, r->nthreads, sizeof(*r->threads), cmp_thread);
 	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct file *f = &p->files[i];
+		struct tl_profile_module *mod;
+		if (!f->tried || f->path[0] != '/')
+			continue;
+		if (TL_GROW(r->modules, r->capmodules, r->nmodules + 1) < 0)
+			return -1;
+		mod = &r->modules[r->nmodules++];
+		*mod = (struct tl_profile_module){ strdup(f->path), strdup(f->build_id),
+			                           f->code ? strdup(f->code) : NULL };
+		if (!mod->path || !mod->build_id || (f->code && !mod->code))
+			return tl_error("out of memory");
+	}
+	for (size_t i = 0; i < p->nfiles; i++) {
 		struct tl_profile_files *l = p->files[i].rebuilt      ? &r->rebuilt
 		                             : p->files[i].unreadable ? &r->unreadable
 		                                                      : NULL;
@@ -718,5 +731,11 @@ void tl_profile_release(struct tl_profile_result *r)
 	for (size_t i = 0; i < r->unreadable.n; i++)
 		free(r->unreadable.paths[i]);
 	free(r->unreadable.paths);
+	for (size_t i = 0; i < r->nmodules; i++) {
+		free(r->modules[i].path);
+		free(r->modules[i].build_id);
+		free(r->modules[i].code);
+	}
+	free(r->modules);
 	memset(r, 0, sizeof(*r));
 }

@@ -110,6 +110,13 @@ struct tl_profile_ratio {
 /* The ratios threadlens knows, n of them. */
 const struct tl_profile_ratio *tl_profile_ratios(size_t *n);
 
+/* A file the samples' frames lie in (a path: not the vDSO), as profile found it (profile_files.c). */
+struct tl_profile_module {
+	char *path;
+	char *build_id; /* hex, "" if the trace has none for it */
+	char *code;     /* the file that holds the build that ran: path, or a copy in the build-ID cache; NULL none */
+};
+
 /* Sampled files profile could not read symbols from, and the samples with a frame in one. */
 struct tl_profile_files {
 	uint64_t samples;
@@ -127,7 +134,9 @@ struct tl_profile_result {
 	/* Files no name came from: their frames are named file+offset (profile_files.c) */
 	struct tl_profile_files rebuilt;    /* another build at the path (format 1.14's build IDs tell) */
 	struct tl_profile_files unreadable; /* gone, or not ELF (another machine's path, a container's) */
-	uint64_t no_stack;                  /* samples without a stack (record --no-stack) */
+	struct tl_profile_module *modules;  /* every file a frame lies in (archive: the files to take) */
+	size_t nmodules, capmodules;
+	uint64_t no_stack;   /* samples without a stack (record --no-stack) */
 	uint64_t stacks_cut; /* samples whose stack was cut at a caller that is no return address (profile.c) */
 	int no_maps;         /* the trace has no MAP event (recorded before they existed): user code is unnamed */
 	struct tl_profile_func *funcs;
