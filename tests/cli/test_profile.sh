@@ -230,6 +230,29 @@ print("; ".join(bad))
 		else
 			pass profile-archive
 		fi
+		# diff before (build 1) and after (build 2): with no copy of build 1, before's frames in
+		# the program are named by offset and diff says so (they match no function after); with
+		# the copy record kept, old_spin before and new_spin after, and no note
+		HOME="$TMP/rbnone" timeout -k 5 60 "$TL" record --sample --no-buildid-cache -o "$TMP/rb-after.tl" \
+			-- "$TMP/rb/prog" >/dev/null 2>&1
+		HOME="$TMP/rbempty" "$TL" diff --json "$TMP/rb.tl" "$TMP/rb-after.tl" >"$TMP/df.json" 2>&1
+		HOME="$TMP/rbempty" "$TL" diff "$TMP/rb.tl" "$TMP/rb-after.tl" >"$TMP/df.txt" 2>&1
+		HOME="$TMP/rbhome" "$TL" diff --json "$TMP/rb.tl" "$TMP/rb-after.tl" >"$TMP/df2.json" 2>&1
+		res=$(python3 -c '
+import json, sys
+p, p2 = json.load(open(sys.argv[1]))["profile"], json.load(open(sys.argv[2]))["profile"]
+text = open(sys.argv[3]).read()
+names = {f["name"] for f in p2["functions"]}
+bad = []
+if p["unnamed"]["before"] < 0.9 * p["samples"]["before"] or p["unnamed"]["after"]:
+    bad.append("unnamed %s of %s" % (p["unnamed"], p["samples"]))
+if "samples before have frames named by offset" not in text or sys.argv[4] not in text:
+    bad.append("the text has no note naming the file")
+if p2["unnamed"] != {"before": 0, "after": 0} or not {"old_spin", "new_spin"} <= names:
+    bad.append("with the copy: unnamed %s, functions %s" % (p2["unnamed"], sorted(names)[:6]))
+print("; ".join(bad))
+' "$TMP/df.json" "$TMP/df2.json" "$TMP/df.txt" "$(realpath "$TMP/rb/prog")" 2>&1)
+		[ -z "$res" ] && pass profile-diff-rebuilt || fail profile-diff-rebuilt "$res" "$(head -c 300 "$TMP/df.txt")"
 	else
 		skip profile-rebuilt "no cc or readelf"
 	fi

@@ -93,6 +93,14 @@ struct tl_diff_profile {
 	int ncpus;
 	struct tl_diff_func *funcs; /* self share TL_DIFF_MIN_SHARE on a side: flagged first, then largest change */
 	size_t nfuncs;
+	/*
+	 * Before's and after's samples (all recordings of a side) with frames
+	 * in files named by offset: rebuilt since the recording with no copy
+	 * kept, or unreadable (profile.h).  Those frames match no function of
+	 * the other side.  And one such file of each side ("" none).
+	 */
+	double unnamed[2];
+	char unnamed_file[2][256];
 };
 
 struct tl_diff_result {

@@ -25,7 +25,9 @@
 struct tl_diff_psnap {
 	char event[64];
 	double samples, period;
-	double *cpu; /* samples per CPU */
+	double unnamed;         /* samples with frames in files rebuilt since, or unreadable (profile.h) */
+	char unnamed_file[256]; /* one of those files */
+	double *cpu;            /* samples per CPU */
 	int ncpus;
 	struct tl_profile_func *funcs; /* name, module, self */
 	size_t nfuncs;
@@ -47,6 +49,10 @@ struct tl_diff_psnap *tl_diff_psnap_read(const char *path)
 		snprintf(s->event, sizeof(s->event), "%s", r.event);
 		s->samples = (double)r.samples;
 		s->period = (double)r.period;
+		s->unnamed = (double)(r.rebuilt.samples + r.unreadable.samples);
+		if (r.rebuilt.n || r.unreadable.n)
+			snprintf(s->unnamed_file, sizeof(s->unnamed_file), "%s",
+			         r.rebuilt.n ? r.rebuilt.paths[0] : r.unreadable.paths[0]);
 		s->ncpus = run.ncpus;
 		s->cpu = calloc((size_t)s->ncpus, sizeof(*s->cpu));
 		s->funcs = r.funcs; /* taken over */
@@ -171,6 +177,12 @@ int tl_diff_profile_compare(struct tl_diff_profile *out, struct tl_diff_psnap *c
 	}
 	out->have = 1;
 	snprintf(out->event, sizeof(out->event), "%s", a[0]->event);
+	for (size_t i = 0; i < na + nb; i++) {
+		int side = i >= na;
+		out->unnamed[side] += s[i]->unnamed;
+		if (s[i]->unnamed_file[0] && !out->unnamed_file[side][0])
+			snprintf(out->unnamed_file[side], sizeof(out->unnamed_file[side]), "%s", s[i]->unnamed_file);
+	}
 	for (size_t i = 0; i < na + nb; i++)
 		(i < na ? va : vb)[i < na ? i : i - na] = s[i]->samples;
 	tl_diff_compare(&out->samples, va, na, vb, nb, 0, noise);

@@ -88,6 +88,14 @@ static void profile_text(FILE *out, const struct tl_diff_profile *p, size_t max_
 	}
 	if (p->nfuncs > shown)
 		fprintf(out, "  ... %zu more functions (--json)\n", p->nfuncs - shown);
+	for (int side = 0; side < 2; side++)
+		if (p->unnamed[side] > 0)
+			fprintf(out,
+			        "note: %.0f samples %s have frames named by offset (a file rebuilt since the "
+			        "recording,\n"
+			        "  or unreadable: profile says which), which match no function %s: %s\n",
+			        p->unnamed[side], side ? "after" : "before", side ? "before" : "after",
+			        p->unnamed_file[side]);
 	if (!p->nfuncs)
 		fputs("  (no function has 0.5% of a side's samples)\n", out);
 }
@@ -224,6 +232,11 @@ static void profile_json(struct tl_json *j, const struct tl_diff_profile *p)
 	tl_json_kv_string(j, "event", p->event);
 	json_value(j, "samples", &p->samples);
 	json_value(j, "period", &p->period);
+	tl_json_key(j, "unnamed");
+	tl_json_begin_object(j, TL_JSON_INLINE);
+	tl_json_kv_double(j, "before", p->unnamed[0], 0);
+	tl_json_kv_double(j, "after", p->unnamed[1], 0);
+	tl_json_end_object(j);
 	tl_json_key(j, "cpus");
 	tl_json_begin_array(j, TL_JSON_BLOCK);
 	for (int c = 0; c < p->ncpus; c++) {
