@@ -154,8 +154,10 @@ spinning_p() {
 		[ "$RC" = 0 ] || { echo "record exit $RC: $(tail -n 1 "$ERR")"; break; }
 		tl report --json "$TMP/spin.tl"
 		if ! python3 "$(dirname "$0")/../live/check_kernel.py" --all "$OUT" >"$TMP/spin.why"; then
-			# kept for a look: a run-queue wait the kernel counted and the trace lacks (twice
-			# in two full checks of 2026-12-07 under the sanitizers; 0 of 30 alone)
+			# kept for a look.  Found this way (2026-12-07, a busy loop on the other CPU: 5 of
+			# 90): a reading dated after the recorder was preempted in its middle (kwatch.c,
+			# read_dated), a wait across the start reading taken from its second interval
+			# (kcheck.c); what remains there is the host's steal, which /proc/stat counts in 10 ms
 			mkdir -p "$BUILD/artifacts" && cp "$TMP/spin.tl" "$BUILD/artifacts/spinning-p-failed.tl"
 			echo "run $i: $(head -n 1 "$TMP/spin.why")"
 			break

@@ -149,6 +149,47 @@ TEST(test_stale_readings)
 }
 
 /*
+ * A wait in progress at the start reading, in two intervals: thread 7 is
+ * preempted at 5 ms (READY_PREEMPT), another task takes the CPU at 7 ms
+ * (READY_QUANTUM: a new interval), the start reading comes at 10 ms, and
+ * 7 runs again at 12 ms; it is preempted again at 108 ms and the end
+ * reading comes at 110.  The kernel adds a wait to run_delay when it ends:
+ * its delta holds all of 5..12 ms and none of 108..110, 7 ms, where the
+ * trace's window [10, 110] holds 2 + 2 ms.  Taken as of their update, the
+ * readings agree: the start's wait began at 5 ms, where the first of its
+ * intervals did, before the reading (the walk followed the thread from its
+ * first interval).  Dated from the second interval (7 ms), 2 ms were left
+ * over, beyond the 1 ms tolerance.
+ */
+TEST(test_wait_across_start_reading)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_thread th = { .tid = 7, .state = TL_ST_READY_QUANTUM, .cpu = 0 };
+	struct tl_event start = kstat(10 * MS, 7, TL_KSTAT_AT_START, 1000 * MS, 500 * MS, 0);
+	struct tl_event end = kstat(110 * MS, 7, TL_KSTAT_AT_END, 1096 * MS, 507 * MS, 0);
+	struct tl_kcheck_result r;
+
+	iv(kc, 7, 0, 5 * MS, TL_ST_EXECUTING);
+	iv(kc, 7, 5 * MS, 7 * MS, TL_ST_READY_PREEMPT);
+	tl_kcheck_event(kc, &start, &th);
+	iv(kc, 7, 7 * MS, 12 * MS, TL_ST_READY_QUANTUM);
+	iv(kc, 7, 12 * MS, 108 * MS, TL_ST_EXECUTING);
+	th.state = TL_ST_READY_PREEMPT;
+	tl_kcheck_event(kc, &end, &th);
+	iv(kc, 7, 108 * MS, 115 * MS, TL_ST_READY_PREEMPT);
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.nthreads, 1);
+	if (r.nthreads == 1) {
+		CHECK_EQ_INT(r.threads[0].trace.run_ns, 96 * MS);
+		CHECK_EQ_INT(r.threads[0].trace.wait_ns, 4 * MS);
+		CHECK_EQ_INT(r.threads[0].stale_wait_ns, -5 * (int64_t)MS + 2 * (int64_t)MS);
+		CHECK_EQ_INT(r.threads[0].ok, 1);
+	}
+	tl_kcheck_release(&r);
+	tl_kcheck_free(kc);
+}
+
+/*
  * The recorder reading its own counters 3 ms into a system-wide recording:
  * on CPU 0 since before the trace, a state the walk learns only later (no
  * CPU at the reading), and no tick of CPU 0 before it.  The kernel's start
@@ -204,5 +245,6 @@ TEST(test_reading_of_unknown_age)
 
 int main(void)
 {
-	RUN_TESTS(test_recorded_clock_lags, test_stale_readings, test_reading_of_unknown_age);
+	RUN_TESTS(test_recorded_clock_lags, test_stale_readings, test_reading_of_unknown_age,
+	          test_wait_across_start_reading);
 }

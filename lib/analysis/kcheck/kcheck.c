@@ -474,8 +474,16 @@ void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_inter
 			t->inferred_at = iv->end; /* a sleep ended by a guessed switch-in */
 		return;
 	}
-	t = get(kc, tid, 0);
-	if (!t || t->status == PENDING)
+	/*
+	 * Followed from its first stay or wait, before its start reading too:
+	 * a wait in progress at the reading began where the first of its
+	 * intervals did (the recorder preempting it, then another task
+	 * holding the CPU: two intervals, and the kernel adds the whole wait
+	 * to run_delay at the switch-in; taken from the second, the check was
+	 * 2.4 ms off on a spinner recorded with -p).
+	 */
+	t = get(kc, tid, tl_state_is_oncpu(iv->state) || tl_state_is_ready(iv->state));
+	if (!t)
 		return;
 	/* the stay and the wait this interval continues, or begins (at a guess when the last one ended at one) */
 	if (tl_state_is_oncpu(iv->state) && t->run_to != iv->start) {
@@ -492,6 +500,8 @@ void tl_kcheck_interval(struct tl_kcheck *kc, int32_t tid, const struct tl_inter
 		t->wait_to = iv->end;
 	if (iv->inferred_end)
 		t->inferred_at = iv->end;
+	if (t->status == PENDING)
+		return; /* nothing to compare from yet */
 	stale_settle(t, iv);
 	s = iv->start > t->from ? iv->start : t->from;
 	e = iv->end;
