@@ -152,11 +152,23 @@ if can_record && browser; then
 		>"$TMP/rec.out" 2>"$TMP/rec.err"; then
 		cp "$BUILD/tests/wl_util" "$TMP/wl_hot_rb"
 		HOME="$TMP/nohome" "$TL" html -o "$TMP/rb.html" "$TMP/rb.tl" >/dev/null 2>&1
-		n=$(HOME="$TMP/nohome" "$TL" profile --json "$TMP/rb.tl" | python3 -c 'import json, sys; print(json.load(sys.stdin)["rebuilt"])')
-		TL_WANT="; $n with frames in files rebuilt since the recording, named by offset: $(realpath "$TMP/wl_hot_rb")" \
+		rb_n=$(HOME="$TMP/nohome" "$TL" profile --json "$TMP/rb.tl" | python3 -c 'import json, sys; print(json.load(sys.stdin)["rebuilt"])')
+		TL_WANT="; $rb_n with frames in files rebuilt since the recording, named by offset: $(realpath "$TMP/wl_hot_rb")" \
 			timeout -k 5 180 python3 "$CHECK" "$TMP/rb.html" profile-rebuilt "$ART/html-profile-rebuilt.png" \
 			>"$TMP/check.out" 2>&1
 		results "$TMP/check.out" profile-rebuilt
+		# before and after: before's frames in the rebuilt file match nothing after; the page says so
+		if timeout -k 5 60 "$TL" record --sample --no-buildid-cache -o "$TMP/rb-after.tl" -- "$TMP/wl_hot_rb" \
+			>"$TMP/rec.out" 2>"$TMP/rec.err"; then
+			HOME="$TMP/nohome" "$TL" html -o "$TMP/rb-diff.html" "$TMP/rb.tl" "$TMP/rb-after.tl" >/dev/null 2>&1
+			TL_SEL=".tl-profdiff .tl-meta" TL_WANT="$rb_n samples before have frames named by offset" \
+				timeout -k 5 180 python3 "$CHECK" "$TMP/rb-diff.html" profile-rebuilt "$ART/html-profile-rebuilt.png" \
+				>"$TMP/check.out" 2>&1
+			sed -i 's|html/profile-rebuilt/|html/profile-rebuilt-diff/|' "$TMP/check.out"
+			results "$TMP/check.out" profile-rebuilt-diff
+		else
+			fail html/profile-rebuilt-diff "record failed" "$(tail -n 2 "$TMP/rec.err")"
+		fi
 	else
 		fail html/profile-rebuilt "record failed" "$(tail -n 2 "$TMP/rec.err")"
 	fi

@@ -491,13 +491,14 @@ def profile_events(b, path, shot):
 
 
 def profile_rebuilt(b, path, shot):
-    """A program rebuilt since its recording: the profile's summary names the file (TL_WANT: the words)."""
+    """A program rebuilt since its recording: the profile's summary names the file (TL_WANT: the words; TL_SEL: where)."""
     page, took = load(b, path)
     check("html/profile-rebuilt/loads", took is not None and not page.errors() and not page.requests(),
           "ready after %s s; errors %s; requests %s" % (took, page.errors()[:3], page.requests()[:3]))
     if took is None:
         return
-    got = page.eval("document.querySelector('.tl-profile .tl-meta').textContent")
+    sel = os.environ.get("TL_SEL", ".tl-profile .tl-meta")
+    got = page.eval("[...document.querySelectorAll(%s)].map(e => e.textContent).join(' | ')" % json.dumps(sel))
     want = os.environ.get("TL_WANT", "")
     check("html/profile-rebuilt/summary", bool(want) and want in got, "%r; wanted %r" % (got, want))
 

@@ -362,6 +362,11 @@ function profileDiffView(p) {
 			el('td', null, x.self.after.toFixed(0)), el('td', null, pct(x.self)),
 			el('td', null, x.share_pct.before.toFixed(1) + '% → ' + x.share_pct.after.toFixed(1) + '%')));
 	box.append(t, el('h3', null, 'Functions (self samples; marked: past the noise)'), f);
+	/* frames named by offset on a side (a file rebuilt or unreadable) match no function of the other: said */
+	for (const [side, other] of [['before', 'after'], ['after', 'before']])
+		if (p.unnamed && p.unnamed[side] > 0)
+			box.append(el('p', 'tl-meta', p.unnamed[side] + ' samples ' + side + ' have frames named by offset (a file rebuilt ' +
+				'since the recording, or unreadable: that side\'s profile names it), which match no function ' + other));
 	return box;
 }
 
