@@ -1,8 +1,12 @@
 /*
  * buildids.c - the build IDs of mapped files (see buildids.h).
  *
- * Invariant: files[] holds every (device, inode) read so far with its
- * build ID (hex, "" for none); a file is read at most once.
+ * Invariants: files[] holds every (device, inode) read so far with its
+ * build ID (hex, "" for none); a file is read at most once.  With keep, a
+ * file with a build ID is held open (fd) while at most MAX_FDS are, and
+ * ranges[] holds every mapping of a held file, in any process: at the end
+ * a sample's address in one of them marks the file as hit (a false hit
+ * across processes keeps one file more, never one less).
  */
 #include "capture/buildids.h"
 
@@ -115,6 +119,7 @@ int tl_buildids_of(struct tl_buildids *b, int32_t pid, const struct tl_map *m, c
 	strcpy(hex, k->hex);
 	return note_range(b, m, b->n - 1) ? -1 : (int)strlen(hex);
 }
+
 /* mkdir -p of dir (modified in place, restored). 0 or -1 (errno). */
 static int make_dirs(char *dir)
 {
