@@ -122,12 +122,13 @@ static int write_map(struct tl_jitnames *jn, const struct tl_perfmap *m, int32_t
 	return 0;
 }
 
-const uint64_t *tl_jitnames_addresses(struct tl_jitnames *jn, struct tl_trace_writer *w, size_t *n)
+int tl_jitnames_addresses(struct tl_jitnames *jn, struct tl_trace_writer *w, const uint64_t **a, size_t *n)
 {
 	if (all_addresses(jn, w) < 0)
-		return NULL;
+		return -1;
+	*a = jn->ips;
 	*n = jn->nips;
-	return jn->ips ? jn->ips : (const uint64_t *)&jn->nips; /* not NULL when there are none */
+	return 0;
 }
 
 int tl_jitnames_write(struct tl_jitnames *jn, struct tl_trace_writer *w, const char *dir, uint64_t ts,

@@ -34,10 +34,10 @@ int tl_jitnames_sample(struct tl_jitnames *jn, int32_t pid, uint64_t ip);
 
 /*
  * The user addresses of the samples: those noted, and every user frame of
- * w's stacks; sorted, one of each, *n of them.  NULL with tl_error set
- * when memory runs out.
+ * w's stacks; sorted, one of each: *n of them at *a (NULL when none).  0,
+ * or -1 with tl_error set when memory runs out.
  */
-const uint64_t *tl_jitnames_addresses(struct tl_jitnames *jn, struct tl_trace_writer *w, size_t *n);
+int tl_jitnames_addresses(struct tl_jitnames *jn, struct tl_trace_writer *w, const uint64_t **a, size_t *n);
 
 /*
  * Write, through add(ctx, event) at time ts, a JSYM event for each

@@ -191,9 +191,10 @@ static int name_jit(struct rec *rc, uint64_t ts)
 static void keep_builds(struct rec *rc)
 {
 	size_t kept = 0, naddrs = 0;
-	const uint64_t *addrs = rc->bids ? tl_jitnames_addresses(rc->jit, rc->w, &naddrs) : NULL;
+	const uint64_t *addrs = NULL;
 
-	if (rc->bids && (!addrs || tl_buildids_keep(rc->bids, getenv("HOME"), addrs, naddrs, &kept)))
+	if (rc->bids && (tl_jitnames_addresses(rc->jit, rc->w, &addrs, &naddrs) ||
+	                 tl_buildids_keep(rc->bids, getenv("HOME"), addrs, naddrs, &kept)))
 		tl_rec_warn(rc->res, "a sampled file was not kept by its build ID (--no-buildid-cache: none): %s",
 		            tl_error_msg());
 	rc->res->kept_files = kept;

@@ -219,11 +219,18 @@ static const struct map *find_map(struct pass *p, int32_t pid, uint16_t gen, uin
 	return m;
 }
 
+/* What resolve() says of an address besides its name (kept in the memo: a byte). */
+enum where {
+	NAMED = 0,      /* a mapping's file, a JIT map or the kernel */
+	NO_MAPPING = 1, /* in no mapping, and no JIT map names it */
+	REBUILT = 2,    /* in a file rebuilt since the recording */
+	UNREADABLE = 3, /* in a file that cannot be read */
+};
+
 /*
- * The function id of ip in process pid's image gen; *unresolved 1 if ip is
- * in no mapping (and no JIT map names it), 2 if in a file rebuilt since
- * the recording, 3 if in one that cannot be read (profile_files.c: named
- * by offset).  With ret, ip is a return
+ * The function id of ip in process pid's image gen; *unresolved says where
+ * its name came from (enum where: profile_files.c tells a file rebuilt
+ * since the recording, or unreadable: named by offset).  With ret, ip is a return
  * address, named where the call is (ip - 1): a call that does not return
  * (abort(), a thrown exception) can end its function, and its return
  * address is then the first byte of the next.  perf's DWARF unwinding and
@@ -240,7 +247,7 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 	const char *jit;
 	uint32_t id;
 
-	*unresolved = 0;
+	*unresolved = NAMED;
 	if (KERNEL(ip)) {
 		/* the kernel function the recording named (KSYM), else one entry for the whole kernel */
 		size_t lo = 0, hi = p->nksyms;
@@ -285,14 +292,14 @@ static uint32_t resolve(struct pass *p, int32_t pid, uint16_t gen, uint64_t ip, 
 	if (!m && (jit = tl_profile_jit_name(p, pid, at))) {
 		id = func_id(p, jit, "[jit]");
 	} else if (!m) {
-		*unresolved = 1;
+		*unresolved = NO_MAPPING;
 		id = func_id(p, "[unknown]", "");
 	} else {
 		struct file *f = tl_profile_file(p, m->file);
 		uint64_t into, entry, off = at - m->start + m->pgoff;
 		const char *sym;
 
-		*unresolved = f->rebuilt ? 2 : f->unreadable ? 3 : 0;
+		*unresolved = f->rebuilt ? REBUILT : f->unreadable ? UNREADABLE : NAMED;
 		sym = tl_symfile_lookup(&f->sf, off, &into);
 		if (sym)
 			snprintf(name, sizeof(name), "%s", sym);
@@ -385,11 +392,11 @@ static void count_sample(struct pass *p, struct tl_profile_result *r, struct smp
 		ids[i] = resolve(p, sm->pid, sm->gen, f[i], ret, &unres);
 		if (ids[i] == UINT32_MAX)
 			return;
-		r->unresolved += !i && unres == 1;
-		rebuilt |= unres == 2;
-		unreadable |= unres == 3;
+		r->unresolved += !i && unres == NO_MAPPING;
+		rebuilt |= unres == REBUILT;
+		unreadable |= unres == UNREADABLE;
 		if (KERNEL(f[i]) ? user != 0
-		                 : user++ && (unres == 1 || !(call = after_call(p, sm->pid, sm->gen, f[i])))) {
+		                 : user++ && (unres == NO_MAPPING || !(call = after_call(p, sm->pid, sm->gen, f[i])))) {
 			n = i;
 			r->stacks_cut++;
 			break;
@@ -622,12 +629,9 @@ static int finish(struct pass *p, struct tl_profile_result *r)
 			                           f->code ? strdup(f->code) : NULL };
 		if (!mod->path || !mod->build_id || (f->code && !mod->code))
 			return tl_error("out of memory");
-	}
-	for (size_t i = 0; i < p->nfiles; i++) {
-		struct tl_profile_files *l = p->files[i].rebuilt      ? &r->rebuilt
-		                             : p->files[i].unreadable ? &r->unreadable
-		                                                      : NULL;
-		if (l && (TL_GROW(l->paths, l->cap, l->n + 1) < 0 || !(l->paths[l->n] = strdup(p->files[i].path))))
+		/* named by offset: listed as well (only a path tried can be rebuilt or unreadable) */
+		struct tl_profile_files *l = f->rebuilt ? &r->rebuilt : f->unreadable ? &r->unreadable : NULL;
+		if (l && (TL_GROW(l->paths, l->cap, l->n + 1) < 0 || !(l->paths[l->n] = strdup(f->path))))
 			return tl_error("out of memory");
 		if (l)
 			l->n++;

@@ -88,7 +88,7 @@ struct memo {
 	uint16_t gen;
 	uint32_t func; /* +1; 0 = empty slot */
 	uint8_t ret;   /* a return address: named at ip - 1 (the call), kept apart from ip itself */
-	uint8_t unres; /* the address is in no mapping */
+	uint8_t unres; /* resolve()'s enum where: no mapping, a rebuilt or unreadable file */
 	uint8_t call;  /* return addresses: 0 not read yet, else after_call()'s answer + 1 */
 };
 
