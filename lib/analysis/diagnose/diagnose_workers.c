@@ -13,8 +13,9 @@
  * multiprocessing.Process, a fork per part), that exited in the window and
  * wanted a CPU (on one, or waiting for one) at least BUSY_PCT of their
  * lives of 1 ms or more (of what the trace knows of them, busy()): they
- * computed until their part was done, and all of them began before the
- * first of them ended (they ran together).  A
+ * computed until their part was done, all of them were on a CPU before the
+ * first of them ended (they ran together), and they do parts of one work
+ * (same_work(): not make -j's different jobs).  A
  * member ends at its exit (a child process lives on until its parent reaps
  * it, in the order the parent joins).  Its span S runs from the first one's
  * start to the last one's end.  With k the fewer of its threads and the
@@ -23,10 +24,15 @@
  * over k: the wall time the same work split evenly would have saved (a team
  * of two, one done at 0.5 s, the other at 1.5 s: 0.5 s).  A team counts when
  * L is at least imbalance_pct of S (`--imbalance`, barrier-imbalance's
- * option).  Found per creator when the losses of its teams add up to the
- * minimum cost; the cost is that sum, wall time.  Pool threads that live
- * for the whole run and wait for work, and pipeline stages (asleep much of
- * their lives), are no teams.
+ * option).  A thread or process the creator starts after the team's first
+ * end and before its last fills a freed CPU while it lives (alive, busy or
+ * not: a compiler driver waits for the compiler it started): a creator that
+ * hands out the next part as a worker finishes (make -j, xargs -P) splits
+ * the work as the fix says, and loses only what it leaves idle.  Found per
+ * creator when the losses of its teams add up to the minimum cost; the
+ * cost is that sum, wall time.  Pool threads that live for the whole run
+ * and wait for work, and pipeline stages (asleep much of their lives), are
+ * no teams.
  *
  * Thread churn: a thread that creates threads (or child processes) living
  * under CHURN_LIFE_NS each, from creation to exit, at least CHURN_MIN of
@@ -98,26 +104,58 @@ struct sums {
 	const struct tl_thread_stats *slow, *quick; /* the worst team's last and first to finish */
 };
 
-/* Judge the team members[0..n) (one creator, created together; ends[] room for n) into *s. */
-static void team(const struct tl_dg_ctx *c, const struct tl_process_stats *p, const struct tl_thread_stats **members,
-                 size_t n, uint64_t *ends, struct sums *s)
+/* A change in how many of a creator's threads are alive: one starts (+1) or ends (-1) at `at`. */
+struct step {
+	uint64_t at;
+	int d;
+};
+
+static int cmp_step(const void *a, const void *b)
 {
-	uint64_t first = UINT64_MAX, last = 0, idle = 0, ideal, loss;
+	const struct step *x = a, *y = b;
+
+	return x->at != y->at ? (x->at < y->at ? -1 : 1) : x->d - y->d;
+}
+
+/*
+ * Judge the team members[0..n) (one creator, created together) into *s;
+ * kids[0..nkids): all that creator's threads by start, the later ones
+ * among them fill freed CPUs (the head of the file); steps[] room for
+ * n + 2 nkids.
+ */
+static void team(const struct tl_dg_ctx *c, const struct tl_process_stats *p, const struct tl_thread_stats **members,
+                 size_t n, const struct tl_thread_stats *const *kids, size_t nkids, struct step *steps, struct sums *s)
+{
+	uint64_t first = UINT64_MAX, first_end = UINT64_MAX, last = 0, idle = 0, ideal, loss, at;
 	const struct tl_thread_stats *slow = members[0], *quick = members[0];
-	size_t k = p->available_cpus > 0 && (size_t)p->available_cpus < n ? (size_t)p->available_cpus : n;
+	size_t k = p->available_cpus > 0 && (size_t)p->available_cpus < n ? (size_t)p->available_cpus : n, m = 0, alive;
 
 	for (size_t i = 0; i < n; i++) {
+		uint64_t end = end_of(members[i]);
+
 		first = members[i]->start < first ? members[i]->start : first;
-		ends[i] = end_of(members[i]);
-		last = ends[i] > last ? ends[i] : last;
-		slow = ends[i] > end_of(slow) ? members[i] : slow;
-		quick = ends[i] < end_of(quick) ? members[i] : quick;
+		first_end = end < first_end ? end : first_end;
+		last = end > last ? end : last;
+		slow = end > end_of(slow) ? members[i] : slow;
+		quick = end < end_of(quick) ? members[i] : quick;
+		steps[m++] = (struct step){ end, -1 };
 	}
-	qsort(ends, n, sizeof(*ends), cmp_u64);
-	/* after the i-th end (0-based), n - 1 - i are alive: k - that CPUs idle until the next end */
-	for (size_t i = 0; i + 1 < n; i++)
-		if (n - 1 - i < k)
-			idle += (ends[i + 1] - ends[i]) * (k - (n - 1 - i));
+	/* members all began before first_end: those begun since are refills */
+	for (size_t i = 0; i < nkids; i++)
+		if (kids[i]->start >= first_end && kids[i]->start < last) {
+			steps[m++] = (struct step){ kids[i]->start, 1 };
+			steps[m++] = (struct step){ end_of(kids[i]) < last ? end_of(kids[i]) : last, -1 };
+		}
+	qsort(steps, m, sizeof(*steps), cmp_step);
+	/* from the first end on, each CPU of k that none of them holds is idle */
+	at = first_end;
+	alive = n;
+	for (size_t i = 0; i < m; i++) {
+		if (alive < k)
+			idle += (steps[i].at - at) * (k - alive);
+		at = steps[i].at;
+		alive = steps[i].d > 0 ? alive + 1 : alive - 1;
+	}
 	loss = idle / k;
 	ideal = last - first - loss;
 	s->teams++;
@@ -264,7 +302,15 @@ static int busy(const struct tl_thread_stats *t)
 	uint64_t life = end_of(t) > t->start ? end_of(t) - t->start : 0;
 	uint64_t unknown = t->state_ns[TL_ST_UNKNOWN] < life ? t->state_ns[TL_ST_UNKNOWN] : life;
 
-	return life >= CHURN_LIFE_NS && unknown <= life / 2 && tl_dg_pct(tl_dg_wanting(t), life - unknown) >= BUSY_PCT;
+	return t->exited_at && life >= CHURN_LIFE_NS && unknown <= life / 2 &&
+	       tl_dg_pct(tl_dg_wanting(t), life - unknown) >= BUSY_PCT;
+}
+
+/* Any thread a thread of the process created: one that may fill a CPU a team member freed. */
+static int any(const struct tl_thread_stats *t)
+{
+	(void)t;
+	return 1;
 }
 
 /*
@@ -274,7 +320,21 @@ static int busy(const struct tl_thread_stats *t)
  */
 static int short_lived(const struct tl_thread_stats *t)
 {
-	return !t->snapshot && end_of(t) >= t->start && end_of(t) - t->start < CHURN_LIFE_NS;
+	return t->exited_at && !t->snapshot && end_of(t) >= t->start && end_of(t) - t->start < CHURN_LIFE_NS;
+}
+
+/*
+ * Parts of one work: threads, forked processes (a fork per part,
+ * multiprocessing.Process), or processes that exec'd the same program
+ * (xargs -P's).  Child processes that exec'd different programs do
+ * different jobs (make -j's `mkdir` beside a `sh`: 36 such "teams" of a
+ * build read as 36 ms lost), whose ends owe nothing to how a work was split.
+ */
+static int same_work(const struct tl_thread_stats *a, const struct tl_thread_stats *b)
+{
+	int xa = a->tid == a->pid && a->exec_at, xb = b->tid == b->pid && b->exec_at;
+
+	return !xa && !xb ? 1 : xa && xb && strcmp(a->name, b->name) == 0;
 }
 
 /* The process of thread tid among the model's threads, 0 if none. */
@@ -287,29 +347,25 @@ static int32_t pid_of(const struct tl_model *m, int32_t tid)
 }
 
 /*
- * The threads that a thread of p created and that exited in the window
- * (threads of p; with `procs`, the leaders of p's child processes too),
- * those keep() takes, sorted by creator and start, into *v, and room for
- * as many numbers in *scratch.  Their count, or -1 (memory).
+ * The threads that a thread of p created (threads of p; with `procs`, the
+ * leaders of p's child processes too),
+ * those keep() takes, sorted by creator and start, into *v (the caller
+ * frees it).  Their count, or -1 (memory).
  */
 static long created(const struct tl_model *m, const struct tl_process_stats *p, int procs,
-                    int (*keep)(const struct tl_thread_stats *), const struct tl_thread_stats ***v, uint64_t **scratch)
+                    int (*keep)(const struct tl_thread_stats *), const struct tl_thread_stats ***v)
 {
 	size_t n = 0;
 
 	*v = calloc(m->nthreads ? m->nthreads : 1, sizeof(**v));
-	*scratch = calloc(m->nthreads ? m->nthreads : 1, sizeof(**scratch));
-	if (!*v || !*scratch) {
-		free(*v);
-		free(*scratch);
+	if (!*v)
 		return -1;
-	}
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct tl_thread_stats *t = &m->threads[i];
 
 		int mine = t->tid != t->pid ? t->pid == p->pid : procs && pid_of(m, t->creator) == p->pid;
 
-		if (mine && t->creator > 0 && t->exited_at && keep(t))
+		if (mine && t->creator > 0 && keep(t))
 			(*v)[n++] = t;
 	}
 	if (n > 1)
@@ -321,13 +377,15 @@ static long created(const struct tl_model *m, const struct tl_process_stats *p, 
 int tl_dg_churn(struct tl_dg_ctx *c, const struct tl_process_stats *p)
 {
 	const struct tl_thread_stats **v;
-	uint64_t *lives;
-	long got = created(c->m, p, 1, short_lived, &v, &lives);
+	long got = created(c->m, p, 1, short_lived, &v);
 	size_t n = got > 0 ? (size_t)got : 0;
+	uint64_t *lives = got < 0 ? NULL : calloc(n + 1, sizeof(*lives));
 	int ret = 0;
 
-	if (got < 0)
+	if (!lives) {
+		free(got < 0 ? NULL : v);
 		return -1;
+	}
 	for (size_t i = 0, j; i < n && !ret; i = j) {
 		for (j = i + 1; j < n && v[j]->creator == v[i]->creator; j++)
 			;
@@ -340,36 +398,46 @@ int tl_dg_churn(struct tl_dg_ctx *c, const struct tl_process_stats *p)
 
 int tl_dg_workers(struct tl_dg_ctx *c, const struct tl_process_stats *p)
 {
-	const struct tl_thread_stats **v;
-	uint64_t *ends;
-	long got = created(c->m, p, 1, busy, &v, &ends);
-	size_t n = got > 0 ? (size_t)got : 0;
+	const struct tl_thread_stats **v = NULL, **kids = NULL;
+	long got = created(c->m, p, 1, busy, &v), gotk = got < 0 ? -1 : created(c->m, p, 1, any, &kids);
+	size_t n = got > 0 ? (size_t)got : 0, nk = gotk > 0 ? (size_t)gotk : 0, k0 = 0, k1;
+	struct step *steps = gotk < 0 ? NULL : calloc(n + 2 * nk + 1, sizeof(*steps));
 	int ret = 0;
 
-	if (got < 0)
+	if (!steps) {
+		free(v);
+		free(kids);
 		return -1;
+	}
 	for (size_t i = 0; i < n && !ret;) {
 		int32_t creator = v[i]->creator;
 		struct sums s = { 0 };
+
+		/* kids[k0..k1): this creator's (both lists are sorted by creator) */
+		while (k0 < nk && kids[k0]->creator != creator)
+			k0++;
+		for (k1 = k0; k1 < nk && kids[k1]->creator == creator; k1++)
+			;
 
 		while (i < n && v[i]->creator == creator) {
 			size_t j = i + 1;
 			uint64_t first_end = end_of(v[i]);
 
-			/* created together, and all of them running before the first is done */
+			/* created together, and all of them on a CPU before the first is done */
 			while (j < n && v[j]->creator == creator && v[j]->start - v[i]->start <= TEAM_GAP_NS &&
-			       v[j]->start < first_end) {
+			       v[j]->first_run && v[j]->first_run < first_end && same_work(v[i], v[j])) {
 				first_end = end_of(v[j]) < first_end ? end_of(v[j]) : first_end;
 				j++;
 			}
 			if (j - i > 1)
-				team(c, p, v + i, j - i, ends, &s);
+				team(c, p, v + i, j - i, kids + k0, k1 - k0, steps, &s);
 			i = j;
 		}
 		if (s.lopsided)
 			ret = finding(c, p, creator, &s);
 	}
 	free(v);
-	free(ends);
+	free(kids);
+	free(steps);
 	return ret;
 }

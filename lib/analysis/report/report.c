@@ -152,6 +152,8 @@ static void on_interval(void *ctx, struct tl_thread *th, const struct tl_interva
 		}
 	}
 	if (tl_state_is_oncpu(iv->state)) {
+		if (!a->st.first_run && len) /* a thread's intervals close in time order */
+			a->st.first_run = iv->start > p->r->win_start ? iv->start : p->r->win_start;
 		if (!a->burst)
 			a->burst_start = iv->start > p->r->win_start ? iv->start : p->r->win_start;
 		a->burst += len;

@@ -73,6 +73,7 @@ struct tl_thread_stats {
 	uint64_t exec_at;     /* its first EXEC inside the window (absolute ns), 0 if none */
 	uint64_t pre_exec_ns; /* born in the window: its time on a CPU from birth to that EXEC (a fork's copy) */
 	uint64_t start, end;  /* lifetime inside the window */
+	uint64_t first_run;   /* when it was first on a CPU inside the window (absolute ns), 0 if never */
 	uint64_t state_ns[TL_ST__COUNT];            /* sums to end - start */
 	uint64_t entries[TL_ST__COUNT];             /* intervals that began inside the window */
 	uint32_t trans[TL_ST__COUNT][TL_ST__COUNT]; /* [from][to] */
