@@ -280,6 +280,10 @@ static void print_event(struct tl_trace *t, struct names *nm, const struct tl_ev
 		printf(" start=0x%" PRIx64 " end=0x%" PRIx64, (uint64_t)e->a, (uint64_t)e->b);
 		print_str(t, "function", e->name);
 		break;
+	case TL_EV_CLOCK_TAKEN:
+		print_tid(t, nm, "tid", e->tid);
+		printf(" taken=%" PRId64 "ns", e->a);
+		break;
 	case TL_EV_JSYM:
 		printf(" pid=%d start=0x%" PRIx64 " end=0x%" PRIx64, e->tid, (uint64_t)e->a, (uint64_t)e->b);
 		print_str(t, "function", e->name);

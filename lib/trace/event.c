@@ -57,6 +57,7 @@ static const char *const type_names[TL_EV__COUNT] = {
 	[TL_EV_FUTEX_WAIT] = "futex_wait",
 	[TL_EV_FUTEX_NAME] = "futex_name",
 	[TL_EV_JSYM] = "jsym",
+	[TL_EV_CLOCK_TAKEN] = "clock_taken",
 };
 
 const char *tl_softirq_name(int64_t vec)

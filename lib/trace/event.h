@@ -53,6 +53,7 @@
  *   FUTEX_WAIT          tid        -          -          uaddr        -            -
  *   FUTEX_NAME          pid        -          name       uaddr        -            -
  *   JSYM                pid        -          function   start        end          -
+ *   CLOCK_TAKEN         tid        -          -          taken_ns     -            -
  *
  * The kernel's clock lag (`lag`, format 1.6, the eBPF back end): the
  * kernel's accounting (sum_exec_runtime, run_delay: what the self-check
@@ -112,6 +113,17 @@
  * the end (/proc/stat: time the hypervisor ran something else, which the
  * kernel leaves out of run time and a trace cannot see), counted in ticks
  * of tick_ns.
+ *
+ * CLOCK_TAKEN (format 1.15, eBPF) is, on its CPU, the time the run queue
+ * has taken out of its tasks' clock since boot (rq->clock - clock_task:
+ * the hypervisor's steal, and interrupt time on kernels built with
+ * IRQ_TIME_ACCOUNTING), as of the clock update that dates the event after
+ * it: written before a SWITCH (tid: its prev, whose stay ends; 0 when it
+ * is of a process a filtered recording leaves out), and before
+ * the IRQ_EXIT of a scheduler tick (tid: the task it interrupts), whenever
+ * it changed since the CPU's last one.  What it grows by during a thread's
+ * stay on a CPU is what the kernel left out of that thread's run time
+ * (analysis/kcheck).
  *
  * AFFINITY (format 1.3) is a thread's affinity mask as the recorder read
  * it (when it first saw the thread, and again whenever it changed): bits
@@ -255,19 +267,20 @@ enum tl_event_type {
 	TL_EV_FUNC_ENTRY,
 	TL_EV_FUNC_EXIT,
 	TL_EV_MARKS_LOST,
-	TL_EV_KSTAT,      /* format 1.1: the kernel's run / run-queue / block-I/O times of a thread */
-	TL_EV_KSTAT_CSW,  /* format 1.1: its voluntary / involuntary switch counts */
-	TL_EV_KSTAT_CPU,  /* format 1.1: a CPU's steal time */
-	TL_EV_FILTERED,   /* format 1.2: totals of what a filtered recording left in the kernel */
-	TL_EV_AFFINITY,   /* format 1.3: the CPUs a thread may run on (capture/affinity.h) */
-	TL_EV_SAMPLE,     /* format 1.5: a profiling sample (record --sample) */
-	TL_EV_MAP,        /* format 1.5: a code mapping of a sampled process */
-	TL_EV_KSYM,       /* format 1.5: a kernel function that samples hit */
-	TL_EV_YIELD_SPIN, /* format 1.8: a run of sched_yield calls that gave no CPU away */
-	TL_EV_FUTEX_WAIT, /* format 1.9: the futex word of the futex wait the next SWITCH begins */
-	TL_EV_FUTEX_NAME, /* format 1.10: a futex word's name: the data object, or mapping, that holds it */
-	TL_EV_JSYM,       /* format 1.13: a JIT-compiled function that samples hit (its process's perf map) */
-	TL_EV__COUNT      /* keep last; new types go above and get a format doc line */
+	TL_EV_KSTAT,       /* format 1.1: the kernel's run / run-queue / block-I/O times of a thread */
+	TL_EV_KSTAT_CSW,   /* format 1.1: its voluntary / involuntary switch counts */
+	TL_EV_KSTAT_CPU,   /* format 1.1: a CPU's steal time */
+	TL_EV_FILTERED,    /* format 1.2: totals of what a filtered recording left in the kernel */
+	TL_EV_AFFINITY,    /* format 1.3: the CPUs a thread may run on (capture/affinity.h) */
+	TL_EV_SAMPLE,      /* format 1.5: a profiling sample (record --sample) */
+	TL_EV_MAP,         /* format 1.5: a code mapping of a sampled process */
+	TL_EV_KSYM,        /* format 1.5: a kernel function that samples hit */
+	TL_EV_YIELD_SPIN,  /* format 1.8: a run of sched_yield calls that gave no CPU away */
+	TL_EV_FUTEX_WAIT,  /* format 1.9: the futex word of the futex wait the next SWITCH begins */
+	TL_EV_FUTEX_NAME,  /* format 1.10: a futex word's name: the data object, or mapping, that holds it */
+	TL_EV_JSYM,        /* format 1.13: a JIT-compiled function that samples hit (its process's perf map) */
+	TL_EV_CLOCK_TAKEN, /* format 1.15: a CPU's time taken out of its tasks' clock: steal (eBPF) */
+	TL_EV__COUNT       /* keep last; new types go above and get a format doc line */
 };
 
 /*

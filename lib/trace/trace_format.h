@@ -18,7 +18,7 @@
 #define TLF_MAGIC "TLTRACE\0"
 #define TLF_MAGIC_LEN 8
 #define TLF_MAJOR 1  /* readers reject a newer major */
-#define TLF_MINOR 14 /* readers accept any minor */
+#define TLF_MINOR 15 /* readers accept any minor */
 #define TLF_HEADER_SIZE 32
 #define TLF_HEADER_MAX 4096 /* header_len beyond this is damage, not a future header */
 
@@ -129,6 +129,7 @@ static const uint8_t tlf_default_mask[] = {
 	[43] = TLF_F_TID | TLF_F_A,                                              /* FUTEX_WAIT (1.9) */
 	[44] = TLF_F_TID | TLF_F_NAME | TLF_F_A,                                 /* FUTEX_NAME (1.10) */
 	[45] = TLF_F_TID | TLF_F_NAME | TLF_F_A | TLF_F_B,                       /* JSYM (1.13) */
+	[46] = TLF_F_TID | TLF_F_A,                                              /* CLOCK_TAKEN (1.15) */
 };
 
 /*
@@ -170,6 +171,7 @@ static const uint8_t tlf_prio_mask[] = {
 	[43] = 0,
 	[44] = 0,
 	[45] = 0,
+	[46] = 0,
 };
 
 /* The longest event coding: byte, type, mask, ts, flags, 2x5 + 5 + 3x10 + 3 + 5. */

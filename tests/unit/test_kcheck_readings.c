@@ -243,8 +243,80 @@ TEST(test_reading_of_unknown_age)
 	tl_kcheck_release(&r);
 }
 
+static struct tl_event taken_on(uint64_t ts, int cpu, int32_t tid, int64_t ns)
+{
+	struct tl_event e = { .ts = ts, .type = TL_EV_CLOCK_TAKEN, .cpu = (int16_t)cpu, .tid = tid };
+
+	e.a = ns;
+	return e;
+}
+
+/*
+ * CLOCK_TAKEN (1.15): thread 8 runs on CPU 0 from 10 to 110 ms of a 300 ms
+ * window; the run queue's taken time grows 12 ms by its tick at 50 ms and
+ * 8 ms more by its switch-out, 20 ms the kernel left out of its run (80 ms),
+ * and 4 ms while the idle task holds the CPU after (not its).  `in`: its
+ * switch-in is in the trace (else it ran since before the trace: the
+ * first value comes in its stay, late, and only the 8 ms after it are
+ * known).  `with`: the trace has the values (else, as a trace before
+ * 1.15: 20 ms over, beyond the 3 ms tolerance).  `mixed`: the value at
+ * its switch-out comes from CPU 1 (its move there not in the trace): not
+ * the same counter, so nothing is known of its stay but the first 12 ms,
+ * and steal is allowed for as before 1.15 (none here).
+ */
+static struct tl_kcheck_result taken_run(int in, int with, int mixed)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+	struct tl_event s = sw(10 * MS, 0, 0);
+
+	s.arg = 8;
+	feed(kc, kstat(0, 8, TL_KSTAT_AT_START, 0, 0, 0));
+	if (with)
+		feed(kc, taken_on(10 * MS, 0, 0, 1000 * MS));
+	if (in)
+		feed(kc, s);
+	if (with) {
+		feed(kc, taken_on(50 * MS, 0, 8, 1012 * MS));
+		feed(kc, taken_on(110 * MS, mixed, 8, 1020 * MS));
+	}
+	feed(kc, sw(110 * MS, 8, TL_PS_S));
+	if (with)
+		feed(kc, taken_on(200 * MS, 0, 0, 1024 * MS));
+	iv(kc, 8, 10 * MS, 110 * MS, TL_ST_EXECUTING);
+	feed(kc, kstat(300 * MS, 8, TL_KSTAT_AT_END, 80 * MS, 0, 0));
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	CHECK_EQ_INT(r.nthreads, 1);
+	CHECK_EQ_INT(r.threads[0].run_diff, 20 * (int64_t)MS);
+	tl_kcheck_free(kc);
+	return r;
+}
+
+TEST(test_clock_taken)
+{
+	struct tl_kcheck_result r = taken_run(1, 1, 0);
+
+	CHECK_EQ_INT(r.threads[0].taken_ns, 20 * MS);
+	CHECK_EQ_INT(r.threads[0].steal_ns, 0);
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	tl_kcheck_release(&r);
+	/* its first value in its stay: 8 ms known, 12 beyond the tolerance (no steal counters to allow) */
+	r = taken_run(0, 1, 0);
+	CHECK_EQ_INT(r.threads[0].taken_ns, 8 * MS);
+	CHECK_EQ_INT(r.threads[0].ok, 0);
+	tl_kcheck_release(&r);
+	r = taken_run(1, 0, 0);
+	CHECK_EQ_INT(r.threads[0].taken_ns, 0);
+	CHECK_EQ_INT(r.threads[0].ok, 0);
+	tl_kcheck_release(&r);
+	r = taken_run(1, 1, 1);
+	CHECK_EQ_INT(r.threads[0].taken_ns, 12 * MS);
+	CHECK_EQ_INT(r.threads[0].ok, 0);
+	tl_kcheck_release(&r);
+}
+
 int main(void)
 {
 	RUN_TESTS(test_recorded_clock_lags, test_stale_readings, test_reading_of_unknown_age,
-	          test_wait_across_start_reading);
+	          test_wait_across_start_reading, test_clock_taken);
 }

@@ -169,6 +169,14 @@ static void close_early(struct kth *t)
 	close_at(t, t->exit_read_ts, t->exit_read_lost);
 }
 
+/* t's stay on cpu goes on from the value v + 1 (0: none known). */
+static void taken_base(const struct tl_kcheck *kc, struct kth *t, int cpu, uint64_t v)
+{
+	t->taken_base = v;
+	t->taken_cpu = cpu;
+	t->taken_lost = kc->lost;
+}
+
 static void on_kstat(struct tl_kcheck *kc, const struct tl_event *ev, const struct tl_thread *th)
 {
 	struct kth *t = get(kc, ev->tid, 1);
@@ -185,6 +193,12 @@ static void on_kstat(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 		t->lost_from = kc->lost;
 		memset(&t->trace, 0, sizeof(t->trace));
 		stale_mark(kc, t, ev, th, 0);
+		if (!t->taken_base && th && th->tid == t->tid && th->cpu >= 0) {
+			struct cpu_marks *c = cpu_of(kc, th->cpu);
+
+			/* else its first CLOCK_TAKEN: late */
+			taken_base(kc, t, th->cpu, c && c->in_tid == t->tid ? c->taken : 0);
+		}
 	} else if (ev->arg == TL_KSTAT_AT_EXIT && t->status == OPEN && !t->exit_ts && !t->exit_early) {
 		reading_times(&t->end, ev);
 		t->exited = 1;
@@ -250,6 +264,36 @@ static void on_cpu_steal(struct tl_kcheck *kc, const struct tl_event *ev)
 		return;
 	c->steal[ev->a == TL_KSTAT_AT_END] = ev->b;
 	c->tick = ev->c > 0 ? (uint64_t)ev->c : 0;
+}
+
+/*
+ * CLOCK_TAKEN (format 1.15): the CPU's run queue has taken ev->a out of
+ * its tasks' clock so far, as of the clock update of the switch or tick
+ * that ends or interrupts the stay of ev->tid.  What it grew by since that
+ * thread's switch-in (or its stay's last one) is what the kernel left out
+ * of its run time: counted while its window is open.
+ */
+static void on_taken(struct tl_kcheck *kc, const struct tl_event *ev)
+{
+	struct cpu_marks *c = cpu_of(kc, ev->cpu);
+	struct kth *t = get(kc, ev->tid, 0);
+	uint64_t v = (uint64_t)ev->a + 1;
+
+	kc->taken = 1;
+	if (!c || ev->a < 0)
+		return;
+	c->taken = v;
+	if (!t)
+		return;
+	if (t->status == OPEN && ev->ts >= t->from && !(t->exit_ts && ev->ts > t->exit_ts)) {
+		if (t->taken_base && (t->taken_cpu != ev->cpu || t->taken_lost != kc->lost))
+			t->taken_late = 2; /* its base is another CPU's, or events were lost since */
+		else if (!t->taken_base)
+			t->taken_late = t->taken_late ? t->taken_late : 1; /* on the CPU before its first value */
+		else if (v > t->taken_base)
+			t->taken_ns += v - t->taken_base;
+	}
+	taken_base(kc, t, ev->cpu, v);
 }
 
 /* A tick (or local timer) of CPU c at ts: the shortest gap between two is the tick period, or less. */
@@ -368,6 +412,7 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 
 	switch (ev->type) {
 	case TL_EV_KSTAT_CPU: on_cpu_steal(kc, ev); break;
+	case TL_EV_CLOCK_TAKEN: on_taken(kc, ev); break;
 	case TL_EV_WAKING:
 	case TL_EV_WAKEUP:
 	case TL_EV_WAKEUP_NEW:
@@ -428,6 +473,10 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 
 		t = get(kc, ev->tid, 0);
 		switch_lag(kc, ev, t, next);
+		if (next) /* its stay starts from the CPU's value now (0: none yet) */
+			taken_base(kc, next, ev->cpu, (c = cpu_of(kc, ev->cpu)) ? c->taken : 0);
+		if (t)
+			taken_base(kc, t, -1, 0);
 		if (ev->lag)
 			switch_dated(kc, ev, t, next);
 		if (next && next->status == OPEN && ev->ts >= next->from)

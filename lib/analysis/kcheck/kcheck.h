@@ -171,6 +171,7 @@ struct tl_kcheck_thread {
 	uint64_t lag_wake_ns;  /* at enqueues by another CPU, WAKING to WAKEUP: the kernel may show more wait */
 	uint64_t lag_exit_ns;  /* on a CPU at its EXIT since that long: its exit totals may lack that run time */
 	uint64_t steal_ns;     /* steal time of the CPUs it ran on (+1 tick each): the kernel may show less */
+	uint64_t taken_ns;     /* CLOCK_TAKEN (1.15): taken out of its stays (steal), out of the trace's run */
 	uint64_t unknown_ns;   /* UNKNOWN in the window: the trace may show that much less of both */
 	int lags;              /* dated by the recorded clock lags (format 1.6): the lag_*_ns above are not allowed */
 	int64_t lag_run_ns;    /* the kernel's dating minus the trace's, of its run time (lags) */

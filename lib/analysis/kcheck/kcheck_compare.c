@@ -44,6 +44,11 @@ uint64_t tl_kcheck_count_tol(uint64_t kernel_count)
 	return pct > 1 ? pct : 1;
 }
 
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 static uint64_t delta(int64_t end, int64_t start)
 {
 	return end > start ? (uint64_t)(end - start) : 0;
@@ -126,7 +131,19 @@ int tl_kcheck_compare(const struct tl_kcheck *kc, const struct kth *t, struct tl
 	o->lag_sleep_ns = t->lag_sleep;
 	o->lag_wake_ns = t->lag_wake;
 	o->lag_exit_ns = t->lag_exit;
-	o->steal_ns = steal_allowance(kc, t->cpus_used);
+	/*
+	 * Steal: known per stay with CLOCK_TAKEN (1.15), and taken out of the
+	 * trace's run; else (or for what came before a CPU's first value, at
+	 * most a tick) allowed for.
+	 */
+	o->taken_ns = kc->taken ? t->taken_ns : 0;
+	if (!kc->taken || t->taken_late == 2)
+		o->steal_ns = steal_allowance(kc, t->cpus_used);
+	else if (t->taken_late)
+		o->steal_ns =
+		        min_u64(steal_allowance(kc, t->cpus_used), kc->tick_gap ? kc->tick_gap : TL_KCHECK_MAX_TICK_NS);
+	else
+		o->steal_ns = 0;
 	o->unknown_ns = t->unknown_ns;
 	o->run_diff = (int64_t)o->trace.run_ns - (int64_t)o->kernel.run_ns;
 	if (o->have & TL_KCHECK_WAIT)
@@ -136,7 +153,7 @@ int tl_kcheck_compare(const struct tl_kcheck *kc, const struct kth *t, struct tl
 	o->wait_open = t->wait_open;
 	judge_wait = (o->have & TL_KCHECK_WAIT) && !t->wait_open; /* run + wait holds the unknown part too */
 	o->stale_wait_ns = (o->have & TL_KCHECK_WAIT) ? t->stale_wait : 0;
-	run = o->run_diff - o->stale_run_ns;
+	run = o->run_diff - o->stale_run_ns - (int64_t)o->taken_ns;
 	wait = o->wait_diff - o->stale_wait_ns;
 	o->stale_open_start_ns = t->stale_open[0] ? kc->tick_gap : 0; /* the kernel's delta may be longer */
 	o->stale_open_end_ns = t->stale_open[1] ? kc->tick_gap : 0;   /* or shorter */
@@ -155,7 +172,7 @@ int tl_kcheck_compare(const struct tl_kcheck *kc, const struct kth *t, struct tl
 		if (t->exit_sum && t->exited && e->run >= 0 && t->exit_sum >= e->run &&
 		    (uint64_t)(t->exit_sum - e->run) <= win)
 			kd_run += (int64_t)t->exit_lag_ns - (t->exit_sum - e->run);
-		o->lag_run_ns = kd_run - o->stale_run_ns;
+		o->lag_run_ns = kd_run - o->stale_run_ns - (int64_t)o->taken_ns;
 		o->lag_wait_ns = t->kd_wait - o->stale_wait_ns;
 		run += kd_run; /* = run_diff + lag_run_ns */
 		wait += t->kd_wait;

@@ -114,6 +114,7 @@ void tl_kcheck_write_json(struct tl_json *j, const struct tl_kcheck_result *r, u
 		tl_json_kv_uint(j, "lost_events", t->lost_events);
 		tl_json_kv_uint(j, "unseen_switches", t->unseen_switches);
 		tl_json_kv_uint(j, "steal_ns", t->steal_ns);
+		tl_json_kv_uint(j, "taken_ns", t->taken_ns);
 		tl_json_kv_uint(j, "unknown_ns", t->unknown_ns);
 		side(j, "trace", &t->trace, t->have);
 		side(j, "kernel", &t->kernel, t->have);

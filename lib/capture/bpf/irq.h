@@ -103,11 +103,16 @@ static __always_inline int vector_event(int entry, int vector, int kind)
 		*tick = 0;
 	}
 	intr_enter(entry ? 1 : -1);
-	if (enabled && in_stretch())
+	if (enabled && in_stretch()) {
 		sum_intr(0, entry, bpf_ktime_get_ns());
-	else if (enabled)
-		plain(entry ? TL_EV_IRQ_ENTRY : TL_EV_IRQ_EXIT, bpf_ktime_get_ns(), TL_EVF_HARDIRQ | TL_EVF_VECTOR,
+	} else if (enabled) {
+		__u64 now = bpf_ktime_get_ns();
+
+		if (b) /* the tick updated the clock: what it took out during the stay so far */
+			taken_note(rq_of_task(bpf_get_current_task_btf()), now, (__s32)bpf_get_current_pid_tgid());
+		plain(entry ? TL_EV_IRQ_ENTRY : TL_EV_IRQ_EXIT, now, TL_EVF_HARDIRQ | TL_EVF_VECTOR,
 		      (__s32)bpf_get_current_pid_tgid(), 0, vector, b, kind);
+	}
 	return 0;
 }
 

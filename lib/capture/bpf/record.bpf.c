@@ -327,6 +327,38 @@ static __always_inline void plain(__u16 type, __u64 ts, __u16 flags, __s32 tid, 
 	submit(h);
 }
 
+/* Per CPU, its last CLOCK_TAKEN's value + 1 (0: none yet). */
+__u64 taken_sent[TLB_MAX_CPUS];
+
+/*
+ * A CLOCK_TAKEN (trace/event.h) at ts when this CPU's run queue has taken
+ * a different time out of its tasks' clock since the last one: steal
+ * comes in bursts, most calls send nothing.  rq is this CPU's (NULL on a
+ * kernel without the fields: nothing); tid the task whose stay the clock
+ * update ends (a switch's prev) or interrupts (a tick's current), 0 for
+ * one of a process not recorded.
+ */
+static __always_inline void taken_note(struct rq *rq, __u64 ts, __s32 tid)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct tlb_hdr *h;
+	__u64 v;
+
+	if (!rq || cpu >= TLB_MAX_CPUS)
+		return;
+	v = rq->clock - rq->clock_task + 1;
+	if (v == taken_sent[cpu] || !(h = reserve(sizeof(*h))))
+		return; /* dropped: sent again at the next, or the next stay's base would be stale */
+	taken_sent[cpu] = v;
+	hdr(h, TL_EV_CLOCK_TAKEN, ts, 0);
+	h->tid = tid;
+	h->arg = 0;
+	h->a = (__s64)(v - 1);
+	h->b = 0;
+	h->c = 0;
+	submit(h);
+}
+
 /* The futex operations that put the caller to sleep (trace/event.c, tl_futex_op_waits). */
 static __always_inline int futex_op_waits(long op)
 {
@@ -470,6 +502,8 @@ int tl_switch(__u64 *ctx)
 	if (!(wait & TL_EVF_WAIT_FUTEX) || nr != NR_FUTEX)
 		uaddr = 0; /* the word of a futex wait only (futex_waitv's is an array of them) */
 #endif
+	/* as of the clock update that dates this switch; a prev not recorded is not named */
+	taken_note(rq, ts, (other & TL_EVF_OTHER_TID) ? 0 : ptid);
 	/* the names this CPU has not sent yet: most switches carry none */
 	pd = my_drops();
 	np = comm_new(pd, ptid);
