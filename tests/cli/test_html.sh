@@ -12,6 +12,7 @@
 # comparison's rows, a thread selected on one side selected on the other.  A
 # sampled recording of wl_hot: its heatmap, threads and flame graph hold every
 # sample, a click zooms the flame graph, search finds wlh_one's share,
+# processes of one thread are one row each,
 # a drag selects bins and the timeline zooms to them.  The
 # screenshots are kept in BUILD_DIR/artifacts/.  Without chromium (scripts/deps.sh
 # check installs it) the browser checks are skipped, which TL_REQUIRE_LIVE=1
@@ -110,6 +111,20 @@ else
 		timeout -k 5 180 python3 "$CHECK" "$TMP/$kind.html" $kind "$ART/html-$kind.png" >"$TMP/check.out" 2>&1
 		results "$TMP/check.out" $kind
 	done
+fi
+
+# a recording of processes of one thread (a shell running two commands): each is one row, labelled
+# as the process, no header row (a build's thousand compilers would be two thousand rows)
+if can_record; then
+	if ! timeout -k 5 60 "$TL" record -o "$TMP/procs.tl" -- sh -c '/bin/true; /bin/true' >"$TMP/rec.out" 2>"$TMP/rec.err"; then
+		fail html/processes "record failed" "$(tail -n 2 "$TMP/rec.err")"
+	elif ! browser; then
+		skip html/processes/browser "chromium is not installed (scripts/deps.sh check installs it)"
+	else
+		tl html -o "$TMP/procs.html" "$TMP/procs.tl"
+		timeout -k 5 180 python3 "$CHECK" "$TMP/procs.html" processes "$ART/html-processes.png" >"$TMP/check.out" 2>&1
+		results "$TMP/check.out" processes
+	fi
 fi
 
 # a sampled recording (record --sample of wl_hot): the profile's views

@@ -1,7 +1,7 @@
 """check_report.py - end-to-end checks of a `threadlens html` page in
 headless Chromium (tests/cli/test_html.sh runs it).
 
-    check_report.py PAGE.html demo|hostile|compare|profile|compare-profile|profile-events|predict SCREENSHOT.png
+    check_report.py PAGE.html demo|hostile|compare|profile|compare-profile|profile-events|predict|processes SCREENSHOT.png
 
 Prints one line per check, "ok NAME" or "FAIL NAME: what went wrong",
 and saves a screenshot of the timeline.  demo: a recording of the demo
@@ -44,6 +44,27 @@ def geometry(page):
             rows: t.rows.map(r => ({type: r.type, tid: r.row && r.row.j.tid, y: r.y - t.box.scrollTop, h: r.h,
                                      marks: !!r.marks}))};
     })()""")
+
+
+def layout(page, name):
+    """A process of one thread (its leader) without frames is one row, labelled as the process; any
+    other process has its header row and a row per thread.  Checked against the page's own model."""
+    got = page.eval("""(() => {
+        const t = window.threadlens.timeline, bad = [];
+        let solo = 0, heads = 0;
+        for (const p of t.m.processes) {
+            const one = p.threads.length === 1 && !p.frames.length && p.threads[0].j.tid === p.pid;
+            const head = t.rows.some(r => r.type === 'proc' && r.proc === p);
+            const rows = t.rows.filter(r => r.type === 'thread' && p.threads.includes(r.row));
+            if (one ? head || rows.length !== 1 || !rows[0].solo : !head || rows.length !== p.threads.length || rows.some(r => r.solo))
+                bad.push(p.pid);
+            solo += one;
+            heads += !one;
+        }
+        return {solo, heads, bad};
+    })()""")
+    check("html/%s/layout" % name, not got["bad"], json.dumps(got))
+    return got
 
 
 def row_pixels(page):
@@ -101,6 +122,8 @@ def demo(b, path, shot):
         return
     st = state(page)
     want = page.eval("JSON.parse(document.getElementById('tl-report').textContent).threads.length")
+    got = layout(page, "demo")
+    check("html/demo/layout-headers", got["heads"] >= 1, json.dumps(got))  # the pipeline: one process, four threads
     px = row_pixels(page)
     check("html/demo/one-row-per-thread", st["threadRows"] == want and want > 0 and all(n > 0 for n in px),
           "%d thread rows for %d threads; drawn pixels per row %s" % (st["threadRows"], want, px))
@@ -389,6 +412,7 @@ def profile(b, path, shot):
           "ready after %s s; errors %s; requests %s" % (took, page.errors()[:3], page.requests()[:3]))
     if took is None:
         return
+    layout(page, "profile")
     page.eval("document.querySelector('.tl-profile').scrollIntoView()")
     # the views against the block's own cells: every sample in the heatmap and the flame graph,
     # a heatmap cell per (bin, CPU) that has samples, a thread row per sampled thread
@@ -490,6 +514,18 @@ def profile_events(b, path, shot):
     check("html/profile-events/no-errors-after", not page.errors(), str(page.errors()[:3]))
 
 
+def processes(b, path, shot):
+    """`sh -c '/bin/true; /bin/true'`: three processes of one thread, three rows and no header."""
+    page, took = load(b, path)
+    check("html/processes/loads", took is not None and not page.errors() and not page.requests(),
+          "ready after %s s; errors %s; requests %s" % (took, page.errors()[:3], page.requests()[:3]))
+    if took is None:
+        return
+    got = layout(page, "processes")
+    check("html/processes/one-row-each", got["solo"] == 3 and got["heads"] == 0, json.dumps(got))
+    page.screenshot(shot)
+
+
 def profile_rebuilt(b, path, shot):
     """A program rebuilt since its recording: the profile's summary names the file (TL_WANT: the words; TL_SEL: where)."""
     page, took = load(b, path)
@@ -528,7 +564,8 @@ def main():
         with Browser() as b:
             {"demo": demo, "hostile": hostile, "compare": compare, "profile": profile,
              "compare-profile": lambda b, p, s: compare(b, p, s, "compare-profile"),
-             "profile-events": profile_events, "profile-rebuilt": profile_rebuilt, "predict": predict}[kind](b, path, shot)
+             "profile-events": profile_events, "profile-rebuilt": profile_rebuilt, "predict": predict,
+             "processes": processes}[kind](b, path, shot)
     except Exception as e:  # the browser failed: one clear line
         results.append("FAIL html/%s/browser: %s: %s" % (kind, type(e).__name__, e))
     print("\n".join(results))

@@ -1,7 +1,9 @@
 /*
  * timeline.js - the timeline: one canvas with a time axis, a row per
  * thread grouped by process (states, with the markers above and the
- * process's frames on top), then a row per CPU (who ran, interrupts) and
+ * process's frames on top; a process of one thread without frames is one
+ * row, its label in the process headers' look: a build's thousand
+ * compilers are a thousand rows, not two), then a row per CPU (who ran, interrupts) and
  * the CPU utilization.  Rows scroll vertically inside their box; time
  * zooms and pans: Ctrl+wheel or W/S zoom, Shift+wheel, drag or A/D pan,
  * double-click shows everything.
@@ -121,6 +123,12 @@ class Timeline {
 			rows.push(r);
 		};
 		for (const p of this.m.processes) {
+			/* a process of one thread, its leader, without frames: one row, labelled as the process */
+			if (p.threads.length === 1 && !p.frames.length && p.threads[0].j.tid === p.pid) {
+				const r = p.threads[0], marks = this.m.marks.get(r.j.tid);
+				add({ type: 'thread', h: ROW_H + (marks ? MARK_H : 0), row: r, marks, solo: true });
+				continue;
+			}
 			add({ type: 'proc', h: HEAD_H, proc: p });
 			if (p.frames.length)
 				add({ type: 'frames', h: FRAME_H * Math.min(p.frames.lanes, MAX_FRAME_LANES) + 2, proc: p });
@@ -233,7 +241,17 @@ class Timeline {
 		}
 		const label = r.type === 'cpu' ? 'CPU ' + r.row.j.cpu : r.row.j.name + ' (' + r.row.j.tid + ')';
 		const barY = y + (r.marks ? MARK_H : 0);
-		ctx.fillText(label, 16, barY + ROW_H / 2, LABEL_W - 20);
+		if (r.solo) {
+			/* a process's only row: its label in the process headers' look */
+			ctx.fillStyle = selected ? '#fff3b0' : '#eef0f3';
+			ctx.fillRect(0, y, LABEL_W, r.h);
+			ctx.fillStyle = '#222';
+			ctx.font = 'bold 12px sans-serif';
+			ctx.fillText(label, 6, barY + ROW_H / 2, LABEL_W - 10);
+			ctx.font = '11px sans-serif';
+		} else {
+			ctx.fillText(label, 16, barY + ROW_H / 2, LABEL_W - 20);
+		}
 		if (r.marks)
 			this.drawMarks(ctx, r.marks, y, MARK_H - 1);
 		const dim = r.type === 'cpu' && this.sel.tid !== null;
