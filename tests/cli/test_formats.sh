@@ -31,4 +31,25 @@ for t in "$DATA"/v*.tl; do
 	fi
 done
 [ "$n" -gt 0 ] || fail formats/none "no trace in $DATA"
+
+# The steal a 1.15 trace knows (CLOCK_TAKEN): its threads' run taken by the hypervisor, in the report's
+# header and JSON (source's 326,224 ns and worker's 524,207 of the 4 checked threads' 250,625,507 on a
+# CPU); a trace before 1.15 has none to say (null, no line).
+tl report "$DATA/v1.15-taken.tl"
+if [ "$RC" = 0 ] && grep -q "^  steal    850us of the 251ms the checked threads were on a CPU (0.34%) was the hypervisor's" "$OUT"; then
+	pass formats/v1.15-taken/steal
+else
+	fail formats/v1.15-taken/steal "exit $RC; no steal line as expected" "$(grep -A1 steal "$OUT")"
+fi
+tl report --json "$DATA/v1.15-taken.tl"
+got=$(python3 -c 'import json, sys; k = json.load(open(sys.argv[1]))["kernel_check"]
+print(k["taken_ns"], k["run_ns"], sorted(t["taken_ns"] for t in k["threads"]))' "$OUT")
+tl report --json "$DATA/v1.14-buildid.tl"
+old=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["kernel_check"]["taken_ns"])' "$OUT")
+tl report "$DATA/v1.14-buildid.tl"
+if [ "$got" = "850431 250625507 [0, 0, 326224, 524207]" ] && [ "$old" = None ] && ! grep -q "^  steal" "$OUT"; then
+	pass formats/taken-json
+else
+	fail formats/taken-json "1.15: $got (want 850431 250625507 [0, 0, 326224, 524207]); 1.14: $old (want None, no line)"
+fi
 cli_done

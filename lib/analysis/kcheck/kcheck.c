@@ -592,6 +592,7 @@ int tl_kcheck_finish(struct tl_kcheck *kc, struct tl_kcheck_result *r)
 	if (kc->oom)
 		return tl_error("out of memory in the self-check");
 	r->lags = kc->lags;
+	r->taken = kc->taken;
 	while ((t = tl_tidmap_next(&kc->m, &pos))) {
 		int had_reading;
 
@@ -606,6 +607,8 @@ int tl_kcheck_finish(struct tl_kcheck *kc, struct tl_kcheck_result *r)
 		if (tl_kcheck_compare(kc, t, &r->threads[r->nthreads], r)) {
 			r->bad += !r->threads[r->nthreads].ok;
 			r->allowed += r->threads[r->nthreads].allowed;
+			r->taken_ns += r->threads[r->nthreads].taken_ns;
+			r->run_ns += r->threads[r->nthreads].trace.run_ns;
 			r->nthreads++;
 		} else if (had_reading) {
 			r->unchecked++;

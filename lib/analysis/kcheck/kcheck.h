@@ -214,6 +214,14 @@ struct tl_kcheck_result {
 	uint64_t max_run_ns, max_wait_ns; /* the worst in ns, every thread (dated with lags) */
 	int have_wait;                    /* some thread had run-queue wait on both readings */
 	int lags; /* the trace has the kernel's clock lags: the verdicts are on the dated differences */
+	/*
+	 * The trace has CLOCK_TAKEN (1.15): taken_ns of the checked threads'
+	 * run_ns on a CPU in the trace (their windows) was the run queues'
+	 * taken time, the hypervisor's steal: EXECUTING holds it, the kernel's
+	 * run time does not.
+	 */
+	int taken;
+	uint64_t taken_ns, run_ns;
 };
 
 struct tl_kcheck;

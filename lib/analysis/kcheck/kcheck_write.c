@@ -75,6 +75,12 @@ void tl_kcheck_write_json(struct tl_json *j, const struct tl_kcheck_result *r, u
 		tl_json_double(j, r->max_wait_dated_pct, 3);
 	else
 		tl_json_null(j);
+	tl_json_key(j, "taken_ns"); /* format 1.15: the checked threads' run that was steal; null before */
+	if (r->taken)
+		tl_json_uint(j, r->taken_ns);
+	else
+		tl_json_null(j);
+	tl_json_kv_uint(j, "run_ns", r->run_ns); /* their run in the trace, in their windows */
 	tl_json_key(j, "threads");
 	tl_json_begin_array(j, TL_JSON_BLOCK);
 	for (size_t i = 0; i < r->nthreads; i++) {

@@ -123,6 +123,14 @@ static void header(struct text *t, const struct tl_report_opts *o)
 		tl_kcheck_verdict(&m->kcheck, v, sizeof(v));
 		tl_fmt_wrap(t->f, m->kcheck.bad ? "!! " : "  check    ", v, t->width);
 	}
+	if (m->kcheck.taken && m->kcheck.taken_ns) {
+		snprintf(v, sizeof(v),
+		         "%s of the %s the checked threads were on a CPU (%.2f%%) was the hypervisor's: EXECUTING "
+		         "holds it, the kernel's run time leaves it out (CLOCK_TAKEN)",
+		         tl_fmt_dur(m->kcheck.taken_ns, b1, sizeof(b1)), tl_fmt_dur(m->kcheck.run_ns, b2, sizeof(b2)),
+		         m->kcheck.run_ns ? 100.0 * (double)m->kcheck.taken_ns / (double)m->kcheck.run_ns : 0.0);
+		tl_fmt_wrap(t->f, "  steal    ", v, t->width);
+	}
 }
 
 /* ---- thread states and profile ---- */
