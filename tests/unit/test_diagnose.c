@@ -585,9 +585,12 @@ TEST(affinity_bound)
  * on CPU 0, W1 B+3..B+53 on CPU 1, each then waiting on the condition again.
  * So two bursts of three; runs of 50, 2 and 2 us: W2 and W3 found nothing
  * (under a quarter of 50), 8 us in all, the work 100 us; queued for a CPU
- * 3 + 2 + 3 us a burst, 16 us.  Cost 8 + 16 = 24 us.
+ * 3 + 2 + 3 us a burst, 16 us.  Cost 8 + 16 = 24 us.  With `steal`, W3's
+ * second run lasts until B+30, 23 us of it the hypervisor's (CLOCK_TAKEN
+ * at its switch-in and out, format 1.15): 2 us of run, found nothing as
+ * before (counted as work, 25 us, when the steal is not left out).
  */
-static void write_herd(char *p)
+static void write_herd(char *p, int steal)
 {
 	const uint16_t cond = TL_EVF_WAIT_FUTEX;
 
@@ -608,10 +611,16 @@ static void write_herd(char *p)
 		}
 		for (int32_t w = 502; w <= 504; w++)
 			ev(b + (uint64_t)(w - 502), 0, TL_EV_WAKING, w, 501, 0, 120, 0, 0, NULL);
+		const uint64_t w3_end = steal && b > 1010 ? b + 30 : b + 7;
+
 		sw(b + 3, 0, 501, TL_PS_S, 503, cond);
 		sw(b + 3, 1, 0, 0, 502, 0);
+		if (steal)
+			ev(b + 5, 0, TL_EV_CLOCK_TAKEN, 503, 0, 7000000, 0, 0, 0, NULL);
 		sw(b + 5, 0, 503, TL_PS_S, 504, cond);
-		sw(b + 7, 0, 504, TL_PS_S, 0, cond);
+		if (w3_end > b + 7)
+			ev(w3_end, 0, TL_EV_CLOCK_TAKEN, 504, 0, 7023000, 0, 0, 0, NULL);
+		sw(w3_end, 0, 504, TL_PS_S, 0, cond);
 		sw(b + 53, 1, 502, TL_PS_S, 0, cond);
 	}
 	CHECK(program_trace_close(W, 1200) == 0);
@@ -627,7 +636,22 @@ TEST(thundering_herd)
 	const struct tl_finding *x = NULL;
 	int n = 0;
 
-	write_herd(p);
+	char ps[] = "/tmp/tl-test-herd-XXXXXX";
+	struct tl_run runs = { .to_ns = -1, .path = ps };
+
+	/* W3's second run stretched by steal: its 2 us of run found nothing, as in the plain case below */
+	write_herd(ps, 1);
+	CHECK_EQ_INT(tl_report_analyze(&runs, &m), 0);
+	CHECK_EQ_INT(m.herds.n, 1);
+	if (m.herds.n == 1) {
+		CHECK_EQ_INT(m.herds.items[0].futile, 4);
+		CHECK_EQ_INT(m.herds.items[0].futile_ns, 8 * US);
+		CHECK_EQ_INT(m.herds.items[0].work_ns, 100 * US);
+	}
+	tl_report_release(&m);
+	tl_run_release(&runs);
+	unlink(ps);
+	write_herd(p, 0);
 	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
 	CHECK_EQ_INT(m.herds.n, 1);
 	if (m.herds.n == 1) {

@@ -24,6 +24,14 @@ struct thr {
 	uint64_t ns;     /* the run's time on a CPU so far */
 	uint64_t queued; /* and waiting for one */
 	char name[TL_NAME_MAX];
+	/*
+	 * Steal (CLOCK_TAKEN): its CPU's value at its switch-in or its stay's
+	 * last CLOCK_TAKEN, + 1 (0 none known), that CPU and the events lost
+	 * by then; `pend`, what the values grew by since, not yet taken out of
+	 * an on-CPU interval.
+	 */
+	uint64_t taken_base, taken_lost, pend;
+	int taken_cpu;
 };
 
 struct run {
@@ -61,6 +69,9 @@ struct tl_herds {
 	struct tl_tidmap woken; /* tids woken in bursts of TL_HERD_MIN or more (int32_t keys only) */
 	struct tl_herd *out;
 	size_t nout, out_cap;
+	uint64_t *taken; /* per CPU: its last CLOCK_TAKEN + 1, 0 none */
+	size_t ntaken;
+	uint64_t lost; /* events lost so far */
 	int oom;
 };
 
@@ -240,20 +251,79 @@ static void join(struct tl_herds *h, struct thr *t, const struct tl_thread *th, 
 	}
 }
 
-void tl_herd_interval(struct tl_herds *h, const struct tl_thread *th, const struct tl_interval *iv, int lock)
+/* th's record, NULL for none (or out of memory). */
+static struct thr *thr_of(struct tl_herds *h, const struct tl_thread *th)
 {
-	struct thr *t;
-
-	if (h->oom || th->tid <= 0)
-		return;
+	if (h->oom || !th || th->tid <= 0)
+		return NULL;
 	if (th->serial >= h->thr_cap && TL_GROW_ZERO(h->thr, h->thr_cap, (size_t)th->serial + 1) < 0) {
 		h->oom = 1;
-		return;
+		return NULL;
 	}
-	t = &h->thr[th->serial];
+	return &h->thr[th->serial];
+}
+
+/* CPU cpu's last CLOCK_TAKEN + 1 (0 none), growing the table for it; NULL out of range or memory. */
+static uint64_t *cpu_taken(struct tl_herds *h, int cpu)
+{
+	size_t cap = h->ntaken;
+
+	if (cpu < 0 || cpu >= 4096)
+		return NULL;
+	if ((size_t)cpu >= h->ntaken) {
+		if (TL_GROW_ZERO(h->taken, cap, (size_t)cpu + 1) < 0) {
+			h->oom = 1;
+			return NULL;
+		}
+		h->ntaken = cap;
+	}
+	return &h->taken[cpu];
+}
+
+static void base(struct tl_herds *h, struct thr *t, int cpu, uint64_t v)
+{
+	t->taken_base = v;
+	t->taken_cpu = cpu;
+	t->taken_lost = h->lost;
+}
+
+void tl_herd_event(struct tl_herds *h, const struct tl_thread *th, const struct tl_event *ev)
+{
+	uint64_t *c;
+	struct thr *t;
+
+	if (ev->type == TL_EV_LOST) {
+		h->lost++;
+	} else if (ev->type == TL_EV_CLOCK_TAKEN && ev->a >= 0 && (c = cpu_taken(h, ev->cpu))) {
+		*c = (uint64_t)ev->a + 1;
+		if ((t = thr_of(h, th)) && ev->tid == th->tid) {
+			/* the growth since its base on this CPU, none lost between: its stay's steal */
+			if (t->taken_base && t->taken_cpu == ev->cpu && t->taken_lost == h->lost && *c > t->taken_base)
+				t->pend += *c - t->taken_base;
+			base(h, t, ev->cpu, *c);
+		}
+	} else if (ev->type == TL_EV_SWITCH && h->ntaken) {
+		struct tl_thread *next = tl_sched_thread(h->sched, ev->arg), *prev = tl_sched_thread(h->sched, ev->tid);
+
+		if ((t = thr_of(h, prev)))
+			base(h, t, -1, 0);
+		if ((t = thr_of(h, next)))
+			base(h, t, ev->cpu, (c = cpu_taken(h, ev->cpu)) ? *c : 0);
+	}
+}
+
+void tl_herd_interval(struct tl_herds *h, const struct tl_thread *th, const struct tl_interval *iv, int lock)
+{
+	struct thr *t = thr_of(h, th);
+
+	if (!t)
+		return;
 	if (tl_state_is_oncpu(iv->state)) {
+		uint64_t len = iv->end - iv->start, steal = t->pend < len ? t->pend : len;
+
+		t->pend -= steal; /* what the hypervisor took of it: no run */
 		if (t->burst)
-			t->ns += iv->end - iv->start;
+			t->ns += len - steal;
 		return;
 	}
 	if (tl_state_is_ready(iv->state)) {
@@ -320,6 +390,7 @@ void tl_herd_free(struct tl_herds *h)
 		free(h->bursts[i].runs);
 	free(h->bursts);
 	free(h->thr);
+	free(h->taken);
 	free(h->out);
 	tl_tidmap_release(&h->wakers);
 	tl_tidmap_release(&h->woken);

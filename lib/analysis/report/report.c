@@ -289,6 +289,7 @@ static void on_event(void *ctx, struct tl_thread *th, const struct tl_event *ev)
 
 	/* a reading names its thread but is no event of it: the self-check needs its state then */
 	tl_kcheck_event(p->kc, ev, ev->type == TL_EV_KSTAT && !th ? tl_sched_thread(p->sched, ev->tid) : th);
+	tl_herd_event(p->herd, ev->type == TL_EV_CLOCK_TAKEN ? tl_sched_thread(p->sched, ev->tid) : th, ev);
 	tl_regions_event(p->rg, th, ev,
 	                 ev->type == TL_EV_REGION_BEGIN || ev->type == TL_EV_FUNC_ENTRY || ev->type == TL_EV_FUNC_EXIT
 	                         ? tl_trace_string(p->run->trace, ev->name)
