@@ -501,6 +501,13 @@ static int loop(struct rec *rc)
 	for (;;) {
 		uint64_t now = tl_rec_now_ns(CLOCK_MONOTONIC);
 		int timeout = rc->maps && now - rc->start_ns < EARLY_NS ? EARLY_POLL_MS : POLL_MS;
+		uint64_t flush_due = rc->last_flush_ns + FLUSH_NS;
+
+		/* wake for the next chunk even when no ring does: a killed recorder loses < FLUSH_NS + a round */
+		if (flush_due <= now)
+			timeout = 0;
+		else if ((flush_due - now) / 1000000 < (uint64_t)timeout)
+			timeout = (int)((flush_due - now) / 1000000) + 1;
 
 		if (deadline) {
 			if (now >= deadline) {

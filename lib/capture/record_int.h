@@ -29,7 +29,7 @@
 #include "trace/trace.h"
 
 #define SLACK_NS 10000000ull  /* watermark slack behind T0 */
-#define FLUSH_NS 250000000ull /* longest time between chunks: a killed recorder loses < 0.5 s (POLL_MS later at most) */
+#define FLUSH_NS 250000000ull /* longest time between chunks (loop() wakes for it): a killed recorder loses < 0.5 s */
 #define PROGRESS_NS 250000000ull
 #define STAGE_EVENTS 16384
 #define IRQ_CACHE 64
