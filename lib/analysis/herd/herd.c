@@ -17,6 +17,7 @@
 #include "base/errors.h"
 #include "base/grow.h"
 #include "base/tidmap.h"
+#include "timeline/taken.h"
 
 struct thr {
 	uint32_t burst;  /* index + 1 in bursts of the run going on; 0: none */
@@ -25,13 +26,11 @@ struct thr {
 	uint64_t queued; /* and waiting for one */
 	char name[TL_NAME_MAX];
 	/*
-	 * Steal (CLOCK_TAKEN): its CPU's value at its switch-in or its stay's
-	 * last CLOCK_TAKEN, + 1 (0 none known), that CPU and the events lost
-	 * by then; `pend`, what the values grew by since, not yet taken out of
-	 * an on-CPU interval.
+	 * Steal (CLOCK_TAKEN): its stay (timeline/taken.h); `pend`, what the
+	 * values grew by in its stays, not yet taken out of an on-CPU interval.
 	 */
-	uint64_t taken_base, taken_lost, pend;
-	int taken_cpu;
+	struct tl_taken_stay stay;
+	uint64_t pend;
 };
 
 struct run {
@@ -69,9 +68,7 @@ struct tl_herds {
 	struct tl_tidmap woken; /* tids woken in bursts of TL_HERD_MIN or more (int32_t keys only) */
 	struct tl_herd *out;
 	size_t nout, out_cap;
-	uint64_t *taken; /* per CPU: its last CLOCK_TAKEN + 1, 0 none */
-	size_t ntaken;
-	uint64_t lost; /* events lost so far */
+	struct tl_taken tk;
 	int oom;
 };
 
@@ -263,52 +260,25 @@ static struct thr *thr_of(struct tl_herds *h, const struct tl_thread *th)
 	return &h->thr[th->serial];
 }
 
-/* CPU cpu's last CLOCK_TAKEN + 1 (0 none), growing the table for it; NULL out of range or memory. */
-static uint64_t *cpu_taken(struct tl_herds *h, int cpu)
-{
-	size_t cap = h->ntaken;
-
-	if (cpu < 0 || cpu >= 4096)
-		return NULL;
-	if ((size_t)cpu >= h->ntaken) {
-		if (TL_GROW_ZERO(h->taken, cap, (size_t)cpu + 1) < 0) {
-			h->oom = 1;
-			return NULL;
-		}
-		h->ntaken = cap;
-	}
-	return &h->taken[cpu];
-}
-
-static void base(struct tl_herds *h, struct thr *t, int cpu, uint64_t v)
-{
-	t->taken_base = v;
-	t->taken_cpu = cpu;
-	t->taken_lost = h->lost;
-}
-
 void tl_herd_event(struct tl_herds *h, const struct tl_thread *th, const struct tl_event *ev)
 {
-	uint64_t *c;
+	uint64_t ns;
 	struct thr *t;
 
-	if (ev->type == TL_EV_LOST) {
-		h->lost++;
-	} else if (ev->type == TL_EV_CLOCK_TAKEN && ev->a >= 0 && (c = cpu_taken(h, ev->cpu))) {
-		*c = (uint64_t)ev->a + 1;
-		if ((t = thr_of(h, th)) && ev->tid == th->tid) {
-			/* the growth since its base on this CPU, none lost between: its stay's steal */
-			if (t->taken_base && t->taken_cpu == ev->cpu && t->taken_lost == h->lost && *c > t->taken_base)
-				t->pend += *c - t->taken_base;
-			base(h, t, ev->cpu, *c);
-		}
-	} else if (ev->type == TL_EV_SWITCH && h->ntaken) {
+	if (tl_taken_event(&h->tk, ev)) {
+		h->oom = 1;
+	} else if (ev->type == TL_EV_CLOCK_TAKEN) {
+		/* the growth since its base on this CPU, none lost between: its stay's steal */
+		if ((t = thr_of(h, th)) && ev->tid == th->tid &&
+		    tl_taken_grow(&h->tk, &t->stay, ev, &ns) == TL_TAKEN_GREW)
+			t->pend += ns;
+	} else if (ev->type == TL_EV_SWITCH && h->tk.seen) {
 		struct tl_thread *next = tl_sched_thread(h->sched, ev->arg), *prev = tl_sched_thread(h->sched, ev->tid);
 
 		if ((t = thr_of(h, prev)))
-			base(h, t, -1, 0);
+			tl_taken_out(&h->tk, &t->stay);
 		if ((t = thr_of(h, next)))
-			base(h, t, ev->cpu, (c = cpu_taken(h, ev->cpu)) ? *c : 0);
+			tl_taken_in(&h->tk, &t->stay, ev->cpu);
 	}
 }
 
@@ -390,7 +360,7 @@ void tl_herd_free(struct tl_herds *h)
 		free(h->bursts[i].runs);
 	free(h->bursts);
 	free(h->thr);
-	free(h->taken);
+	tl_taken_free(&h->tk);
 	free(h->out);
 	tl_tidmap_release(&h->wakers);
 	tl_tidmap_release(&h->woken);

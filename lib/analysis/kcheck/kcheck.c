@@ -39,6 +39,7 @@ void tl_kcheck_free(struct tl_kcheck *kc)
 		return;
 	tl_tidmap_release(&kc->m);
 	free(kc->cpus);
+	tl_taken_free(&kc->tk);
 	free(kc);
 }
 
@@ -169,14 +170,6 @@ static void close_early(struct kth *t)
 	close_at(t, t->exit_read_ts, t->exit_read_lost);
 }
 
-/* t's stay on cpu goes on from the value v + 1 (0: none known). */
-static void taken_base(const struct tl_kcheck *kc, struct kth *t, int cpu, uint64_t v)
-{
-	t->taken_base = v;
-	t->taken_cpu = cpu;
-	t->taken_lost = kc->lost;
-}
-
 static void on_kstat(struct tl_kcheck *kc, const struct tl_event *ev, const struct tl_thread *th)
 {
 	struct kth *t = get(kc, ev->tid, 1);
@@ -193,11 +186,12 @@ static void on_kstat(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 		t->lost_from = kc->lost;
 		memset(&t->trace, 0, sizeof(t->trace));
 		stale_mark(kc, t, ev, th, 0);
-		if (!t->taken_base && th && th->tid == t->tid && th->cpu >= 0) {
+		if (!t->stay.base && th && th->tid == t->tid && th->cpu >= 0) {
 			struct cpu_marks *c = cpu_of(kc, th->cpu);
 
 			/* else its first CLOCK_TAKEN: late */
-			taken_base(kc, t, th->cpu, c && c->in_tid == t->tid ? c->taken : 0);
+			tl_taken_base(&kc->tk, &t->stay, th->cpu,
+			              c && c->in_tid == t->tid ? tl_taken_value(&kc->tk, th->cpu) : 0);
 		}
 	} else if (ev->arg == TL_KSTAT_AT_EXIT && t->status == OPEN && !t->exit_ts && !t->exit_early) {
 		reading_times(&t->end, ev);
@@ -275,25 +269,20 @@ static void on_cpu_steal(struct tl_kcheck *kc, const struct tl_event *ev)
  */
 static void on_taken(struct tl_kcheck *kc, const struct tl_event *ev)
 {
-	struct cpu_marks *c = cpu_of(kc, ev->cpu);
 	struct kth *t = get(kc, ev->tid, 0);
-	uint64_t v = (uint64_t)ev->a + 1;
+	enum tl_taken_grew g;
+	uint64_t ns;
 
-	kc->taken = 1;
-	if (!c || ev->a < 0)
-		return;
-	c->taken = v;
-	if (!t)
+	if (!t || (g = tl_taken_grow(&kc->tk, &t->stay, ev, &ns)) == TL_TAKEN_NONE)
 		return;
 	if (t->status == OPEN && ev->ts >= t->from && !(t->exit_ts && ev->ts > t->exit_ts)) {
-		if (t->taken_base && (t->taken_cpu != ev->cpu || t->taken_lost != kc->lost))
-			t->taken_late = 2; /* its base is another CPU's, or events were lost since */
-		else if (!t->taken_base)
-			t->taken_late = t->taken_late ? t->taken_late : 1; /* on the CPU before its first value */
-		else if (v > t->taken_base)
-			t->taken_ns += v - t->taken_base;
+		if (g == TL_TAKEN_BROKEN)
+			t->taken_late = 2;
+		else if (g == TL_TAKEN_UNKNOWN)
+			t->taken_late = t->taken_late ? t->taken_late : 1;
+		else
+			t->taken_ns += ns;
 	}
-	taken_base(kc, t, ev->cpu, v);
 }
 
 /* A tick (or local timer) of CPU c at ts: the shortest gap between two is the tick period, or less. */
@@ -410,6 +399,8 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 	struct kth *t;
 	struct cpu_marks *c;
 
+	if (tl_taken_event(&kc->tk, ev))
+		kc->oom = 1;
 	switch (ev->type) {
 	case TL_EV_KSTAT_CPU: on_cpu_steal(kc, ev); break;
 	case TL_EV_CLOCK_TAKEN: on_taken(kc, ev); break;
@@ -474,9 +465,9 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 		t = get(kc, ev->tid, 0);
 		switch_lag(kc, ev, t, next);
 		if (next) /* its stay starts from the CPU's value now (0: none yet) */
-			taken_base(kc, next, ev->cpu, (c = cpu_of(kc, ev->cpu)) ? c->taken : 0);
+			tl_taken_in(&kc->tk, &next->stay, ev->cpu);
 		if (t)
-			taken_base(kc, t, -1, 0);
+			tl_taken_out(&kc->tk, &t->stay);
 		if (ev->lag)
 			switch_dated(kc, ev, t, next);
 		if (next && next->status == OPEN && ev->ts >= next->from)
@@ -592,7 +583,7 @@ int tl_kcheck_finish(struct tl_kcheck *kc, struct tl_kcheck_result *r)
 	if (kc->oom)
 		return tl_error("out of memory in the self-check");
 	r->lags = kc->lags;
-	r->taken = kc->taken;
+	r->taken = kc->tk.seen;
 	while ((t = tl_tidmap_next(&kc->m, &pos))) {
 		int had_reading;
 

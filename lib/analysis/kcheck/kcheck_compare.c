@@ -136,8 +136,8 @@ int tl_kcheck_compare(const struct tl_kcheck *kc, const struct kth *t, struct tl
 	 * trace's run; else (or for what came before a CPU's first value, at
 	 * most a tick) allowed for.
 	 */
-	o->taken_ns = kc->taken ? t->taken_ns : 0;
-	if (!kc->taken || t->taken_late == 2)
+	o->taken_ns = kc->tk.seen ? t->taken_ns : 0;
+	if (!kc->tk.seen || t->taken_late == 2)
 		o->steal_ns = steal_allowance(kc, t->cpus_used);
 	else if (t->taken_late)
 		o->steal_ns =

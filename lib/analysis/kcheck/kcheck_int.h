@@ -12,6 +12,7 @@
 
 #include "analysis/kcheck/kcheck.h"
 #include "base/tidmap.h"
+#include "timeline/taken.h"
 
 enum { PENDING = 0, OPEN, CLOSED };
 
@@ -81,17 +82,17 @@ struct kth {
 	struct reading start, end;
 	struct tl_kcheck_side trace;
 	/*
-	 * CLOCK_TAKEN (format 1.15): its CPU's value at its switch-in or its
-	 * stay's last CLOCK_TAKEN, + 1 (0 none known), that CPU, and the
-	 * events lost by then; what the values grew by during its stays in the
-	 * window, which the kernel left out of its run time.  taken_late: 1, a
+	 * CLOCK_TAKEN (format 1.15): its stay (timeline/taken.h); what the
+	 * values grew by during its stays in the window, which the kernel
+	 * left out of its run time.  taken_late: 1, a
 	 * stay in the window began before its CPU's first value (what was
 	 * taken before it is allowed for, up to a tick); 2, a value came after
 	 * lost events or on another CPU than its base (a switch not in the
 	 * trace: what was taken is allowed for as before 1.15).
 	 */
-	uint64_t taken_base, taken_ns, taken_lost;
-	int taken_cpu, taken_late;
+	struct tl_taken_stay stay;
+	uint64_t taken_ns;
+	int taken_late;
 };
 
 struct cpu_marks {
@@ -103,7 +104,6 @@ struct cpu_marks {
 	int64_t steal[2];   /* KSTAT_CPU at the start and the end, -1 unknown */
 	uint64_t tick;      /* their unit */
 	uint64_t timer;     /* the end of its last tick (or local timer interrupt): it updated its task's run time */
-	uint64_t taken;     /* its last CLOCK_TAKEN's value + 1, 0 none yet */
 };
 
 #define TL_KCHECK_MIN_TICK_NS 1000000ull  /* HZ is at most 1000: a shorter gap is not between two ticks */
@@ -124,11 +124,11 @@ struct tl_kcheck {
 	struct cached cache[CACHE];
 	struct cpu_marks *cpus;
 	size_t ncpus;
-	uint64_t lost;     /* events lost so far (LOST) */
-	int lags;          /* the trace has the kernel's clock lags (format 1.6): the check dates as the kernel */
-	int ticks_told;    /* an IRQ_EXIT said the scheduler tick ran in it (1.6): only those update run times */
-	uint64_t tick_gap; /* the shortest gap between two ticks of one CPU (1 to 10 ms), 0 none yet */
-	int taken;         /* the trace has CLOCK_TAKEN (1.15): what steal took from a run is known, not allowed */
+	uint64_t lost;      /* events lost so far (LOST) */
+	int lags;           /* the trace has the kernel's clock lags (format 1.6): the check dates as the kernel */
+	int ticks_told;     /* an IRQ_EXIT said the scheduler tick ran in it (1.6): only those update run times */
+	uint64_t tick_gap;  /* the shortest gap between two ticks of one CPU (1 to 10 ms), 0 none yet */
+	struct tl_taken tk; /* CLOCK_TAKEN (1.15); tk.seen: what steal took from a run is known, not allowed */
 	int oom;
 };
 
