@@ -9,56 +9,62 @@
 
 #define MAX_CPU 4096 /* a CPU number past this is damage */
 
-int tl_taken_event(struct tl_taken *tk, const struct tl_event *ev)
+static struct tl_taken_cpu *cpu_of(struct tl_taken *tk, int cpu)
 {
 	size_t cap = tk->ncpu;
 
-	if (ev->type == TL_EV_LOST) {
-		tk->lost++;
-		return 0;
-	}
-	if (ev->type != TL_EV_CLOCK_TAKEN)
-		return 0;
-	tk->seen = 1;
-	if (ev->cpu < 0 || ev->cpu >= MAX_CPU || ev->a < 0)
-		return 0;
-	if ((size_t)ev->cpu >= tk->ncpu) {
-		if (TL_GROW_ZERO(tk->cpu, cap, (size_t)ev->cpu + 1) < 0)
-			return -1;
+	if (cpu < 0 || cpu >= MAX_CPU)
+		return NULL;
+	if ((size_t)cpu >= tk->ncpu) {
+		if (TL_GROW_ZERO(tk->cpu, cap, (size_t)cpu + 1) < 0) {
+			tk->oom = 1;
+			return NULL;
+		}
+		for (size_t i = tk->ncpu; i < cap; i++)
+			tk->cpu[i].tid = -1;
 		tk->ncpu = cap;
 	}
-	tk->cpu[ev->cpu] = (uint64_t)ev->a + 1;
-	return 0;
+	return &tk->cpu[cpu];
 }
 
-uint64_t tl_taken_value(const struct tl_taken *tk, int cpu)
+enum tl_taken_grew tl_taken_event_slow(struct tl_taken *tk, const struct tl_event *ev, uint64_t *ns)
 {
-	return cpu >= 0 && (size_t)cpu < tk->ncpu ? tk->cpu[cpu] : 0;
-}
-
-void tl_taken_base(const struct tl_taken *tk, struct tl_taken_stay *s, int cpu, uint64_t v)
-{
-	s->base = v;
-	s->cpu = cpu;
-	s->lost = tk->lost;
-}
-
-enum tl_taken_grew tl_taken_grow(const struct tl_taken *tk, struct tl_taken_stay *s, const struct tl_event *ev,
-                                 uint64_t *ns)
-{
-	uint64_t v = tl_taken_value(tk, ev->cpu);
+	struct tl_taken_cpu *c;
 	enum tl_taken_grew g = TL_TAKEN_GREW;
+	uint64_t v;
 
-	*ns = 0;
-	if (ev->a < 0 || !v)
+	if (ev->type == TL_EV_LOST) {
+		tk->lost++;
 		return TL_TAKEN_NONE;
-	if (!s->base)
-		g = TL_TAKEN_UNKNOWN;
-	else if (s->cpu != ev->cpu || s->lost != tk->lost)
+	}
+	if (ev->type == TL_EV_CLOCK_TAKEN)
+		tk->seen = 1;
+	if (!(c = cpu_of(tk, ev->cpu)))
+		return TL_TAKEN_NONE;
+	if (ev->type == TL_EV_SWITCH) {
+		/* the stay of the thread switched in starts from the CPU's value now */
+		c->tid = (int32_t)ev->arg;
+		c->base = c->value;
+		c->lost = tk->lost;
+		return TL_TAKEN_NONE;
+	}
+	if (ev->a < 0)
+		return TL_TAKEN_NONE;
+	v = (uint64_t)ev->a + 1;
+	if (c->tid < 0)
+		g = TL_TAKEN_UNKNOWN; /* on the CPU since before its first SWITCH */
+	else if (c->tid != ev->tid)
+		g = TL_TAKEN_BROKEN; /* a switch to it that the trace does not hold */
+	else if (!c->base)
+		g = TL_TAKEN_UNKNOWN; /* switched in before the CPU's first value */
+	else if (c->lost != tk->lost)
 		g = TL_TAKEN_BROKEN;
-	else if (v > s->base)
-		*ns = v - s->base;
-	tl_taken_base(tk, s, ev->cpu, v);
+	else if (v > c->base)
+		*ns = v - c->base;
+	/* its stay goes on from here */
+	c->value = c->base = v;
+	c->tid = ev->tid;
+	c->lost = tk->lost;
 	return g;
 }
 

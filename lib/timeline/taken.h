@@ -10,15 +10,17 @@
  * switch-in, or its stay's last CLOCK_TAKEN, is what the kernel left out
  * of its run time in that stretch.
  *
- * Invariants: a CPU's value and a stay's base are stored + 1 (0: none
- * known).  A stay's base is its CPU and the LOST events counted by then;
- * a growth counts only from a base on the same CPU with no event lost
- * since (a lost CLOCK_TAKEN would put another stay's steal into this one).
+ * A stay is one CPU's: each CPU keeps the thread its last SWITCH put on it,
+ * where that stay's growth counts from (the CPU's value then, or at the
+ * stay's last CLOCK_TAKEN) and the LOST events counted by then.  So a
+ * SWITCH costs a store into its CPU's slot and no thread lookup; a caller
+ * looks up a thread only for the CLOCK_TAKEN that names it (rare: one is
+ * written only when the value changed).
  *
- * Use: tl_taken_event() on every event, in trace order; at a SWITCH,
- * tl_taken_in() for the thread switched in and tl_taken_out() for the one
- * switched out; at a CLOCK_TAKEN of a thread, after tl_taken_event(),
- * tl_taken_grow() gives its stay's growth and moves its base.
+ * Invariants: values are stored + 1 (0: none known).  A growth counts
+ * only for the thread on the CPU, from a base of the same stay, with no
+ * event lost since (a lost CLOCK_TAKEN would put another stay's steal
+ * into this one, a lost SWITCH another thread's).
  */
 #ifndef TL_TAKEN_H
 #define TL_TAKEN_H
@@ -28,56 +30,42 @@
 
 #include "trace/event.h"
 
-/* Every CPU's last value, and the LOST events so far. */
-struct tl_taken {
-	uint64_t *cpu; /* by CPU: its last value + 1, 0 none yet */
-	size_t ncpu;
-	uint64_t lost;
-	int seen; /* a CLOCK_TAKEN came */
+struct tl_taken_cpu {
+	uint64_t value; /* its last CLOCK_TAKEN + 1, 0 none yet */
+	uint64_t base;  /* the stay's base + 1 (the value at its switch-in or last CLOCK_TAKEN), 0 none */
+	uint64_t lost;  /* tl_taken.lost at the base */
+	int32_t tid;    /* the thread on it (its last SWITCH's next, or CLOCK_TAKEN's); -1 unknown */
 };
 
-/* One thread's stay: where its growth counts from. */
-struct tl_taken_stay {
-	uint64_t base; /* the CPU's value + 1 when it went on, 0 none known */
-	uint64_t lost; /* tl_taken.lost then */
-	int cpu;       /* -1: off a CPU */
+struct tl_taken {
+	struct tl_taken_cpu *cpu; /* by CPU number, grown as they come */
+	size_t ncpu;
+	uint64_t lost; /* LOST events so far */
+	int seen;      /* a CLOCK_TAKEN came: the trace knows what was taken */
+	int oom;
 };
 
 enum tl_taken_grew {
-	TL_TAKEN_NONE = 0, /* ev holds no value (damage): nothing changed */
-	TL_TAKEN_GREW,     /* *ns is the growth (0 or more) */
-	TL_TAKEN_UNKNOWN,  /* no base: it was on the CPU before the CPU's first value */
-	TL_TAKEN_BROKEN    /* its base is another CPU's, or events were lost since */
+	TL_TAKEN_NONE = 0, /* not a CLOCK_TAKEN, or one without a value (damage) */
+	TL_TAKEN_GREW,     /* *ns is what ev->tid's stay grew by (0 or more) */
+	TL_TAKEN_UNKNOWN,  /* its stay began before its CPU's first value (or first SWITCH) */
+	TL_TAKEN_BROKEN    /* the CPU held another thread, or events were lost since its base */
 };
 
-/* Counts a LOST, takes a CLOCK_TAKEN's value.  -1 out of memory (else 0). */
-int tl_taken_event(struct tl_taken *tk, const struct tl_event *ev);
-
-/* CPU cpu's last value + 1; 0 none yet (or out of range). */
-uint64_t tl_taken_value(const struct tl_taken *tk, int cpu);
-
-/* The stay goes on on cpu from v (a value + 1; 0 none known). */
-void tl_taken_base(const struct tl_taken *tk, struct tl_taken_stay *s, int cpu, uint64_t v);
-
-/* It was switched in on cpu: its stay starts from the CPU's value now. */
-static inline void tl_taken_in(const struct tl_taken *tk, struct tl_taken_stay *s, int cpu)
-{
-	tl_taken_base(tk, s, cpu, tl_taken_value(tk, cpu));
-}
-
-/* It was switched out: no stay. */
-static inline void tl_taken_out(const struct tl_taken *tk, struct tl_taken_stay *s)
-{
-	tl_taken_base(tk, s, -1, 0);
-}
+enum tl_taken_grew tl_taken_event_slow(struct tl_taken *tk, const struct tl_event *ev, uint64_t *ns);
 
 /*
- * ev, a CLOCK_TAKEN of s's thread, already passed to tl_taken_event(): what
- * its stay grew by since its base (*ns, TL_TAKEN_GREW), or why that is not
- * known (*ns 0).  Its base moves to ev's value either way.
+ * Every event, in trace order (LOST, SWITCH and CLOCK_TAKEN are read, the
+ * rest pass at the cost of a compare).  For a CLOCK_TAKEN: what the stay
+ * of ev->tid grew by (*ns, TL_TAKEN_GREW) or why that is not known (*ns 0).
  */
-enum tl_taken_grew tl_taken_grow(const struct tl_taken *tk, struct tl_taken_stay *s, const struct tl_event *ev,
-                                 uint64_t *ns);
+static inline enum tl_taken_grew tl_taken_event(struct tl_taken *tk, const struct tl_event *ev, uint64_t *ns)
+{
+	*ns = 0;
+	if (ev->type != TL_EV_SWITCH && ev->type != TL_EV_CLOCK_TAKEN && ev->type != TL_EV_LOST)
+		return TL_TAKEN_NONE;
+	return tl_taken_event_slow(tk, ev, ns);
+}
 
 void tl_taken_free(struct tl_taken *tk);
 

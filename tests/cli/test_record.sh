@@ -437,7 +437,8 @@ for i in range(0, len(b), 4096):
     b[i] = 1
 s = sum(range(2000000))
 '
-	res=$("$TL" profile --json "$TMP/ev2.tl" 2>&1 | python3 -c '
+	# profile's warnings (stderr) apart from its JSON, and shown on a failure
+	res=$("$TL" profile --json "$TMP/ev2.tl" 2>"$TMP/ev2.err" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 ev = {e["name"]: e for e in d["events"]}
@@ -466,7 +467,7 @@ print("; ".join(bad))
 	if [ "$RC" = 0 ] && [ -z "$res" ]; then
 		pass record-sample-two-events
 	else
-		fail record-sample-two-events "exit $RC; $res" "$(tail -c 300 "$ERR")"
+		fail record-sample-two-events "exit $RC; $res" "$(tail -c 300 "$ERR")" "profile: $(head -c 300 "$TMP/ev2.err")"
 	fi
 	# an event the machine lacks beside one it has: a warning, and the other is sampled
 	tl record -e cpu-clock,cycles -o "$TMP/cyc2.tl" -- "$BUILD/tests/wl_hot" --ms 100

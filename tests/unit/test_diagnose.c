@@ -584,14 +584,27 @@ TEST(affinity_bound)
  * at B, B+1, B+2 and waits itself at B+3; W2 runs B+3..B+5 and W3 B+5..B+7
  * on CPU 0, W1 B+3..B+53 on CPU 1, each then waiting on the condition again.
  * So two bursts of three; runs of 50, 2 and 2 us: W2 and W3 found nothing
- * (under a quarter of 50), 8 us in all, the work 100 us; queued for a CPU
- * 3 + 2 + 3 us a burst, 16 us.  Cost 8 + 16 = 24 us.  With `steal`, W3's
- * second run lasts until B+30, 23 us of it the hypervisor's (CLOCK_TAKEN
- * at its switch-in and out, format 1.15): 2 us of run, found nothing as
- * before (counted as work, 25 us, when the steal is not left out).
+ * (under half of 50), 8 us in all, the work 100 us; queued for a CPU
+ * 3 + 2 + 3 us a burst, 16 us.  Cost 8 + 16 = 24 us.  Variants, each in
+ * the second burst:
+ *  HERD_STEAL  W3's run lasts until B+30, 23 us of it the hypervisor's
+ *              (CLOCK_TAKEN at its switch-in and out, format 1.15): 2 us
+ *              of run, found nothing as before (counted as work, 25 us,
+ *              when the steal is not left out);
+ *  HERD_SLOW   W3's run lasts until B+25: 20 us, under half of 50, found
+ *              nothing (wl_pool herd's futile runs take up to 30 us on
+ *              this VM, its work 60 us: under a quarter, 4% of them read
+ *              as work);
+ *  HERD_TAKEN  W1's run ends at B+7 too: the item was taken before (by a
+ *              thread still running from the burst before, in wl_pool):
+ *              4, 2 and 2 us, all found nothing, judged against the work
+ *              run of the bursts before (50 us), not their own longest.
  */
-static void write_herd(char *p, int steal)
+enum { HERD_PLAIN, HERD_STEAL, HERD_SLOW, HERD_TAKEN };
+
+static void write_herd(char *p, int variant)
 {
+	const int steal = variant == HERD_STEAL;
 	const uint16_t cond = TL_EVF_WAIT_FUTEX;
 
 	W = program_trace_open(p, 500, 1000);
@@ -611,7 +624,8 @@ static void write_herd(char *p, int steal)
 		}
 		for (int32_t w = 502; w <= 504; w++)
 			ev(b + (uint64_t)(w - 502), 0, TL_EV_WAKING, w, 501, 0, 120, 0, 0, NULL);
-		const uint64_t w3_end = steal && b > 1010 ? b + 30 : b + 7;
+		const uint64_t w3_end = b == 1010 ? b + 7 : steal ? b + 30 : variant == HERD_SLOW ? b + 25 : b + 7;
+		const uint64_t w1_end = variant == HERD_TAKEN && b > 1010 ? b + 7 : b + 53;
 
 		sw(b + 3, 0, 501, TL_PS_S, 503, cond);
 		sw(b + 3, 1, 0, 0, 502, 0);
@@ -621,7 +635,7 @@ static void write_herd(char *p, int steal)
 		if (w3_end > b + 7)
 			ev(w3_end, 0, TL_EV_CLOCK_TAKEN, 504, 0, 7023000, 0, 0, 0, NULL);
 		sw(w3_end, 0, 504, TL_PS_S, 0, cond);
-		sw(b + 53, 1, 502, TL_PS_S, 0, cond);
+		sw(w1_end, 1, 502, TL_PS_S, 0, cond);
 	}
 	CHECK(program_trace_close(W, 1200) == 0);
 }
@@ -639,19 +653,28 @@ TEST(thundering_herd)
 	char ps[] = "/tmp/tl-test-herd-XXXXXX";
 	struct tl_run runs = { .to_ns = -1, .path = ps };
 
-	/* W3's second run stretched by steal: its 2 us of run found nothing, as in the plain case below */
-	write_herd(ps, 1);
-	CHECK_EQ_INT(tl_report_analyze(&runs, &m), 0);
-	CHECK_EQ_INT(m.herds.n, 1);
-	if (m.herds.n == 1) {
-		CHECK_EQ_INT(m.herds.items[0].futile, 4);
-		CHECK_EQ_INT(m.herds.items[0].futile_ns, 8 * US);
-		CHECK_EQ_INT(m.herds.items[0].work_ns, 100 * US);
+	/* the variants (write_herd()): futile runs, their time on a CPU, the work's */
+	static const uint64_t want[][3] = {
+		[HERD_STEAL] = { 4, 8 * US, 100 * US },
+		[HERD_SLOW] = { 4, 26 * US, 100 * US },
+		[HERD_TAKEN] = { 5, 12 * US, 50 * US },
+	};
+	for (int v = HERD_STEAL; v <= HERD_TAKEN; v++) {
+		memcpy(ps, "/tmp/tl-test-herd-XXXXXX", sizeof(ps));
+		write_herd(ps, v);
+		CHECK_EQ_INT(tl_report_analyze(&runs, &m), 0);
+		CHECK_EQ_INT(m.herds.n, 1);
+		if (m.herds.n == 1) {
+			CHECK_EQ_INT(m.herds.items[0].futile, want[v][0]);
+			CHECK_EQ_INT(m.herds.items[0].futile_ns, want[v][1]);
+			CHECK_EQ_INT(m.herds.items[0].work_ns, want[v][2]);
+		}
+		tl_report_release(&m);
+		tl_run_release(&runs);
+		runs = (struct tl_run){ .to_ns = -1, .path = ps };
+		unlink(ps);
 	}
-	tl_report_release(&m);
-	tl_run_release(&runs);
-	unlink(ps);
-	write_herd(p, 0);
+	write_herd(p, HERD_PLAIN);
 	CHECK_EQ_INT(tl_report_analyze(&run, &m), 0);
 	CHECK_EQ_INT(m.herds.n, 1);
 	if (m.herds.n == 1) {

@@ -11,81 +11,80 @@ static struct tl_event taken(int cpu, int32_t tid, int64_t v)
 	return (struct tl_event){ .type = TL_EV_CLOCK_TAKEN, .cpu = cpu, .tid = tid, .a = v };
 }
 
-/* Feeds ev and, for a CLOCK_TAKEN, its thread's stay s: what tl_taken_grow() says. */
-static enum tl_taken_grew feed(struct tl_taken *tk, struct tl_taken_stay *s, struct tl_event ev, uint64_t *ns)
+/* CPU cpu switches from prev to next. */
+static struct tl_event sw(int cpu, int32_t prev, int32_t next)
 {
-	CHECK_EQ_INT(tl_taken_event(tk, &ev), 0);
-	*ns = 12345; /* grow must set it */
-	return ev.type == TL_EV_CLOCK_TAKEN ? tl_taken_grow(tk, s, &ev, ns) : TL_TAKEN_NONE;
+	return (struct tl_event){ .type = TL_EV_SWITCH, .cpu = cpu, .tid = prev, .arg = next };
 }
 
-/* Two stays on CPU 1, the second with a tick's value in the middle: each its own growth. */
+static uint64_t ns;
+
+static enum tl_taken_grew feed(struct tl_taken *tk, struct tl_event ev)
+{
+	ns = 12345; /* tl_taken_event must set it */
+	return tl_taken_event(tk, &ev, &ns);
+}
+
+/* Two stays of thread 7 on CPU 1, the second with a tick's value in the middle: each its own growth. */
 TEST(stays)
 {
 	struct tl_taken tk = { 0 };
-	struct tl_taken_stay s = { 0 };
-	uint64_t ns;
+	struct tl_event other = { .type = TL_EV_WAKEUP, .cpu = 1, .tid = 7 };
 
-	CHECK_EQ_INT(tk.seen, 0);
-	CHECK_EQ_INT(feed(&tk, &s, taken(1, 0, 1000), &ns), TL_TAKEN_UNKNOWN); /* another process's: not ours */
-	CHECK_EQ_INT(tk.seen, 1);
-	CHECK_EQ_INT(tl_taken_value(&tk, 1), 1001);
-	CHECK_EQ_INT(tl_taken_value(&tk, 0), 0);
-	s = (struct tl_taken_stay){ 0 };
-	tl_taken_in(&tk, &s, 1);
-	CHECK_EQ_INT(feed(&tk, &s, taken(1, 7, 1600), &ns), TL_TAKEN_GREW);
-	CHECK_EQ_INT(ns, 600);
-	tl_taken_out(&tk, &s);
-	CHECK_EQ_INT(s.cpu, -1);
-	CHECK_EQ_INT(s.base, 0);
-	tl_taken_in(&tk, &s, 1);
-	CHECK_EQ_INT(feed(&tk, &s, taken(1, 7, 1600), &ns), TL_TAKEN_GREW); /* a tick, nothing taken */
+	CHECK_EQ_INT(feed(&tk, other), TL_TAKEN_NONE);
 	CHECK_EQ_INT(ns, 0);
-	CHECK_EQ_INT(feed(&tk, &s, taken(1, 7, 21600), &ns), TL_TAKEN_GREW);
+	CHECK_EQ_INT(tk.ncpu, 0); /* other events are not read */
+	CHECK_EQ_INT(feed(&tk, sw(1, 0, 8)), TL_TAKEN_NONE);
+	CHECK_EQ_INT(feed(&tk, taken(1, 8, 1000)), TL_TAKEN_UNKNOWN); /* 8 came before the first value */
+	CHECK_EQ_INT(tk.seen, 1);
+	CHECK_EQ_INT(feed(&tk, sw(1, 8, 7)), TL_TAKEN_NONE);
+	CHECK_EQ_INT(feed(&tk, taken(1, 7, 1600)), TL_TAKEN_GREW);
+	CHECK_EQ_INT(ns, 600);
+	CHECK_EQ_INT(feed(&tk, sw(1, 7, 8)), TL_TAKEN_NONE);
+	CHECK_EQ_INT(feed(&tk, taken(1, 8, 1700)), TL_TAKEN_GREW); /* 8's stay: from 7's last value */
+	CHECK_EQ_INT(ns, 100);
+	CHECK_EQ_INT(feed(&tk, sw(1, 8, 7)), TL_TAKEN_NONE);
+	CHECK_EQ_INT(feed(&tk, taken(1, 7, 1700)), TL_TAKEN_GREW); /* a tick, nothing taken */
+	CHECK_EQ_INT(ns, 0);
+	CHECK_EQ_INT(feed(&tk, taken(1, 7, 21700)), TL_TAKEN_GREW);
 	CHECK_EQ_INT(ns, 20000);
 	tl_taken_free(&tk);
 	CHECK_EQ_INT(tk.ncpu, 0);
 }
 
-/* On the CPU before its first value: the first growth is not known, the next one is. */
-TEST(before_the_first_value)
+/* On the CPU since before its first SWITCH: the first growth is not known, the next one is. */
+TEST(from_the_start)
 {
 	struct tl_taken tk = { 0 };
-	struct tl_taken_stay s = { 0 };
-	uint64_t ns;
 
-	tl_taken_in(&tk, &s, 0);
-	CHECK_EQ_INT(s.base, 0);
-	CHECK_EQ_INT(feed(&tk, &s, taken(0, 7, 500), &ns), TL_TAKEN_UNKNOWN);
+	CHECK_EQ_INT(feed(&tk, taken(0, 7, 500)), TL_TAKEN_UNKNOWN);
 	CHECK_EQ_INT(ns, 0);
-	CHECK_EQ_INT(feed(&tk, &s, taken(0, 7, 800), &ns), TL_TAKEN_GREW);
+	CHECK_EQ_INT(feed(&tk, taken(0, 7, 800)), TL_TAKEN_GREW);
 	CHECK_EQ_INT(ns, 300);
 	tl_taken_free(&tk);
 }
 
-/* A LOST since its base, or a value of another CPU than its base: broken, and it starts again. */
+/* A LOST since its base, or a value for another thread than the CPU's: broken, and it starts again. */
 TEST(broken)
 {
 	struct tl_taken tk = { 0 };
-	struct tl_taken_stay s = { 0 };
 	struct tl_event lost = { .type = TL_EV_LOST, .cpu = 0, .a = 3 };
-	uint64_t ns;
 
-	feed(&tk, &s, taken(0, 0, 100), &ns);
-	feed(&tk, &s, taken(1, 0, 5000), &ns);
-	s = (struct tl_taken_stay){ 0 };
-	tl_taken_in(&tk, &s, 0);
-	CHECK_EQ_INT(feed(&tk, &s, lost, &ns), TL_TAKEN_NONE);
+	feed(&tk, taken(0, 0, 100));
+	feed(&tk, sw(0, 0, 7));
+	CHECK_EQ_INT(feed(&tk, lost), TL_TAKEN_NONE);
 	CHECK_EQ_INT(tk.lost, 1);
-	CHECK_EQ_INT(feed(&tk, &s, taken(0, 7, 900), &ns), TL_TAKEN_BROKEN);
+	CHECK_EQ_INT(feed(&tk, taken(0, 7, 900)), TL_TAKEN_BROKEN);
 	CHECK_EQ_INT(ns, 0);
-	CHECK_EQ_INT(feed(&tk, &s, taken(0, 7, 950), &ns), TL_TAKEN_GREW); /* from the new base */
+	CHECK_EQ_INT(feed(&tk, taken(0, 7, 950)), TL_TAKEN_GREW); /* from the new base */
 	CHECK_EQ_INT(ns, 50);
-	/* a migration no SWITCH told of: the value on CPU 1 is not its base's CPU's */
-	CHECK_EQ_INT(feed(&tk, &s, taken(1, 7, 9000), &ns), TL_TAKEN_BROKEN);
+	/* a migration to CPU 1 no SWITCH told of: CPU 1 holds thread 9 */
+	feed(&tk, sw(1, 0, 9));
+	CHECK_EQ_INT(feed(&tk, taken(1, 7, 9000)), TL_TAKEN_BROKEN);
 	CHECK_EQ_INT(ns, 0);
-	CHECK_EQ_INT(s.cpu, 1);
-	CHECK_EQ_INT(s.base, 9001);
+	CHECK_EQ_INT(feed(&tk, taken(1, 7, 9040)), TL_TAKEN_GREW); /* CPU 1's thread is 7 from there */
+	CHECK_EQ_INT(ns, 40);
+	CHECK_EQ_INT(feed(&tk, taken(1, 9, 9090)), TL_TAKEN_BROKEN);
 	tl_taken_free(&tk);
 }
 
@@ -93,28 +92,23 @@ TEST(broken)
 TEST(damage)
 {
 	struct tl_taken tk = { 0 };
-	struct tl_taken_stay s = { 0 };
-	uint64_t ns;
 
-	feed(&tk, &s, taken(0, 0, 700), &ns);
-	s = (struct tl_taken_stay){ 0 };
-	tl_taken_in(&tk, &s, 0);
-	CHECK_EQ_INT(feed(&tk, &s, taken(0, 7, -5), &ns), TL_TAKEN_NONE);
+	feed(&tk, taken(0, 0, 700));
+	feed(&tk, sw(0, 0, 7));
+	CHECK_EQ_INT(feed(&tk, taken(0, 7, -5)), TL_TAKEN_NONE);
 	CHECK_EQ_INT(ns, 0);
-	CHECK_EQ_INT(s.base, 701);
-	CHECK_EQ_INT(tl_taken_value(&tk, 0), 701);
-	CHECK_EQ_INT(feed(&tk, &s, taken(5000, 7, 10), &ns), TL_TAKEN_NONE);
-	CHECK_EQ_INT(tl_taken_value(&tk, 5000), 0);
+	CHECK_EQ_INT(feed(&tk, taken(5000, 7, 10)), TL_TAKEN_NONE);
+	CHECK_EQ_INT(feed(&tk, sw(-1, 7, 8)), TL_TAKEN_NONE);
 	CHECK(tk.ncpu < 5000);
-	CHECK_EQ_INT(tl_taken_value(&tk, -1), 0);
-	CHECK_EQ_INT(feed(&tk, &s, taken(0, 7, 600), &ns), TL_TAKEN_GREW);
+	CHECK_EQ_INT(feed(&tk, taken(0, 7, 600)), TL_TAKEN_GREW);
 	CHECK_EQ_INT(ns, 0);
-	CHECK_EQ_INT(feed(&tk, &s, taken(0, 7, 640), &ns), TL_TAKEN_GREW);
+	CHECK_EQ_INT(feed(&tk, taken(0, 7, 640)), TL_TAKEN_GREW);
 	CHECK_EQ_INT(ns, 40);
+	CHECK_EQ_INT(tk.oom, 0);
 	tl_taken_free(&tk);
 }
 
 int main(void)
 {
-	RUN_TESTS(stays, before_the_first_value, broken, damage);
+	RUN_TESTS(stays, from_the_start, broken, damage);
 }

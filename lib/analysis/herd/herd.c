@@ -25,12 +25,7 @@ struct thr {
 	uint64_t ns;     /* the run's time on a CPU so far */
 	uint64_t queued; /* and waiting for one */
 	char name[TL_NAME_MAX];
-	/*
-	 * Steal (CLOCK_TAKEN): its stay (timeline/taken.h); `pend`, what the
-	 * values grew by in its stays, not yet taken out of an on-CPU interval.
-	 */
-	struct tl_taken_stay stay;
-	uint64_t pend;
+	uint64_t pend; /* steal in its stays (CLOCK_TAKEN, timeline/taken.h) not yet taken out of a run */
 };
 
 struct run {
@@ -135,16 +130,27 @@ static void judge(struct tl_herds *h, struct burst *b)
 		if (!(x = result_of(h, b))) {
 			h->oom = 1;
 		} else {
+			/*
+			 * A burst whose work another thread took (one still running
+			 * from the burst before) has futile runs only: judged against
+			 * what a run with work took in the bursts before it.
+			 */
+			uint64_t ref = b->longest > x->work_run ? b->longest : x->work_run;
+
 			x->bursts++;
 			x->woken += b->nruns;
 			x->last = b->start;
+			if (!x->work_run)
+				x->work_run = b->longest;
+			else if (b->longest * TL_HERD_FUTILE_DIV >= ref) /* it had work */
+				x->work_run = x->work_run - x->work_run / 8 + b->longest / 8;
 			for (size_t i = 0; i < b->nruns; i++) {
 				const struct run *u = &b->runs[i];
 
 				if (!tl_tidmap_put(&h->woken, u->tid, NULL))
 					h->oom = 1;
 				x->queued_ns += u->queued;
-				if (u->ns < TL_HERD_FUTILE_NS && u->ns * TL_HERD_FUTILE_DIV < b->longest) {
+				if (u->ns < TL_HERD_FUTILE_NS && u->ns * TL_HERD_FUTILE_DIV < ref) {
 					x->futile++;
 					x->futile_ns += u->ns;
 					count_thread(h, x, u);
@@ -265,21 +271,10 @@ void tl_herd_event(struct tl_herds *h, const struct tl_thread *th, const struct 
 	uint64_t ns;
 	struct thr *t;
 
-	if (tl_taken_event(&h->tk, ev)) {
-		h->oom = 1;
-	} else if (ev->type == TL_EV_CLOCK_TAKEN) {
-		/* the growth since its base on this CPU, none lost between: its stay's steal */
-		if ((t = thr_of(h, th)) && ev->tid == th->tid &&
-		    tl_taken_grow(&h->tk, &t->stay, ev, &ns) == TL_TAKEN_GREW)
-			t->pend += ns;
-	} else if (ev->type == TL_EV_SWITCH && h->tk.seen) {
-		struct tl_thread *next = tl_sched_thread(h->sched, ev->arg), *prev = tl_sched_thread(h->sched, ev->tid);
-
-		if ((t = thr_of(h, prev)))
-			tl_taken_out(&h->tk, &t->stay);
-		if ((t = thr_of(h, next)))
-			tl_taken_in(&h->tk, &t->stay, ev->cpu);
-	}
+	/* th: ev->tid's thread for a CLOCK_TAKEN (report.c looks it up) */
+	if (tl_taken_event(&h->tk, ev, &ns) == TL_TAKEN_GREW && ns && th && ev->tid == th->tid && (t = thr_of(h, th)))
+		t->pend += ns;
+	h->oom |= h->tk.oom;
 }
 
 void tl_herd_interval(struct tl_herds *h, const struct tl_thread *th, const struct tl_interval *iv, int lock)

@@ -21,12 +21,16 @@
  *                    between are part of it (a broadcast under the mutex
  *                    makes every woken thread queue for that mutex first);
  *   futile           a run of a burst of at least TL_HERD_MIN threads that
- *                    is under TL_HERD_FUTILE_NS and under a quarter of
- *                    the burst's longest run: it found nothing to do
- *                    (wl_pool herd: 19,815 such runs where the workers
- *                    counted 19,974 wakeups to an empty queue; with a
- *                    tenth, 14,601: a futile run there takes 5-10 us, the
- *                    one with the item 50 us and more).
+ *                    is under TL_HERD_FUTILE_NS and under half the
+ *                    burst's longest run, or of the work runs of its
+ *                    bursts before (`work_run`: when a thread still
+ *                    running took the item, every woken one finds
+ *                    nothing): it found nothing to do.  wl_pool herd on
+ *                    this VM: futile runs take 4-30 us, the one with the
+ *                    item 60-70 us; three recordings read 0.46-0.54%
+ *                    fewer futile runs than the workers counted wakeups
+ *                    to an empty queue (with a quarter of the burst's
+ *                    own longest, 2.7-5.0% fewer; a tenth, 27% fewer).
  * A waker that is itself woken in bursts (of TL_HERD_MIN or more) is a
  * `peer`: the last of a group to reach a barrier wakes the others, and
  * those with nothing to do after it wait again (a barrier, not a herd).
@@ -54,7 +58,7 @@
 #define TL_HERD_GAP_NS 20000ull     /* wakeups of one burst: at most this apart */
 #define TL_HERD_MIN 3               /* a burst wakes at least this many threads */
 #define TL_HERD_FUTILE_NS 100000ull /* a futile run is shorter than this ... */
-#define TL_HERD_FUTILE_DIV 4        /* ... and than 1/4 of its burst's longest */
+#define TL_HERD_FUTILE_DIV 2        /* ... and than half its burst's longest */
 #define TL_HERD_THREADS 6           /* woken threads kept per result, most futile first */
 
 struct tl_herd_woken {
@@ -74,6 +78,7 @@ struct tl_herd {
 	uint64_t work_ns;     /* the other runs' time on a CPU */
 	uint64_t queued_ns;   /* every run's time waiting for a CPU (RUNNABLE, READY_*): woken at once, they queue */
 	uint64_t first, last; /* absolute ns: the first burst's first wakeup, the last burst's */
+	uint64_t work_run;    /* a run with work: its bursts' longest runs, averaged (1/8 each; 0 none yet) */
 	int peer;             /* the waker was woken in such bursts itself */
 	struct tl_herd_woken threads[TL_HERD_THREADS];
 	size_t nthreads;

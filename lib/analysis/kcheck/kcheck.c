@@ -186,13 +186,6 @@ static void on_kstat(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 		t->lost_from = kc->lost;
 		memset(&t->trace, 0, sizeof(t->trace));
 		stale_mark(kc, t, ev, th, 0);
-		if (!t->stay.base && th && th->tid == t->tid && th->cpu >= 0) {
-			struct cpu_marks *c = cpu_of(kc, th->cpu);
-
-			/* else its first CLOCK_TAKEN: late */
-			tl_taken_base(&kc->tk, &t->stay, th->cpu,
-			              c && c->in_tid == t->tid ? tl_taken_value(&kc->tk, th->cpu) : 0);
-		}
 	} else if (ev->arg == TL_KSTAT_AT_EXIT && t->status == OPEN && !t->exit_ts && !t->exit_early) {
 		reading_times(&t->end, ev);
 		t->exited = 1;
@@ -267,13 +260,11 @@ static void on_cpu_steal(struct tl_kcheck *kc, const struct tl_event *ev)
  * thread's switch-in (or its stay's last one) is what the kernel left out
  * of its run time: counted while its window is open.
  */
-static void on_taken(struct tl_kcheck *kc, const struct tl_event *ev)
+static void on_taken(struct tl_kcheck *kc, const struct tl_event *ev, enum tl_taken_grew g, uint64_t ns)
 {
 	struct kth *t = get(kc, ev->tid, 0);
-	enum tl_taken_grew g;
-	uint64_t ns;
 
-	if (!t || (g = tl_taken_grow(&kc->tk, &t->stay, ev, &ns)) == TL_TAKEN_NONE)
+	if (!t || g == TL_TAKEN_NONE)
 		return;
 	if (t->status == OPEN && ev->ts >= t->from && !(t->exit_ts && ev->ts > t->exit_ts)) {
 		if (g == TL_TAKEN_BROKEN)
@@ -398,12 +389,13 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 {
 	struct kth *t;
 	struct cpu_marks *c;
+	uint64_t taken_ns;
+	enum tl_taken_grew taken = tl_taken_event(&kc->tk, ev, &taken_ns);
 
-	if (tl_taken_event(&kc->tk, ev))
-		kc->oom = 1;
+	kc->oom |= kc->tk.oom;
 	switch (ev->type) {
 	case TL_EV_KSTAT_CPU: on_cpu_steal(kc, ev); break;
-	case TL_EV_CLOCK_TAKEN: on_taken(kc, ev); break;
+	case TL_EV_CLOCK_TAKEN: on_taken(kc, ev, taken, taken_ns); break;
 	case TL_EV_WAKING:
 	case TL_EV_WAKEUP:
 	case TL_EV_WAKEUP_NEW:
@@ -464,10 +456,6 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 
 		t = get(kc, ev->tid, 0);
 		switch_lag(kc, ev, t, next);
-		if (next) /* its stay starts from the CPU's value now (0: none yet) */
-			tl_taken_in(&kc->tk, &next->stay, ev->cpu);
-		if (t)
-			tl_taken_out(&kc->tk, &t->stay);
 		if (ev->lag)
 			switch_dated(kc, ev, t, next);
 		if (next && next->status == OPEN && ev->ts >= next->from)

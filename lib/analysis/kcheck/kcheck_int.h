@@ -82,15 +82,14 @@ struct kth {
 	struct reading start, end;
 	struct tl_kcheck_side trace;
 	/*
-	 * CLOCK_TAKEN (format 1.15): its stay (timeline/taken.h); what the
-	 * values grew by during its stays in the window, which the kernel
-	 * left out of its run time.  taken_late: 1, a
+	 * CLOCK_TAKEN (format 1.15, timeline/taken.h): what the values grew
+	 * by during its stays in the window, which the kernel left out of
+	 * its run time.  taken_late: 1, a
 	 * stay in the window began before its CPU's first value (what was
 	 * taken before it is allowed for, up to a tick); 2, a value came after
 	 * lost events or on another CPU than its base (a switch not in the
 	 * trace: what was taken is allowed for as before 1.15).
 	 */
-	struct tl_taken_stay stay;
 	uint64_t taken_ns;
 	int taken_late;
 };
