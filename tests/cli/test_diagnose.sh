@@ -385,13 +385,17 @@ rec_diag() {
 # item and pipes 50 items to its child 'mux', which waits for each);
 # diagnose's only finding must be single-thread-bottleneck on encode naming
 # mux, in another process, and its cost (mux's waits that encode's
-# wakeups ended) must lie between mux's own clock of its time in read() and
-# that less its run-queue wait by the kernel's count (schedstat) and 150 us
-# a read: the trace's wait ends at the wakeup, and a wakeup across CPUs then
-# waits for the IPI and the idle CPU's exit from idle, which the kernel does
-# not count as run-queue wait (36-85 us a read measured, with the read's
-# own entry and return: a VM's idle exit varies with its host).  Prints the
-# problems.
+# wakeups ended) must match the workload's clocks: each item carries the
+# encoder's clock right before its write(), and mux sums, over the reads
+# that began before it, the time from the read's start to that write
+# (mux_wait_ns), within 20 us a read (the steps from a read's start to its
+# block and from the clock read to the wakeup inside write(): +0.0 to
+# +2.0 us a read measured, also beside a busy stress-ng), and no more than
+# mux's time in read().  The way from the wakeup back into mux is not in
+# the cost: a wakeup across CPUs waits for the IPI and the idle CPU's exit
+# from idle (92-206 us a read measured with the read's return, varying
+# with the VM's host; bounding the cost by it failed on a noisy host).
+# Prints the problems.
 stage_once() {
 	rec_diag "$1" "$BUILD/tests/wl_stage" --items 50 --work 20000 || return
 	python3 - "$OUT" "$TMP/$1.truth" <<'PY'
@@ -403,11 +407,13 @@ if found != [("single-thread-bottleneck", ["encode", "mux"])]:
     bad.append("findings: %s (want single-thread-bottleneck on encode naming mux)" % (found or "none"))
 else:
     f = dg["findings"][0]
-    hi = truth["mux_read_ns"]
-    lo = hi - truth["mux_runq_ns"] - 150000 * truth["mux_reads"]
+    tol = 20000 * truth["mux_reads"]
+    lo, hi = truth["mux_wait_ns"] - tol, min(truth["mux_wait_ns"] + tol, truth["mux_read_ns"])
     if not lo <= f["cost_ns"] <= hi:
-        bad.append("cost %.3f ms; mux read for %.3f ms in %d reads, %.3f ms of it on a run queue (want %.3f-%.3f)" %
-                   (f["cost_ns"] / 1e6, hi / 1e6, truth["mux_reads"], truth["mux_runq_ns"] / 1e6, lo / 1e6, hi / 1e6))
+        bad.append("cost %.3f ms; mux waited %.3f ms for the encoder's writes by the clocks, in %.3f ms of read() "
+                   "in %d reads, %.3f ms of it on a run queue (want %.3f-%.3f)" %
+                   (f["cost_ns"] / 1e6, truth["mux_wait_ns"] / 1e6, truth["mux_read_ns"] / 1e6, truth["mux_reads"],
+                    truth["mux_runq_ns"] / 1e6, lo / 1e6, hi / 1e6))
     if "1 in other processes" not in f["title"]:
         bad.append("title: %s" % f["title"])
 print("; ".join(bad))

@@ -9,10 +9,14 @@
  * 'mux' reads them one at a time and computes 5 us on each.  N items
  * (default 2000).  The muxer measures with its own clock the time it
  * spends in read() (waiting for the encoder) and the kernel's count of its
- * time on a run queue (schedstat), the encoder its CPU time; the encoder
- * waits for the muxer to exit and prints one JSON line of truth:
- * {"items": N, "mux_read_ns": R, "mux_reads": N, "mux_runq_ns": Q,
- * "encode_cpu_ns": C, "mux_pid": P}.  Exit status: 0, 1 if the pipeline failed, 2 for bad
+ * time on a run queue (schedstat), the encoder its CPU time.  Each item
+ * is the encoder's clock (CLOCK_MONOTONIC) right before its write(): a
+ * read that began before it waited that long for the encoder (the rest of
+ * the read, from the write to the read's return, is the wakeup's way to a
+ * CPU), summed as "mux_wait_ns".  The encoder waits for the muxer to exit
+ * and prints one JSON line of truth: {"items": N, "mux_read_ns": R,
+ * "mux_reads": N, "mux_wait_ns": W, "mux_runq_ns": Q, "encode_cpu_ns": C,
+ * "mux_pid": P}.  Exit status: 0, 1 if the pipeline failed, 2 for bad
  * usage.
  */
 #include <stdint.h>
@@ -29,23 +33,26 @@
 /* The muxer: read items until the pipe closes; its time in read() goes to the parent through `report`. */
 static int mux(int in, int report, unsigned items)
 {
-	uint64_t read_ns = 0, v, n = 0, run, wait = 0, slices;
+	uint64_t read_ns = 0, waited = 0, v, n = 0, run, wait = 0, slices;
 
 	wl_set_name("mux");
-	for (;;) {
+	while (n < items) {
 		uint64_t t0 = wl_now_ns();
 		ssize_t r = read(in, &v, sizeof(v));
 
 		read_ns += wl_now_ns() - t0;
 		if (r != (ssize_t)sizeof(v))
 			break;
+		if (v > t0)
+			waited += v - t0; /* written after the read began: it waited for the encoder */
 		n++;
 		wl_spin_cpu(5 * US);
 	}
 	wl_schedstat(&run, &wait, &slices);
 	if (write(report, &read_ns, sizeof(read_ns)) != (ssize_t)sizeof(read_ns) ||
 	    write(report, &n, sizeof(n)) != (ssize_t)sizeof(n) ||
-	    write(report, &wait, sizeof(wait)) != (ssize_t)sizeof(wait))
+	    write(report, &wait, sizeof(wait)) != (ssize_t)sizeof(wait) ||
+	    write(report, &waited, sizeof(waited)) != (ssize_t)sizeof(waited))
 		return 1;
 	return n == items ? 0 : 1;
 }
@@ -54,7 +61,7 @@ int main(int argc, char **argv)
 {
 	unsigned items = 2000, work_us = 500;
 	int data[2], report[2], status;
-	uint64_t read_ns = 0, reads = 0, runq = 0, c0;
+	uint64_t read_ns = 0, reads = 0, runq = 0, waited = 0, c0;
 	pid_t child;
 
 	for (int i = 1; i < argc; i++) {
@@ -84,19 +91,23 @@ int main(int argc, char **argv)
 	wl_set_name("encode");
 	c0 = wl_cpu_ns();
 	for (uint64_t i = 0; i < items; i++) {
+		uint64_t now;
+
 		wl_spin_cpu(work_us * US);
-		if (write(data[1], &i, sizeof(i)) != (ssize_t)sizeof(i))
+		now = wl_now_ns();
+		if (write(data[1], &now, sizeof(now)) != (ssize_t)sizeof(now))
 			return 1;
 	}
 	close(data[1]);
 	if (read(report[0], &read_ns, sizeof(read_ns)) != (ssize_t)sizeof(read_ns) ||
 	    read(report[0], &reads, sizeof(reads)) != (ssize_t)sizeof(reads) ||
-	    read(report[0], &runq, sizeof(runq)) != (ssize_t)sizeof(runq) || waitpid(child, &status, 0) != child ||
-	    !WIFEXITED(status) || WEXITSTATUS(status))
+	    read(report[0], &runq, sizeof(runq)) != (ssize_t)sizeof(runq) ||
+	    read(report[0], &waited, sizeof(waited)) != (ssize_t)sizeof(waited) ||
+	    waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
 		return 1;
-	printf("{\"items\": %u, \"mux_read_ns\": %llu, \"mux_reads\": %llu, \"mux_runq_ns\": %llu, "
-	       "\"encode_cpu_ns\": %llu, \"mux_pid\": %d}\n",
-	       items, (unsigned long long)read_ns, (unsigned long long)reads, (unsigned long long)runq,
-	       (unsigned long long)(wl_cpu_ns() - c0), (int)child);
+	printf("{\"items\": %u, \"mux_read_ns\": %llu, \"mux_reads\": %llu, \"mux_wait_ns\": %llu, "
+	       "\"mux_runq_ns\": %llu, \"encode_cpu_ns\": %llu, \"mux_pid\": %d}\n",
+	       items, (unsigned long long)read_ns, (unsigned long long)reads, (unsigned long long)waited,
+	       (unsigned long long)runq, (unsigned long long)(wl_cpu_ns() - c0), (int)child);
 	return 0;
 }
