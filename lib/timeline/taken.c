@@ -46,6 +46,7 @@ enum tl_taken_grew tl_taken_event_slow(struct tl_taken *tk, const struct tl_even
 		c->tid = (int32_t)ev->arg;
 		c->base = c->value;
 		c->lost = tk->lost;
+		c->at = ev->ts - (tl_event_lag_ns(ev) < ev->ts ? tl_event_lag_ns(ev) : ev->ts);
 		return TL_TAKEN_NONE;
 	}
 	if (ev->a < 0)
@@ -59,12 +60,15 @@ enum tl_taken_grew tl_taken_event_slow(struct tl_taken *tk, const struct tl_even
 		g = TL_TAKEN_UNKNOWN; /* switched in before the CPU's first value */
 	else if (c->lost != tk->lost)
 		g = TL_TAKEN_BROKEN;
+	else if (v > c->base && v - c->base > (ev->ts > c->at ? ev->ts - c->at : 0) + TL_TAKEN_SLACK_NS)
+		g = TL_TAKEN_BROKEN; /* more taken than the time since: a value missing between */
 	else if (v > c->base)
 		*ns = v - c->base;
 	/* its stay goes on from here */
 	c->value = c->base = v;
 	c->tid = ev->tid;
 	c->lost = tk->lost;
+	c->at = ev->ts;
 	return g;
 }
 

@@ -20,7 +20,14 @@
  * Invariants: values are stored + 1 (0: none known).  A growth counts
  * only for the thread on the CPU, from a base of the same stay, with no
  * event lost since (a lost CLOCK_TAKEN would put another stay's steal
- * into this one, a lost SWITCH another thread's).
+ * into this one, a lost SWITCH another thread's), and never more than the
+ * time since the base's clock update, give or take TL_TAKEN_SLACK_NS (a
+ * development build of the 1.15 recorder advanced a CPU's value past a
+ * CLOCK_TAKEN its full ring dropped: 5.68 ms taken from a /bin/true 1.6
+ * ms on a CPU; damage can do the same).  A switch out of idle is dated
+ * from its clock update, which may be long before it (the vCPU halted:
+ * 73 us taken 15.7 us after a switch-in whose update was 135 us earlier),
+ * and a tick's value is as of the update inside it.
  */
 #ifndef TL_TAKEN_H
 #define TL_TAKEN_H
@@ -30,10 +37,13 @@
 
 #include "trace/event.h"
 
+#define TL_TAKEN_SLACK_NS 1000000ull /* a tick's update before its end, a switch's lag not seen yet */
+
 struct tl_taken_cpu {
 	uint64_t value; /* its last CLOCK_TAKEN + 1, 0 none yet */
 	uint64_t base;  /* the stay's base + 1 (the value at its switch-in or last CLOCK_TAKEN), 0 none */
 	uint64_t lost;  /* tl_taken.lost at the base */
+	uint64_t at;    /* the base's time: its clock update's (a SWITCH's ts less its lag) */
 	int32_t tid;    /* the thread on it (its last SWITCH's next, or CLOCK_TAKEN's); -1 unknown */
 };
 
@@ -49,7 +59,8 @@ enum tl_taken_grew {
 	TL_TAKEN_NONE = 0, /* not a CLOCK_TAKEN, or one without a value (damage) */
 	TL_TAKEN_GREW,     /* *ns is what ev->tid's stay grew by (0 or more) */
 	TL_TAKEN_UNKNOWN,  /* its stay began before its CPU's first value (or first SWITCH) */
-	TL_TAKEN_BROKEN    /* the CPU held another thread, or events were lost since its base */
+	TL_TAKEN_BROKEN    /* the CPU held another thread, events were lost since its base, or more was
+	                      taken than the time since it */
 };
 
 enum tl_taken_grew tl_taken_event_slow(struct tl_taken *tk, const struct tl_event *ev, uint64_t *ns);

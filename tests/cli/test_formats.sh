@@ -52,4 +52,28 @@ if [ "$got" = "850431 250625507 [0, 0, 326224, 524207]" ] && [ "$old" = None ] &
 else
 	fail formats/taken-json "1.15: $got (want 850431 250625507 [0, 0, 326224, 524207]); 1.14: $old (want None, no line)"
 fi
+
+# A reading as of a reschedule IPI (tests/data/kcheck/README.md): the spinner's start reading holds its run
+# time as of the IPI at 3.226 ms, not its switch-in at 1.666 ms; dated so, the self-check agrees (it was
+# 1.58 ms off, failing: the run 95.533 ms, the kernel's 94.419).
+tl report --json "$DATA/../kcheck/resched-spinner.tl"
+got=$(python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["kernel_check"]["threads"][0]
+print(t["ok"], t["trace"]["run_ns"], t["kernel"]["run_ns"], t["stale_run_ns"])' "$OUT" 2>&1)
+if [ "$RC" = 0 ] && [ "$got" = "True 95532826 94419332 1090537" ]; then
+	pass kcheck/resched-spinner
+else
+	fail kcheck/resched-spinner "exit $RC; $got (want True 95532826 94419332 1090537)"
+fi
+
+# More taken than the time since (tests/data/kcheck/README.md): a /bin/true 1.6 ms on a CPU was given
+# 5.68 ms of steal, and disagreed; now no growth beyond the time it spans counts.
+tl report --json "$DATA/../kcheck/overrun-taken.tl"
+got=$(python3 -c 'import json, sys; k = json.load(open(sys.argv[1]))["kernel_check"]
+t = [t for t in k["threads"] if t["tid"] == 24683][0]
+print(k["checked"], k["disagree"], k["taken_ns"], t["ok"], t["taken_ns"])' "$OUT" 2>&1)
+if [ "$RC" = 0 ] && [ "$got" = "2004 0 5178740 True 0" ]; then
+	pass kcheck/overrun-taken
+else
+	fail kcheck/overrun-taken "exit $RC; $got (want 2004 0 5178740 True 0)"
+fi
 cli_done

@@ -100,25 +100,31 @@ TEST(test_recorded_clock_lags)
  * tick (the end of the local timer interrupt), 3 ms before the start
  * reading and 1 ms before the end one: its delta is 2 ms longer than the
  * 100 ms the trace saw, beyond the 1 ms tolerance, unless the readings
- * are taken as of their update.
+ * are taken as of their update.  ticks 3: a reschedule IPI at 8.5 ms, after
+ * which schedule() picked it again (no SWITCH): the start reading holds
+ * its run time as of then, the kernel's delta is 100.5 ms.
  */
 static struct tl_kcheck_result spinning(int ticks)
 {
 	struct tl_kcheck *kc = tl_kcheck_new();
 	struct tl_thread th = { .tid = 7, .state = TL_ST_EXECUTING, .cpu = 0 };
 	struct tl_event start = kstat(10 * MS, 7, TL_KSTAT_AT_START, 1000 * MS, 0, 0);
-	struct tl_event end = kstat(110 * MS, 7, TL_KSTAT_AT_END, 1102 * MS, 0, 0);
+	struct tl_event end = kstat(110 * MS, 7, TL_KSTAT_AT_END, ticks == 3 ? 1100 * MS + 500000 : 1102 * MS, 0, 0);
+	struct tl_event resched = local_timer(8 * MS + 500000, 7, 0);
 	struct tl_kcheck_result r;
 
 	/* 2: the recorder tells the tick (1.6), and another timer follows it */
 	if (ticks)
-		feed(kc, local_timer(7 * MS, 7, ticks == 2));
+		feed(kc, local_timer(7 * MS, 7, ticks >= 2));
 	if (ticks == 2)
 		feed(kc, local_timer(9 * MS + 500000, 7,
 		                     0)); /* a timer that is not the tick: the reading stays as of 7 ms */
+	resched.c = TL_VEC_RESCHEDULE;
+	if (ticks == 3)
+		feed(kc, resched);
 	tl_kcheck_event(kc, &start, &th);
 	if (ticks)
-		feed(kc, local_timer(109 * MS, 7, ticks == 2));
+		feed(kc, local_timer(109 * MS, 7, ticks >= 2));
 	tl_kcheck_event(kc, &end, &th);
 	iv(kc, 7, 0, 120 * MS, TL_ST_EXECUTING);
 	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
@@ -139,6 +145,12 @@ TEST(test_stale_readings)
 	/* the tick told apart from another timer 0.5 ms before the start reading: the same */
 	r = spinning(2);
 	CHECK_EQ_INT(r.threads[0].stale_run_ns, -2 * (int64_t)MS);
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	tl_kcheck_release(&r);
+	/* a reschedule IPI without a SWITCH after the tick: the start reading is as of it */
+	r = spinning(3);
+	CHECK_EQ_INT(r.threads[0].run_diff, -(int64_t)MS / 2);
+	CHECK_EQ_INT(r.threads[0].stale_run_ns, 1 * (int64_t)MS - 3 * (int64_t)MS / 2);
 	CHECK_EQ_INT(r.threads[0].ok, 1);
 	tl_kcheck_release(&r);
 	/* no tick in the trace: nothing to date the readings by, and 2 ms is beyond the tolerance */

@@ -17,10 +17,13 @@ static struct tl_event sw(int cpu, int32_t prev, int32_t next)
 	return (struct tl_event){ .type = TL_EV_SWITCH, .cpu = cpu, .tid = prev, .arg = next };
 }
 
-static uint64_t ns;
+static uint64_t ns, now;
 
+/* Feeds ev at its time, or 1 ms after the last event when it has none. */
 static enum tl_taken_grew feed(struct tl_taken *tk, struct tl_event ev)
 {
+	now = ev.ts ? ev.ts : now + 1000000;
+	ev.ts = now;
 	ns = 12345; /* tl_taken_event must set it */
 	return tl_taken_event(tk, &ev, &ns);
 }
@@ -108,7 +111,38 @@ TEST(damage)
 	tl_taken_free(&tk);
 }
 
+/* More taken than the time since the base (a value missing between): broken; the next one counts again. */
+TEST(more_than_the_time)
+{
+	struct tl_taken tk = { 0 };
+	struct tl_event e = taken(0, 7, 100);
+
+	e.ts = 10000;
+	feed(&tk, e);
+	e = sw(0, 7, 8);
+	e.ts = 20000;
+	feed(&tk, e);
+	e = taken(0, 8, 100 + 1030001); /* 1.030001 ms taken in 30 us, more than the slack of 1 ms allows */
+	e.ts = 50000;
+	CHECK_EQ_INT(feed(&tk, e), TL_TAKEN_BROKEN);
+	CHECK_EQ_INT(ns, 0);
+	e = taken(0, 8, 100 + 1030001 + 1030000); /* 1.03 ms in 30 us: the slack's worth more, possible */
+	e.ts = 80000;
+	CHECK_EQ_INT(feed(&tk, e), TL_TAKEN_GREW);
+	CHECK_EQ_INT(ns, 1030000);
+	/* a switch-in dated 2 ms before it by its lag (the clock update of an idle exit): 2.5 ms is possible */
+	e = sw(0, 8, 9);
+	e.ts = 3000000;
+	e.lag = tl_lag_units(2000000 + 1);
+	feed(&tk, e);
+	e = taken(0, 9, 100 + 2060001 + 2500000);
+	e.ts = 3500000;
+	CHECK_EQ_INT(feed(&tk, e), TL_TAKEN_GREW);
+	CHECK_EQ_INT(ns, 2500000);
+	tl_taken_free(&tk);
+}
+
 int main(void)
 {
-	RUN_TESTS(stays, from_the_start, broken, damage);
+	RUN_TESTS(stays, from_the_start, broken, damage, more_than_the_time);
 }

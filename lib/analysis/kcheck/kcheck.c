@@ -90,7 +90,10 @@ static struct cpu_marks *cpu_of(struct tl_kcheck *kc, int cpu);
  * timer interrupt the eBPF recorder marks (IRQ_EXIT b = 1); other timers
  * (the recorder's own, ending a `-d` recording) update nothing; without
  * the mark, any local timer interrupt (then a reading may be older than
- * this says, never newer).
+ * this says, never newer).  A reschedule IPI updates it too: schedule()
+ * runs on its return and charges the task on the CPU, then may pick it
+ * again, and no SWITCH says so (a spinner's start reading was 1.56 ms
+ * younger than its switch-in said: the self-check 1.58 ms off, failing).
  *
  * The reading is marked here (k: 0 start, 1 end) with its CPU's last tick,
  * and settled by the interval that holds it (stale_settle()): the state
@@ -101,8 +104,9 @@ static void stale_mark(struct tl_kcheck *kc, struct kth *t, const struct tl_even
                        int k)
 {
 	struct cpu_marks *c = th && th->tid == t->tid && th->cpu >= 0 ? cpu_of(kc, th->cpu) : NULL;
+	uint64_t upd = c ? (c->timer > c->resched ? c->timer : c->resched) : 0;
 
-	t->mark[k] = (struct stale_mark){ ev->ts, c ? c->timer : 0, c ? th->cpu : -1, 1 };
+	t->mark[k] = (struct stale_mark){ ev->ts, upd, c ? th->cpu : -1, 1 };
 }
 
 /*
@@ -412,6 +416,9 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 					tick_gap(kc, c, ev->ts);
 					c->timer = ev->ts;
 				}
+			} else if (ev->type == TL_EV_IRQ_EXIT &&
+			           tl_irq_source(ev) == (TL_IRQ_VECTOR | TL_VEC_RESCHEDULE)) {
+				c->resched = ev->ts;
 			}
 		}
 		if (ev->type == TL_EV_WAKING && (t = get(kc, ev->tid, 0)))

@@ -71,7 +71,7 @@ struct kth {
 	int stale_open[2]; /* reading [k] on a CPU with no update before it in the trace: up to a tick old */
 	struct stale_mark {
 		uint64_t at;   /* the reading, [0] start and [1] end, until the interval holding it comes */
-		uint64_t tick; /* its CPU's last tick then */
+		uint64_t tick; /* its CPU's last tick or reschedule IPI then: its last update */
 		int cpu;       /* the CPU the walk had it on then, -1 none */
 		int set;
 	} mark[2];
@@ -103,6 +103,7 @@ struct cpu_marks {
 	int64_t steal[2];   /* KSTAT_CPU at the start and the end, -1 unknown */
 	uint64_t tick;      /* their unit */
 	uint64_t timer;     /* the end of its last tick (or local timer interrupt): it updated its task's run time */
+	uint64_t resched;   /* the end of its last reschedule IPI: schedule() ran on its return and updated it too */
 };
 
 #define TL_KCHECK_MIN_TICK_NS 1000000ull  /* HZ is at most 1000: a shorter gap is not between two ticks */
