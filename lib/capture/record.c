@@ -481,6 +481,14 @@ static int validate(const struct tl_record_opts *o)
 	return 0;
 }
 
+/* A poll() timeout of at most `timeout` ms that wakes for `due` (1 ms after it; 0 when past). */
+static int wake_by(uint64_t now, uint64_t due, int timeout)
+{
+	if (due <= now)
+		return 0;
+	return (due - now) / 1000000 < (uint64_t)timeout ? (int)((due - now) / 1000000) + 1 : timeout;
+}
+
 /* Drain until the end condition; returns 0, or -1 with tl_error set. */
 static int loop(struct rec *rc)
 {
@@ -501,21 +509,15 @@ static int loop(struct rec *rc)
 	for (;;) {
 		uint64_t now = tl_rec_now_ns(CLOCK_MONOTONIC);
 		int timeout = rc->maps && now - rc->start_ns < EARLY_NS ? EARLY_POLL_MS : POLL_MS;
-		uint64_t flush_due = rc->last_flush_ns + FLUSH_NS;
 
 		/* wake for the next chunk even when no ring does: a killed recorder loses < FLUSH_NS + a round */
-		if (flush_due <= now)
-			timeout = 0;
-		else if ((flush_due - now) / 1000000 < (uint64_t)timeout)
-			timeout = (int)((flush_due - now) / 1000000) + 1;
-
+		timeout = wake_by(now, rc->last_flush_ns + FLUSH_NS, timeout);
 		if (deadline) {
 			if (now >= deadline) {
 				ret = 0;
 				break;
 			}
-			if ((deadline - now) / 1000000 < (uint64_t)timeout)
-				timeout = (int)((deadline - now) / 1000000) + 1;
+			timeout = wake_by(now, deadline, timeout);
 		}
 		if (exiting)
 			timeout = EXIT_GRACE_MS;
