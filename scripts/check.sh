@@ -38,6 +38,7 @@
 # just those wl_states scenarios (tests/live/run.sh): e.g. a listed test
 # alone is TL_CHECK_TIERS=live TL_LIVE_SCENARIOS=yield scripts/check.sh
 # build build-san.
+# Before it, "check: slowest: NAME 61.2 s, ..." names the six slowest tiers.
 # Invariant: the summary line is always the last line printed.
 set -u
 
@@ -59,6 +60,7 @@ xpassed=0
 flaky=0
 flakes=()
 failures=()
+times=() # "SECONDS NAME" of every tier, for the slowest-tiers line
 xpasses=()
 XFAIL_FILE=${TL_XFAIL_FILE:-$ROOT/tests/xfail.txt}
 [ -f "$XFAIL_FILE" ] || XFAIL_FILE=/dev/null
@@ -121,11 +123,12 @@ count_lines() {
 # printing a FAIL line (a crash, a hang, a missing file) counts as one
 # failure named NAME.  Sets LAST_RC.
 run_tier() {
-	local name=$1 prefix=$2 limit=$3 rc fails xfails
+	local name=$1 prefix=$2 limit=$3 rc fails xfails t0=$(date +%s%N)
 	shift 3
 	timeout -k 10 "$limit" "$@" 2>&1 | sed -u -E "s#^(ok|FAIL) #\1 $prefix#" | mark_expected | tee "$LOG.out"
 	rc=${PIPESTATUS[0]}
 	LAST_RC=$rc
+	times+=("$((($(date +%s%N) - t0) / 1000000)) $name")
 	count_lines "$LOG.out"
 	fails=$(grep -c '^FAIL' "$LOG.out")
 	xfails=$(grep -c '^XFAIL ' "$LOG.out")
@@ -227,6 +230,10 @@ if [ $flaky -gt 0 ]; then
 	echo "check: failed, then passed on a retry (flaky): ${flakes[*]}"
 	flakyc=", $flaky flaky"
 fi
+# The slowest tiers, so that a suite creeping past its 10 minutes shows where.
+slow=$(printf '%s\n' "${times[@]}" | sort -rn | head -n 6 |
+	awk '{ printf "%s%s %.1f s", (NR > 1 ? ", " : ""), $2, $1 / 1000 }')
+[ -n "$slow" ] && echo "check: slowest: $slow"
 printf 'check: %d passed, %d failed, %d skipped, %d xfail%s%s (%d.%d s)\n' $passed $failed $skipped \
 	$xfailed "$xpass" "$flakyc" $((elapsed_ms / 1000)) $((elapsed_ms % 1000 / 100))
 exit $status

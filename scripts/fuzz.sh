@@ -9,6 +9,7 @@
 # crash reproducers go to BUILD_DIR/fuzz/artifacts/.  One line per target:
 #   ok fuzz/fuzz_reader (123456 runs in 10 s)
 #   FAIL fuzz/fuzz_reader: crash-<sha1> (reproduce: BUILD_DIR/fuzz/fuzz_reader FILE)
+# TL_FUZZ_JOBS targets run at once (default: one a CPU), each on its own CPU.
 # Exit status 1 if any target crashed, leaked, hung or ran out of memory.
 set -u
 
@@ -26,11 +27,9 @@ case $SECS in
 	;;
 esac
 
-status=0
-found=0
-for bin in "$BUILD"/fuzz/fuzz_*; do
-	[ -f "$bin" ] && [ -x "$bin" ] || continue
-	found=1
+# run_one BIN: fuzz one target; its result line goes to BUILD/fuzz/NAME.result.
+run_one() {
+	bin=$1
 	name=$(basename "$bin")
 	work="$BUILD/fuzz/work/$name"
 	art="$BUILD/fuzz/artifacts/$name/"
@@ -46,12 +45,38 @@ for bin in "$BUILD"/fuzz/fuzz_*; do
 	if [ $rc -eq 0 ]; then
 		echo "ok fuzz/$name (${runs:-?} runs in $SECS s)"
 	else
-		status=1
 		crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
 		what=$(grep -m1 -E 'ERROR: (AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log")
 		echo "FAIL fuzz/$name: ${what:-exit status $rc} (reproduce: $bin ${crash:-?}; log: $log)"
-	fi
+	fi >"$BUILD/fuzz/$name.result"
+}
+
+# Every target gets its SECONDS of one CPU; JOBS of them (one a CPU) run at
+# once, so the run takes targets/JOBS * SECONDS.  Lines come in target order.
+JOBS=${TL_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+status=0
+found=0
+batch=
+flush() {
+	wait
+	for b in $batch; do
+		r="$BUILD/fuzz/$(basename "$b").result"
+		cat "$r" 2>/dev/null || echo "FAIL fuzz/$(basename "$b"): no result"
+		grep -q '^ok ' "$r" 2>/dev/null || status=1
+		rm -f "$r"
+	done
+	batch=
+}
+n=0
+for bin in "$BUILD"/fuzz/fuzz_*; do
+	[ -f "$bin" ] && [ -x "$bin" ] || continue
+	found=1
+	run_one "$bin" &
+	batch="$batch $bin"
+	n=$((n + 1))
+	[ $((n % JOBS)) -eq 0 ] && flush
 done
+flush
 if [ $found = 0 ]; then
 	echo "fuzz.sh: no fuzz targets in $BUILD/fuzz (make $BUILD/fuzz/fuzz_reader builds one)" >&2
 	exit 1
