@@ -76,4 +76,16 @@ if [ "$RC" = 0 ] && [ "$got" = "2004 0 5178740 True 0" ]; then
 else
 	fail kcheck/overrun-taken "exit $RC; $got (want 2004 0 5178740 True 0)"
 fi
+
+# Exit totals whose EXIT was lost (tests/data/kcheck/README.md): a seq ran 1.08 ms from its switch-in to a
+# gap, with no tick, which its exit totals lack; allowed for as an EXIT's lag would be (it disagreed).
+tl report --json "$DATA/../kcheck/exit-at-gap.tl"
+got=$(python3 -c 'import json, sys; k = json.load(open(sys.argv[1]))["kernel_check"]
+t = [t for t in k["threads"] if t["tid"] == 23277][0]
+print(k["checked"], k["disagree"], t["ok"], t["trace"]["run_ns"], t["kernel"]["run_ns"], t["clock_lag_exit_ns"])' "$OUT" 2>&1)
+if [ "$RC" = 0 ] && [ "$got" = "2010 0 True 1234681 139742 1081523" ]; then
+	pass kcheck/exit-at-gap
+else
+	fail kcheck/exit-at-gap "exit $RC; $got (want 2010 0 True 1234681 139742 1081523)"
+fi
 cli_done

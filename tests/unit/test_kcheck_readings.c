@@ -327,8 +327,70 @@ TEST(test_clock_taken)
 	tl_kcheck_release(&r);
 }
 
+/*
+ * Exit totals with the EXIT lost.  Thread 9, born at 20 ms on CPU 0,
+ * runnable to 21, on the CPU from its switch-in at 21 until 26 ms, where
+ * events are lost (the stay ends in UNKNOWN: `at_gap`) or it is preempted
+ * (a switch, which updates its run time); a tick at 22 (with `tick`).  The
+ * kernel's totals, read at 27 ms, have 1 ms of run: as of the tick, the
+ * trace's 5 ms hold 4 ms since (lag_exit) the kernel may not have.  Seen:
+ * a seq in a lossy recording, 1.235 ms on a CPU against the kernel's
+ * 0.140 (a 1.08 ms stay, no tick, before the gap).
+ */
+static struct tl_kcheck_result exit_at_gap(int at_gap, int tick)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_kcheck_result r;
+	struct tl_event fork = { .ts = 20 * MS, .type = TL_EV_FORK, .cpu = 0, .tid = 9, .arg = 7 };
+	struct tl_event in = { .ts = 21 * MS, .type = TL_EV_SWITCH, .cpu = 0, .tid = 7, .arg = 9 };
+	struct tl_event lost = { .ts = 26 * MS, .type = TL_EV_LOST, .cpu = 0, .a = 3 };
+	struct tl_interval stay = { 21 * MS, 26 * MS, TL_ST_EXECUTING, 0, 0, TL_ST_UNKNOWN, 0 };
+
+	in.lag = tl_lag_units(1); /* a trace with clock lags, this one 0 */
+	feed(kc, fork);
+	iv(kc, 9, 20 * MS, 21 * MS, TL_ST_RUNNABLE);
+	feed(kc, in);
+	if (tick)
+		feed(kc, local_timer(22 * MS, 9, 1));
+	if (!at_gap) {
+		stay.next = TL_ST_READY_PREEMPT;
+		feed(kc, sw(26 * MS, 9, TL_PS_PREEMPT));
+	}
+	tl_kcheck_interval(kc, 9, &stay);
+	feed(kc, lost);
+	iv(kc, 9, 26 * MS, 27 * MS, at_gap ? TL_ST_UNKNOWN : TL_ST_READY_PREEMPT);
+	feed(kc, kstat(27 * MS, 9, TL_KSTAT_AT_EXIT, MS, MS, -1));
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	tl_kcheck_free(kc);
+	CHECK_EQ_INT(r.nthreads, 1);
+	CHECK_EQ_INT(r.threads[0].to, 27 * MS);
+	CHECK_EQ_INT(r.threads[0].trace.run_ns, 5 * MS);
+	return r;
+}
+
+TEST(test_exit_totals_at_a_gap)
+{
+	struct tl_kcheck_result r = exit_at_gap(1, 1);
+
+	CHECK_EQ_INT(r.threads[0].lag_exit_ns, 4 * MS); /* from the tick */
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	CHECK_EQ_INT(r.threads[0].allowed, 1);
+	tl_kcheck_release(&r);
+
+	r = exit_at_gap(1, 0);
+	CHECK_EQ_INT(r.threads[0].lag_exit_ns, 5 * MS); /* from the switch-in */
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	tl_kcheck_release(&r);
+
+	/* preempted before the gap: the switch updated its run time, nothing is allowed */
+	r = exit_at_gap(0, 1);
+	CHECK_EQ_INT(r.threads[0].lag_exit_ns, 0);
+	CHECK_EQ_INT(r.threads[0].ok, 0);
+	tl_kcheck_release(&r);
+}
+
 int main(void)
 {
 	RUN_TESTS(test_recorded_clock_lags, test_stale_readings, test_reading_of_unknown_age,
-	          test_wait_across_start_reading, test_clock_taken);
+	          test_wait_across_start_reading, test_clock_taken, test_exit_totals_at_a_gap);
 }

@@ -24,7 +24,9 @@
  * Its run time there is as of the last update of it (its switch-in, a
  * tick, a wakeup on its CPU): a short-lived process that never left the
  * CPU showed 0 ns for 1.03 ms of run.  The check allows the time from its
- * switch-in to its EXIT (lag_exit, capped at TL_KCHECK_MAX_LAG_NS).
+ * switch-in to its EXIT (lag_exit, capped at TL_KCHECK_MAX_LAG_NS); with
+ * the EXIT lost, from the last update of its last stay to the gap that
+ * ended it (kcheck.c, close_early()).
  *
  * The kernel dates a switch from its CPU's last clock update, not from the
  * switch.  Measured on this project's VM (a SCHED_FIFO thread woken by a

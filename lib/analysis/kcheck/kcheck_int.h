@@ -77,6 +77,12 @@ struct kth {
 	} mark[2];
 	/* the stay on a CPU, and the wait for one, that its last intervals make up */
 	uint64_t run_from, run_to, wait_from, wait_to;
+	/*
+	 * Its last stay ended at a gap (lost events): its run from the stay's
+	 * last clock update (switch-in, tick, reschedule IPI) to the gap, which
+	 * exit totals read with the EXIT lost may lack (close_early()); else 0.
+	 */
+	uint64_t gap_run;
 	int run_inferred, wait_inferred; /* they began where a switch-in nobody reported was guessed */
 	uint64_t inferred_at;            /* the end of its last interval that ended at such a guess */
 	struct reading start, end;
