@@ -88,4 +88,17 @@ if [ "$RC" = 0 ] && [ "$got" = "2010 0 True 1234681 139742 1081523" ]; then
 else
 	fail kcheck/exit-at-gap "exit $RC; $got (want 2010 0 True 1234681 139742 1081523)"
 fi
+# The note on inferred events names only the counts that are not 0, in the singular for one.
+got=
+for v in 1.1-frames 1.4-frames 1.10-names; do
+	tl report "$DATA/v$v.tl"
+	got="$got$(sed -n 's/^note: the kernel did not report //p' "$OUT");"
+done
+want="3 switches and 1 wakeup; they were inferred (docs/STATES.md);2 switches; they were inferred (docs/STATES.md);"
+want="${want}1 switch; it was inferred (docs/STATES.md);"
+if [ "$got" = "$want" ]; then
+	pass formats/inferred-note
+else
+	fail formats/inferred-note "$got (want $want)"
+fi
 cli_done

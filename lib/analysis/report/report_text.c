@@ -113,10 +113,16 @@ static void header(struct text *t, const struct tl_report_opts *o)
 		tl_fmt_wrap(t->f, "note: ", v, t->width);
 	}
 	if (m->run->sched.inferred_switches || m->run->sched.inferred_wakeups) {
-		snprintf(v, sizeof(v),
-		         "the kernel did not report %" PRIu64 " switches and %" PRIu64
-		         " wakeups; they were inferred (docs/STATES.md)",
-		         m->run->sched.inferred_switches, m->run->sched.inferred_wakeups);
+		uint64_t s = m->run->sched.inferred_switches, w = m->run->sched.inferred_wakeups;
+		char sw[40] = "", wk[40] = "";
+
+		/* only the counts that are not 0: "2 switches", "1 switch and 3 wakeups" */
+		if (s)
+			snprintf(sw, sizeof(sw), "%" PRIu64 " switch%s", s, s == 1 ? "" : "es");
+		if (w)
+			snprintf(wk, sizeof(wk), "%" PRIu64 " wakeup%s", w, w == 1 ? "" : "s");
+		snprintf(v, sizeof(v), "the kernel did not report %s%s%s; %s inferred (docs/STATES.md)", sw,
+		         s && w ? " and " : "", wk, s + w == 1 ? "it was" : "they were");
 		tl_fmt_wrap(t->f, "note: ", v, t->width);
 	}
 	if (m->kcheck.nthreads) {
