@@ -80,7 +80,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 LIBDIR ?= $(PREFIX)/lib
 
 .PHONY: all deps demo check tests fuzz bench bench-marks clean format install uninstall
-all: deps $(TL) $(DEMO_BIN) $(INSTR_LIBS)
+all: deps $(TL) $(DEMO_BIN) $(INSTR_LIBS) $(BUILD)/doc-examples.ok
 
 # Installs what is missing (as root) or says what to install; see the script.
 deps:
@@ -191,6 +191,13 @@ $(FUZZ_LIB): $(FUZZ_OBJ)
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(FUZZ_FLAGS) $< $(FUZZ_LIB) $(PKG_LIBS) -lpthread -lm -o $@
+
+# Every C example of README.md and docs/*.md compiles, with the library's own
+# flags (scripts/doc_examples.sh; a part of a file follows <!-- fragment -->).
+$(BUILD)/doc-examples.ok: scripts/doc_examples.sh README.md $(wildcard docs/*.md) include/threadlens.h $(INSTR_A) $(CORE_LIB)
+	@TL_DOC_CFLAGS="$(filter-out -DTL_VERSION=%,$(BASE_CFLAGS)) $(CFLAGS)" scripts/doc_examples.sh $(BUILD) >$@.log || \
+		{ grep -v '^ok' $@.log >&2; exit 1; }
+	@mv $@.log $@
 
 demo: all
 	@scripts/demo.sh $(TL) $(BUILD)
