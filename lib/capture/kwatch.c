@@ -8,7 +8,7 @@
  *   and leaves at its EXIT read.
  * - The queue is in time order: every event is stamped with the clock read
  *   when it is queued, a live thread's right after its reading, which
- *   began at most READ_SPAN_NS before (read_dated()).
+ *   began at most TL_KSTAT_READ_SPAN_NS before (read_dated()).
  * - An exit of an unwatched thread waits in `strays` for one more poll, then
  *   is dropped (it belonged to a thread outside the recording).
  */
@@ -150,19 +150,18 @@ static int read_live(struct tl_kwatch *kw, int32_t pid, int32_t tid, struct tl_k
 
 /*
  * A live thread's reading, dated: *ts is the clock right after it, and the
- * reading began at most READ_SPAN_NS before.  A reading that took longer
+ * reading began at most TL_KSTAT_READ_SPAN_NS before.  A reading that took longer
  * (the recorder preempted in the middle: 3.98 ms once, on a CPU shared
  * with the recorded thread, which ran meanwhile and made the kernel's
  * delta 4 ms larger than the trace's window) is read again, up to
  * READ_TRIES times; the shortest is kept.  0, or -1 if it is gone.
  */
-#define READ_SPAN_NS 200000
 #define READ_TRIES 4
 static int read_dated(struct tl_kwatch *kw, int32_t pid, int32_t tid, struct tl_kstat *k, uint64_t *ts)
 {
 	uint64_t best = UINT64_MAX;
 
-	for (int i = 0; i < READ_TRIES && best > READ_SPAN_NS; i++) {
+	for (int i = 0; i < READ_TRIES && best > TL_KSTAT_READ_SPAN_NS; i++) {
 		struct tl_kstat r;
 		uint64_t t0 = now_ns(), t1;
 

@@ -109,7 +109,10 @@
  * the kernel did not give is -1.  They have cpu -1 and come in pairs with
  * the same ts; an EXIT pair's ts is when the recorder heard of the exit,
  * after the thread's last event.  `report` checks the state times against
- * them (analysis/kcheck).  KSTAT_CPU is a CPU's steal time at the start and
+ * them (analysis/kcheck).  A live thread's reading is stamped right after
+ * it, and began at most TL_KSTAT_READ_SPAN_NS before (the recorder reads
+ * again when it took longer; from format 1.15): the kernel's numbers are
+ * as of some moment in that span.  KSTAT_CPU is a CPU's steal time at the start and
  * the end (/proc/stat: time the hypervisor ran something else, which the
  * kernel leaves out of run time and a trace cannot see), counted in ticks
  * of tick_ns.
@@ -308,6 +311,9 @@ enum tl_kstat_point {
 	TL_KSTAT_AT_END = 1,   /* when the trace ended, the thread still alive */
 	TL_KSTAT_AT_EXIT = 2,  /* when the thread exited: its final totals */
 };
+
+/* A live thread's KSTAT began at most this long before its ts (above). */
+#define TL_KSTAT_READ_SPAN_NS 200000ull
 
 /* FILTERED.arg: what the totals are. */
 enum tl_filtered_kind {

@@ -88,6 +88,17 @@ if [ "$RC" = 0 ] && [ "$got" = "2010 0 True 1234681 139742 1081523" ]; then
 else
 	fail kcheck/exit-at-gap "exit $RC; $got (want 2010 0 True 1234681 139742 1081523)"
 fi
+# A reading under way when its CPU ticked (tests/data/kcheck/README.md): the spinner's end reading, 34 us
+# after a tick, held the tick before; the kernel's delta 3.7 ms short is allowed for (it disagreed).
+tl report --json "$DATA/../kcheck/reading-span.tl"
+got=$(python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["kernel_check"]["threads"][0]
+print(t["ok"], t["allowed"], t["trace"]["run_ns"], t["kernel"]["run_ns"], t["stale_open_end_ns"])' "$OUT" 2>&1)
+if [ "$RC" = 0 ] && [ "$got" = "True True 95665772 91975881 3985728" ]; then
+	pass kcheck/reading-span
+else
+	fail kcheck/reading-span "exit $RC; $got (want True True 95665772 91975881 3985728)"
+fi
+
 # The note on inferred events names only the counts that are not 0, in the singular for one.
 got=
 for v in 1.1-frames 1.4-frames 1.10-names; do

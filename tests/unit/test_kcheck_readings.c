@@ -238,7 +238,7 @@ TEST(test_reading_of_unknown_age)
 	CHECK_EQ_INT(r.threads[0].run_diff, -3400000);
 	CHECK_EQ_INT(r.threads[0].stale_run_ns, 0); /* the end reading right at its tick */
 	CHECK_EQ_INT(r.threads[0].stale_open_start_ns, 4 * MS);
-	CHECK_EQ_INT(r.threads[0].stale_open_end_ns, 0);
+	CHECK_EQ_INT(r.threads[0].stale_open_end_ns, 4 * MS); /* stamped at its tick: maybe begun before it */
 	CHECK_EQ_INT(r.threads[0].ok, 1);
 	tl_kcheck_release(&r);
 	/* 5 ms + 1 us is beyond a tick period and the tolerance */
@@ -328,6 +328,66 @@ TEST(test_clock_taken)
 }
 
 /*
+ * A reading under way when its CPU's tick came (its span, from its stamp
+ * back TL_KSTAT_READ_SPAN_NS, holds the tick): the kernel's numbers may
+ * be as of the tick before.  Thread 7 on CPU 0 throughout, ticks every 4
+ * ms from 2 to 106 ms; the start reading at 3 ms (1 ms after a tick: as of
+ * it), the end one `end_us` after the 106 ms tick, holding the run as of
+ * the tick at `as_of` ms.  Seen twice in `record -p` of a spinner: an end
+ * reading 15 and 34 us after a tick held the one before, the kernel's
+ * delta 4 ms short, and the check failed.
+ */
+static struct tl_kcheck_result reading_span(uint64_t end_us, uint64_t as_of)
+{
+	struct tl_kcheck *kc = tl_kcheck_new();
+	struct tl_thread th = { .tid = 7, .state = TL_ST_EXECUTING, .cpu = 0 };
+	struct tl_event start = kstat(3 * MS, 7, TL_KSTAT_AT_START, 1002 * MS, 0, 0);
+	struct tl_event end = kstat(106 * MS + end_us * 1000, 7, TL_KSTAT_AT_END, 1000 * MS + as_of * MS, 0, 0);
+	struct tl_event in = { .ts = 0, .type = TL_EV_SWITCH, .cpu = 0, .tid = 5, .arg = 7 };
+	struct tl_kcheck_result r;
+
+	in.lag = tl_lag_units(1); /* a trace with clock lags (the verdict says what it allowed for), this one 0 */
+	feed(kc, in);
+	for (uint64_t at = 2; at <= 106; at += 4) {
+		feed(kc, local_timer(at * MS, 7, 1));
+		if (at == 2)
+			tl_kcheck_event(kc, &start, &th);
+	}
+	tl_kcheck_event(kc, &end, &th);
+	iv(kc, 7, 0, 120 * MS, TL_ST_EXECUTING);
+	CHECK_EQ_INT(tl_kcheck_finish(kc, &r), 0);
+	tl_kcheck_free(kc);
+	CHECK_EQ_INT(r.nthreads, 1);
+	CHECK_EQ_INT(r.threads[0].stale_open_start_ns, 0); /* 1 ms after its tick: as of it */
+	return r;
+}
+
+TEST(test_reading_across_a_tick)
+{
+	/* 100 us after the tick, as of the one before: 4 ms short, allowed for */
+	struct tl_kcheck_result r = reading_span(100, 102);
+
+	CHECK_EQ_INT(r.threads[0].run_diff, 3100 * (int64_t)1000);
+	CHECK_EQ_INT(r.threads[0].stale_run_ns, 100000 - (int64_t)MS);
+	CHECK_EQ_INT(r.threads[0].stale_open_end_ns, 4 * MS);
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	CHECK_EQ_INT(r.threads[0].allowed, 1);
+	tl_kcheck_release(&r);
+
+	/* as of that tick: agrees, nothing allowed for */
+	r = reading_span(100, 106);
+	CHECK_EQ_INT(r.threads[0].ok, 1);
+	CHECK_EQ_INT(r.threads[0].allowed, 0);
+	tl_kcheck_release(&r);
+
+	/* 300 us after it, past the span: it must hold the tick, and 4 ms short disagrees */
+	r = reading_span(300, 102);
+	CHECK_EQ_INT(r.threads[0].stale_open_end_ns, 0);
+	CHECK_EQ_INT(r.threads[0].ok, 0);
+	tl_kcheck_release(&r);
+}
+
+/*
  * Exit totals with the EXIT lost.  Thread 9, born at 20 ms on CPU 0,
  * runnable to 21, on the CPU from its switch-in at 21 until 26 ms, where
  * events are lost (the stay ends in UNKNOWN: `at_gap`) or it is preempted
@@ -392,5 +452,6 @@ TEST(test_exit_totals_at_a_gap)
 int main(void)
 {
 	RUN_TESTS(test_recorded_clock_lags, test_stale_readings, test_reading_of_unknown_age,
-	          test_wait_across_start_reading, test_clock_taken, test_exit_totals_at_a_gap);
+	          test_wait_across_start_reading, test_clock_taken, test_exit_totals_at_a_gap,
+	          test_reading_across_a_tick);
 }

@@ -105,8 +105,9 @@ static void stale_mark(struct tl_kcheck *kc, struct kth *t, const struct tl_even
 {
 	struct cpu_marks *c = th && th->tid == t->tid && th->cpu >= 0 ? cpu_of(kc, th->cpu) : NULL;
 	uint64_t upd = c ? (c->timer > c->resched ? c->timer : c->resched) : 0;
+	uint64_t alt = upd && ev->ts - upd < TL_KSTAT_READ_SPAN_NS ? c->prev_upd : upd;
 
-	t->mark[k] = (struct stale_mark){ ev->ts, upd, c ? th->cpu : -1, 1 };
+	t->mark[k] = (struct stale_mark){ ev->ts, upd, alt, c ? th->cpu : -1, 1 };
 }
 
 /*
@@ -147,6 +148,14 @@ static void stale_settle(struct kth *t, const struct tl_interval *iv)
 				t->stale_run += sign * (int64_t)(m->at - upd);
 			else if (!upd)
 				t->stale_open[k] = 1;
+			/*
+			 * The update came while the reading was under way: the
+			 * numbers may be as of the one before (a spinner's end
+			 * reading 34 us after a tick held the tick before: the
+			 * kernel's delta 4 ms short, the check failing).
+			 */
+			if (upd && m->alt < m->tick && m->tick > t->run_from)
+				t->stale_span[k] = m->tick - (m->alt > t->run_from ? m->alt : t->run_from);
 		} else if (tl_state_is_ready(iv->state) && !t->wait_inferred && m->at > t->wait_from) {
 			t->stale_wait += sign * (int64_t)(m->at - t->wait_from);
 		}
@@ -423,10 +432,12 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 				kc->ticks_told |= ev->b == 1;
 				if (ev->b == 1 || !kc->ticks_told) {
 					tick_gap(kc, c, ev->ts);
+					c->prev_upd = c->timer > c->resched ? c->timer : c->resched;
 					c->timer = ev->ts;
 				}
 			} else if (ev->type == TL_EV_IRQ_EXIT &&
 			           tl_irq_source(ev) == (TL_IRQ_VECTOR | TL_VEC_RESCHEDULE)) {
+				c->prev_upd = c->timer > c->resched ? c->timer : c->resched;
 				c->resched = ev->ts;
 			}
 		}

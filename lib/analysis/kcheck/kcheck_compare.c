@@ -93,6 +93,7 @@ int tl_kcheck_compare(const struct tl_kcheck *kc, const struct kth *t, struct tl
 	uint64_t win, tol;
 	int64_t run, wait;
 	int judge_wait;
+	uint64_t span_cap = kc->tick_gap ? kc->tick_gap : TL_KCHECK_MAX_TICK_NS;
 
 	if (t->status != CLOSED || (!t->born && !t->has_start) || !e->have_times || !s.have_times || e->run < 0 ||
 	    s.run < 0 || t->to <= t->from)
@@ -155,8 +156,13 @@ int tl_kcheck_compare(const struct tl_kcheck *kc, const struct kth *t, struct tl
 	o->stale_wait_ns = (o->have & TL_KCHECK_WAIT) ? t->stale_wait : 0;
 	run = o->run_diff - o->stale_run_ns - (int64_t)o->taken_ns;
 	wait = o->wait_diff - o->stale_wait_ns;
-	o->stale_open_start_ns = t->stale_open[0] ? kc->tick_gap : 0; /* the kernel's delta may be longer */
-	o->stale_open_end_ns = t->stale_open[1] ? kc->tick_gap : 0;   /* or shorter */
+	/*
+	 * The kernel's delta may be longer (start) or shorter (end): an update
+	 * of unknown age, or one in the reading's span (the update before it
+	 * is at most a tick period older on a CPU the thread was on).
+	 */
+	o->stale_open_start_ns = t->stale_open[0] ? kc->tick_gap : min_u64(t->stale_span[0], span_cap);
+	o->stale_open_end_ns = t->stale_open[1] ? kc->tick_gap : min_u64(t->stale_span[1], span_cap);
 	if (kc->lags) {
 		/*
 		 * Dated as the kernel dates (the recorded clock lags): nothing is

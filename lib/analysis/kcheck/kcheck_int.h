@@ -69,9 +69,17 @@ struct kth {
 	int64_t stale_run, stale_wait;
 	int wait_open; /* maybe waiting for a CPU since before the trace at the start reading: its wait is not judged */
 	int stale_open[2]; /* reading [k] on a CPU with no update before it in the trace: up to a tick old */
+	/*
+	 * Reading [k] began before its CPU's last update (within its span,
+	 * TL_KSTAT_READ_SPAN_NS): it may be as of the update before, this
+	 * much older (the kernel's delta longer for the start, shorter for
+	 * the end).
+	 */
+	uint64_t stale_span[2];
 	struct stale_mark {
 		uint64_t at;   /* the reading, [0] start and [1] end, until the interval holding it comes */
 		uint64_t tick; /* its CPU's last tick or reschedule IPI then: its last update */
+		uint64_t alt;  /* that update came in the reading's span: the update before it; else tick */
 		int cpu;       /* the CPU the walk had it on then, -1 none */
 		int set;
 	} mark[2];
@@ -110,6 +118,7 @@ struct cpu_marks {
 	uint64_t tick;      /* their unit */
 	uint64_t timer;     /* the end of its last tick (or local timer interrupt): it updated its task's run time */
 	uint64_t resched;   /* the end of its last reschedule IPI: schedule() ran on its return and updated it too */
+	uint64_t prev_upd;  /* the later of the two before the last of either: the update before */
 };
 
 #define TL_KCHECK_MIN_TICK_NS 1000000ull  /* HZ is at most 1000: a shorter gap is not between two ticks */
