@@ -599,8 +599,13 @@ TEST(affinity_bound)
  *              thread still running from the burst before, in wl_pool):
  *              4, 2 and 2 us, all found nothing, judged against the work
  *              run of the bursts before (50 us), not their own longest.
+ *  HERD_STRETCHED  W1's work in the second burst runs 500 us (stretched),
+ *              and a third burst at 1700 is as the first: its 50 us run
+ *              is work (judged from an average of the bursts' longest
+ *              runs that took only its first 100 us in; it read futile
+ *              when one stretched run could lift it past twice the work).
  */
-enum { HERD_PLAIN, HERD_STEAL, HERD_SLOW, HERD_TAKEN };
+enum { HERD_PLAIN, HERD_STEAL, HERD_SLOW, HERD_TAKEN, HERD_STRETCHED };
 
 static void write_herd(char *p, int variant)
 {
@@ -617,7 +622,7 @@ static void write_herd(char *p, int variant)
 	sw(1001, 1, 502, TL_PS_S, 503, cond);
 	sw(1002, 1, 503, TL_PS_S, 504, cond);
 	sw(1003, 1, 504, TL_PS_S, 0, cond);
-	for (uint64_t b = 1010; b <= 1100; b += 90) {
+	for (uint64_t b = 1010; b <= (variant == HERD_STRETCHED ? 1700 : 1100); b += b == 1100 ? 600 : 90) {
 		if (b > 1010) {
 			ev(b - 10, 0, TL_EV_WAKING, 501, 0, 0, 120, 0, 0, NULL);
 			sw(b - 10, 0, 0, 0, 501, 0);
@@ -625,7 +630,9 @@ static void write_herd(char *p, int variant)
 		for (int32_t w = 502; w <= 504; w++)
 			ev(b + (uint64_t)(w - 502), 0, TL_EV_WAKING, w, 501, 0, 120, 0, 0, NULL);
 		const uint64_t w3_end = b == 1010 ? b + 7 : steal ? b + 30 : variant == HERD_SLOW ? b + 25 : b + 7;
-		const uint64_t w1_end = variant == HERD_TAKEN && b > 1010 ? b + 7 : b + 53;
+		const uint64_t w1_end = variant == HERD_TAKEN && b > 1010        ? b + 7
+		                        : variant == HERD_STRETCHED && b == 1100 ? b + 503
+		                                                                 : b + 53;
 
 		sw(b + 3, 0, 501, TL_PS_S, 503, cond);
 		sw(b + 3, 1, 0, 0, 502, 0);
@@ -637,7 +644,7 @@ static void write_herd(char *p, int variant)
 		sw(w3_end, 0, 504, TL_PS_S, 0, cond);
 		sw(w1_end, 1, 502, TL_PS_S, 0, cond);
 	}
-	CHECK(program_trace_close(W, 1200) == 0);
+	CHECK(program_trace_close(W, variant == HERD_STRETCHED ? 1800 : 1200) == 0);
 }
 
 TEST(thundering_herd)
@@ -658,8 +665,9 @@ TEST(thundering_herd)
 		[HERD_STEAL] = { 4, 8 * US, 100 * US },
 		[HERD_SLOW] = { 4, 26 * US, 100 * US },
 		[HERD_TAKEN] = { 5, 12 * US, 50 * US },
+		[HERD_STRETCHED] = { 6, 12 * US, 600 * US },
 	};
-	for (int v = HERD_STEAL; v <= HERD_TAKEN; v++) {
+	for (int v = HERD_STEAL; v <= HERD_STRETCHED; v++) {
 		memcpy(ps, "/tmp/tl-test-herd-XXXXXX", sizeof(ps));
 		write_herd(ps, v);
 		CHECK_EQ_INT(tl_report_analyze(&runs, &m), 0);

@@ -133,17 +133,27 @@ static void judge(struct tl_herds *h, struct burst *b)
 			/*
 			 * A burst whose work another thread took (one still running
 			 * from the burst before) has futile runs only: judged against
-			 * what a run with work took in the bursts before it.
+			 * what the longest run took in the bursts before it.
 			 */
 			uint64_t ref = b->longest > x->work_run ? b->longest : x->work_run;
 
 			x->bursts++;
 			x->woken += b->nruns;
 			x->last = b->start;
-			if (!x->work_run)
+			if (!x->work_run) {
 				x->work_run = b->longest;
-			else if (b->longest * TL_HERD_FUTILE_DIV >= ref) /* it had work */
-				x->work_run = x->work_run - x->work_run / 8 + b->longest / 8;
+			} else {
+				/*
+				 * Every burst moves it, and no burst by more than
+				 * twice it: taken only from bursts that had work,
+				 * one stretched run (202 us against 60) made every
+				 * later burst look workless and it never came down
+				 * (1,500 bursts, +7% futile runs, in 2 of 31 runs).
+				 */
+				uint64_t in = b->longest < 2 * x->work_run ? b->longest : 2 * x->work_run;
+
+				x->work_run = x->work_run - x->work_run / 8 + in / 8;
+			}
 			for (size_t i = 0; i < b->nruns; i++) {
 				const struct run *u = &b->runs[i];
 

@@ -22,9 +22,10 @@
  *                    makes every woken thread queue for that mutex first);
  *   futile           a run of a burst of at least TL_HERD_MIN threads that
  *                    is under TL_HERD_FUTILE_NS and under half the
- *                    burst's longest run, or of the work runs of its
- *                    bursts before (`work_run`: when a thread still
- *                    running took the item, every woken one finds
+ *                    burst's longest run, or of the longest runs of its
+ *                    bursts before (`work_run`, averaged, each burst's
+ *                    taken in up to twice the average: when a thread
+ *                    still running took the item, every woken one finds
  *                    nothing): it found nothing to do.  wl_pool herd on
  *                    this VM: futile runs take 4-30 us, the one with the
  *                    item 60-70 us; three recordings read 0.46-0.54%
@@ -78,7 +79,7 @@ struct tl_herd {
 	uint64_t work_ns;     /* the other runs' time on a CPU */
 	uint64_t queued_ns;   /* every run's time waiting for a CPU (RUNNABLE, READY_*): woken at once, they queue */
 	uint64_t first, last; /* absolute ns: the first burst's first wakeup, the last burst's */
-	uint64_t work_run;    /* a run with work: its bursts' longest runs, averaged (1/8 each; 0 none yet) */
+	uint64_t work_run;    /* its bursts' longest runs, averaged (1/8 each, at most twice it; 0 none yet) */
 	int peer;             /* the waker was woken in such bursts itself */
 	struct tl_herd_woken threads[TL_HERD_THREADS];
 	size_t nthreads;
