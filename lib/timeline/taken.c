@@ -52,6 +52,15 @@ enum tl_taken_grew tl_taken_event_slow(struct tl_taken *tk, const struct tl_even
 	if (ev->a < 0)
 		return TL_TAKEN_NONE;
 	v = (uint64_t)ev->a + 1;
+	/*
+	 * Below the CPU's last value: one of the two was read torn (the eBPF
+	 * program reads rq->clock and clock_task without the run queue's lock,
+	 * and another CPU's wakeup may update them in between: 7.6 us up, then
+	 * back down, in a lossy recording).  The higher stands: no growth
+	 * now, nor again up to it (else the spike is counted twice).
+	 */
+	if (c->value > v)
+		v = c->value;
 	if (c->tid < 0)
 		g = TL_TAKEN_UNKNOWN; /* on the CPU since before its first SWITCH */
 	else if (c->tid != ev->tid)

@@ -17,7 +17,9 @@
  * looks up a thread only for the CLOCK_TAKEN that names it (rare: one is
  * written only when the value changed).
  *
- * Invariants: values are stored + 1 (0: none known).  A growth counts
+ * Invariants: values are stored + 1 (0: none known).  A CPU's value
+ * never goes down: one below its last stands for the last (a torn read
+ * of the run queue's clocks; a spike up then back counts once).  A growth counts
  * only for the thread on the CPU, from a base of the same stay, with no
  * event lost since (a lost CLOCK_TAKEN would put another stay's steal
  * into this one, a lost SWITCH another thread's), and never more than the
