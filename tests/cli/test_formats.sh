@@ -53,51 +53,39 @@ else
 	fail formats/taken-json "1.15: $got (want 850431 250625507 [0, 0, 326224, 524207]); 1.14: $old (want None, no line)"
 fi
 
-# A reading as of a reschedule IPI (tests/data/kcheck/README.md): the spinner's start reading holds its run
-# time as of the IPI at 3.226 ms, not its switch-in at 1.666 ms; dated so, the self-check agrees (it was
-# 1.58 ms off, failing: the run 95.533 ms, the kernel's 94.419).
-tl report --json "$DATA/../kcheck/resched-spinner.tl"
-got=$(python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["kernel_check"]["threads"][0]
-print(t["ok"], t["trace"]["run_ns"], t["kernel"]["run_ns"], t["stale_run_ns"])' "$OUT" 2>&1)
-if [ "$RC" = 0 ] && [ "$got" = "True 95532826 94419332 1090537" ]; then
-	pass kcheck/resched-spinner
-else
-	fail kcheck/resched-spinner "exit $RC; $got (want True 95532826 94419332 1090537)"
-fi
+# kcheck_trace NAME TID FIELDS WANT: `report --json` of tests/data/kcheck/NAME.tl (its README says what
+# each shows); FIELDS, Python over k (the kernel_check) and t (thread TID's, the first for 0), must be WANT.
+kcheck_trace() {
+	tl report --json "$DATA/../kcheck/$1.tl"
+	got=$(python3 -c 'import json, sys
+k = json.load(open(sys.argv[1]))["kernel_check"]
+t = [t for t in k["threads"] if int(sys.argv[2]) in (0, t["tid"])][0]
+print(*eval(sys.argv[3]))' "$OUT" "$2" "$3" 2>&1)
+	if [ "$RC" = 0 ] && [ "$got" = "$4" ]; then
+		pass "kcheck/$1"
+	else
+		fail "kcheck/$1" "exit $RC; $got (want $4)"
+	fi
+}
 
-# More taken than the time since (tests/data/kcheck/README.md): a /bin/true 1.6 ms on a CPU was given
-# 5.68 ms of steal, and disagreed; now no growth beyond the time it spans counts.
-tl report --json "$DATA/../kcheck/overrun-taken.tl"
-got=$(python3 -c 'import json, sys; k = json.load(open(sys.argv[1]))["kernel_check"]
-t = [t for t in k["threads"] if t["tid"] == 24683][0]
-print(k["checked"], k["disagree"], k["taken_ns"], t["ok"], t["taken_ns"])' "$OUT" 2>&1)
-if [ "$RC" = 0 ] && [ "$got" = "2004 0 5178740 True 0" ]; then
-	pass kcheck/overrun-taken
-else
-	fail kcheck/overrun-taken "exit $RC; $got (want 2004 0 5178740 True 0)"
-fi
-
-# Exit totals whose EXIT was lost (tests/data/kcheck/README.md): a seq ran 1.08 ms from its switch-in to a
-# gap, with no tick, which its exit totals lack; allowed for as an EXIT's lag would be (it disagreed).
-tl report --json "$DATA/../kcheck/exit-at-gap.tl"
-got=$(python3 -c 'import json, sys; k = json.load(open(sys.argv[1]))["kernel_check"]
-t = [t for t in k["threads"] if t["tid"] == 23277][0]
-print(k["checked"], k["disagree"], t["ok"], t["trace"]["run_ns"], t["kernel"]["run_ns"], t["clock_lag_exit_ns"])' "$OUT" 2>&1)
-if [ "$RC" = 0 ] && [ "$got" = "2010 0 True 1234681 139742 1081523" ]; then
-	pass kcheck/exit-at-gap
-else
-	fail kcheck/exit-at-gap "exit $RC; $got (want 2010 0 True 1234681 139742 1081523)"
-fi
-# A reading under way when its CPU ticked (tests/data/kcheck/README.md): the spinner's end reading, 34 us
-# after a tick, held the tick before; the kernel's delta 3.7 ms short is allowed for (it disagreed).
-tl report --json "$DATA/../kcheck/reading-span.tl"
-got=$(python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["kernel_check"]["threads"][0]
-print(t["ok"], t["allowed"], t["trace"]["run_ns"], t["kernel"]["run_ns"], t["stale_open_end_ns"])' "$OUT" 2>&1)
-if [ "$RC" = 0 ] && [ "$got" = "True True 95665772 91975881 3985728" ]; then
-	pass kcheck/reading-span
-else
-	fail kcheck/reading-span "exit $RC; $got (want True True 95665772 91975881 3985728)"
-fi
+# A reading as of a reschedule IPI: the spinner's start reading holds its run time as of the IPI at
+# 3.226 ms, not its switch-in at 1.666 ms; dated so, the self-check agrees (it was 1.58 ms off, failing:
+# the run 95.533 ms, the kernel's 94.419).
+kcheck_trace resched-spinner 0 't["ok"], t["trace"]["run_ns"], t["kernel"]["run_ns"], t["stale_run_ns"]' \
+	"True 95532826 94419332 1090537"
+# More taken than the time since: a /bin/true 1.6 ms on a CPU was given 5.68 ms of steal, and disagreed;
+# now no growth beyond the time it spans counts.
+kcheck_trace overrun-taken 24683 'k["checked"], k["disagree"], k["taken_ns"], t["ok"], t["taken_ns"]' \
+	"2004 0 5178740 True 0"
+# Exit totals whose EXIT was lost: a seq ran 1.08 ms from its switch-in to a gap, with no tick, which its
+# exit totals lack; allowed for as an EXIT's lag would be (it disagreed).
+kcheck_trace exit-at-gap 23277 \
+	'k["checked"], k["disagree"], t["ok"], t["trace"]["run_ns"], t["kernel"]["run_ns"], t["clock_lag_exit_ns"]' \
+	"2010 0 True 1234681 139742 1081523"
+# A reading under way when its CPU ticked: the spinner's end reading, 34 us after a tick, held the tick
+# before; the kernel's delta 3.7 ms short is allowed for (it disagreed).
+kcheck_trace reading-span 0 't["ok"], t["allowed"], t["trace"]["run_ns"], t["kernel"]["run_ns"], t["stale_open_end_ns"]' \
+	"True True 95665772 91975881 3985728"
 
 # The note on inferred events names only the counts that are not 0, in the singular for one.
 got=

@@ -80,6 +80,12 @@ static void reading_times(struct reading *r, const struct tl_event *ev)
 
 static struct cpu_marks *cpu_of(struct tl_kcheck *kc, int cpu);
 
+/* The CPU's last update of its task's run time: its last tick or reschedule IPI, 0 none. */
+static uint64_t cpu_update(const struct cpu_marks *c)
+{
+	return c->timer > c->resched ? c->timer : c->resched;
+}
+
 /*
  * A reading of a thread that is on a CPU or in a run queue holds the
  * kernel's numbers as of their last update: its run time as of the CPU's
@@ -104,7 +110,7 @@ static void stale_mark(struct tl_kcheck *kc, struct kth *t, const struct tl_even
                        int k)
 {
 	struct cpu_marks *c = th && th->tid == t->tid && th->cpu >= 0 ? cpu_of(kc, th->cpu) : NULL;
-	uint64_t upd = c ? (c->timer > c->resched ? c->timer : c->resched) : 0;
+	uint64_t upd = c ? cpu_update(c) : 0;
 	uint64_t alt = upd && ev->ts - upd < TL_KSTAT_READ_SPAN_NS ? c->prev_upd : upd;
 
 	t->mark[k] = (struct stale_mark){ ev->ts, upd, alt, c ? th->cpu : -1, 1 };
@@ -432,12 +438,12 @@ void tl_kcheck_event(struct tl_kcheck *kc, const struct tl_event *ev, const stru
 				kc->ticks_told |= ev->b == 1;
 				if (ev->b == 1 || !kc->ticks_told) {
 					tick_gap(kc, c, ev->ts);
-					c->prev_upd = c->timer > c->resched ? c->timer : c->resched;
+					c->prev_upd = cpu_update(c);
 					c->timer = ev->ts;
 				}
 			} else if (ev->type == TL_EV_IRQ_EXIT &&
 			           tl_irq_source(ev) == (TL_IRQ_VECTOR | TL_VEC_RESCHEDULE)) {
-				c->prev_upd = c->timer > c->resched ? c->timer : c->resched;
+				c->prev_upd = cpu_update(c);
 				c->resched = ev->ts;
 			}
 		}
@@ -521,7 +527,7 @@ static void count(struct tl_kcheck_side *side, uint64_t *unknown, const struct t
 static uint64_t last_update(struct tl_kcheck *kc, const struct kth *t, const struct tl_interval *iv)
 {
 	const struct cpu_marks *c = cpu_of(kc, iv->cpu);
-	uint64_t upd = t->run_from, mark = c ? (c->timer > c->resched ? c->timer : c->resched) : 0;
+	uint64_t upd = t->run_from, mark = c ? cpu_update(c) : 0;
 
 	return mark > upd && mark <= iv->end ? mark : upd;
 }
